@@ -1,0 +1,14 @@
+import type { Command } from 'commander';
+import * as dataset from './dataset';
+import * as demo from './demo';
+import * as gate from './gate';
+import * as guardian from './guardian';
+import * as importCmd from './import';
+import * as lifecycle from './lifecycle';
+import * as open from './open';
+import * as search from './search';
+
+// Each area registers its own subcommands in its own file.
+export function registerCommands(program: Command): void {
+  for (const m of [demo, gate, search, guardian, importCmd, dataset, open, lifecycle]) m.register(program);
+}

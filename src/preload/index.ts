@@ -1,0 +1,2 @@
+// Exposes the typed window.api (see src/shared/contract). Placeholder.
+export {};
