@@ -1,0 +1,45 @@
+// The contract between PII detection and its users (dataset collection, export, the review UI).
+
+export const PII_TYPES = [
+  'EMAIL',
+  'PHONE',
+  'CREDIT_CARD',
+  'BANK_CARD',
+  'CN_ID',
+  'IP_ADDRESS',
+  'URL_CREDENTIALS',
+  'API_KEY',
+  'PRIVATE_KEY',
+  'PASSWORD',
+  'PERSON',
+] as const;
+export type PiiType = (typeof PII_TYPES)[number];
+
+export interface PiiSpan {
+  /** Stable within one text: `${type}:${start}:${end}`. */
+  id: string;
+  type: PiiType;
+  /** Offsets into the JavaScript string (UTF-16 code units), end exclusive. */
+  start: number;
+  end: number;
+  value: string;
+  /** 0..1; person names are low confidence. */
+  confidence: number;
+  /** Which detector found it (e.g. "libphonenumber", "luhn", "pattern:aws-access-key"). */
+  detector: string;
+}
+
+export interface DetectOptions {
+  /** Also look for person names (low confidence). Off by default. */
+  names?: boolean;
+  /** Extra key patterns from the workspace config (seed 000's privacyFiltering.redactPatterns). */
+  redactPatterns?: string[];
+}
+
+export interface RedactionResult {
+  text: string;
+  /** placeholder -> original value, e.g. "[EMAIL_1]" -> "a@b.c" */
+  placeholders: Record<string, string>;
+  /** the spans that were applied */
+  applied: PiiSpan[];
+}
