@@ -1,0 +1,166 @@
+// The one module through which the workbench touches the five memory files.
+// Only those five names, only inside the workspace, atomic (temp + fsync + rename), and only
+// while holding the same proper-lockfile lock the plugin takes, so the two never interleave writes.
+import fs from 'node:fs';
+import path from 'node:path';
+import lockfile from 'proper-lockfile';
+import writeFileAtomic from 'write-file-atomic';
+import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+
+/** The plugin's lock settings: a lock not refreshed for 5 s is stale and may be taken over. */
+export const LOCK_STALE_MS = 5000;
+
+export interface LockOptions {
+  /** How long to keep retrying a held lock before giving up with a Locked error. Default: a little over the stale time. */
+  timeoutMs?: number;
+}
+
+export function isMemoryFileName(name: string): name is MemoryFileName {
+  return (MEMORY_FILES as readonly string[]).includes(name);
+}
+
+function realDir(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    throw new AppError('NotFound', `workspace folder ${dir} does not exist`);
+  }
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * The absolute path of a memory file, after checking the name is one of the five and the path
+ * (following any symlink) stays inside the workspace.
+ */
+export function memoryFilePath(workspaceDir: string, name: string): string {
+  if (typeof name !== 'string' || !name) throw new AppError('Invalid', 'memory file: expected a file name');
+  if (path.isAbsolute(name)) throw new AppError('Invalid', `memory file ${name}: absolute paths are not allowed; use one of ${MEMORY_FILES.join(', ')}`);
+  if (name.split(/[\\/]/).includes('..')) throw new AppError('Invalid', `memory file ${name}: '..' is not allowed; use one of ${MEMORY_FILES.join(', ')}`);
+  if (!isMemoryFileName(name)) throw new AppError('Invalid', `memory file ${name}: not a memory file; use one of ${MEMORY_FILES.join(', ')}`);
+  const root = realDir(workspaceDir);
+  const file = path.join(root, name);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.lstatSync(file);
+  } catch {
+    return file; // absent: it will be created right here
+  }
+  if (stat.isSymbolicLink()) {
+    let target: string;
+    try {
+      target = fs.realpathSync(file);
+    } catch {
+      throw new AppError('Invalid', `memory file ${name} is a symlink to a missing target; refusing to follow it`);
+    }
+    if (!isInside(root, target)) throw new AppError('Invalid', `memory file ${name} is a symlink that leaves the workspace (${target}); refusing to touch it`);
+  } else if (!stat.isFile()) {
+    throw new AppError('Invalid', `memory file ${name} is not a regular file`);
+  }
+  return file;
+}
+
+/** The file's content, or null when it does not exist. */
+export function readMemoryFile(workspaceDir: string, name: MemoryFileName): string | null {
+  const file = memoryFilePath(workspaceDir, name);
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new AppError('Io', `cannot read ${name}: ${(e as Error).message}`);
+  }
+}
+
+function retriesFor(timeoutMs: number) {
+  // Exponential backoff from 25 ms to 500 ms; enough attempts to span timeoutMs.
+  let total = 0;
+  let retries = 0;
+  let wait = 25;
+  while (total < timeoutMs) {
+    total += wait;
+    retries++;
+    wait = Math.min(500, wait * 1.5);
+  }
+  return { retries, factor: 1.5, minTimeout: 25, maxTimeout: 500 };
+}
+
+/**
+ * Runs fn while holding the plugin's lock on the memory file (proper-lockfile, realpath:false,
+ * stale 5000 ms). Waits for a held lock with bounded retries, then fails with a Locked error.
+ */
+export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFileName, fn: (file: string) => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
+  const file = memoryFilePath(workspaceDir, name);
+  const timeoutMs = opts.timeoutMs ?? LOCK_STALE_MS + 3000;
+  let release: () => Promise<void>;
+  let compromised: Error | undefined;
+  try {
+    release = await lockfile.lock(file, {
+      realpath: false,
+      stale: LOCK_STALE_MS,
+      retries: retriesFor(timeoutMs),
+      onCompromised: (err) => {
+        compromised = err;
+      },
+    });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOCKED') {
+      throw new AppError(
+        'Locked',
+        `${name} is locked by another writer (the plugin or another workbench) and stayed locked for ${Math.round(timeoutMs / 1000)} s; nothing was written. Try again when it is idle.`,
+      );
+    }
+    throw new AppError('Io', `cannot lock ${name}: ${(e as Error).message}`);
+  }
+  try {
+    const result = await fn(file);
+    if (compromised) throw new AppError('Locked', `the lock on ${name} was lost while writing (${compromised.message}); check the file`);
+    return result;
+  } finally {
+    await release().catch(() => undefined);
+  }
+}
+
+/** True while someone holds a fresh lock on the file. */
+export async function isMemoryFileLocked(workspaceDir: string, name: MemoryFileName): Promise<boolean> {
+  return lockfile.check(memoryFilePath(workspaceDir, name), { realpath: false, stale: LOCK_STALE_MS });
+}
+
+/**
+ * Writes (or, with null, deletes) a memory file atomically. The caller must hold the lock
+ * (withMemoryFileLock); writeMemoryFile below does both.
+ */
+export async function writeMemoryFileLocked(workspaceDir: string, name: MemoryFileName, content: string | null): Promise<void> {
+  const file = memoryFilePath(workspaceDir, name);
+  try {
+    if (content === null) {
+      await fs.promises.rm(file, { force: true });
+      await fsyncDir(path.dirname(file));
+    } else {
+      await writeFileAtomic(file, content, { encoding: 'utf8', fsync: true });
+    }
+  } catch (e) {
+    throw new AppError('Io', `cannot ${content === null ? 'delete' : 'write'} ${name}: ${(e as Error).message}`);
+  }
+}
+
+/** Takes the lock, writes (or deletes) the file atomically, releases the lock. */
+export async function writeMemoryFile(workspaceDir: string, name: MemoryFileName, content: string | null, opts: LockOptions = {}): Promise<void> {
+  await withMemoryFileLock(workspaceDir, name, () => writeMemoryFileLocked(workspaceDir, name, content), opts);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  // Makes the unlink durable; some platforms cannot open a directory, which is fine to skip.
+  let fd: fs.promises.FileHandle | undefined;
+  try {
+    fd = await fs.promises.open(dir, 'r');
+    await fd.sync();
+  } catch {
+    /* not supported here */
+  } finally {
+    await fd?.close().catch(() => undefined);
+  }
+}
