@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { action, printJson, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
+import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
+import { backupDatabase } from '../../main/services/lifecycle/backup';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
 
 function printWarnings(warnings: string[]): void {
@@ -39,6 +40,23 @@ function registerSettings(program: Command): void {
   );
 }
 
+function registerBackup(program: Command): void {
+  withWorkspace(
+    program
+      .command('backup')
+      .description('consistent copy of the workspace database (SQLite online backup) while others keep writing')
+      .option('-o, --output <file>', 'where to write it (default .openclaw-reflection/backups/reflection-<time>.db)')
+      .option('--overwrite', 'replace an existing output file'),
+  ).action(
+    action(async (opts: GlobalOptions & { output?: string; overwrite?: boolean }) => {
+      const result = await withDatabase(opts, ({ db }, dir) => backupDatabase({ db, workspaceDir: dir }, { output: opts.output, overwrite: opts.overwrite }));
+      if (opts.json) printJson(result);
+      else process.stdout.write(`backup written to ${result.file} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.pages} pages, integrity ${result.integrity}, ${result.tookMs.toFixed(0)} ms)\n`);
+    }),
+  );
+}
+
 export function register(program: Command): void {
   registerSettings(program);
+  registerBackup(program);
 }
