@@ -1,0 +1,453 @@
+// Output types of the API contract: plain, JSON-serializable data (no Dates, no class instances),
+// so the same value crosses Electron IPC (structured clone) and browser-mode HTTP (JSON) unchanged.
+// Times are epoch milliseconds. Pure TypeScript: no node or electron imports.
+import type {
+  AnnotationStatus,
+  AuditSource,
+  AuditStatus,
+  ExportFormat,
+  GateDecision,
+  LineChanges,
+  MemoryFileName,
+  Role,
+  SampleType,
+} from '../domain';
+import type { ErrorKind } from '../errors';
+
+/** A keyset-paged list: pass nextCursor back as `cursor` for the next page; null = no more rows. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  /** Total rows matching the filter, when the service can count them cheaply. */
+  total?: number;
+}
+
+// ---- sessions, turns, context ----
+export interface SessionRow {
+  id: string;
+  channelId: string;
+  conversationTarget: string | null;
+  accountId: string | null;
+  createdAt: number;
+  lastActivityAt: number;
+  turnCount: number;
+  /** True when the session is excluded (opt-out): never collected or exported. */
+  excluded?: boolean;
+}
+export interface SessionDetail extends SessionRow {
+  metadata: Record<string, unknown> | null;
+  decisionCount: number;
+  writeCount: number;
+}
+
+export interface ContextItemDto {
+  id: number;
+  turnId: string;
+  role: Role;
+  message: string;
+  timestamp: number;
+  sequenceNumber: number;
+}
+
+export interface TurnDto {
+  id: string;
+  sessionId: string;
+  turnNumber: number;
+  userMessage: string;
+  userFrom: string | null;
+  agentReply: string;
+  createdAt: number;
+  userMetadata?: Record<string, unknown> | null;
+  agentMetadata?: Record<string, unknown> | null;
+}
+
+/** A turn as the session timeline shows it: with its gate decisions and write outcomes inline. */
+export interface TurnView extends TurnDto {
+  decisions: GateDecisionRow[];
+  writes: AuditRow[];
+}
+export interface TurnDetail {
+  turn: TurnDto;
+  context: ContextItemDto[];
+  decisions: GateDecisionRow[];
+  writes: AuditRow[];
+}
+
+// ---- search ----
+export type SearchHitKind = 'turn' | 'decision';
+export interface SearchHit {
+  kind: SearchHitKind;
+  /** turn id or decision id */
+  id: string;
+  sessionId: string;
+  turnId: string;
+  field: 'user_message' | 'agent_message' | 'reason' | 'candidate_fact';
+  /** The matching text (possibly cut around the match). Plain text: never render as HTML. */
+  text: string;
+  /** Match ranges in `text` as [start, end) UTF-16 offsets, for highlighting. */
+  matches: Array<[number, number]>;
+  createdAt: number;
+}
+
+// ---- memory_gate ----
+export interface GateDecisionRow {
+  id: string;
+  turnId: string;
+  sessionId: string;
+  decision: GateDecision;
+  reason: string;
+  candidateFact: string | null;
+  model: string;
+  latencyMs: number | null;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+  source: string;
+  createdAt: number;
+  /** The turn's user message, for list views (seed: decisions are listed with their conversation). */
+  userMessage?: string;
+  agentReply?: string;
+}
+export interface GateDecisionDetail {
+  decision: GateDecisionRow & { rawResponse: string | null };
+  turn: TurnDto;
+  context: ContextItemDto[];
+  writes: AuditRow[];
+}
+export interface GateStatsBucket {
+  /** YYYY-MM-DD (daily), YYYY-Www (weekly) or the session id (by session). */
+  key: string;
+  total: number;
+  byDecision: Record<GateDecision, number>;
+  avgLatencyMs: number | null;
+  sessionCount?: number;
+}
+export interface GateStats {
+  groupBy: 'daily' | 'weekly' | 'session';
+  buckets: GateStatsBucket[];
+  totals: { total: number; byDecision: Record<GateDecision, number>; avgLatencyMs: number | null };
+}
+
+// ---- write_guardian ----
+export interface AuditRow {
+  id: string;
+  decisionId: string | null;
+  turnId: string | null;
+  sessionId: string | null;
+  targetFile: MemoryFileName;
+  candidateFact: string | null;
+  status: AuditStatus;
+  source: AuditSource;
+  reason: string | null;
+  lineChanges: LineChanges | null;
+  beforeSnapshotId: string | null;
+  afterSnapshotId: string | null;
+  relatedAuditId: string | null;
+  createdAt: number;
+}
+export interface RollbackDto {
+  id: string;
+  auditId: string;
+  rolledBackAt: number;
+  rolledBackBy: string;
+  reason: string;
+  restoredSnapshotId: string | null;
+  previousStatus: string;
+  mode: 'restore' | 'reverse_patch' | 'force';
+  rollbackAuditId: string | null;
+}
+export interface CorrectionDto {
+  id: string;
+  auditId: string;
+  originalStatus: string;
+  originalCandidateFact: string | null;
+  originalTargetFile: string | null;
+  correctedStatus: 'written' | 'refused';
+  correctedCandidateFact: string | null;
+  correctedTargetFile: MemoryFileName | null;
+  correctionReason: string;
+  applyToFuture: boolean;
+  correctionPattern: string | null;
+  correctedBy: string;
+  correctedAt: number;
+  retryAuditId: string | null;
+}
+export interface AuditDetail {
+  audit: AuditRow & { diff: string | null; llmModel: string | null; latencyMs: number | null; metadata: Record<string, unknown> | null };
+  decision: GateDecisionRow | null;
+  turn: TurnDto | null;
+  rollback: RollbackDto | null;
+  corrections: CorrectionDto[];
+}
+export interface AuditDiff {
+  auditId: string;
+  fileName: MemoryFileName;
+  /** Content before the write; null when the write created the file (or it is unknown). */
+  before: string | null;
+  /** Content after the write; null when the write deleted the file (or it is unknown). */
+  after: string | null;
+  /** Unified diff text. */
+  diff: string | null;
+}
+export interface FileVersion {
+  auditId: string;
+  fileName: MemoryFileName;
+  status: AuditStatus;
+  source: AuditSource;
+  /** Who changed it: the plugin's session, the curator (rollback/retry), or "external". */
+  actor: string | null;
+  reason: string | null;
+  candidateFact: string | null;
+  snapshotId: string | null;
+  contentHash: string | null;
+  lineChanges: LineChanges | null;
+  createdAt: number;
+}
+export interface RollbackConflict {
+  message: string;
+  /** The file as it is on disk now. */
+  current: string | null;
+  /** Hunks of this write's change that no longer apply, as unified diff text. */
+  conflictingDiff?: string;
+}
+export interface RollbackOutcome {
+  auditId: string;
+  dryRun: boolean;
+  /** restore: file matched the after-snapshot; reverse_patch: later writes kept; force: restored anyway. */
+  mode: 'restore' | 'reverse_patch' | 'force' | null;
+  /** False when refused (conflict) — nothing was written. */
+  applied: boolean;
+  fileName: MemoryFileName;
+  /** The file as it reads (dry run: would read) after the rollback; null = the file is deleted. */
+  resultContent: string | null;
+  /** Diff from the current file to resultContent. */
+  diff: string | null;
+  conflict: RollbackConflict | null;
+  rollbackId: string | null;
+  rollbackAuditId: string | null;
+}
+export interface SessionRollbackOutcome {
+  sessionId: string;
+  dryRun: boolean;
+  /** Newest first, as applied. */
+  results: RollbackOutcome[];
+  rolledBack: number;
+  refused: number;
+}
+export interface RetryOutcome {
+  originalAuditId: string;
+  dryRun: boolean;
+  targetFile: MemoryFileName;
+  /** The full file content the retry writes (dry run: would write). The UI opens it in an editor. */
+  content: string;
+  /** Current content of the target file, for a diff view. */
+  currentContent: string | null;
+  diff: string | null;
+  /** The new audit recorded for the retry; null on a dry run. */
+  auditId: string | null;
+}
+
+// ---- dataset ----
+export interface QualityFactors {
+  conversationClarity: number;
+  decisionConfidence: number;
+  factVerifiability: number;
+}
+export interface FeedbackSignalDto {
+  kind: 'reject' | 'correction' | 'constraint' | 'success' | 'confusion' | 'preference' | string;
+  evidence: string;
+  turnId?: string;
+}
+export type PiiSpanDecision = 'redact' | 'keep';
+export interface PiiSpanDto {
+  id: string;
+  type: string;
+  start: number;
+  end: number;
+  value: string;
+  confidence: number;
+  detector: string;
+  /** The curator's choice; default is redact. */
+  decision: PiiSpanDecision;
+  /** Which text of the sample the offsets refer to (e.g. "conversation.0.message"); absent = the whole content text. */
+  field?: string;
+}
+export interface SampleRow {
+  id: string;
+  sampleType: SampleType;
+  sessionId: string;
+  turnId: string | null;
+  decisionId: string | null;
+  auditId: string | null;
+  qualityScore: number | null;
+  annotationStatus: AnnotationStatus;
+  containsPii: boolean;
+  collectionStrategy: string | null;
+  clusterId: string | null;
+  createdAt: number;
+  annotatedAt: number | null;
+  /** A one-line summary for list views (the fact or the user message). */
+  summary: string;
+}
+export interface SampleDetail extends SampleRow {
+  content: unknown;
+  qualityFactors: QualityFactors | null;
+  annotatedBy: string | null;
+  annotationNotes: string | null;
+  piiRedactedContent: string | null;
+  piiSpans: PiiSpanDto[];
+  feedbackSignals: FeedbackSignalDto[];
+  turn: TurnDto | null;
+  context: ContextItemDto[];
+  decision: GateDecisionRow | null;
+  audit: AuditRow | null;
+}
+export type ReviewAction = 'approve' | 'reject' | 'needs_review' | 'edit';
+export interface ReviewOutcome {
+  sample: SampleRow;
+  /** The review event recorded, for undo. */
+  reviewId: string;
+  previousStatus: AnnotationStatus;
+}
+export interface UndoOutcome {
+  /** The review that was undone; null when there was nothing to undo. */
+  reviewId: string | null;
+  sample: SampleRow | null;
+}
+export interface CollectResult {
+  dryRun: boolean;
+  scanned: number;
+  added: number;
+  skippedDuplicates: number;
+  byType: Partial<Record<SampleType, number>>;
+  byStatus: Partial<Record<AnnotationStatus, number>>;
+  elapsedMs: number;
+}
+export interface DatasetStatsBucket {
+  key: string;
+  count: number;
+}
+export interface DatasetStats {
+  total: number;
+  byStatus: Partial<Record<AnnotationStatus, number>>;
+  byType: Partial<Record<SampleType, number>>;
+  daily: DatasetStatsBucket[];
+  /** Ten buckets over [0,1]: key "0.0-0.1", ... */
+  qualityDistribution: DatasetStatsBucket[];
+  reviewed: number;
+}
+export interface ExportFileDto {
+  /** File name inside the export folder (no directories). */
+  name: string;
+  role: 'train' | 'validation' | 'card' | 'dataset_info' | 'other';
+  bytes: number;
+  sha256: string;
+}
+export interface ExportRow {
+  id: string;
+  name: string;
+  format: ExportFormat;
+  sampleTypes: SampleType[];
+  totalSamples: number;
+  trainSamples: number;
+  validationSamples: number;
+  avgQualityScore: number | null;
+  includePii: boolean;
+  /** Folder (or main file) the export wrote. */
+  path: string;
+  bytes: number | null;
+  checksum: string | null;
+  files: ExportFileDto[];
+  exportedBy: string | null;
+  exportedAt: number;
+}
+export interface ExportPreview {
+  format: ExportFormat;
+  /** The first records exactly as they will be written (one JSONL line or CSV row each). */
+  records: string[];
+  fileName: string;
+  /** How many samples the export would contain with these options. */
+  total: number;
+  includePii: boolean;
+  /** Samples among `total` that contain PII (a warning when includePii is on). */
+  withPii: number;
+}
+
+// ---- imports ----
+export interface ImportSkip {
+  file: string;
+  line: number;
+  reason: string;
+}
+export interface ImportReport {
+  source: 'reflection-logs' | 'openclaw' | 'evals';
+  /** Rows added per table. */
+  added: Record<string, number>;
+  skipped: number;
+  skips: ImportSkip[];
+  filesRead: number;
+  elapsedMs: number;
+  summary: string;
+}
+
+// ---- jobs ----
+export type JobState = 'running' | 'done' | 'failed' | 'cancelled';
+export interface JobHandle {
+  jobId: string;
+}
+export interface JobStatus<R = unknown> {
+  jobId: string;
+  channel: string;
+  state: JobState;
+  done: number;
+  total: number | null;
+  label: string | null;
+  startedAt: number;
+  finishedAt: number | null;
+  result: R | null;
+  error: { kind: ErrorKind; message: string } | null;
+}
+
+// ---- workspace, settings, backup, app ----
+export interface WorkspaceInfo {
+  dir: string;
+  name: string;
+  dbFile: string;
+  /** The demo workspace generated on first run. */
+  isDemo: boolean;
+  openedAt: number;
+  counts: { sessions: number; turns: number; decisions: number; writes: number; samples: number };
+}
+export interface RecentWorkspace {
+  dir: string;
+  name: string;
+  lastOpenedAt: number;
+  exists: boolean;
+}
+export interface SettingsDto {
+  file: string;
+  /** The effective settings (defaults applied). */
+  values: Record<string, unknown>;
+  /** Problems found in the file; the defaults stay in force for those keys. */
+  problems: string[];
+}
+export interface BackupResult {
+  file: string;
+  bytes: number;
+  elapsedMs: number;
+}
+export interface AppInfo {
+  mode: 'electron' | 'web';
+  version: string;
+  /** Channels whose service has not landed yet: they answer kind Internal. */
+  unavailable: string[];
+}
+export interface DragResult {
+  started: boolean;
+  file: string;
+}
+
+// ---- push events ----
+export type ChangeEvent =
+  | { type: 'data'; version: number; at: number }
+  | { type: 'job'; job: JobStatus }
+  | { type: 'workspace'; workspace: WorkspaceInfo };

@@ -1,0 +1,243 @@
+// The typed API between the renderer and main: one declaration per call (channel = key, zod input
+// schema, output type, whether it mutates). Electron IPC, browser-mode HTTP, the preload's allowed
+// channel list and the renderer client are all derived from this map. Pure TS + zod only.
+import { z } from 'zod';
+import {
+  ANNOTATION_STATUSES,
+  AUDIT_SOURCES,
+  AUDIT_STATUSES,
+  EXPORT_FORMATS,
+  GATE_DECISIONS,
+  MEMORY_FILES,
+  SAMPLE_TYPES,
+} from '../domain';
+import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract } from './define';
+import type * as D from './dto';
+
+export * from './dto';
+export type { Contract, CallKind } from './define';
+
+const memoryFile = z.enum(MEMORY_FILES);
+const timeRange = { since: epochMs.optional(), until: epochMs.optional() };
+const text = (max = 100_000) => z.string().max(max);
+const reason = z.string().trim().min(1, 'a reason is required').max(2000);
+
+const exportOptions = {
+  format: z.enum(EXPORT_FORMATS),
+  name: z.string().trim().min(1).max(120).regex(/^[\w.\- ]+$/, 'letters, digits, spaces, dot, dash, underscore').optional(),
+  sampleTypes: z.array(z.enum(SAMPLE_TYPES)).max(SAMPLE_TYPES.length).optional(),
+  trainSplit: z.number().min(0).max(1).default(0.8),
+  onlyApproved: z.boolean().default(true),
+  minQuality: z.number().min(0).max(1).optional(),
+  includePii: z.boolean().default(false),
+  seed: z.number().int().optional(),
+  ...timeRange,
+};
+
+export const contracts = {
+  // ---- app & workspace ----
+  'app.info': query<D.AppInfo>()(empty, 'Runtime mode, version and channels not available yet'),
+  'workspace.current': query<D.WorkspaceInfo>()(empty, 'The open workspace'),
+  'workspace.recent': query<D.RecentWorkspace[]>()(empty, 'Recently opened workspaces, newest first'),
+  'workspace.open': mutation<D.WorkspaceInfo>()(z.strictObject({ dir: z.string().min(1).max(4096) }), 'Open another workspace folder'),
+
+  // ---- sessions, turns, context, search ----
+  'sessions.list': query<D.Page<D.SessionRow>>()(
+    z.strictObject({ limit: limit(), cursor, channelId: z.string().max(200).optional(), text: text(500).optional(), ...timeRange }),
+    'Sessions, most recent activity first',
+  ),
+  'sessions.get': query<D.SessionDetail>()(z.strictObject({ id }), 'One session with counts'),
+  'turns.list': query<D.Page<D.TurnView>>()(
+    z.strictObject({ sessionId: id, limit: limit(), cursor }),
+    'A session timeline: turns in order, each with its decisions and writes',
+  ),
+  'turns.get': query<D.TurnDetail>()(z.strictObject({ id }), 'One turn with its context window, decisions and writes'),
+  'context.get': query<D.ContextItemDto[]>()(z.strictObject({ turnId: id }), 'The context window of a turn'),
+  'search.query': query<D.Page<D.SearchHit>>()(
+    z.strictObject({
+      text: z.string().trim().min(1, 'search text is required').max(500),
+      kinds: z.array(z.enum(['turn', 'decision'])).max(2).optional(),
+      sessionId: id.optional(),
+      limit: limit(200, 50),
+      cursor,
+    }),
+    'Full-text search over turns, facts and reasons (Chinese works)',
+  ),
+
+  // ---- memory_gate ----
+  'gate.list': query<D.Page<D.GateDecisionRow>>()(
+    z.strictObject({
+      sessionId: id.optional(),
+      decision: z.enum(GATE_DECISIONS).optional(),
+      text: text(500).optional(),
+      limit: limit(),
+      cursor,
+      ...timeRange,
+    }),
+    'memory_gate decisions, newest first, with their conversation text',
+  ),
+  'gate.show': query<D.GateDecisionDetail>()(z.strictObject({ id }), 'A decision with its turn, context and writes'),
+  'gate.stats': query<D.GateStats>()(
+    z.strictObject({ groupBy: z.enum(['daily', 'weekly', 'session']).default('daily'), ...timeRange, limit: limit(1000, 100) }),
+    'Counts per decision type and average latency',
+  ),
+
+  // ---- write_guardian ----
+  'guardian.list': query<D.Page<D.AuditRow>>()(
+    z.strictObject({
+      sessionId: id.optional(),
+      file: memoryFile.optional(),
+      status: z.enum(AUDIT_STATUSES).optional(),
+      source: z.enum(AUDIT_SOURCES).optional(),
+      limit: limit(),
+      cursor,
+      ...timeRange,
+    }),
+    'write_guardian audits, newest first',
+  ),
+  'guardian.show': query<D.AuditDetail>()(z.strictObject({ id }), 'An audit with its decision, turn, rollback and corrections'),
+  'guardian.diff': query<D.AuditDiff>()(z.strictObject({ id }), 'Before/after content and unified diff of a write'),
+  'guardian.history': query<D.Page<D.FileVersion>>()(
+    z.strictObject({ file: memoryFile, limit: limit(), cursor }),
+    'Every version of one memory file, newest first',
+  ),
+  'guardian.rollback': mutation<D.RollbackOutcome>()(
+    z.strictObject({ auditId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
+    'Undo one write (reverse patch when the file changed since; refuses a conflict unless force)',
+  ),
+  'guardian.rollbackSession': mutation<D.SessionRollbackOutcome>()(
+    z.strictObject({ sessionId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false), ...timeRange }),
+    "Undo a session's writes, newest first",
+  ),
+  'guardian.retry': mutation<D.RetryOutcome>()(
+    z.strictObject({
+      auditId: id,
+      fact: text(20_000).optional(),
+      file: memoryFile.optional(),
+      /** Full file content the curator edited; replaces the generated content. */
+      content: text(5_000_000).optional(),
+      dryRun: z.boolean().default(false),
+    }),
+    'Re-apply a write with a corrected fact, file or content (dryRun: preview the content)',
+  ),
+  'guardian.correct': mutation<D.CorrectionDto>()(
+    z.strictObject({
+      auditId: id,
+      status: z.enum(['written', 'refused']),
+      fact: text(20_000).optional(),
+      file: memoryFile.optional(),
+      reason,
+      applyToFuture: z.boolean().default(false),
+      pattern: z.string().max(2000).optional(),
+    }),
+    'Record a behaviour correction for a write',
+  ),
+
+  // ---- dataset ----
+  'dataset.list': query<D.Page<D.SampleRow>>()(
+    z.strictObject({
+      status: z.enum(ANNOTATION_STATUSES).optional(),
+      type: z.enum(SAMPLE_TYPES).optional(),
+      qualityAbove: z.number().min(0).max(1).optional(),
+      sessionId: id.optional(),
+      limit: limit(),
+      cursor,
+    }),
+    'Dataset samples',
+  ),
+  'dataset.get': query<D.SampleDetail>()(z.strictObject({ id }), 'A sample with its conversation, factors, signals and PII spans'),
+  'dataset.review': mutation<D.ReviewOutcome>()(
+    z.strictObject({
+      id,
+      action: z.enum(['approve', 'reject', 'needs_review', 'edit']),
+      notes: z.string().max(5000).optional(),
+      /** New sample content, for action 'edit'. */
+      content: z.unknown().optional(),
+    }),
+    'Approve, reject, flag or edit a sample (saved immediately, undoable)',
+  ),
+  'dataset.undo': mutation<D.UndoOutcome>()(
+    z.strictObject({ reviewId: id.optional() }),
+    'Undo the last review (or the given one); works across reloads',
+  ),
+  'dataset.collect': job<D.CollectResult>()(
+    z.strictObject({
+      sessionId: id.optional(),
+      type: z.enum(['all', 'positive', 'negative']).default('all'),
+      autoApprove: z.boolean().default(false),
+      dryRun: z.boolean().default(false),
+      ...timeRange,
+    }),
+    'Collect samples from the recorded workspace (job)',
+  ),
+  'dataset.stats': query<D.DatasetStats>()(empty, 'Counts by status, type, day and quality'),
+  'dataset.export': job<D.ExportRow>()(z.strictObject(exportOptions), 'Write train/validation files, card and dataset_info (job)'),
+  'dataset.previewExport': query<D.ExportPreview>()(
+    z.strictObject({ ...exportOptions, limit: limit(50, 5) }),
+    'The first records exactly as the export would write them',
+  ),
+  'dataset.setPiiSpanDecision': mutation<D.SampleDetail>()(
+    z.strictObject({ sampleId: id, spanId: z.string().min(1).max(300), decision: z.enum(['redact', 'keep']) }),
+    'Accept (redact) or reject (keep) one detected PII span; returns the updated sample',
+  ),
+  'dataset.exports': query<D.ExportRow[]>()(z.strictObject({ limit: limit(200, 50) }), 'Past exports with their files and checksums'),
+
+  // ---- imports ----
+  'import.reflectionLogs': job<D.ImportReport>()(
+    z.strictObject({ path: z.string().min(1).max(4096) }),
+    'Import the plugin logs and write-guardian audit log (job)',
+  ),
+  'import.openclaw': job<D.ImportReport>()(z.strictObject({ path: z.string().min(1).max(4096) }), 'Import OpenClaw session transcripts (job)'),
+  'import.evals': job<D.ImportReport>()(z.strictObject({ path: z.string().min(1).max(4096) }), 'Import the plugin eval sets as gold samples (job)'),
+
+  // ---- jobs ----
+  'jobs.get': query<D.JobStatus>()(z.strictObject({ jobId: id }), 'State, progress and result of a job'),
+  'jobs.list': query<D.JobStatus[]>()(empty, 'Jobs of this app run, newest first'),
+  'jobs.cancel': mutation<D.JobStatus>()(z.strictObject({ jobId: id }), 'Cancel a running job'),
+
+  // ---- settings, backup, drag-out ----
+  'settings.get': query<D.SettingsDto>()(empty, 'Workspace settings (workbench.json) with defaults applied'),
+  'settings.set': mutation<D.SettingsDto>()(
+    z.strictObject({ patch: z.record(z.string(), z.unknown()) }),
+    'Change workspace settings; invalid values are refused with a message naming them',
+  ),
+  'backup.create': mutation<D.BackupResult>()(
+    z.strictObject({ file: z.string().min(1).max(4096).optional() }),
+    'Consistent copy of the database (SQLite online backup)',
+  ),
+  'exports.startDrag': mutation<D.DragResult>()(
+    z.strictObject({ exportId: id, fileName: z.string().min(1).max(255) }),
+    'Drag an export file out of the window (Electron only; browser mode downloads instead)',
+  ),
+} satisfies Record<string, Contract>;
+
+export type Contracts = typeof contracts;
+export type Channel = keyof Contracts;
+export const CHANNELS = Object.keys(contracts) as Channel[];
+export const MUTATING_CHANNELS = CHANNELS.filter((c) => contracts[c].mutating);
+export const JOB_CHANNELS = CHANNELS.filter((c) => contracts[c].kind === 'job');
+
+/** What the caller passes (defaults may be omitted). */
+export type InputOf<C extends Channel> = z.input<Contracts[C]['input']>;
+/** What a handler receives after validation (defaults filled in). */
+export type ParsedInputOf<C extends Channel> = z.output<Contracts[C]['input']>;
+export type OutputOf<C extends Channel> = NonNullable<Contracts[C]['__output']>;
+/** The final result of a job channel. */
+export type JobResultOf<C extends Channel> = NonNullable<Contracts[C]['__result']>;
+export type JobChannel = { [C in Channel]: Contracts[C]['kind'] extends 'job' ? C : never }[Channel];
+
+export function isChannel(name: string): name is Channel {
+  return Object.prototype.hasOwnProperty.call(contracts, name);
+}
+
+/** The bridge shape: what window.api (preload) and the HTTP transport both provide. */
+export interface ApiTransport {
+  invoke(channel: string, input: unknown): Promise<import('../errors').Result<unknown>>;
+  onChange(cb: (event: D.ChangeEvent) => void): () => void;
+}
+
+/** Events pushed from main to the renderer (IPC event name / SSE event). */
+export const CHANGE_EVENT_CHANNEL = 'reflection:change';
+/** Prefix of every IPC channel, so main never confuses ours with Electron's. */
+export const IPC_PREFIX = 'reflection:';
+export const ipcChannel = (c: Channel): string => `${IPC_PREFIX}${c}`;
