@@ -21,6 +21,18 @@ describe('workspace settings', () => {
     expect(settings.writeGuardianAuditing.maxSnapshotsPerFile).toBe(100);
     expect(settings.memoryGateAuditing.storeRawLLMResponse).toBe(true);
     expect(settings.liveCapture.auditMatchWindowMs).toBe(5000);
+    expect(settings.datasetCollection.positiveCriteria.minQualityScore).toBe(0.7);
+    expect(settings.datasetCollection.qualityScoring.weights.conversationClarity).toBe(0.4);
+  });
+
+  it('validates the dataset collection section with the dataset schema, leaf by leaf', () => {
+    const dir = tempWorkspace();
+    writeSettings(dir, JSON.stringify({ datasetCollection: { autoCollect: false, positiveCriteria: { minQualityScore: 1.5, notRolledBackWithinDays: 3 } } }));
+    const { settings, warnings } = loadSettings(dir);
+    expect(warnings).toEqual(['datasetCollection.positiveCriteria.minQualityScore: must be at most 1']);
+    expect(settings.datasetCollection.autoCollect).toBe(false);
+    expect(settings.datasetCollection.positiveCriteria.minQualityScore).toBe(0.7);
+    expect(settings.datasetCollection.positiveCriteria.notRolledBackWithinDays).toBe(3);
   });
 
   it('names a bad value, keeps its default and keeps the valid values beside it', () => {

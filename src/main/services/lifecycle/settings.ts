@@ -7,6 +7,7 @@ import { sqliteStorageConfigSchema } from '../../db/config';
 import { STATE_DIR } from '../../db/connection';
 import { AppError } from '../../../shared/errors';
 import { describeIssue, parseLenient } from './lenient';
+import { datasetCollectionConfigSchema, type DatasetCollectionConfig } from '../dataset/config';
 
 export const SETTINGS_FILE = 'workbench.json';
 
@@ -36,14 +37,12 @@ export const liveCaptureSchema = z
   })
   .default({ auditMatchWindowMs: 5000, pollIntervalMs: 500 });
 
-// Until the dataset area's schema is composed in, its section is kept as given (an object).
-export const datasetCollectionSettingsSchema: z.ZodType = z.record(z.string(), z.unknown()).default({});
 
 export const workbenchSettingsSchema = z.object({
   storage: sqliteStorageConfigSchema.default(sqliteStorageConfigSchema.parse({})),
   memoryGateAuditing: memoryGateAuditingSchema,
   writeGuardianAuditing: writeGuardianAuditingSchema,
-  datasetCollection: datasetCollectionSettingsSchema,
+  datasetCollection: datasetCollectionConfigSchema,
   /** The plugin's root folder (holds logs/reflection-YYYY-MM-DD.log); enables live capture. */
   pluginRoot: z.string().min(1).optional(),
   liveCapture: liveCaptureSchema,
@@ -53,7 +52,7 @@ export interface WorkbenchSettings {
   storage: z.infer<typeof sqliteStorageConfigSchema>;
   memoryGateAuditing: z.infer<typeof memoryGateAuditingSchema>;
   writeGuardianAuditing: z.infer<typeof writeGuardianAuditingSchema>;
-  datasetCollection: Record<string, unknown>;
+  datasetCollection: DatasetCollectionConfig;
   pluginRoot?: string;
   liveCapture: z.infer<typeof liveCaptureSchema>;
 }
