@@ -34,6 +34,8 @@ export interface DetectOptions {
   names?: boolean;
   /** Extra key patterns from the workspace config (seed 000's privacyFiltering.redactPatterns). */
   redactPatterns?: string[];
+  /** Drop spans below this confidence (after overlap resolution). Default 0: keep all. */
+  minConfidence?: number;
 }
 
 export interface RedactionResult {

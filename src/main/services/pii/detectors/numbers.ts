@@ -1,0 +1,107 @@
+import type { PiiSpan } from '../types';
+import { hasLookalikeContext, isAsciiWordAt, luhnValid, makeSpan } from '../util';
+
+/** Issuer prefixes and lengths; a Luhn-valid run without a known issuer is more often an ID or order number. */
+function cardIssuer(d: string): string | null {
+  const n = d.length;
+  if (/^4/.test(d) && (n === 13 || n === 16 || n === 19)) return 'visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(d) && n === 16) return 'mastercard';
+  if (/^3[47]/.test(d) && n === 15) return 'amex';
+  if (/^3(0[0-5]|[689])/.test(d) && n >= 14 && n <= 19) return 'diners';
+  if (/^(6011|65|64[4-9])/.test(d) && n >= 16 && n <= 19) return 'discover';
+  if (/^35(2[89]|[3-8])/.test(d) && n >= 16 && n <= 19) return 'jcb';
+  if (/^62/.test(d) && n >= 16 && n <= 19) return 'unionpay';
+  if (/^(5[06-9]|6\d)/.test(d) && n >= 12 && n <= 19) return 'maestro';
+  if (/^1/.test(d) && n === 15) return 'uatp';
+  return null;
+}
+
+const CARD_CONTEXT = /(银行卡|卡号|信用卡|储蓄卡|借记卡|账号|帐号|card|account|acct|iban|bank)[^\n]{0,12}$/i;
+
+// Groups of digits joined by single spaces or hyphens.
+const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
+
+export function detectCards(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(DIGIT_RUN)) {
+    if (isAsciiWordAt(text, m.index - 1) || text[m.index - 1] === '.') continue;
+    const groups: { start: number; end: number }[] = [];
+    for (const g of m[0].matchAll(/\d+/g)) groups.push({ start: m.index + g.index, end: m.index + g.index + g[0].length });
+    let i = 0;
+    while (i < groups.length) {
+      let best: PiiSpan | null = null;
+      let bestJ = i;
+      let digits = '';
+      for (let j = i; j < groups.length; j++) {
+        digits += text.slice(groups[j].start, groups[j].end);
+        if (digits.length > 19) break;
+        if (digits.length < 12) continue;
+        const start = groups[i].start;
+        const end = groups[j].end;
+        if (isAsciiWordAt(text, end) || (text[end] === '.' && /\d/.test(text[end + 1] ?? ''))) continue;
+        const span = classifyCard(text, digits, start, end);
+        if (span) {
+          best = span;
+          bestJ = j;
+        }
+      }
+      if (best) {
+        out.push(best);
+        i = bestJ + 1;
+      } else i++;
+    }
+  }
+  return out;
+}
+
+function classifyCard(text: string, digits: string, start: number, end: number): PiiSpan | null {
+  const issuer = cardIssuer(digits);
+  if (!issuer || hasLookalikeContext(text, start)) return null;
+  const luhn = luhnValid(digits);
+  if (issuer === 'unionpay') {
+    if (luhn) return makeSpan(text, 'BANK_CARD', start, end, 0.9, 'luhn:unionpay');
+    // Some UnionPay debit cards carry no Luhn digit; accept those only when the text says "card".
+    if (CARD_CONTEXT.test(text.slice(Math.max(0, start - 30), start))) {
+      return makeSpan(text, 'BANK_CARD', start, end, 0.6, 'context:unionpay');
+    }
+    return null;
+  }
+  if (!luhn) return null;
+  const cn = CARD_CONTEXT.test(text.slice(Math.max(0, start - 30), start)) && /[\u4e00-\u9fff]/.test(text.slice(Math.max(0, start - 30), start));
+  return makeSpan(text, cn ? 'BANK_CARD' : 'CREDIT_CARD', start, end, 0.9, `luhn:${issuer}`);
+}
+
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+const ID_CHECK = '10X98765432';
+const PROVINCES = new Set([
+  '11', '12', '13', '14', '15', '21', '22', '23', '31', '32', '33', '34', '35', '36', '37', '41', '42', '43',
+  '44', '45', '46', '50', '51', '52', '53', '54', '61', '62', '63', '64', '65', '71', '81', '82', '83',
+]);
+
+/** GB 11643-1999: province code, a real birth date, and the ISO 7064 MOD 11-2 check character. */
+export function isValidChineseId(id: string, now = new Date()): boolean {
+  if (!/^\d{17}[\dXx]$/.test(id)) return false;
+  if (!PROVINCES.has(id.slice(0, 2))) return false;
+  const y = Number(id.slice(6, 10));
+  const mo = Number(id.slice(10, 12));
+  const d = Number(id.slice(12, 14));
+  const birth = new Date(Date.UTC(y, mo - 1, d));
+  if (y < 1900 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d) return false;
+  if (birth.getTime() > now.getTime()) return false;
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += (id.charCodeAt(i) - 48) * ID_WEIGHTS[i];
+  return ID_CHECK[sum % 11] === id[17].toUpperCase();
+}
+
+const CN_ID = /(?<![0-9A-Za-z])\d{6}(?:18|19|20)\d{2}[01]\d[0-3]\d{4}[\dXx](?![0-9A-Za-z])/g;
+const CN_ID_SPACED = /(?<![0-9A-Za-z])\d{6} (?:18|19|20)\d{6} \d{3}[\dXx](?![0-9A-Za-z])/g;
+
+export function detectChineseIds(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const re of [CN_ID, CN_ID_SPACED]) {
+    for (const m of text.matchAll(re)) {
+      if (isValidChineseId(m[0].replace(/ /g, ''))) out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.95, 'checksum:gb11643'));
+    }
+  }
+  return out;
+}

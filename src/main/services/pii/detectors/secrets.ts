@@ -1,0 +1,144 @@
+import type { PiiSpan, PiiType } from '../types';
+import { makeSpan, sequentialShare, shannonEntropy } from '../util';
+
+/** Well-known token formats: the prefix alone makes them near-certain. */
+const KNOWN_TOKENS: { name: string; re: RegExp; confidence: number }[] = [
+  { name: 'aws-access-key', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g, confidence: 0.95 },
+  { name: 'github-token', re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, confidence: 0.97 },
+  { name: 'github-pat', re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g, confidence: 0.97 },
+  { name: 'gitlab-token', re: /\bglpat-[A-Za-z0-9_-]{20,}\b/g, confidence: 0.95 },
+  { name: 'slack-token', re: /\bxox[baprs]-[A-Za-z0-9-]{10,}/g, confidence: 0.95 },
+  { name: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g, confidence: 0.9 },
+  { name: 'stripe-key', re: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g, confidence: 0.95 },
+  { name: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, confidence: 0.95 },
+  { name: 'openai-key', re: /\bsk-(?:proj-|svcacct-|admin-|ant-(?:api03-)?)?[A-Za-z0-9_-]{20,}/g, confidence: 0.9 },
+  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, confidence: 0.9 },
+  { name: 'npm-token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, confidence: 0.95 },
+  { name: 'huggingface-token', re: /\bhf_[A-Za-z]{34}\b/g, confidence: 0.9 },
+  { name: 'bearer', re: /(?<=\b(?:Bearer|Basic|Token)\s+)[A-Za-z0-9._~+/=-]{16,}/g, confidence: 0.85 },
+];
+
+const PRIVATE_KEY_BLOCK =
+  /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g;
+
+/** The seed's redactPatterns are key names; "-----BEGIN.*-----" is the one that describes a block. */
+export const DEFAULT_KEY_PATTERNS = ['api[_-]?key', 'password', 'token', 'secret'];
+
+const BUILTIN_KEYWORDS =
+  'passw(?:or)?d|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|client[_-]?secret|signing[_-]?key|encryption[_-]?key|密码|口令|密钥|秘钥|令牌';
+const PASSWORD_KEY = /passw|pwd|passphrase|密码|口令/i;
+
+/** Keys that name metadata about a secret, not the secret (secret_name, token_url, credentialsId...). */
+const EXCLUDED_KEY =
+  /(?:^|[_.\-\s]|[a-z](?=[A-Z]))(?:ids?|uuid|guid|url|uri|endpoint|host|name|file|path|dir|type|size|length|len|version|format|mode|field|label|hint|prompt|placeholder|policy|expiry|expires?|ttl|timeout|count|enabled|required|header|variable|param|env|location|rules?|pattern|regex|length|min|max)$|Id$|ID$|public|^pub[_.-]|csrf|xsrf|hash(?!ed_secret)|checksum|chksum|sha\d*$|md5|srcrev|^rev/i;
+
+const PLACEHOLDER =
+  /^(?:x{2,}|\*+|\.{2,}|-+|_+|#+|0+|<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\(.*\)|\$.*|%[^%]*%|your[_-]?\S*|my[_-]?\S*|changeme|change[_-]?me|change[_-]?this|example\S*|sample\S*|test|testing|dummy\S*|fake|placeholder|null|none|nil|undefined|true|false|todo|tbd|redacted|hidden|secret|password|passwd|token|api[_-]?key|string|str|value|required|optional|foo|bar|baz|qux|\.\.\.|…)$/i;
+
+function isPlaceholder(value: string): boolean {
+  const v = value.trim();
+  if (PLACEHOLDER.test(v)) return true;
+  if (/^[A-Z]+(?:_[A-Z0-9]+)*$/.test(v)) return true; // an environment variable name such as YOUR_API_KEY
+  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v) && !/\d/.test(v)) return true; // obj.prop
+  if (/^[A-Za-z_$][\w$]*\(|\)$|process\.env|os\.environ|getenv/i.test(v)) return true; // code
+  if (/^(.)\1+$/.test(v)) return true;
+  return false;
+}
+
+function isUuid(v: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
+}
+
+/** A value assigned to a secret-named key: long or mixed enough to be a real one. */
+function looksLikeKeyedSecret(value: string, password: boolean): boolean {
+  if (isPlaceholder(value)) return false;
+  if (/\s/.test(value) && !password) return false;
+  if (password) return value.length >= 4 && !/\s{2,}/.test(value) && value.length <= 128;
+  if (value.length < 8) return false;
+  if (sequentialShare(value) > 0.5) return false;
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(value)).length;
+  return shannonEntropy(value) >= 2.8 || classes >= 2;
+}
+
+/** A value with no telling key: only long random-looking base64/alphanumeric strings. */
+function looksLikeBareSecret(value: string, minLength: number): boolean {
+  if (value.length < minLength || !/^[A-Za-z0-9+/=_-]+$/.test(value)) return false;
+  if (isUuid(value) || /^[0-9a-fA-F]+$/.test(value)) return false;
+  if ((value.match(/[-_]/g) ?? []).length >= 2) return false; // identifiers-like-this
+  if (!/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/\d/.test(value)) return false;
+  if (sequentialShare(value) > 0.3) return false;
+  return shannonEntropy(value.replace(/=+$/, '')) >= 4.0;
+}
+
+// key (bare, quoted) then = : := => or "," (a call like getEnv("api_token", "...")), then the value.
+const ASSIGNMENT =
+  /(?<key>"[^"\n]{1,80}"|'[^'\n]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?<val>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`,;，。；)\]}]+)/gu;
+
+export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(PRIVATE_KEY_BLOCK)) {
+    out.push(makeSpan(text, 'PRIVATE_KEY', m.index, m.index + m[0].length, 0.99, 'pattern:private-key'));
+  }
+  for (const t of KNOWN_TOKENS) {
+    for (const m of text.matchAll(t.re)) {
+      out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, t.confidence, `pattern:${t.name}`));
+    }
+  }
+  const keyPatterns = [BUILTIN_KEYWORDS];
+  const blockPatterns: RegExp[] = [];
+  for (const p of redactPatterns ?? DEFAULT_KEY_PATTERNS) {
+    if (p.startsWith('-----')) blockPatterns.push(safeRegex(p, 'g'));
+    else keyPatterns.push(`(?:${p})`);
+  }
+  const keyword = safeRegex(keyPatterns.join('|'), 'i');
+  for (const re of blockPatterns) {
+    // "-----BEGIN X-----" lines other than private keys (those are matched whole above): redact the marker line body.
+    for (const m of text.matchAll(re)) {
+      if (/PRIVATE KEY/.test(m[0]) || !m[0]) continue;
+      if (/CERTIFICATE|PUBLIC KEY/.test(m[0])) continue;
+      out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, 0.6, 'pattern:begin-block'));
+    }
+  }
+
+  for (const m of text.matchAll(ASSIGNMENT)) {
+    const g = m.groups!;
+    const key = g.key.replace(/^["']|["']$/g, '');
+    if (g.op === ',' && !/^["']/.test(g.key)) continue;
+    if (g.op === '==') continue;
+    let value = g.val;
+    let valStart = m.index + m[0].length - value.length;
+    if (/^["'`]/.test(value)) {
+      value = value.slice(1, -1);
+      valStart += 1;
+    } else {
+      value = value.replace(/[.。]+$/, '');
+    }
+    if (!value) continue;
+    const keyed = keyword.test(key) && !EXCLUDED_KEY.test(key);
+    const password = keyed && PASSWORD_KEY.test(key);
+    const type: PiiType = password ? 'PASSWORD' : 'API_KEY';
+    if (keyed && looksLikeKeyedSecret(value, password)) {
+      out.push(makeSpan(text, type, valStart, valStart + value.length, password ? 0.8 : 0.75, `keyword:${password ? 'password' : 'secret'}`));
+    } else if (!EXCLUDED_KEY.test(key) && looksLikeBareSecret(value, 20)) {
+      out.push(makeSpan(text, 'API_KEY', valStart, valStart + value.length, 0.55, 'entropy:assignment'));
+    }
+  }
+  // Quoted literals and free-standing tokens with no key at all.
+  for (const m of text.matchAll(/(["'`])([A-Za-z0-9+/=_-]{20,})\1/g)) {
+    if (looksLikeBareSecret(m[2], 20)) out.push(makeSpan(text, 'API_KEY', m.index + 1, m.index + 1 + m[2].length, 0.5, 'entropy:quoted'));
+  }
+  for (const m of text.matchAll(/(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/=_-])/g)) {
+    if (looksLikeBareSecret(m[0], 32) && shannonEntropy(m[0]) >= 4.3) {
+      out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, 0.45, 'entropy:token'));
+    }
+  }
+  return out;
+}
+
+function safeRegex(source: string, flags: string): RegExp {
+  try {
+    return new RegExp(source, flags);
+  } catch {
+    return new RegExp(source.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), flags);
+  }
+}

@@ -1,0 +1,71 @@
+import type { PiiSpan, PiiType } from './types';
+
+export function makeSpan(
+  text: string,
+  type: PiiType,
+  start: number,
+  end: number,
+  confidence: number,
+  detector: string,
+): PiiSpan {
+  return { id: `${type}:${start}:${end}`, type, start, end, value: text.slice(start, end), confidence, detector };
+}
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return false;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** Shannon entropy in bits per character. */
+export function shannonEntropy(s: string): number {
+  if (!s) return 0;
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const c of counts.values()) {
+    const p = c / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+/** Share of adjacent character pairs that step by one code point ("abcdef", "0123"): alphabets, not secrets. */
+export function sequentialShare(s: string): number {
+  if (s.length < 2) return 0;
+  let steps = 0;
+  for (let i = 1; i < s.length; i++) if (s.charCodeAt(i) - s.charCodeAt(i - 1) === 1) steps++;
+  return steps / (s.length - 1);
+}
+
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+const ASCII_ALNUM = /[A-Za-z0-9_]/;
+
+/** True when the character at index i is a letter, digit or underscore (any script). */
+export function isWordCharAt(text: string, i: number): boolean {
+  return i >= 0 && i < text.length && WORD_CHAR.test(text[i]);
+}
+
+/** True when the character at index i is an ASCII letter, digit or underscore (CJK text glues to numbers). */
+export function isAsciiWordAt(text: string, i: number): boolean {
+  return i >= 0 && i < text.length && ASCII_ALNUM.test(text[i]);
+}
+
+/** Words that, right before a number, say it is an order/reference number, an amount or a time, not PII. */
+const LOOKALIKE_CONTEXT =
+  /(?:订单|单号|编号|流水号|交易号|快递|运单|工单|发票|金额|价格|价钱|售价|总价|时间戳|时间|日期|版本|票号|order|invoice|tracking|ticket|ref(?:erence)?|sku|serial|build|version|amount|price|total|timestamp|epoch|txn|transaction)(?:\s*(?:no\.?|number|id|#|号|码))?\s*[:：#=]?\s*$/i;
+
+export function hasLookalikeContext(text: string, start: number): boolean {
+  const before = text.slice(Math.max(0, start - 24), start);
+  return LOOKALIKE_CONTEXT.test(before) || /[¥￥$€£#]\s*$/.test(before);
+}
