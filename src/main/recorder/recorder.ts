@@ -72,10 +72,17 @@ export function turnFromRow(r: TurnRow): ConversationTurn {
  * Every method validates its input first (an Invalid error names the field) and writes in one
  * IMMEDIATE transaction, so a bad call leaves nothing half-written and concurrent writers queue.
  */
+export interface RecorderCoreOptions {
+  /** Makes the ULID of a row created at `time`; the demo generator passes a seeded factory so runs are reproducible. */
+  newId?: (time: number) => string;
+}
+
 export class RecorderCore {
   private readonly stmts;
+  private readonly newId: (time: number) => string;
 
-  constructor(readonly db: DB) {
+  constructor(readonly db: DB, options: RecorderCoreOptions = {}) {
+    this.newId = options.newId ?? ((time) => ulid(time));
     this.stmts = {
       upsertSession: db.prepare(`
         INSERT INTO sessions (id, channel_id, conversation_target, account_id, created_at, last_activity_at, metadata)
@@ -148,7 +155,7 @@ export class RecorderCore {
       if (!this.stmts.sessionExists.get(t.sessionId)) {
         throw new AppError('Invalid', `insertTurn: sessionId: session ${t.sessionId} does not exist (call upsertSession first)`);
       }
-      const id = t.id ?? ulid(t.createdAt);
+      const id = t.id ?? this.newId(t.createdAt);
       const turnNumber = t.turnNumber ?? (this.stmts.nextTurnNumber.get(t.sessionId) as number);
       try {
         this.stmts.insertTurn.run({
@@ -200,7 +207,7 @@ export class RecorderCore {
     if (d.decision !== 'NO_WRITE' && !d.candidateFact) {
       throw new AppError('Invalid', `insertDecision: candidateFact: required when the decision is ${d.decision}`);
     }
-    const id = d.id ?? ulid(d.createdAt);
+    const id = d.id ?? this.newId(d.createdAt);
     writeTx(this.db, () => {
       if (!this.stmts.turnExists.get(d.turnId)) throw new AppError('Invalid', `insertDecision: turnId: turn ${d.turnId} does not exist`);
       this.stmts.insertDecision.run({
@@ -234,12 +241,12 @@ export class RecorderCore {
 
   /** recordWrite without its own transaction, for services that compose it with other statements. */
   recordWriteInTx(w: ReturnType<typeof writeInput.parse>): RecordedWrite {
-    const id = w.id ?? ulid(w.createdAt);
+    const id = w.id ?? this.newId(w.createdAt);
     const file = w.targetFile as MemoryFileName;
     const beforeKnown = w.before !== undefined;
     const afterKnown = w.after !== undefined;
-    const beforeSnapshotId = beforeKnown && w.before !== null ? storeSnapshot(this.db, file, w.before as string, w.createdAt) : null;
-    const afterSnapshotId = afterKnown && w.after !== null ? storeSnapshot(this.db, file, w.after as string, w.createdAt) : null;
+    const beforeSnapshotId = beforeKnown && w.before !== null ? storeSnapshot(this.db, file, w.before as string, w.createdAt, this.newId(w.createdAt)) : null;
+    const afterSnapshotId = afterKnown && w.after !== null ? storeSnapshot(this.db, file, w.after as string, w.createdAt, this.newId(w.createdAt)) : null;
     const changed = beforeKnown && afterKnown ? diffFile(file, w.before ?? null, w.after ?? null) : null;
     this.stmts.insertAudit.run({
       id,
