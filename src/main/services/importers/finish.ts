@@ -1,0 +1,25 @@
+import { writeTx } from '../../db/connection';
+import { nowOf, type ServiceContext } from '../context';
+import { recordExternalChanges } from '../guardian/external';
+import { recordRun } from './cursors';
+import type { ImportReport, ReportBuilder } from './report';
+
+/**
+ * Ends every import the same way: the five memory files are compared with what the workbench last
+ * saw (a first look stores them as the baseline later diffs start from; a difference becomes an
+ * external audit), then the run is recorded in import_runs.
+ */
+export function finishImport(ctx: ServiceContext, report: ReportBuilder): ImportReport {
+  try {
+    const changes = recordExternalChanges(ctx);
+    if (changes.length) {
+      report.count('write_guardian_audit', changes.length);
+      report.note(`${changes.length} memory file${changes.length === 1 ? ' was' : 's were'} changed outside the workbench since it last looked; recorded as external changes.`);
+    }
+  } catch (e) {
+    report.note(`The memory files could not be snapshotted (${(e as Error).message}).`);
+  }
+  const r = report.finish(nowOf(ctx));
+  writeTx(ctx.db, () => recordRun(ctx.db, r));
+  return r;
+}
