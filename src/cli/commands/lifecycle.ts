@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
 import { backupDatabase } from '../../main/services/lifecycle/backup';
+import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
+import { AppError } from '../../shared/errors';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
 
 function printWarnings(warnings: string[]): void {
@@ -56,7 +58,65 @@ function registerBackup(program: Command): void {
   );
 }
 
+function registerExclude(program: Command): void {
+  const exclude = program.command('exclude').description('opt-out: sessions, channel targets or accounts that are never collected or exported');
+
+  withWorkspace(
+    exclude
+      .command('add')
+      .description('exclude one session, channel target or account')
+      .option('--session <key>', 'a session key (channel:discord:channel:123, or an OpenClaw key that maps to one)')
+      .option('--target <channel:target>', 'a channel target, e.g. discord:channel:1478342210')
+      .option('--account <id>', 'an account id')
+      .option('--reason <text>', 'why (kept with the exclusion)'),
+  ).action(
+    action(async (opts: GlobalOptions & { session?: string; target?: string; account?: string; reason?: string }) => {
+      const given = (['session', 'target', 'account'] as const).filter((k) => opts[k] !== undefined);
+      if (given.length !== 1) throw new AppError('Invalid', 'exclude add: give exactly one of --session, --target, --account');
+      const kind: ExclusionKind = given[0];
+      const ex = await withDatabase(opts, ({ db }, dir) => addExclusion({ db, workspaceDir: dir }, { kind, value: opts[kind] as string, reason: opts.reason }));
+      if (opts.json) printJson(ex);
+      else process.stdout.write(`excluded ${ex.kind} ${ex.value} (id ${ex.id}; matches ${ex.sessions} session(s) now)\n`);
+    }),
+  );
+
+  withWorkspace(exclude.command('list').description('list exclusions')).action(
+    action(async (opts: GlobalOptions) => {
+      const list = await withDatabase(opts, ({ db }, dir) => listExclusions({ db, workspaceDir: dir }));
+      if (opts.json) return printJson(list);
+      if (!list.length) return void process.stdout.write('no exclusions\n');
+      for (const e of list) {
+        process.stdout.write(`${e.id}  ${e.kind.padEnd(7)}  ${e.value}  sessions=${e.sessions}  ${new Date(e.createdAt).toISOString()}${e.reason ? `  (${e.reason})` : ''}\n`);
+      }
+    }),
+  );
+
+  withWorkspace(exclude.command('remove <id>').description('lift an exclusion (purged data does not come back)')).action(
+    action(async (id: string, opts: GlobalOptions) => {
+      const ex = await withDatabase(opts, ({ db }, dir) => removeExclusion({ db, workspaceDir: dir }, id));
+      if (opts.json) printJson(ex);
+      else process.stdout.write(`removed exclusion ${ex.id} (${ex.kind} ${ex.value})\n`);
+    }),
+  );
+
+  withWorkspace(
+    exclude
+      .command('purge <id>')
+      .description('delete every recorded row of the excluded sessions from the database (irreversible)')
+      .option('--yes', 'confirm the irreversible deletion')
+      .option('--dry-run', 'show what would be deleted, delete nothing'),
+  ).action(
+    action(async (id: string, opts: GlobalOptions & { yes?: boolean; dryRun?: boolean }) => {
+      const result = await withDatabase(opts, ({ db }, dir) => purgeExclusion({ db, workspaceDir: dir }, id, { confirm: opts.yes, dryRun: opts.dryRun }));
+      if (opts.json) return printJson(result);
+      process.stdout.write(`${result.dryRun ? 'would delete' : 'deleted'} (${result.sessionIds.length} session(s) of ${result.exclusion.kind} ${result.exclusion.value}):\n`);
+      for (const [t, n] of Object.entries(result.deleted)) process.stdout.write(`  ${t}: ${n}\n`);
+    }),
+  );
+}
+
 export function register(program: Command): void {
+  registerExclude(program);
   registerSettings(program);
   registerBackup(program);
 }
