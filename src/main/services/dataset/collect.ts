@@ -1,0 +1,667 @@
+// Collection: seed 000's DatasetCollectionStrategy over recorded decisions, audits, rollbacks and corrections.
+// Iterates decisions in keyset pages and writes each page in one transaction, so 100,000 decisions
+// take flat memory; every sample has a unique source_key, so collecting twice adds nothing.
+import { ulid } from 'ulid';
+import type { AnnotationStatus, GateDecision, MemoryFileName, SampleType } from '../../../shared/domain';
+import { decisionForFile, fileForDecision } from '../../../shared/domain';
+import { AppError } from '../../../shared/errors';
+import { writeTx } from '../../db/connection';
+import { nowOf, type ServiceContext } from '../context';
+import type { PiiSpan } from '../pii/types';
+import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput } from './config';
+import { Deduper } from './dedupe';
+import { detectFeedbackSignals, isObjection, isRememberRequest, type FeedbackSignal } from './feedback';
+import { loadPiiDetector, redactContent, scanContent } from './privacy';
+import { scoreQuality, type LabelEvidence, type QualityFactors } from './quality';
+import { jaccard } from './similarity';
+import type { AnnotatedTurnSample, Message, SampleContent, SampleFeedback, SampleLabels, TurnLabel } from './types';
+
+export interface CollectOptions {
+  /** ms since epoch (inclusive) */
+  since?: number;
+  /** ms since epoch (exclusive) */
+  until?: number;
+  sessionId?: string;
+  type?: 'all' | 'positive' | 'negative';
+  autoApprove?: boolean;
+  dryRun?: boolean;
+  config?: DatasetCollectionConfigInput | DatasetCollectionConfig;
+  /** Decisions per transaction. */
+  batchSize?: number;
+}
+
+export interface CollectResult {
+  decisionsScanned: number;
+  added: Record<SampleType, number>;
+  addedTotal: number;
+  alreadyCollected: number;
+  byStatus: Partial<Record<AnnotationStatus, number>>;
+  signalsStored: number;
+  duplicates: number;
+  privacyChecked: boolean;
+  dryRun: boolean;
+  cancelled: boolean;
+}
+
+interface DecisionRow {
+  seq: number;
+  id: string;
+  turn_id: string;
+  session_id: string;
+  decision: GateDecision;
+  reason: string;
+  candidate_fact: string | null;
+  raw_response: string | null;
+  created_at: number;
+  turn_number: number;
+  user_message_content: string;
+  agent_message_content: string;
+  turn_created_at: number;
+}
+
+interface AuditRow {
+  id: string;
+  target_file: MemoryFileName;
+  candidate_fact: string | null;
+  before_snapshot_id: string | null;
+  status: string;
+  reason: string | null;
+  created_at: number;
+  rolled_back_at: number | null;
+  rollback_reason: string | null;
+}
+
+interface CorrectionRow {
+  id: string;
+  original_status: string;
+  original_candidate_fact: string | null;
+  original_target_file: string | null;
+  corrected_status: 'written' | 'refused';
+  corrected_candidate_fact: string | null;
+  corrected_target_file: MemoryFileName | null;
+  correction_reason: string;
+  corrected_at: number;
+}
+
+interface PatternRow {
+  id: string;
+  corrected_status: 'written' | 'refused';
+  corrected_target_file: string | null;
+  correction_pattern: string;
+  corrected_at: number;
+}
+
+interface Draft {
+  type: SampleType;
+  sourceKey: string;
+  strategy: string;
+  content: SampleContent;
+  evidence: LabelEvidence;
+  fact: string | null;
+  auditId?: string;
+  correctionId?: string;
+  /** The decision the sample says is right, for pattern agreement. */
+  labeledWrite: boolean;
+  targetFile?: string | null;
+  labels: SampleLabels;
+}
+
+const DAY = 86_400_000;
+const CONTEXT_LIMIT = 10;
+const SNAPSHOT_LIMIT = 20_000;
+
+function emptyCounts(): Record<SampleType, number> {
+  return { memory_gate_positive: 0, memory_gate_negative: 0, write_guardian_decision: 0, annotated_turn: 0 };
+}
+
+function compilePattern(p: string): (text: string) => boolean {
+  const slashed = /^\/(.+)\/([gimsuy]*)$/.exec(p);
+  try {
+    if (slashed) {
+      const re = new RegExp(slashed[1], slashed[2].replace('g', ''));
+      return (t) => re.test(t);
+    }
+    if (p.includes('*')) {
+      const re = new RegExp(p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*'), 'i');
+      return (t) => re.test(t);
+    }
+  } catch {
+    // an invalid pattern falls back to plain matching
+  }
+  const needle = p.toLowerCase();
+  return (t) => t.toLowerCase().includes(needle) || jaccard(p, t) >= 0.6;
+}
+
+function statements(ctx: ServiceContext) {
+  const db = ctx.db;
+  return {
+    count: db.prepare(`SELECT count(*) FROM memory_gate_decisions d
+      WHERE d.created_at >= @since AND d.created_at < @until AND (@session IS NULL OR d.session_id = @session)
+        AND d.session_id NOT IN (SELECT session_id FROM excluded_sessions)`).pluck(),
+    page: db.prepare(`SELECT d.seq, d.id, d.turn_id, d.session_id, d.decision, d.reason, d.candidate_fact, d.raw_response,
+        d.created_at, t.turn_number, t.user_message_content, t.agent_message_content, t.created_at AS turn_created_at
+      FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id
+      WHERE d.seq > @after AND d.created_at >= @since AND d.created_at < @until
+        AND (@session IS NULL OR d.session_id = @session)
+        AND d.session_id NOT IN (SELECT session_id FROM excluded_sessions)
+      ORDER BY d.seq LIMIT @limit`),
+    context: db.prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number DESC LIMIT ?'),
+    audits: db.prepare(`SELECT a.id, a.target_file, a.candidate_fact, a.before_snapshot_id, a.status, a.reason, a.created_at,
+        r.rolled_back_at, r.reason AS rollback_reason
+      FROM write_guardian_audit a LEFT JOIN rollbacks r ON r.audit_id = a.id
+      WHERE a.decision_id = ? AND a.source = 'plugin' ORDER BY a.created_at, a.id`),
+    correction: db.prepare(`SELECT id, original_status, original_candidate_fact, original_target_file, corrected_status,
+        corrected_candidate_fact, corrected_target_file, correction_reason, corrected_at
+      FROM behavior_corrections WHERE audit_id = ? ORDER BY corrected_at DESC, id DESC LIMIT 1`),
+    snapshot: db.prepare('SELECT substr(content, 1, ?) FROM file_snapshots WHERE id = ?').pluck(),
+    following: db.prepare(`SELECT id, user_message_content, created_at FROM conversation_turns
+      WHERE session_id = ? AND (created_at > ? OR (created_at = ? AND turn_number > ?))
+      ORDER BY created_at, turn_number LIMIT ?`),
+    laterWrite: db.prepare("SELECT decision FROM memory_gate_decisions WHERE turn_id = ? AND decision <> 'NO_WRITE' LIMIT 1").pluck(),
+    exists: db.prepare('SELECT 1 FROM dataset_samples WHERE source_key = ?').pluck(),
+    insertSignal: db.prepare(`INSERT OR IGNORE INTO dataset_feedback_signals
+      (id, turn_id, session_id, type, source, language, rule, evidence, confidence, created_at)
+      VALUES (@id, @turnId, @sessionId, @type, @source, @language, @rule, @evidence, @confidence, @createdAt)`),
+    insertSample: db.prepare(`INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, audit_id, correction_id,
+        session_id, content, quality_score, quality_factors, annotation_status, annotated_by, annotated_at, privacy_checked,
+        contains_pii, pii_redacted_content, pii_spans, feedback_signals, fingerprint, cluster_id, source_key,
+        collection_strategy, created_at, minhash, labels)
+      VALUES (@id, @type, @turnId, @decisionId, @auditId, @correctionId, @sessionId, @content, @score, @factors, @status,
+        @annotatedBy, @annotatedAt, @privacyChecked, @containsPii, @redacted, @spans, @signals, @fingerprint, @clusterId,
+        @sourceKey, @strategy, @createdAt, @minhash, @labels)
+      ON CONFLICT(source_key) DO NOTHING`),
+    patterns: db.prepare(`SELECT id, corrected_status, corrected_target_file, correction_pattern, corrected_at
+      FROM behavior_corrections WHERE apply_to_future = 1 AND correction_pattern IS NOT NULL AND length(trim(correction_pattern)) > 0`),
+  };
+}
+
+function buildConversation(contextRows: Message[], user: string, agent: string): Message[] {
+  const conv = contextRows.slice().reverse();
+  if (!conv.some((m) => m.role === 'user' && m.message === user)) conv.push({ role: 'user', message: user });
+  if (agent && !conv.some((m) => m.role === 'agent' && m.message === agent)) conv.push({ role: 'agent', message: agent });
+  return conv.slice(-CONTEXT_LIMIT);
+}
+
+/**
+ * Collects dataset samples from recorded decisions. Progress goes to ctx.progress; ctx.signal cancels
+ * between pages (what was committed stays; the next run continues where it left off).
+ */
+export async function collectSamples(ctx: ServiceContext, opts: CollectOptions = {}): Promise<CollectResult> {
+  const cfg = resolveDatasetConfig(opts.config);
+  const type = opts.type ?? 'all';
+  if (!['all', 'positive', 'negative'].includes(type)) {
+    throw new AppError('Invalid', `collect: type must be all, positive or negative (got ${String(type)})`);
+  }
+  const since = opts.since ?? 0;
+  const until = opts.until ?? Number.MAX_SAFE_INTEGER;
+  if (since > until) throw new AppError('Invalid', 'collect: since is after until');
+  const wants = (t: SampleType) =>
+    type === 'all' || (type === 'positive' ? t === 'memory_gate_positive' : t === 'memory_gate_negative');
+  const now = nowOf(ctx);
+  const st = statements(ctx);
+  const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
+  const detectOpts = { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns };
+  const dedupe = new Deduper(ctx.db, cfg.dedupe);
+  const patterns = (st.patterns.all() as PatternRow[]).map((p) => ({ ...p, test: compilePattern(p.correction_pattern) }));
+  const result: CollectResult = {
+    decisionsScanned: 0,
+    added: emptyCounts(),
+    addedTotal: 0,
+    alreadyCollected: 0,
+    byStatus: {},
+    signalsStored: 0,
+    duplicates: 0,
+    privacyChecked: Boolean(detect),
+    dryRun: Boolean(opts.dryRun),
+    cancelled: false,
+  };
+  const params = { since, until, session: opts.sessionId ?? null };
+  const total = st.count.get(params) as number;
+  const batchSize = opts.batchSize ?? 500;
+  let after = 0;
+  ctx.progress?.(0, total, 'collect');
+
+  for (;;) {
+    if (ctx.signal?.aborted) {
+      result.cancelled = true;
+      break;
+    }
+    const rows = st.page.all({ ...params, after, limit: batchSize }) as DecisionRow[];
+    if (!rows.length) break;
+    after = rows[rows.length - 1].seq;
+    const work = () => {
+      for (const d of rows) collectDecision(d);
+    };
+    if (opts.dryRun) work();
+    else writeTx(ctx.db, work);
+    result.decisionsScanned += rows.length;
+    ctx.progress?.(result.decisionsScanned, total, 'collect');
+    // let the event loop run between pages: progress renders, cancellation arrives
+    await new Promise((r) => setImmediate(r));
+  }
+  return result;
+
+  function followingSignals(d: DecisionRow): { signals: SampleFeedback[]; laterTurns: { id: string; text: string }[] } {
+    const turns = st.following.all(d.session_id, d.turn_created_at, d.turn_created_at, d.turn_number, cfg.feedbackWindowTurns) as {
+      id: string;
+      user_message_content: string;
+      created_at: number;
+    }[];
+    const signals: SampleFeedback[] = [];
+    for (const t of turns) {
+      const found: FeedbackSignal[] = detectFeedbackSignals(t.user_message_content);
+      for (const s of found) {
+        signals.push({ type: s.type, confidence: s.confidence, evidence: s.evidence, turnId: t.id, rule: s.rule });
+        if (!opts.dryRun) {
+          const info = st.insertSignal.run({ id: `${t.id}:${s.rule}`, turnId: t.id, sessionId: d.session_id, createdAt: t.created_at, ...s });
+          result.signalsStored += info.changes;
+        }
+      }
+    }
+    return { signals, laterTurns: turns.map((t) => ({ id: t.id, text: t.user_message_content })) };
+  }
+
+  function collectDecision(d: DecisionRow): void {
+    const audits = d.decision === 'NO_WRITE' ? [] : (st.audits.all(d.id) as AuditRow[]);
+    const { signals, laterTurns } = followingSignals(d);
+    const signalTypes = signals.map((s) => s.type);
+    const objection = signals.some(isObjection);
+    const conversation = buildConversation(
+      st.context.all(d.turn_id, CONTEXT_LIMIT) as Message[],
+      d.user_message_content,
+      d.agent_message_content,
+    );
+    const conversationText = conversation.map((m) => m.message).join('\n');
+    const drafts: Draft[] = [];
+    const gateFact = d.candidate_fact ?? '';
+
+    if (d.decision === 'NO_WRITE') {
+      // userLaterRequestedSimilar: the gate said NO_WRITE, then the user asked to remember something like it
+      if (cfg.negativeCriteria.userLaterRequestedSimilar) {
+        const later = laterTurns.find(
+          (t) => isRememberRequest(t.text) && jaccard(t.text, d.user_message_content) >= cfg.dedupe.relatedThreshold,
+        );
+        if (later) {
+          const laterDecision = (st.laterWrite.get(later.id) as GateDecision | undefined) ?? 'UPDATE_MEMORY';
+          drafts.push({
+            type: 'memory_gate_negative',
+            sourceKey: `neg:later:${d.id}`,
+            strategy: 'user_later_requested_similar',
+            content: {
+              type: 'memory_gate_negative',
+              conversation,
+              incorrectDecision: 'NO_WRITE',
+              incorrectFact: '',
+              correctDecision: laterDecision,
+              rejectionReason: `The user later asked to remember this: "${later.text.slice(0, 200)}"`,
+            },
+            evidence: 'user_request',
+            fact: null,
+            labeledWrite: true,
+            targetFile: fileForDecision(laterDecision),
+            labels: { userLaterRequestedSimilar: true },
+          });
+        }
+      }
+    }
+
+    const audit = audits[0];
+    if (d.decision !== 'NO_WRITE' && (audit || !cfg.positiveCriteria.wasWritten)) {
+      const correction = audit ? (st.correction.get(audit.id) as CorrectionRow | undefined) : undefined;
+      const rolledBack = Boolean(audit && (audit.rolled_back_at !== null || audit.status === 'rolled_back'));
+      const rollbackAge = audit && audit.rolled_back_at !== null ? audit.rolled_back_at - audit.created_at : 0;
+      const rolledBackInWindow = rolledBack && rollbackAge <= cfg.positiveCriteria.notRolledBackWithinDays * DAY;
+      const written = Boolean(audit && (audit.status === 'written' || audit.status === 'rolled_back'));
+      const refused = audit?.status === 'refused';
+      const gateFile = fileForDecision(d.decision);
+
+      if (correction && cfg.negativeCriteria.hasBehaviorCorrection) {
+        const correctedFile = correction.corrected_target_file ?? audit.target_file;
+        const correctedDecision = decisionForFile(correctedFile);
+        const correctedFact = correction.corrected_candidate_fact ?? audit.candidate_fact ?? gateFact;
+        if (correction.corrected_status === 'refused') {
+          drafts.push({
+            type: 'memory_gate_negative',
+            sourceKey: `neg:corr:${correction.id}`,
+            strategy: 'manual_correction',
+            content: {
+              type: 'memory_gate_negative',
+              conversation,
+              incorrectDecision: d.decision,
+              incorrectFact: gateFact,
+              correctDecision: 'NO_WRITE',
+              rejectionReason: correction.correction_reason,
+            },
+            evidence: 'curator_correction',
+            fact: null,
+            correctionId: correction.id,
+            auditId: audit.id,
+            labeledWrite: false,
+            labels: {},
+          });
+        } else {
+          const changed = correctedDecision !== d.decision || correctedFact.trim() !== gateFact.trim();
+          if (changed) {
+            drafts.push({
+              type: 'memory_gate_negative',
+              sourceKey: `neg:corr:${correction.id}`,
+              strategy: 'manual_correction',
+              content: {
+                type: 'memory_gate_negative',
+                conversation,
+                incorrectDecision: d.decision,
+                incorrectFact: gateFact,
+                correctDecision: correctedDecision,
+                correctFact: correctedFact,
+                rejectionReason: correction.correction_reason,
+              },
+              evidence: 'curator_correction',
+              fact: correctedFact,
+              correctionId: correction.id,
+              auditId: audit.id,
+              labeledWrite: true,
+              targetFile: correctedFile,
+              labels: {},
+            });
+          }
+          drafts.push({
+            type: 'memory_gate_positive',
+            sourceKey: `pos:corr:${correction.id}`,
+            strategy: 'manual_correction',
+            content: {
+              type: 'memory_gate_positive',
+              conversation,
+              correctDecision: correctedDecision,
+              correctFact: correctedFact,
+              reason: correction.correction_reason,
+              evidence: { wasWritten: true, userFeedback: 'corrected' },
+            },
+            evidence: 'curator_correction',
+            fact: correctedFact,
+            correctionId: correction.id,
+            auditId: audit.id,
+            labeledWrite: true,
+            targetFile: correctedFile,
+            labels: {},
+          });
+        }
+      } else if (rolledBackInWindow) {
+        drafts.push({
+          type: 'memory_gate_negative',
+          sourceKey: `neg:rollback:${audit.id}`,
+          strategy: 'rollback',
+          content: {
+            type: 'memory_gate_negative',
+            conversation,
+            incorrectDecision: d.decision,
+            incorrectFact: gateFact,
+            correctDecision: 'NO_WRITE',
+            rejectionReason: audit.rollback_reason ?? 'The write was rolled back.',
+          },
+          evidence: 'rollback',
+          fact: null,
+          auditId: audit.id,
+          labeledWrite: false,
+          labels: {},
+        });
+      } else if (refused) {
+        if (cfg.negativeCriteria.gateProposedWrite && cfg.negativeCriteria.guardianRefused) {
+          drafts.push({
+            type: 'memory_gate_negative',
+            sourceKey: `neg:${d.id}`,
+            strategy: 'guardian_refused',
+            content: {
+              type: 'memory_gate_negative',
+              conversation,
+              incorrectDecision: d.decision,
+              incorrectFact: gateFact,
+              correctDecision: 'NO_WRITE',
+              rejectionReason: audit.reason ?? 'write_guardian refused the update.',
+            },
+            evidence: 'guardian_refused',
+            fact: null,
+            auditId: audit.id,
+            labeledWrite: false,
+            labels: {},
+          });
+        }
+      } else if (written || !cfg.positiveCriteria.wasWritten) {
+        const labels: SampleLabels = {
+          criteria: {
+            wasWritten: written,
+            noUserObjection: !objection,
+            notRolledBackWithinDays: !rolledBackInWindow,
+          },
+        };
+        if (audit && now - audit.created_at < cfg.positiveCriteria.notRolledBackWithinDays * DAY) labels.withinRollbackWindow = true;
+        drafts.push({
+          type: 'memory_gate_positive',
+          sourceKey: `pos:${d.id}`,
+          strategy: 'auto_positive',
+          content: {
+            type: 'memory_gate_positive',
+            conversation,
+            correctDecision: d.decision,
+            correctFact: audit?.candidate_fact ?? gateFact,
+            reason: d.reason,
+            evidence: { wasWritten: written, ...(signalTypes.includes('success') ? { userFeedback: 'confirmed' as const } : {}) },
+          },
+          evidence: 'guardian_agreed',
+          fact: audit?.candidate_fact ?? gateFact,
+          auditId: audit?.id,
+          labeledWrite: true,
+          targetFile: gateFile,
+          labels,
+        });
+      }
+
+      if (audit && (written || refused)) {
+        const current = audit.before_snapshot_id ? ((st.snapshot.get(SNAPSHOT_LIMIT, audit.before_snapshot_id) as string | undefined) ?? '') : '';
+        const evidence: LabelEvidence = correction ? 'curator_correction' : rolledBackInWindow ? 'rollback' : refused ? 'guardian_refused' : 'guardian_agreed';
+        const guardianDecision = refused ? 'refused' : 'written';
+        const wgFact = audit.candidate_fact ?? gateFact;
+        drafts.push({
+          type: 'write_guardian_decision',
+          sourceKey: `wg:${audit.id}`,
+          strategy: correction ? 'manual_correction' : 'auto_guardian',
+          content: {
+            type: 'write_guardian_decision',
+            candidateFact: wgFact,
+            targetFile: audit.target_file,
+            currentFileContent: current,
+            decision: guardianDecision,
+            ...(audit.reason ? { reason: audit.reason } : {}),
+            ...(correction
+              ? {
+                  userCorrection: {
+                    originalDecision: guardianDecision,
+                    correctedDecision: correction.corrected_status,
+                    reason: correction.correction_reason,
+                    ...(correction.corrected_candidate_fact ? { correctedFact: correction.corrected_candidate_fact } : {}),
+                    ...(correction.corrected_target_file ? { correctedTargetFile: correction.corrected_target_file } : {}),
+                  },
+                }
+              : {}),
+          },
+          evidence,
+          fact: wgFact,
+          auditId: audit.id,
+          correctionId: correction?.id,
+          labeledWrite: correction ? correction.corrected_status === 'written' : !refused && !rolledBackInWindow,
+          targetFile: audit.target_file,
+          labels: {},
+        });
+
+        const gateLabel: TurnLabel = correction ? 'corrected' : rolledBackInWindow || refused ? 'incorrect' : 'correct';
+        const guardianLabel: TurnLabel = correction ? 'corrected' : rolledBackInWindow ? 'incorrect' : 'correct';
+        const turnContent: AnnotatedTurnSample = {
+          type: 'annotated_turn',
+          conversationId: d.session_id,
+          turnNumber: d.turn_number,
+          context: conversation,
+          memoryGate: {
+            input: { currentUserMessage: d.user_message_content, currentAgentReply: d.agent_message_content },
+            output: { decision: d.decision, reason: d.reason, ...(d.candidate_fact ? { candidateFact: d.candidate_fact } : {}) },
+            label: gateLabel,
+            ...(correction
+              ? {
+                  correctedOutput:
+                    correction.corrected_status === 'refused'
+                      ? { decision: 'NO_WRITE' as GateDecision, reason: correction.correction_reason }
+                      : {
+                          decision: decisionForFile(correction.corrected_target_file ?? audit.target_file),
+                          reason: correction.correction_reason,
+                          candidateFact: correction.corrected_candidate_fact ?? wgFact,
+                        },
+                }
+              : {}),
+          },
+          writeGuardian: {
+            input: { candidateFact: wgFact, targetFile: audit.target_file, currentContent: current },
+            output: { status: guardianDecision, ...(audit.reason ? { reason: audit.reason } : {}) },
+            label: guardianLabel,
+            ...(correction
+              ? {
+                  correctedOutput: {
+                    status: correction.corrected_status,
+                    reason: correction.correction_reason,
+                    ...(correction.corrected_target_file ? { targetFile: correction.corrected_target_file } : {}),
+                    ...(correction.corrected_candidate_fact ? { candidateFact: correction.corrected_candidate_fact } : {}),
+                  },
+                }
+              : {}),
+          },
+        };
+        drafts.push({
+          type: 'annotated_turn',
+          sourceKey: `turn:${d.id}`,
+          strategy: correction ? 'manual_correction' : 'auto_turn',
+          content: turnContent,
+          evidence,
+          fact: wgFact,
+          auditId: audit.id,
+          correctionId: correction?.id,
+          labeledWrite: correction ? correction.corrected_status === 'written' : !refused && !rolledBackInWindow,
+          targetFile: audit.target_file,
+          labels: {},
+        });
+      }
+    }
+
+    const piiCache = new Map<string, PiiSpan[]>();
+    for (const draft of drafts) {
+      if (!wants(draft.type)) continue;
+      if (st.exists.get(draft.sourceKey)) {
+        result.alreadyCollected++;
+        continue;
+      }
+      storeDraft(d, draft, { signals, signalTypes, objection, conversationText, piiCache });
+    }
+  }
+
+  function storeDraft(
+    d: DecisionRow,
+    draft: Draft,
+    f: { signals: SampleFeedback[]; signalTypes: string[]; objection: boolean; conversationText: string; piiCache: Map<string, PiiSpan[]> },
+  ): void {
+    const quality = cfg.qualityScoring.enabled
+      ? scoreQuality(
+          {
+            userMessage: d.user_message_content,
+            agentMessage: d.agent_message_content,
+            conversationLength: draft.type === 'annotated_turn' ? (draft.content as AnnotatedTurnSample).context.length : 2,
+            reason: draft.evidence === 'curator_correction' ? 'corrected by a curator' : d.reason,
+            rawResponse: d.raw_response,
+            fact: draft.fact,
+            evidence: draft.evidence,
+            followingSignals: f.signalTypes,
+          },
+          f.conversationText,
+          cfg.qualityScoring.weights,
+        )
+      : { score: null as number | null, factors: null as QualityFactors | null };
+
+    const spans = detect ? scanContent(draft.content, detect, detectOpts, f.piiCache) : [];
+    const redacted = spans.length ? redactContent(draft.content, spans).redacted : null;
+
+    const labels: SampleLabels = { evidence: draft.evidence, ...draft.labels };
+    // seed 000's approved patterns: corrections a curator asked to apply to future, similar cases
+    const matchText = `${draft.fact ?? ''}\n${d.user_message_content}`;
+    for (const p of patterns) {
+      if (p.corrected_at > d.created_at || draft.correctionId === p.id || !p.test(matchText)) continue;
+      const agrees =
+        (p.corrected_status === 'refused') === !draft.labeledWrite &&
+        (p.corrected_status === 'refused' || !p.corrected_target_file || !draft.targetFile || p.corrected_target_file === draft.targetFile);
+      if (agrees) labels.matchesApprovedPattern ??= p.id;
+      else labels.patternConflict ??= p.id;
+    }
+
+    const score = quality.score;
+    const review: string[] = [];
+    const m = cfg.manualReviewCriteria;
+    if (m.lowConfidence && quality.factors && quality.factors.decisionConfidence < cfg.qualityScoring.lowConfidenceThreshold) review.push('lowConfidence');
+    if (m.containsSensitiveInfo && spans.length) review.push('containsSensitiveInfo');
+    if (m.userFeedbackReceived && f.signals.some((s) => isObjection(s) || s.type === 'confusion')) review.push('userFeedbackReceived');
+    if (score !== null && score < cfg.positiveCriteria.minQualityScore) {
+      if (m.mediumQualityScore && score >= 0.5) review.push('mediumQualityScore');
+      else if (score < 0.5) review.push('lowQualityScore');
+    }
+    if (labels.patternConflict) review.push('conflictsWithCorrectionPattern');
+    if (labels.userLaterRequestedSimilar) review.push('userLaterRequestedSimilar');
+    if (draft.type === 'memory_gate_positive' && cfg.positiveCriteria.noUserObjection && f.objection) review.push('userObjection');
+
+    const auto: string[] = [];
+    const a = cfg.autoApproveCriteria;
+    if (a.hasConfirmedCorrection && draft.evidence === 'curator_correction') auto.push('hasConfirmedCorrection');
+    if (!review.length && !labels.withinRollbackWindow) {
+      if (a.highQualityScore && score !== null && score >= cfg.qualityScoring.highThreshold) auto.push('highQualityScore');
+      if (a.matchesApprovedPattern && labels.matchesApprovedPattern) auto.push('matchesApprovedPattern');
+    }
+    let status: AnnotationStatus = 'pending';
+    if (opts.autoApprove && auto.length && (!review.length || auto.includes('hasConfirmedCorrection'))) status = 'auto_approved';
+    else if (review.length) status = 'needs_review';
+    if (review.length) labels.reviewReasons = review;
+    if (auto.length) labels.autoApproveReasons = auto;
+
+    const id = ulid(d.created_at);
+    const cluster = dedupe.assign(id, draft.type, draft.content);
+    if (cluster.duplicateOf) {
+      labels.duplicateOf = cluster.duplicateOf;
+      result.duplicates++;
+    }
+    if (cluster.relatedSampleIds.length) labels.relatedSampleIds = cluster.relatedSampleIds;
+
+    result.added[draft.type]++;
+    result.addedTotal++;
+    result.byStatus[status] = (result.byStatus[status] ?? 0) + 1;
+    if (opts.dryRun) return;
+    const info = st.insertSample.run({
+      id,
+      type: draft.type,
+      turnId: d.turn_id,
+      decisionId: d.id,
+      auditId: draft.auditId ?? null,
+      correctionId: draft.correctionId ?? null,
+      sessionId: d.session_id,
+      content: JSON.stringify(draft.content),
+      score,
+      factors: quality.factors ? JSON.stringify(quality.factors) : null,
+      status,
+      annotatedBy: status === 'auto_approved' ? 'auto' : null,
+      annotatedAt: status === 'auto_approved' ? now : null,
+      privacyChecked: detect ? 1 : 0,
+      containsPii: spans.length ? 1 : 0,
+      redacted: redacted ? JSON.stringify(redacted) : null,
+      spans: spans.length ? JSON.stringify(spans) : null,
+      signals: f.signals.length ? JSON.stringify(f.signals) : null,
+      fingerprint: cluster.fingerprint,
+      clusterId: cluster.clusterId,
+      sourceKey: draft.sourceKey,
+      strategy: draft.strategy,
+      createdAt: d.created_at,
+      minhash: cluster.signature,
+      labels: JSON.stringify(labels),
+    });
+    if (info.changes) dedupe.index(id, cluster.bandKeys);
+  }
+}

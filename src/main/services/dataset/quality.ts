@@ -1,0 +1,130 @@
+// Seed 000's three quality factors, each computed from evidence stored in the workspace.
+// The exact definitions are documented in docs/readme/dataset.md; keep the two in step.
+import type { DatasetCollectionConfig } from './config';
+import { normalizeText } from './similarity';
+
+export interface QualityFactors {
+  conversationClarity: number;
+  decisionConfidence: number;
+  factVerifiability: number;
+}
+
+/** Where a sample's label comes from, from strongest to weakest evidence. */
+export type LabelEvidence =
+  | 'curator_correction' // a curator corrected the write (behavior_corrections)
+  | 'rollback' // a curator rolled the write back
+  | 'guardian_refused' // write_guardian refused what memory_gate proposed
+  | 'guardian_agreed' // memory_gate proposed, write_guardian wrote it
+  | 'user_request'; // the user later asked to remember something similar
+
+export interface QualityInput {
+  userMessage: string;
+  agentMessage: string;
+  conversationLength: number;
+  reason: string;
+  rawResponse?: string | null;
+  fact?: string | null;
+  evidence: LabelEvidence;
+  /** Feedback signal types found in the following user turns. */
+  followingSignals: string[];
+}
+
+const HEDGES = /\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|unclear|I think|seems?)\b|可能|也许|或许|不确定|大概|似乎|好像/i;
+const CJK = /[\u3400-\u9fff\uf900-\ufaff]/g;
+const CJK_CHAR = /[\u3400-\u9fff\uf900-\ufaff]/;
+const LATIN = /[A-Za-z]/g;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
+
+const clamp = (x: number) => Math.max(0, Math.min(1, x));
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Clarity of the user message memory_gate judged: length, one dominant script, a reply to it, no confusion after. */
+export function conversationClarity(q: QualityInput): number {
+  const text = q.userMessage.trim();
+  const len = [...text].length;
+  const lengthScore = len < 4 ? 0.2 : len < 12 ? 0.6 : len <= 800 ? 1 : Math.max(0.4, 1 - (len - 800) / 4000);
+  const letters = (text.match(LETTER_OR_DIGIT) ?? []).length;
+  const cjk = (text.match(CJK) ?? []).length;
+  const latin = (text.match(LATIN) ?? []).length;
+  let languageScore = 1;
+  if (len === 0 || letters / len < 0.5) languageScore = 0.5;
+  else if (cjk + latin > 0 && Math.max(cjk, latin) / (cjk + latin) < 0.8) languageScore = 0.8;
+  const contextScore = q.agentMessage.trim() && q.conversationLength >= 2 ? 1 : 0.7;
+  const confusion = q.followingSignals.includes('confusion') ? 0.7 : 1;
+  return round3(clamp(lengthScore * languageScore * contextScore * confusion));
+}
+
+const EVIDENCE_BASE: Record<LabelEvidence, number> = {
+  curator_correction: 1,
+  rollback: 0.9,
+  guardian_refused: 0.7,
+  guardian_agreed: 0.75,
+  user_request: 0.6,
+};
+
+/** How sure we are of the label: who confirmed it, the gate's reason, hedging, and what the user said next. */
+export function decisionConfidence(q: QualityInput): number {
+  let c = EVIDENCE_BASE[q.evidence];
+  if (q.evidence === 'curator_correction') return 1;
+  const reason = q.reason.trim();
+  if (reason.length >= 20) c += 0.1;
+  else if (!reason) c -= 0.2;
+  if (HEDGES.test(reason) || (q.rawResponse && HEDGES.test(q.rawResponse))) c -= 0.2;
+  const s = q.followingSignals;
+  const objection = s.includes('reject') || s.includes('correction');
+  if (q.evidence === 'guardian_agreed') {
+    if (objection) c -= 0.35;
+    else if (s.includes('success')) c += 0.1;
+  } else if (objection) {
+    // the user objected to a write that was undone or refused: the negative label is confirmed
+    c += 0.1;
+  }
+  return round3(clamp(c));
+}
+
+function contentUnits(text: string): string[] {
+  const t = normalizeText(text);
+  const units: string[] = [];
+  for (const word of t.split(' ')) {
+    if (!word) continue;
+    const chars = [...word];
+    if (chars.some((ch) => CJK_CHAR.test(ch))) {
+      // CJK has no spaces: character bigrams stand in for words
+      if (chars.length === 1) units.push(word);
+      for (let i = 0; i + 1 < chars.length; i++) units.push(chars[i] + chars[i + 1]);
+    } else if (word.length > 2) {
+      units.push(word);
+    }
+  }
+  return units;
+}
+
+/** Share of the fact's words (CJK: character bigrams) that occur in the conversation; 0.5 when there is no fact. */
+export function factVerifiability(fact: string | null | undefined, conversationText: string): number {
+  if (!fact || !fact.trim()) return 0.5;
+  const units = contentUnits(fact);
+  if (!units.length) return 0.5;
+  const hay = normalizeText(conversationText);
+  let hits = 0;
+  for (const u of units) if (hay.includes(u)) hits++;
+  return round3(hits / units.length);
+}
+
+export function scoreQuality(
+  q: QualityInput,
+  conversationText: string,
+  weights: DatasetCollectionConfig['qualityScoring']['weights'],
+): { score: number; factors: QualityFactors } {
+  const factors: QualityFactors = {
+    conversationClarity: conversationClarity(q),
+    decisionConfidence: decisionConfidence(q),
+    factVerifiability: factVerifiability(q.fact, conversationText),
+  };
+  const total = weights.conversationClarity + weights.decisionConfidence + weights.factVerifiability;
+  const score =
+    (factors.conversationClarity * weights.conversationClarity +
+      factors.decisionConfidence * weights.decisionConfidence +
+      factors.factVerifiability * weights.factVerifiability) /
+    total;
+  return { score: round3(clamp(score)), factors };
+}

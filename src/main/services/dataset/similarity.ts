@@ -1,0 +1,113 @@
+// Exact and near-duplicate detection (seed 001's fingerprint dedupe, seed 004's 0.85 / 0.60 thresholds).
+// Near duplicates: MinHash over character 5-shingles of normalized text, which works for Chinese
+// (no word boundaries) as well as English, with LSH banding to find candidates without a full scan.
+import { createHash } from 'node:crypto';
+
+export const MINHASH_SIZE = 32;
+/** 8 bands of 4 rows: a pair at Jaccard s shares a band with probability 1-(1-s^4)^8 (0.6: 0.66, 0.85: 0.99). */
+export const LSH_BANDS = 8;
+const ROWS = MINHASH_SIZE / LSH_BANDS;
+const SHINGLE = 5;
+const MAX_CHARS = 4000;
+
+/** Lower case, NFKC (full-width to half-width), punctuation and whitespace runs collapsed to one space. */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\s\p{P}\p{S}]+/gu, ' ')
+    .trim();
+}
+
+export function fingerprint(parts: string[]): string {
+  return createHash('sha256').update(parts.map(normalizeText).join('\n')).digest('hex');
+}
+
+// FNV-1a over UTF-16 units: cheap and good enough to feed the permutations below.
+function hashString(s: string, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+// Fixed odd multipliers and offsets: a seeded family of universal hash functions.
+const A = new Uint32Array(MINHASH_SIZE);
+const B = new Uint32Array(MINHASH_SIZE);
+{
+  let x = 0x9e3779b9;
+  const next = () => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return x;
+  };
+  for (let i = 0; i < MINHASH_SIZE; i++) {
+    A[i] = next() | 1;
+    B[i] = next();
+  }
+}
+
+/** The MinHash signature of a text (already normalized or not: it is normalized here). */
+export function minhash(text: string): Uint32Array {
+  const t = normalizeText(text).slice(0, MAX_CHARS);
+  const sig = new Uint32Array(MINHASH_SIZE).fill(0xffffffff);
+  const n = Math.max(1, t.length - SHINGLE + 1);
+  for (let i = 0; i < n; i++) {
+    const h = hashString(t, i, Math.min(t.length, i + SHINGLE));
+    for (let k = 0; k < MINHASH_SIZE; k++) {
+      const v = (Math.imul(h, A[k]) + B[k]) >>> 0;
+      if (v < sig[k]) sig[k] = v;
+    }
+  }
+  return sig;
+}
+
+export function similarity(a: Uint32Array, b: Uint32Array): number {
+  let same = 0;
+  for (let i = 0; i < MINHASH_SIZE; i++) if (a[i] === b[i]) same++;
+  return same / MINHASH_SIZE;
+}
+
+/** Band keys, salted with a namespace (the sample type) so only like samples are compared. */
+export function bandKeys(sig: Uint32Array, namespace: string): number[] {
+  const salt = hashString(namespace, 0, namespace.length);
+  const keys: number[] = [];
+  for (let b = 0; b < LSH_BANDS; b++) {
+    let h = (salt ^ Math.imul(b + 1, 0x9e3779b1)) >>> 0;
+    for (let r = 0; r < ROWS; r++) h = Math.imul(h ^ sig[b * ROWS + r], 0x01000193) >>> 0;
+    // band index in the high bits keeps keys of different bands apart; stays a safe integer
+    keys.push(b * 2 ** 32 + h);
+  }
+  return keys;
+}
+
+export const signatureToBlob = (sig: Uint32Array): Buffer => Buffer.from(sig.buffer, sig.byteOffset, sig.byteLength);
+export const blobToSignature = (blob: Buffer): Uint32Array => {
+  const copy = new Uint8Array(blob.byteLength);
+  copy.set(blob);
+  return new Uint32Array(copy.buffer);
+};
+
+/** Exact character-shingle Jaccard, for small texts where an estimate is not needed. */
+export function jaccard(a: string, b: string): number {
+  const sa = shingles(a);
+  const sb = shingles(b);
+  if (!sa.size && !sb.size) return 1;
+  let inter = 0;
+  for (const s of sa) if (sb.has(s)) inter++;
+  return inter / (sa.size + sb.size - inter);
+}
+
+function shingles(text: string, k = 3): Set<string> {
+  const t = normalizeText(text);
+  const out = new Set<string>();
+  if (t.length <= k) {
+    if (t) out.add(t);
+    return out;
+  }
+  for (let i = 0; i + k <= t.length; i++) out.add(t.slice(i, i + k));
+  return out;
+}
