@@ -57,7 +57,5 @@ CREATE INDEX idx_file_operations_state ON file_operations(state);
 CREATE INDEX idx_file_operations_backup ON file_operations(backup_snapshot_id);
 CREATE INDEX idx_file_operations_planned ON file_operations(planned_snapshot_id);
 
--- File history pages by (created_at, id) within one file.
-CREATE INDEX idx_audit_file_time_id ON write_guardian_audit(target_file, created_at, id);
 -- Rollback lookups by the audit that recorded the rollback's own write.
 CREATE INDEX idx_rollbacks_rollback_audit ON rollbacks(rollback_audit_id);

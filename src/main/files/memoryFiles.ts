@@ -20,6 +20,15 @@ export function isMemoryFileName(name: string): name is MemoryFileName {
   return (MEMORY_FILES as readonly string[]).includes(name);
 }
 
+/** Checks that a name is one of the five memory files, with a message naming what is wrong. */
+export function assertMemoryFileName(name: string): MemoryFileName {
+  if (typeof name !== 'string' || !name) throw new AppError('Invalid', 'memory file: expected a file name');
+  if (path.isAbsolute(name)) throw new AppError('Invalid', `memory file ${name}: absolute paths are not allowed; use one of ${MEMORY_FILES.join(', ')}`);
+  if (name.split(/[\\/]/).includes('..')) throw new AppError('Invalid', `memory file ${name}: '..' is not allowed; use one of ${MEMORY_FILES.join(', ')}`);
+  if (!isMemoryFileName(name)) throw new AppError('Invalid', `memory file ${name}: not a memory file; use one of ${MEMORY_FILES.join(', ')}`);
+  return name;
+}
+
 function realDir(dir: string): string {
   try {
     return fs.realpathSync(dir);
@@ -38,10 +47,7 @@ function isInside(parent: string, child: string): boolean {
  * (following any symlink) stays inside the workspace.
  */
 export function memoryFilePath(workspaceDir: string, name: string): string {
-  if (typeof name !== 'string' || !name) throw new AppError('Invalid', 'memory file: expected a file name');
-  if (path.isAbsolute(name)) throw new AppError('Invalid', `memory file ${name}: absolute paths are not allowed; use one of ${MEMORY_FILES.join(', ')}`);
-  if (name.split(/[\\/]/).includes('..')) throw new AppError('Invalid', `memory file ${name}: '..' is not allowed; use one of ${MEMORY_FILES.join(', ')}`);
-  if (!isMemoryFileName(name)) throw new AppError('Invalid', `memory file ${name}: not a memory file; use one of ${MEMORY_FILES.join(', ')}`);
+  assertMemoryFileName(name);
   const root = realDir(workspaceDir);
   const file = path.join(root, name);
   let stat: fs.Stats | undefined;
