@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
 import { backupDatabase } from '../../main/services/lifecycle/backup';
 import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
+import { pruneOldData } from '../../main/services/lifecycle/retention';
 import { AppError } from '../../shared/errors';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
 
@@ -115,7 +116,33 @@ function registerExclude(program: Command): void {
   );
 }
 
+function registerPrune(program: Command): void {
+  withWorkspace(
+    program
+      .command('prune')
+      .description('delete conversations, decisions and audits older than the retention limit (kept: what curation references)')
+      .option('--days <n>', 'age limit in days (default: storage.retentionDays)', (v) => Number(v))
+      .option('--dry-run', 'show what would go and why things are kept; delete nothing'),
+  ).action(
+    action(async (opts: GlobalOptions & { days?: number; dryRun?: boolean }) => {
+      const r = await withDatabase(opts, ({ db }, dir) => pruneOldData({ db, workspaceDir: dir }, { days: opts.days, dryRun: opts.dryRun }));
+      if (opts.json) return printJson(r);
+      process.stdout.write(`${r.dryRun ? 'would delete' : 'deleted'} data older than ${r.days} days (before ${new Date(r.cutoff).toISOString()}):\n`);
+      const del = Object.entries(r.deleted);
+      if (!del.length) process.stdout.write('  nothing\n');
+      for (const [t, n] of del) process.stdout.write(`  ${t}: ${n}\n`);
+      const kept = Object.entries(r.kept);
+      if (kept.length) process.stdout.write('kept although old:\n');
+      for (const [t, reasons] of kept) {
+        for (const [why, n] of Object.entries(reasons)) process.stdout.write(`  ${t}: ${n} (${why})\n`);
+      }
+      if (!r.dryRun && r.freedPages) process.stdout.write(`incremental vacuum freed ${r.freedPages} pages\n`);
+    }),
+  );
+}
+
 export function register(program: Command): void {
+  registerPrune(program);
   registerExclude(program);
   registerSettings(program);
   registerBackup(program);
