@@ -21,6 +21,8 @@ export interface SourceLine {
 export interface ReadLinesOptions {
   start?: number;
   startLine?: number;
+  /** Stop at this byte offset (a second pass must not read what was appended after the first). */
+  end?: number;
   /** Longer lines are not held in memory: they are reported as too_long and skipped. */
   maxLineBytes?: number;
   chunkBytes?: number;
@@ -95,7 +97,9 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
     };
 
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunkSize, position);
+      const want = opts.end === undefined ? chunkSize : Math.min(chunkSize, opts.end - position);
+      if (want <= 0) break;
+      const { bytesRead } = await handle.read(chunk, 0, want, position);
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
       let from = 0;

@@ -26,6 +26,8 @@ export interface FileImport {
   /** Restores per-file state from the cursor. */
   restore?: (state: unknown) => void;
   start?: StartPoint;
+  /** Read no further than this byte offset. */
+  end?: number;
   maxLineBytes?: number;
 }
 
@@ -108,6 +110,7 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
     start: sp.offset,
     startLine: sp.line,
     maxLineBytes: job.maxLineBytes,
+    end: job.end,
     onBytes: (pos) => {
       if (progress) {
         progress.done = base + (pos - sp.offset);
