@@ -1,5 +1,45 @@
+import path from 'node:path';
 import type { Command } from 'commander';
+import { action } from '../context';
+import { openInitialWorkspace } from '../../main/app/firstRun';
+import { defaultStateDir } from '../../main/app/paths';
+import { createAppRuntime } from '../../main/app/runtime';
+import { startWebServer } from '../../main/web/server';
 
-export function register(_program: Command): void {
-  // commands of this area are added here
+const repoRoot = path.resolve(__dirname, '..', '..', '..');
+
+// `reflection open [workspace] --web [--port N]`: browser mode on 127.0.0.1 with a session token.
+export function register(program: Command): void {
+  program
+    .command('open [workspace]')
+    .description('open a workspace in the workbench (browser mode with --web; the desktop app is `npm start`)')
+    .option('--web', 'serve the workbench to a browser on 127.0.0.1')
+    .option('--port <n>', 'port (default: a free one)', (v) => Number.parseInt(v, 10))
+    .option('--renderer <dir>', 'built renderer folder (default: out/renderer)')
+    .action(
+      action(async (workspace: string | undefined, opts: { web?: boolean; port?: number; renderer?: string }) => {
+        if (!opts.web) {
+          process.stderr.write('The desktop app starts with `npm start`. Use `reflection open [workspace] --web` for browser mode.\n');
+          process.exitCode = 2;
+          return;
+        }
+        const stateDir = defaultStateDir();
+        const runtime = createAppRuntime({ mode: 'web', stateDir });
+        const dir = openInitialWorkspace(runtime.session, stateDir, workspace ? path.resolve(workspace) : null);
+        const server = await startWebServer({
+          runtime,
+          rendererDir: opts.renderer ? path.resolve(opts.renderer) : path.join(repoRoot, 'out', 'renderer'),
+          port: opts.port,
+        });
+        process.stdout.write(`Reflection Workbench: ${dir}\n\n    ${server.url}\n\nOpen the URL above in a browser (it holds the access token). Ctrl+C stops.\n`);
+        const stop = () => {
+          void server.close().then(() => {
+            runtime.close();
+            process.exit(0);
+          });
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      }),
+    );
 }

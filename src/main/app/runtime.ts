@@ -1,0 +1,46 @@
+// Wires one app run: the workspace session, the job manager and the handler registry. The Electron
+// shell and browser mode both start from here, so the two transports serve exactly the same calls.
+import type { Handlers } from '../ipc/registry';
+import { buildHandlers } from '../ipc/handlers';
+import { JobManager } from '../ipc/jobs';
+import { createRegistry, type Logger, type Registry } from '../ipc/registry';
+import { WorkspaceSession } from './session';
+
+export interface AppRuntimeOptions {
+  mode: 'electron' | 'web';
+  stateDir: string;
+  version?: string;
+  nativeBinding?: string;
+  startDrag?: (file: string) => void;
+  log?: Logger;
+  /** Replace handlers (tests use this to observe calls; never for production wiring). */
+  handlers?: Partial<Handlers>;
+  dataVersionPollMs?: number;
+}
+
+export interface AppRuntime {
+  session: WorkspaceSession;
+  jobs: JobManager;
+  registry: Registry;
+  close(): void;
+}
+
+export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
+  const session = new WorkspaceSession({ stateDir: opts.stateDir, nativeBinding: opts.nativeBinding });
+  const jobs = new JobManager((e) => session.emit(e), Date.now, () => session.noteLocalWrite());
+  const registry = createRegistry(
+    buildHandlers(opts.handlers),
+    { mode: opts.mode, version: opts.version ?? '0.1.0', session, jobs, startDrag: opts.startDrag },
+    opts.log,
+  );
+  session.startPolling(opts.dataVersionPollMs ?? 500);
+  return {
+    session,
+    jobs,
+    registry,
+    close() {
+      jobs.cancelAll();
+      session.close();
+    },
+  };
+}

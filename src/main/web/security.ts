@@ -1,0 +1,99 @@
+// Browser-mode guards: loopback Host/Origin only (DNS rebinding), a constant-time token check,
+// a per-client token bucket (seed 001's ingress guard), and the response headers every reply carries.
+import crypto from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The Content-Security-Policy of the workbench, for the HTTP header and Electron's onHeadersReceived. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "worker-src 'self' blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'none'",
+].join('; ');
+
+export const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  // The token travels in the first URL: never leak it in a Referer.
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), clipboard-read=()',
+};
+
+export function applySecurityHeaders(res: ServerResponse): void {
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.setHeader(k, v);
+}
+
+export function newToken(): string {
+  return crypto.randomBytes(24).toString('base64url');
+}
+
+export function tokensEqual(expected: string, given: string | null | undefined): boolean {
+  if (!given) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+/** Host values a loopback server answers to; anything else is a rebinding attempt. */
+export function allowedHosts(port: number): Set<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+}
+
+export function allowedOrigins(port: number): Set<string> {
+  return new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+}
+
+export function hostAllowed(req: IncomingMessage, port: number): boolean {
+  const host = req.headers.host;
+  return typeof host === 'string' && allowedHosts(port).has(host.toLowerCase());
+}
+
+/** No Origin (same-origin GET, curl) is fine; a present Origin must be ours. */
+export function originAllowed(req: IncomingMessage, port: number): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  return allowedOrigins(port).has(String(origin).toLowerCase());
+}
+
+export interface RateLimitOptions {
+  /** Bucket size: the burst a client may send at once. */
+  capacity: number;
+  /** Tokens added per second. */
+  refillPerSecond: number;
+}
+
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = { capacity: 300, refillPerSecond: 100 };
+
+/** One token bucket per client key. */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  constructor(
+    private readonly opts: RateLimitOptions = DEFAULT_RATE_LIMIT,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Takes one token; returns the seconds to wait when the bucket is empty, or 0 when allowed. */
+  take(key: string): number {
+    const t = this.now();
+    const b = this.buckets.get(key) ?? { tokens: this.opts.capacity, at: t };
+    b.tokens = Math.min(this.opts.capacity, b.tokens + ((t - b.at) / 1000) * this.opts.refillPerSecond);
+    b.at = t;
+    this.buckets.set(key, b);
+    if (this.buckets.size > 10_000) this.buckets.clear();
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return (1 - b.tokens) / this.opts.refillPerSecond;
+  }
+}
