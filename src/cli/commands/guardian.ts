@@ -1,5 +1,246 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import { AppError } from '../../shared/errors';
+import type { ServiceContext } from '../../main/services/context';
+import {
+  auditDiff,
+  correctWrite,
+  exportAudits,
+  fileHistory,
+  listAudits,
+  listCorrections,
+  listFutureCorrections,
+  pruneSnapshots,
+  reconcilePending,
+  recordExternalChanges,
+  retryWrite,
+  rollbackSession,
+  rollbackWrite,
+  showAudit,
+  type AuditExportFormat,
+} from '../../main/services/guardian';
+import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 
-export function register(_program: Command): void {
-  // commands of this area are added here
+type Opts = GlobalOptions & Record<string, unknown>;
+
+const time = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+const short = (s: string | null | undefined, n = 60) => (s ? (s.length > n ? `${s.slice(0, n - 1)}…` : s).replace(/\s+/g, ' ') : '');
+const int = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new AppError('Invalid', `${v}: expected a whole number`);
+  return n;
+};
+
+/** Colours a unified diff when writing to a terminal. */
+export function colorDiff(diff: string, color = Boolean(process.stdout.isTTY)): string {
+  const c = pc.createColors(color);
+  return diff
+    .split('\n')
+    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? c.bold(l) : l.startsWith('+') ? c.green(l) : l.startsWith('-') ? c.red(l) : l.startsWith('@@') ? c.cyan(l) : l))
+    .join('\n');
+}
+
+function context(db: ServiceContext['db'], dir: string, by?: unknown): ServiceContext {
+  return { db, workspaceDir: dir, actor: typeof by === 'string' && by ? by : process.env.USER || 'curator' };
+}
+
+/** Before changing files: finish interrupted operations and record edits made outside the workbench. */
+async function prepare(ctx: ServiceContext): Promise<void> {
+  for (const m of await reconcilePending(ctx)) process.stderr.write(`${m}\n`);
+  const ext = recordExternalChanges(ctx);
+  if (ext.length) process.stderr.write(`recorded ${ext.length} external change(s): ${ext.map((e) => `${e.fileName} (${e.kind})`).join(', ')}\n`);
+}
+
+export function register(program: Command): void {
+  const g = program.command('guardian').description('write_guardian audits: inspect, diff, roll back, retry and correct memory writes');
+
+  withWorkspace(g.command('list [sessionKey]').description('list audits, newest first'))
+    .option('-l, --limit <n>', 'how many', int, 10)
+    .option('-f, --file <file>', 'only this memory file')
+    .option('-s, --status <status>', 'written | refused | failed | skipped | rolled_back')
+    .option('--source <source>', 'plugin | external | rollback | retry')
+    .option('--since <time>', 'from (epoch ms, ISO date or age like 7d)')
+    .option('--until <time>', 'until (epoch ms, ISO date or age like 7d)')
+    .option('-d, --with-diff', 'include each diff')
+    .option('--cursor <cursor>', 'next page (from a previous --json output)')
+    .action(action(async (sessionKey: string | undefined, opts: Opts) => withDatabase(opts, ({ db }, dir) => {
+      const page = listAudits(context(db, dir), {
+        sessionKey, limit: opts.limit as number, file: opts.file as string, status: opts.status as string, source: opts.source as string,
+        since: opts.since as string, until: opts.until as string, withDiff: Boolean(opts.withDiff), cursor: opts.cursor as string,
+      });
+      if (opts.json) return printJson(page);
+      const t = new Table({ head: ['id', 'time', 'file', 'status', 'source', 'lines +/-/~', 'fact / reason'] });
+      for (const a of page.items) {
+        t.push([a.id, time(a.createdAt), a.targetFile, a.status, a.source, a.lines ? `${a.lines.added}/${a.lines.removed}/${a.lines.modified}` : '', short(a.candidateFact ?? a.reason)]);
+      }
+      console.log(page.items.length ? t.toString() : 'no audits match');
+      if (opts.withDiff) for (const a of page.items) if (a.diff) console.log(`\n${pc.bold(a.id)}\n${colorDiff(a.diff)}`);
+      if (page.nextCursor) console.log(`more: --cursor ${page.nextCursor}`);
+    })));
+
+  withWorkspace(g.command('show <auditId>').description('an audit with its decision, turn, diff, rollbacks and corrections'))
+    .action(action(async (auditId: string, opts: Opts) => withDatabase(opts, ({ db }, dir) => {
+      const d = showAudit(context(db, dir), auditId);
+      if (opts.json) return printJson(d);
+      const a = d.audit;
+      console.log(`${pc.bold(a.id)}  ${a.targetFile}  ${a.status}  (${a.source})  ${time(a.createdAt)}`);
+      if (a.sessionId) console.log(`session: ${a.sessionId}`);
+      if (a.candidateFact) console.log(`fact: ${a.candidateFact}`);
+      if (a.reason) console.log(`reason: ${a.reason}`);
+      if (d.decision) console.log(`decision: ${d.decision.decision} — ${d.decision.reason} (${d.decision.llmModel})`);
+      if (d.turn) console.log(`turn #${d.turn.turnNumber}:\n  user: ${short(d.turn.userMessage.content, 200)}\n  agent: ${short(d.turn.agentReply.content, 200)}`);
+      if (d.related) console.log(`related: ${d.related.id} (${d.related.source}, ${d.related.status})`);
+      if (d.rollback) console.log(`rolled back ${time(d.rollback.rolledBackAt)} by ${d.rollback.rolledBackBy} (${d.rollback.mode}): ${d.rollback.reason}; rollback audit ${d.rollback.rollbackAuditId}`);
+      for (const f of d.followUps) console.log(`follow-up: ${f.id} (${f.source}, ${f.status}) ${short(f.reason)}`);
+      for (const c of d.corrections) console.log(`correction ${c.id}: should be ${c.correctedStatus}${c.correctedCandidateFact ? ` "${c.correctedCandidateFact}"` : ''}${c.correctedTargetFile ? ` in ${c.correctedTargetFile}` : ''} — ${c.correctionReason}${c.applyToFuture ? ' [apply to future]' : ''}`);
+      console.log(`file now: ${d.file.exists ? 'exists' : 'absent'}${d.file.matchesAfter === null ? '' : d.file.matchesAfter ? ', unchanged since this write' : ', changed since this write'}`);
+      if (a.diff) console.log(`\n${colorDiff(a.diff)}`);
+    })));
+
+  withWorkspace(g.command('diff <auditId>').description('the unified diff of one write (coloured on a terminal)'))
+    .action(action(async (auditId: string, opts: Opts) => withDatabase(opts, ({ db }, dir) => {
+      const d = auditDiff(context(db, dir), auditId);
+      if (opts.json) return printJson(d);
+      process.stdout.write(d.diff ? colorDiff(d.diff) : `audit ${d.auditId}: no content was recorded for this write\n`);
+    })));
+
+  withWorkspace(g.command('history').description('every version of one memory file: who changed it and why'))
+    .requiredOption('-f, --file <file>', 'the memory file, e.g. USER.md')
+    .option('-l, --limit <n>', 'how many versions', int, 20)
+    .option('--cursor <cursor>', 'next page')
+    .action(action(async (opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+      const ctx = context(db, dir);
+      recordExternalChanges(ctx);
+      const page = fileHistory(ctx, { file: opts.file as string, limit: opts.limit as number, cursor: opts.cursor as string });
+      if (opts.json) return printJson(page);
+      const t = new Table({ head: ['audit', 'time', 'who', 'why', 'lines +/-/~', 'status'] });
+      for (const h of page.items) {
+        const st = h.rolledBack ? `rolled back by ${h.rolledBack.by}` : h.status;
+        t.push([h.auditId, time(h.createdAt), short(h.who, 40), short(h.why, 50), h.lines ? `${h.lines.added}/${h.lines.removed}/${h.lines.modified}` : '', st]);
+      }
+      console.log(page.items.length ? t.toString() : `no recorded versions of ${opts.file}`);
+      if (page.nextCursor) console.log(`more: --cursor ${page.nextCursor}`);
+    })));
+
+  withWorkspace(g.command('export').description('export audits (streamed)'))
+    .option('--format <format>', 'json | csv | markdown', 'json')
+    .option('-o, --output <file>', 'write to a file instead of stdout')
+    .option('--include-content', 'include full before/after file content')
+    .option('--session <key>', 'only this session')
+    .option('-f, --file <file>', 'only this memory file')
+    .option('-s, --status <status>', 'only this status')
+    .option('--since <time>', 'from')
+    .option('--until <time>', 'until')
+    .action(action(async (opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+      const out = opts.output ? fs.createWriteStream(path.resolve(opts.output as string)) : process.stdout;
+      const res = await exportAudits(context(db, dir), {
+        format: opts.format as AuditExportFormat, includeContent: Boolean(opts.includeContent), sessionKey: opts.session as string,
+        file: opts.file as string, status: opts.status as string, since: opts.since as string, until: opts.until as string,
+      }, out);
+      if (opts.output) {
+        await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
+        process.stderr.write(`exported ${res.count} audit(s) as ${res.format} to ${opts.output}\n`);
+      }
+    })));
+
+  withWorkspace(g.command('rollback [auditId]').description('undo a write (or, with --session, every write of a session, newest first)'))
+    .option('--session <key>', 'roll back every write of this session')
+    .option('--since <time>', 'with --session: from')
+    .option('--until <time>', 'with --session: until')
+    .option('--reason <text>', 'why (kept in the rollbacks table)')
+    .option('--by <name>', 'who is rolling back (default: $USER)')
+    .option('--dry-run', 'show the resulting file and diff; write nothing')
+    .option('--force', 'restore the before-snapshot even if later edits conflict (the current content is kept as a backup snapshot)')
+    .action(action(async (auditId: string | undefined, opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+      const ctx = context(db, dir, opts.by);
+      if (!auditId && !opts.session) throw new AppError('Invalid', 'rollback: give an audit id or --session <key>');
+      if (!opts.dryRun) await prepare(ctx);
+      const common = { reason: opts.reason as string, by: opts.by as string, dryRun: Boolean(opts.dryRun), force: Boolean(opts.force) };
+      if (opts.session) {
+        const res = await rollbackSession(ctx, { sessionKey: opts.session as string, since: opts.since as string, until: opts.until as string, ...common });
+        if (opts.json) return printJson(res);
+        for (const i of res.items) console.log(`${i.ok ? pc.green('ok  ') : pc.red('FAIL')} ${i.auditId} ${i.targetFile} ${i.ok ? i.result?.mode : i.error?.message}`);
+        console.log(`${res.dryRun ? 'would roll back' : 'rolled back'} ${res.rolledBack}, failed ${res.failed}`);
+        if (res.failed) process.exitCode = 1;
+        return;
+      }
+      const r = await rollbackWrite(ctx, { auditId: auditId!, ...common });
+      if (opts.json) return printJson(r);
+      if (r.conflict) {
+        console.log(r.conflict.message);
+        process.exitCode = 1;
+        return;
+      }
+      console.log(colorDiff(r.diff));
+      const verb = r.dryRun ? 'would' : 'did';
+      console.log(`${verb} ${r.deletesFile ? `delete ${r.targetFile}` : `restore ${r.targetFile}`} (${r.mode})${r.rollbackAuditId ? `; rollback audit ${r.rollbackAuditId}` : ''}${r.reappliesAuditId ? `; re-applies ${r.reappliesAuditId}` : ''}`);
+      if (r.dryRun && r.resultContent !== null && !opts.json) console.log(`\n--- resulting ${r.targetFile} ---\n${r.resultContent}`);
+    })));
+
+  withWorkspace(g.command('retry <auditId>').description('re-apply a write with a corrected fact, file or content'))
+    .option('--fact <text>', 'the corrected fact (default: the correction or original fact)')
+    .option('--file <file>', 'the corrected target file')
+    .option('--content-file <path>', 'use this file as the complete new content')
+    .option('--reason <text>', 'why')
+    .option('--by <name>', 'who')
+    .option('--dry-run', 'print the proposed content; write nothing')
+    .action(action(async (auditId: string, opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+      const ctx = context(db, dir, opts.by);
+      const content = opts.contentFile ? fs.readFileSync(path.resolve(opts.contentFile as string), 'utf8') : undefined;
+      if (!opts.dryRun) await prepare(ctx);
+      const r = await retryWrite(ctx, { auditId, fact: opts.fact as string, file: opts.file as string, content, reason: opts.reason as string, by: opts.by as string, dryRun: Boolean(opts.dryRun) });
+      if (opts.json) return printJson(r);
+      console.log(colorDiff(r.diff));
+      console.log(r.dryRun ? `\n--- proposed ${r.targetFile} ---\n${r.proposedContent}` : `wrote ${r.targetFile}; retry audit ${r.retryAuditId}`);
+    })));
+
+  withWorkspace(g.command('correct <auditId>').description('record what write_guardian should have done'))
+    .requiredOption('--status <status>', 'written | refused')
+    .requiredOption('--reason <text>', 'why the decision was wrong')
+    .option('--fact <text>', 'the corrected fact')
+    .option('--file <file>', 'the corrected target file')
+    .option('--apply-to-future', 'use this correction for similar later samples')
+    .option('--pattern <text>', 'what later samples must resemble (default: the original fact)')
+    .option('--by <name>', 'who')
+    .action(action(async (auditId: string, opts: Opts) => withDatabase(opts, ({ db }, dir) => {
+      const c = correctWrite(context(db, dir, opts.by), {
+        auditId, status: opts.status as 'written' | 'refused', reason: opts.reason as string, fact: opts.fact as string, file: opts.file as string,
+        applyToFuture: Boolean(opts.applyToFuture), pattern: opts.pattern as string, by: opts.by as string,
+      });
+      if (opts.json) return printJson(c);
+      console.log(`correction ${c.id} recorded for ${c.auditId}: ${c.originalStatus} → ${c.correctedStatus}${c.applyToFuture ? ' (applies to future samples)' : ''}`);
+    })));
+
+  withWorkspace(g.command('corrections').description('list behaviour corrections'))
+    .option('--future', 'only apply-to-future corrections, in the form dataset collection matches against')
+    .action(action(async (opts: Opts) => withDatabase(opts, ({ db }, dir) => {
+      const ctx = context(db, dir);
+      const list = opts.future ? listFutureCorrections(ctx) : listCorrections(ctx);
+      if (opts.json) return printJson(list);
+      for (const c of list) console.log(JSON.stringify(c));
+      if (!list.length) console.log('no corrections');
+    })));
+
+  withWorkspace(g.command('prune-snapshots').description('keep at most N snapshots per file, deleting only unreferenced ones'))
+    .option('--max <n>', 'maxSnapshotsPerFile', int, 100)
+    .option('-f, --file <file>', 'only this file')
+    .action(action(async (opts: Opts) => withDatabase(opts, ({ db }, dir) => {
+      const r = pruneSnapshots(context(db, dir), { maxSnapshotsPerFile: opts.max as number, file: opts.file as string });
+      if (opts.json) return printJson(r);
+      for (const f of r.files) console.log(`${f.fileName}: ${f.before} snapshots, deleted ${f.deleted}, kept ${f.kept}`);
+    })));
+
+  withWorkspace(g.command('reconcile').description('finish or cancel workbench writes a crash left unfinished, and record external edits'))
+    .action(action(async (opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+      const ctx = context(db, dir);
+      const messages = await reconcilePending(ctx);
+      const external = recordExternalChanges(ctx);
+      if (opts.json) return printJson({ messages, external });
+      for (const m of messages) console.log(m);
+      for (const e of external) console.log(`external change recorded: ${e.fileName} (${e.kind}) audit ${e.auditId}`);
+      if (!messages.length && !external.length) console.log('files and database agree');
+    })));
 }
