@@ -3,6 +3,7 @@ import { action, printJson, withDatabase, withWorkspace, workspaceDir, type Glob
 import { backupDatabase } from '../../main/services/lifecycle/backup';
 import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
 import { pruneOldData } from '../../main/services/lifecycle/retention';
+import { exportConversations } from '../../main/services/lifecycle/archive';
 import { AppError } from '../../shared/errors';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
 
@@ -116,6 +117,34 @@ function registerExclude(program: Command): void {
   );
 }
 
+/** A time given as ms since epoch, an ISO date-time, or a YYYY-MM-DD day (UTC midnight). */
+export function parseTime(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(ms)) throw new AppError('Invalid', `${name}: "${value}" is not a date (use YYYY-MM-DD, an ISO time or ms since epoch)`);
+  return ms;
+}
+
+function registerExportConversations(program: Command): void {
+  withWorkspace(
+    program
+      .command('export-conversations')
+      .description('write conversations (one turn with its decisions and writes per line) as JSONL; excluded sessions are left out')
+      .option('--since <time>', 'from (inclusive): YYYY-MM-DD, ISO time or ms')
+      .option('--until <time>', 'to (exclusive): YYYY-MM-DD, ISO time or ms')
+      .option('-o, --output <file>', 'output file (default .openclaw-reflection/exports/conversations-<since>_<until>.jsonl)'),
+  ).action(
+    action(async (opts: GlobalOptions & { since?: string; until?: string; output?: string }) => {
+      const since = parseTime('since', opts.since);
+      const until = parseTime('until', opts.until);
+      const r = await withDatabase(opts, ({ db }, dir) => exportConversations({ db, workspaceDir: dir }, { since, until, output: opts.output }));
+      if (opts.json) printJson(r);
+      else process.stdout.write(`${r.turns} turns written to ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB)\n`);
+    }),
+  );
+}
+
 function registerPrune(program: Command): void {
   withWorkspace(
     program
@@ -142,6 +171,7 @@ function registerPrune(program: Command): void {
 }
 
 export function register(program: Command): void {
+  registerExportConversations(program);
   registerPrune(program);
   registerExclude(program);
   registerSettings(program);
