@@ -26,6 +26,8 @@ export interface MemoryGateNegativeSample {
   /** Set when the correct decision writes something (a correction to another fact or file). */
   correctFact?: string;
   rejectionReason: string;
+  /** memory_gate's own reason for the wrong decision (the non-preferred output of a preference pair). */
+  originalReason?: string;
 }
 
 export interface WriteGuardianSample {

@@ -1,0 +1,25 @@
+// Dataset curation: collect, score, protect privacy, dedupe, review and export (issue 5).
+export { datasetCollectionConfigSchema, defaultDatasetConfig, resolveDatasetConfig, DEFAULT_REDACT_PATTERNS } from './config';
+export type { DatasetCollectionConfig, DatasetCollectionConfigInput } from './config';
+export { collectSamples, type CollectOptions, type CollectResult } from './collect';
+export {
+  listSamples,
+  getSample,
+  reviewSample,
+  undoLastReview,
+  setPiiSpanDecision,
+  type ListSamplesInput,
+  type SamplePage,
+  type ReviewAction,
+  type ReviewInput,
+  type PiiSpanDecisionInput,
+  type UndoResult,
+} from './review';
+export { datasetStats, qualityReport, type DatasetStats, type QualityReport, type FactorSummary } from './stats';
+export { exportDataset, previewExport, TOKEN_LIMIT, type ExportOptions, type ExportResult, type ExportedFile, type PreviewRecord } from './export';
+export { detectFeedbackSignals, FEEDBACK_TYPES, type FeedbackSignal, type FeedbackType } from './feedback';
+export { minhash, similarity, fingerprint, normalizeText } from './similarity';
+export { scoreQuality, type QualityFactors } from './quality';
+export type { StoredPiiSpan } from './privacy';
+export * from './types';
+export * from './formats';
