@@ -1,7 +1,31 @@
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { getApiClient, type ApiClient } from './api';
+import { App } from './App';
+import { ErrorMessage } from './components/ErrorMessage';
+import { ApiContext } from './lib/api';
+import './styles/app.css';
 
-function App() {
-  return <h1>Reflection Workbench</h1>;
+const root = createRoot(document.getElementById('root')!);
+let client: ApiClient | null = null;
+let failure: unknown = null;
+try {
+  client = getApiClient();
+} catch (e) {
+  failure = e;
 }
 
-createRoot(document.getElementById('root')!).render(<App />);
+root.render(
+  <StrictMode>
+    {client ? (
+      <ApiContext.Provider value={client}>
+        <App />
+      </ApiContext.Provider>
+    ) : (
+      <div className="pad">
+        <h1>Reflection Workbench</h1>
+        <ErrorMessage action="Connecting to the workbench" error={failure} />
+      </div>
+    )}
+  </StrictMode>,
+);

@@ -1,0 +1,148 @@
+// A virtualized list over keyset-paged API results: only the visible rows are in the DOM, and the
+// next page is fetched when the viewport nears the end of what is loaded. A million rows cost what
+// the rows on screen cost.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { useDataVersion } from '../lib/useAsync';
+import { ErrorMessage } from './ErrorMessage';
+
+export interface PageResult<T, C> {
+  items: T[];
+  next: C | null | undefined;
+}
+
+interface Props<T, C> {
+  /** Changes when filters change: the list starts again from the first page. */
+  resetKey: string;
+  fetchPage: (cursor: C | undefined, signal: AbortSignal) => Promise<PageResult<T, C>>;
+  getKey: (item: T) => string;
+  renderRow: (item: T, index: number) => ReactNode;
+  estimateSize: number;
+  action: string;
+  empty?: ReactNode;
+  header?: ReactNode;
+  className?: string;
+  selectedKey?: string;
+  onSelect?: (item: T) => void;
+  /** Rows that change height (expanded) are measured. */
+  dynamic?: boolean;
+  onCount?: (loaded: number, complete: boolean) => void;
+}
+
+interface ListState<T, C> {
+  items: T[];
+  cursor: C | null | undefined;
+  done: boolean;
+  loading: boolean;
+  error: unknown;
+}
+
+export function PagedList<T, C>(props: Props<T, C>) {
+  const { resetKey, fetchPage, getKey, renderRow, estimateSize, action, dynamic } = props;
+  const version = useDataVersion();
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<ListState<T, C>>({ items: [], cursor: undefined, done: false, loading: true, error: undefined });
+  const [fresh, setFresh] = useState(false);
+  const stateRef = useRef(state);
+  stateRef.current = state;
+  const fetchRef = useRef(fetchPage);
+  fetchRef.current = fetchPage;
+  const inflight = useRef<AbortController | null>(null);
+
+  const loadMore = useCallback((reset: boolean) => {
+    const s = stateRef.current;
+    if (!reset && (s.done || inflight.current)) return;
+    inflight.current?.abort();
+    const ctrl = new AbortController();
+    inflight.current = ctrl;
+    setState((p) => ({ ...p, loading: true, error: undefined }));
+    fetchRef.current(reset ? undefined : (s.cursor ?? undefined), ctrl.signal).then(
+      (page) => {
+        if (ctrl.signal.aborted) return;
+        inflight.current = null;
+        setState((p) => ({
+          items: reset ? page.items : p.items.concat(page.items),
+          cursor: page.next,
+          done: page.next == null,
+          loading: false,
+          error: undefined,
+        }));
+      },
+      (error) => {
+        if (ctrl.signal.aborted) return;
+        inflight.current = null;
+        setState((p) => ({ ...p, loading: false, error, done: true }));
+      },
+    );
+  }, []);
+
+  useEffect(() => {
+    scrollRef.current?.scrollTo({ top: 0 });
+    setFresh(false);
+    loadMore(true);
+    return () => inflight.current?.abort();
+  }, [resetKey, loadMore]);
+
+  // On a database change: near the top, reload quietly; deep in the list, offer to reload rather than
+  // yank the rows from under the curator.
+  const firstVersion = useRef(version);
+  useEffect(() => {
+    if (version === firstVersion.current) return;
+    firstVersion.current = version;
+    if ((scrollRef.current?.scrollTop ?? 0) < estimateSize * 5) loadMore(true);
+    else setFresh(true);
+  }, [version, estimateSize, loadMore]);
+
+  const { items, done, loading, error } = state;
+  const virtualizer = useVirtualizer({
+    count: items.length + (done ? 0 : 1),
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => estimateSize,
+    overscan: 8,
+    getItemKey: (i) => (i < items.length ? getKey(items[i]) : '__loader'),
+  });
+  const virtualItems = virtualizer.getVirtualItems();
+  const last = virtualItems[virtualItems.length - 1];
+  useEffect(() => {
+    if (last && last.index >= items.length - 20 && !done && !loading && !error) loadMore(false);
+  }, [last, items.length, done, loading, error, loadMore]);
+
+  useEffect(() => props.onCount?.(items.length, done), [items.length, done, props]);
+
+  return (
+    <div className={`paged-list ${props.className ?? ''}`}>
+      {props.header}
+      {fresh && (
+        <button type="button" className="fresh-banner" onClick={() => { setFresh(false); loadMore(true); scrollRef.current?.scrollTo({ top: 0 }); }}>
+          New data recorded — show latest
+        </button>
+      )}
+      <ErrorMessage action={action} error={error} onRetry={() => loadMore(items.length === 0)} />
+      <div ref={scrollRef} className="paged-list-scroll" data-testid="list-scroll">
+        {!loading && !error && items.length === 0 ? (
+          <div className="empty">{props.empty ?? 'Nothing here yet.'}</div>
+        ) : (
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualItems.map((vi) => {
+              const item = items[vi.index];
+              const key = item === undefined ? '__loader' : getKey(item);
+              return (
+                <div
+                  key={vi.key}
+                  data-index={vi.index}
+                  ref={dynamic ? virtualizer.measureElement : undefined}
+                  className={`row${key === props.selectedKey ? ' selected' : ''}${vi.index % 2 ? ' odd' : ''}`}
+                  style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${vi.start}px)`, height: dynamic ? undefined : vi.size }}
+                  onClick={item !== undefined && props.onSelect ? () => props.onSelect!(item) : undefined}
+                  aria-selected={key === props.selectedKey}
+                >
+                  {item === undefined ? <div className="row-loading">Loading…</div> : renderRow(item, vi.index)}
+                </div>
+              );
+            })}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}

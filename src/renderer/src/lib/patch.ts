@@ -1,0 +1,14 @@
+import { applyPatch, parsePatch, reversePatch } from 'diff';
+
+/** The text a unified diff started from, given the text it produced (null when it cannot be rebuilt). */
+export function textBeforePatch(after: string, unifiedDiff: string | null): string | null {
+  if (!unifiedDiff) return after;
+  try {
+    const patches = parsePatch(unifiedDiff);
+    if (patches.length !== 1) return null;
+    const before = applyPatch(after, reversePatch(patches[0]));
+    return before === false ? null : before;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,322 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { PiiSpanDto, SampleDetail } from '../../../shared/contract';
+import { KeyCap } from '../components/Chip';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { redactLocally } from '../components/PiiText';
+import { useApi } from '../lib/api';
+import { formatCount } from '../lib/format';
+import { isTypingTarget } from '../lib/keys';
+import { hrefFor, useViewParams } from '../lib/route';
+import { useAsync } from '../lib/useAsync';
+import { SampleView } from './review/SampleView';
+import { humanizePath, parseRedacted, textAt } from './review/sampleFields';
+import { throughput, useReviewQueue, type QueueFilter } from './review/useReviewQueue';
+
+export const REVIEW_KEYS: { keys: string[]; label: string }[] = [
+  { keys: ['a'], label: 'Approve' },
+  { keys: ['r'], label: 'Reject' },
+  { keys: ['n'], label: 'Needs review' },
+  { keys: ['e'], label: 'Edit the sample' },
+  { keys: ['u', 'Ctrl+Z'], label: 'Undo the last action' },
+  { keys: ['j', '↓', '→'], label: 'Next sample' },
+  { keys: ['k', '↑', '←'], label: 'Previous sample' },
+  { keys: [']', '['], label: 'Select next / previous PII span' },
+  { keys: ['x'], label: 'Toggle the selected span: redact / keep' },
+  { keys: ['?'], label: 'Show / hide this list' },
+  { keys: ['Esc'], label: 'Close overlay or editor' },
+];
+
+declare global {
+  interface Window {
+    /** Key press → next sample painted, in ms; read by bench/ui.ts. */
+    __reviewTimings?: number[];
+  }
+}
+
+export function ReviewView() {
+  const api = useApi();
+  const [params, setParams] = useViewParams('review');
+  const filter: QueueFilter = params.status === 'needs_review' || params.status === 'all' ? params.status : 'pending';
+  const q = useReviewQueue(api, filter);
+  const [help, setHelp] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [spanIndex, setSpanIndex] = useState(0);
+  const stats = useAsync(() => api.call('dataset.stats', {}), []);
+  const keyAt = useRef<number | null>(null);
+  const [lastSwitchMs, setLastSwitchMs] = useState<number | null>(null);
+
+  const spans = q.detail?.piiSpans ?? [];
+  const selectedSpan: PiiSpanDto | undefined = spans[Math.min(spanIndex, spans.length - 1)];
+  useEffect(() => setSpanIndex(0), [q.current?.id]);
+
+  // Key press to next sample on screen: measured after the commit, at the next frame.
+  useLayoutEffect(() => {
+    const t0 = keyAt.current;
+    if (t0 == null || !q.detail) return;
+    keyAt.current = null;
+    requestAnimationFrame(() => {
+      const ms = performance.now() - t0;
+      (window.__reviewTimings ??= []).push(ms);
+      setLastSwitchMs(ms);
+    });
+  }, [q.detail?.id]);
+
+  const handler = useRef<(e: KeyboardEvent) => void>(() => undefined);
+  handler.current = (e: KeyboardEvent) => {
+    if (editing || isTypingTarget(e.target)) return;
+    const k = e.key;
+    if ((e.ctrlKey || e.metaKey) && k.toLowerCase() === 'z') {
+      e.preventDefault();
+      void q.undo();
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const mark = () => (keyAt.current = performance.now());
+    switch (k) {
+      case '?': setHelp((h) => !h); break;
+      case 'Escape': setHelp(false); break;
+      case 'a': mark(); q.act('approve'); break;
+      case 'r': mark(); q.act('reject'); break;
+      case 'n': mark(); q.act('needs_review'); break;
+      case 'e': if (q.detail) setEditing(true); break;
+      case 'u': void q.undo(); break;
+      case 'j': case 'ArrowDown': case 'ArrowRight': mark(); q.move(1); break;
+      case 'k': case 'ArrowUp': case 'ArrowLeft': mark(); q.move(-1); break;
+      case ']': setSpanIndex((i) => (spans.length ? (i + 1) % spans.length : 0)); break;
+      case '[': setSpanIndex((i) => (spans.length ? (i - 1 + spans.length) % spans.length : 0)); break;
+      case 'x':
+        if (q.detail && selectedSpan) void q.setSpanDecision(q.detail.id, selectedSpan.id, selectedSpan.decision === 'keep' ? 'redact' : 'keep');
+        break;
+      default: return;
+    }
+    e.preventDefault();
+  };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => handler.current(e);
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const rate = throughput(q.actionTimes);
+  const s = stats.data;
+  const reviewedPct = s && s.total ? Math.round((s.reviewed / s.total) * 100) : 0;
+  const toggle = (span: PiiSpanDto) => q.detail && void q.setSpanDecision(q.detail.id, span.id, span.decision === 'keep' ? 'redact' : 'keep');
+  return (
+    <div className="view" data-testid="view-review">
+      <div className="view-header">
+        <h1>Review</h1>
+        <label>
+          Queue
+          <select value={filter} onChange={(e) => setParams({ status: e.target.value === 'pending' ? undefined : e.target.value })} aria-label="Queue">
+            <option value="pending">pending</option>
+            <option value="needs_review">needs review</option>
+            <option value="all">all samples</option>
+          </select>
+        </label>
+        <span data-testid="review-position">
+          {q.rows.length ? `Sample ${q.pos + 1} of ${formatCount(q.rows.length)}${q.hasMore ? '+' : ''}` : q.loading ? 'Loading…' : 'The queue is empty'}
+        </span>
+        <span className="grow" />
+        <span className="muted small" data-testid="review-throughput">{rate ? `${rate.toFixed(1)} samples/min` : 'samples/min: —'}</span>
+        {lastSwitchMs != null && <span className="muted small" title="key press to next sample on screen">{Math.round(lastSwitchMs)} ms</span>}
+        <button type="button" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><KeyCap k="?" /> keys</button>
+      </div>
+      {q.error && (
+        <div onClick={q.clearError}>
+          <ErrorMessage action={q.error.action} error={q.error.error} />
+        </div>
+      )}
+      <div className="review">
+        <div className="review-main">
+          {q.detail ? (
+            <SampleView sample={q.detail} selectedSpan={selectedSpan?.id} onToggle={toggle} />
+          ) : q.current ? (
+            <div className="muted">Loading sample…</div>
+          ) : (
+            !q.loading && (
+              <div className="empty">
+                Nothing to review here. Collect samples in <a href={hrefFor('datasets')}>Datasets</a>, or switch the queue.
+              </div>
+            )
+          )}
+        </div>
+        <aside className="review-side stack">
+          <div className="stack" style={{ gap: 4 }}>
+            <h3>Progress</h3>
+            <div className="bar"><span style={{ width: `${reviewedPct}%` }} /></div>
+            <span className="small" data-testid="review-progress">
+              {s ? `${formatCount(s.reviewed)} of ${formatCount(s.total)} reviewed (${reviewedPct}%)` : '—'}
+              {s?.byStatus ? ` · ${formatCount(s.byStatus.approved ?? 0)} approved · ${formatCount(s.byStatus.rejected ?? 0)} rejected` : ''}
+            </span>
+            <ErrorMessage action="Loading review progress" error={stats.error} />
+          </div>
+          {q.detail && <SampleFacts sample={q.detail} />}
+          {q.detail && spans.length > 0 && (
+            <PrivacyPanel sample={q.detail} selectedId={selectedSpan?.id} onSelect={(i) => setSpanIndex(i)} onDecide={(span, d) => void q.setSpanDecision(q.detail!.id, span.id, d)} />
+          )}
+        </aside>
+      </div>
+      <div className="keybar" data-testid="keybar">
+        <button type="button" onClick={() => q.act('approve')} disabled={!q.current}><KeyCap k="a" /> approve</button>
+        <button type="button" onClick={() => q.act('reject')} disabled={!q.current}><KeyCap k="r" /> reject</button>
+        <button type="button" onClick={() => q.act('needs_review')} disabled={!q.current}><KeyCap k="n" /> needs review</button>
+        <button type="button" onClick={() => setEditing(true)} disabled={!q.detail}><KeyCap k="e" /> edit</button>
+        <button type="button" onClick={() => void q.undo()}><KeyCap k="u" /> undo</button>
+        <button type="button" onClick={() => q.move(-1)} disabled={q.pos === 0}><KeyCap k="k" /> previous</button>
+        <button type="button" onClick={() => q.move(1)} disabled={q.pos >= q.rows.length - 1}><KeyCap k="j" /> next</button>
+        {spans.length > 0 && (
+          <>
+            <button type="button" onClick={() => setSpanIndex((i) => (i + 1) % spans.length)}><KeyCap k="]" /> next PII</button>
+            <button type="button" onClick={() => selectedSpan && toggle(selectedSpan)}><KeyCap k="x" /> redact / keep</button>
+          </>
+        )}
+        <span className="grow" />
+        <button type="button" onClick={() => setHelp(true)}><KeyCap k="?" /> all keys</button>
+      </div>
+      {help && <KeyOverlay onClose={() => setHelp(false)} />}
+      {editing && q.detail && (
+        <EditDialog
+          sample={q.detail}
+          onCancel={() => setEditing(false)}
+          onSave={async (content) => {
+            if (await q.edit(content)) setEditing(false);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function SampleFacts({ sample }: { sample: SampleDetail }) {
+  const f = sample.qualityFactors;
+  const bar = (label: string, v: number | null | undefined) => (
+    <div key={label} className="stack" style={{ gap: 2 }}>
+      <span className="small">{label}: {v == null ? '—' : v.toFixed(2)}</span>
+      <div className="bar"><span style={{ width: `${Math.round((v ?? 0) * 100)}%` }} /></div>
+    </div>
+  );
+  return (
+    <>
+      <div className="stack" style={{ gap: 6 }} data-testid="quality-factors">
+        <h3>Quality</h3>
+        {bar('score', sample.qualityScore)}
+        {f && bar('conversation clarity', f.conversationClarity)}
+        {f && bar('decision confidence', f.decisionConfidence)}
+        {f && bar('fact verifiability', f.factVerifiability)}
+      </div>
+      <div className="stack" style={{ gap: 4 }} data-testid="feedback-signals">
+        <h3>Feedback signals</h3>
+        {sample.feedbackSignals.length === 0 && <span className="muted small">None detected in the following turns.</span>}
+        {sample.feedbackSignals.map((s, i) => (
+          <div key={i} className="small">
+            <span className="chip">{s.kind}</span> <span className="prewrap">“{s.evidence}”</span>
+          </div>
+        ))}
+      </div>
+      <div className="small muted">
+        Session <a href={hrefFor('sessions', { id: sample.sessionId })}>{sample.sessionId}</a>
+        {sample.auditId && <> · <a href={hrefFor('writes', { id: sample.auditId })}>write</a></>}
+        {sample.annotationNotes && <div className="prewrap">Notes: {sample.annotationNotes}</div>}
+      </div>
+    </>
+  );
+}
+
+function PrivacyPanel({ sample, selectedId, onSelect, onDecide }: { sample: SampleDetail; selectedId?: string; onSelect: (i: number) => void; onDecide: (s: PiiSpanDto, d: 'redact' | 'keep') => void }) {
+  const redacted = parseRedacted(sample.piiRedactedContent);
+  const fields = [...new Set(sample.piiSpans.map((s) => s.field ?? ''))];
+  return (
+    <div className="stack" style={{ gap: 6 }} data-testid="privacy-panel">
+      <h3>Privacy</h3>
+      {sample.piiSpans.map((s, i) => (
+        <div key={s.id} className="row-flex small" style={{ outline: s.id === selectedId ? '2px solid var(--accent)' : undefined, borderRadius: 4, padding: 2 }} onClick={() => onSelect(i)} data-testid="pii-span-row">
+          <span className="chip">{s.type}</span>
+          <span className="mono grow" style={{ wordBreak: 'break-all' }}>{s.value}</span>
+          <button type="button" className={s.decision === 'redact' ? 'primary' : ''} onClick={() => onDecide(s, 'redact')} aria-pressed={s.decision === 'redact'}>redact</button>
+          <button type="button" className={s.decision === 'keep' ? 'primary' : ''} onClick={() => onDecide(s, 'keep')} aria-pressed={s.decision === 'keep'}>keep</button>
+        </div>
+      ))}
+      <h3>Redacted text (as exported)</h3>
+      <div data-testid="redacted-text" className="stack" style={{ gap: 4 }}>
+        {fields.map((field) => {
+          const original = textAt(sample.content, field);
+          const server = textAt(redacted, field);
+          // The server's copy is what the export writes; the local redaction stands in when there is none.
+          const spansHere = sample.piiSpans.filter((s) => (s.field ?? '') === field);
+          const text = server ?? (original != null ? redactLocally(original, spansHere) : null);
+          return (
+            <div key={field} className="msg redacted small">
+              <div className="msg-role">{humanizePath(field)}</div>
+              <div className="prewrap">{text ?? server ?? ''}</div>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+function KeyOverlay({ onClose }: { onClose: () => void }) {
+  return (
+    <div className="overlay" onClick={onClose} role="dialog" aria-label="Keyboard shortcuts" data-testid="keys-overlay">
+      <div className="dialog" onClick={(e) => e.stopPropagation()}>
+        <h2>Keyboard shortcuts</h2>
+        <p className="muted small">Every action is saved at once. Undo works after a reload too.</p>
+        <table>
+          <tbody>
+            {REVIEW_KEYS.map((k) => (
+              <tr key={k.label}>
+                <td>{k.keys.map((x) => <KeyCap key={x} k={x} />)}</td>
+                <td>{k.label}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <button type="button" onClick={onClose}>Close</button>
+      </div>
+    </div>
+  );
+}
+
+function EditDialog({ sample, onCancel, onSave }: { sample: SampleDetail; onCancel: () => void; onSave: (content: unknown) => Promise<void> }) {
+  const [text, setText] = useState(() => JSON.stringify(sample.content, null, 2));
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const save = async () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (e) {
+      setError(`The sample is not valid JSON: ${(e as Error).message}`);
+      return;
+    }
+    setSaving(true);
+    await onSave(parsed);
+    setSaving(false);
+  };
+  return (
+    <div className="overlay" role="dialog" aria-label="Edit sample" data-testid="edit-dialog">
+      <div className="dialog stack" style={{ width: 820 }}>
+        <h2>Edit sample</h2>
+        <p className="muted small">Change the content as it should be trained on. <KeyCap k="Ctrl+Enter" /> saves, <KeyCap k="Esc" /> cancels.</p>
+        <textarea
+          rows={22}
+          className="mono"
+          value={text}
+          autoFocus
+          onChange={(e) => { setText(e.target.value); setError(null); }}
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') onCancel();
+            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void save();
+          }}
+          aria-label="Sample content (JSON)"
+        />
+        {error && <span className="field-error">{error}</span>}
+        <div className="row-flex">
+          <button type="button" className="primary" onClick={() => void save()} disabled={saving}>{saving ? 'Saving…' : 'Save edit'}</button>
+          <button type="button" onClick={onCancel}>Cancel</button>
+        </div>
+      </div>
+    </div>
+  );
+}

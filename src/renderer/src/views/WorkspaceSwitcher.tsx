@@ -1,0 +1,58 @@
+import { useState } from 'react';
+import type { WorkspaceInfo } from '../../../shared/contract';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { useApi } from '../lib/api';
+import { useAction, useAsync } from '../lib/useAsync';
+
+export function WorkspaceSwitcher({ workspace, onOpened }: { workspace: WorkspaceInfo | undefined; onOpened: (w: WorkspaceInfo) => void }) {
+  const api = useApi();
+  const [open, setOpen] = useState(false);
+  const [dir, setDir] = useState('');
+  const recent = useAsync((signal) => api.call('workspace.recent', {}), [], { skip: !open, live: false });
+  const openWs = useAction(async (target: string) => {
+    const w = await api.call('workspace.open', { dir: target });
+    onOpened(w);
+    setOpen(false);
+    setDir('');
+    return w;
+  });
+  return (
+    <div className="workspace-switcher" data-testid="workspace-switcher">
+      <span className="muted">Workspace{workspace?.isDemo ? ' (demo)' : ''}</span>
+      <span className="ws-name" title={workspace?.dir}>{workspace?.name ?? '—'}</span>
+      <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
+        {open ? 'Close' : 'Open another…'}
+      </button>
+      {open && (
+        <div className="stack">
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (dir.trim()) void openWs.run(dir.trim());
+            }}
+            className="stack"
+          >
+            <label>
+              Folder path
+              <input value={dir} onChange={(e) => setDir(e.target.value)} placeholder="/path/to/workspace" />
+            </label>
+            <button type="submit" disabled={!dir.trim() || openWs.pending}>Open</button>
+          </form>
+          <ErrorMessage action="Opening the workspace" error={openWs.error} />
+          <ErrorMessage action="Loading recent workspaces" error={recent.error} />
+          {recent.data && recent.data.length > 0 && (
+            <div className="stack" style={{ gap: 2 }}>
+              <span className="muted">Recent</span>
+              {recent.data.map((r) => (
+                <button key={r.dir} type="button" className="link" disabled={!r.exists} title={r.dir} onClick={() => void openWs.run(r.dir)} style={{ textAlign: 'left' }}>
+                  {r.name}
+                  {r.exists ? '' : ' (missing)'}
+                </button>
+              ))}
+            </div>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,98 @@
+import { useCallback } from 'react';
+import { AUDIT_SOURCES, AUDIT_STATUSES, MEMORY_FILES, type AuditSource, type AuditStatus, type MemoryFileName } from '../../../shared/domain';
+import type { AuditRow } from '../../../shared/contract';
+import { Chip } from '../components/Chip';
+import { PagedList } from '../components/PagedList';
+import { useApi } from '../lib/api';
+import { formatTime, truncate } from '../lib/format';
+import { useViewParams } from '../lib/route';
+import { WriteDetail } from './writes/WriteDetail';
+
+const COLS = '130px 100px 96px 1fr 70px';
+
+export function WritesView() {
+  const api = useApi();
+  const [params, setParams] = useViewParams('writes');
+  const status = (AUDIT_STATUSES as readonly string[]).includes(params.status ?? '') ? (params.status as AuditStatus) : undefined;
+  const file = (MEMORY_FILES as readonly string[]).includes(params.file ?? '') ? (params.file as MemoryFileName) : undefined;
+  const source = (AUDIT_SOURCES as readonly string[]).includes(params.source ?? '') ? (params.source as AuditSource) : undefined;
+  const session = params.session || undefined;
+  const filterKey = JSON.stringify([status, file, source, session]);
+  const fetchPage = useCallback(
+    async (cursor: string | undefined, signal: AbortSignal) => {
+      const page = await api.call('guardian.list', { limit: 100, cursor, status, file, source, sessionId: session });
+      return { items: page.items, next: page.nextCursor };
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [api, filterKey],
+  );
+  return (
+    <div className="view" data-testid="view-writes">
+      <div className="view-header">
+        <h1>Writes</h1>
+        <div className="filters">
+          <label>
+            Status
+            <select value={status ?? ''} onChange={(e) => setParams({ status: e.target.value })} aria-label="Status">
+              <option value="">all</option>
+              {AUDIT_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+            </select>
+          </label>
+          <label>
+            File
+            <select value={file ?? ''} onChange={(e) => setParams({ file: e.target.value })} aria-label="File">
+              <option value="">all</option>
+              {MEMORY_FILES.map((f) => <option key={f} value={f}>{f}</option>)}
+            </select>
+          </label>
+          <label>
+            Source
+            <select value={source ?? ''} onChange={(e) => setParams({ source: e.target.value })} aria-label="Source">
+              <option value="">all</option>
+              {AUDIT_SOURCES.map((s) => <option key={s} value={s}>{s}</option>)}
+            </select>
+          </label>
+        </div>
+      </div>
+      <div className="split">
+        <PagedList<AuditRow, string>
+          resetKey={filterKey}
+          fetchPage={fetchPage}
+          getKey={(a) => a.id}
+          estimateSize={38}
+          action="Loading writes"
+          selectedKey={params.id}
+          onSelect={(a) => setParams({ id: a.id, tab: undefined, v: undefined }, true)}
+          empty="No writes recorded yet."
+          header={
+            <div className="list-head" style={{ gridTemplateColumns: COLS }}>
+              <span>Time</span>
+              <span>Status</span>
+              <span>File</span>
+              <span>Fact</span>
+              <span>Lines</span>
+            </div>
+          }
+          renderRow={(a) => (
+            <div className="list-row" style={{ gridTemplateColumns: COLS }} data-testid="write-row" data-status={a.status}>
+              <span className="cell muted">{formatTime(a.createdAt)}</span>
+              <span className="cell"><Chip value={a.status} /></span>
+              <span className="cell mono">{a.targetFile}</span>
+              <span className="cell" title={a.candidateFact ?? ''}>
+                {a.source !== 'plugin' && <Chip value={a.source} />} {truncate(a.candidateFact ?? a.reason, 140)}
+              </span>
+              <span className="cell small">
+                {a.lineChanges ? (
+                  <>
+                    <span style={{ color: 'var(--ok)' }}>+{a.lineChanges.added}</span> <span style={{ color: 'var(--bad)' }}>−{a.lineChanges.removed}</span>
+                  </>
+                ) : '—'}
+              </span>
+            </div>
+          )}
+        />
+        <div className="pane">{params.id ? <WriteDetail id={params.id} /> : <div className="empty">Select a write to see its diff.</div>}</div>
+      </div>
+    </div>
+  );
+}

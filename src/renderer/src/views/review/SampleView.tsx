@@ -1,0 +1,148 @@
+// One sample as the curator judges it: the conversation, the decision and fact, with PII highlighted
+// in place. Texts come from the sample content by field path, the same paths the PII spans carry.
+import type { ReactNode } from 'react';
+import type { PiiSpanDto, SampleDetail } from '../../../../shared/contract';
+import { Chip } from '../../components/Chip';
+import { PiiText } from '../../components/PiiText';
+import { humanizePath, textAt, textFields } from './sampleFields';
+
+interface FieldProps {
+  sample: SampleDetail;
+  path: string;
+  selectedSpan?: string;
+  onToggle: (span: PiiSpanDto) => void;
+}
+
+function spansFor(sample: SampleDetail, path: string): PiiSpanDto[] {
+  return sample.piiSpans.filter((s) => (s.field ?? '') === path);
+}
+
+function FieldText({ sample, path, selectedSpan, onToggle }: FieldProps) {
+  const text = textAt(sample.content, path);
+  if (text == null) return null;
+  return <PiiText text={text} spans={spansFor(sample, path)} selectedId={selectedSpan} onToggle={onToggle} />;
+}
+
+function Msg({ role, children }: { role: string; children: ReactNode }) {
+  const r = role === 'user' ? 'user' : 'agent';
+  return (
+    <div className={`msg msg-${r}`}>
+      <div className="msg-role">{r}</div>
+      <div className="prewrap">{children}</div>
+    </div>
+  );
+}
+
+function Conversation({ base, ...p }: Omit<FieldProps, 'path'> & { base: string }) {
+  const list = textFields(p.sample.content).filter((f) => f.path.startsWith(`${base}.`) && f.path.endsWith('.message'));
+  if (list.length === 0) return null;
+  return (
+    <div data-testid="sample-conversation">
+      {list.map((f) => {
+        const role = textAt(p.sample.content, f.path.replace(/\.message$/, '.role')) ?? 'user';
+        return (
+          <Msg key={f.path} role={role}>
+            <FieldText {...p} path={f.path} />
+          </Msg>
+        );
+      })}
+    </div>
+  );
+}
+
+function Row({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd className="prewrap">{children}</dd>
+    </>
+  );
+}
+
+export function SampleView({ sample, selectedSpan, onToggle }: { sample: SampleDetail; selectedSpan?: string; onToggle: (span: PiiSpanDto) => void }) {
+  const c = (sample.content ?? {}) as Record<string, unknown>;
+  const p = { sample, selectedSpan, onToggle };
+  const f = (path: string) => (textAt(c, path) != null ? <FieldText {...p} path={path} /> : null);
+  const type = typeof c.type === 'string' ? c.type : sample.sampleType;
+  let body: ReactNode;
+  if (type === 'memory_gate_positive' || type === 'memory_gate_negative') {
+    body = (
+      <>
+        <h3>Conversation</h3>
+        <Conversation {...p} base="conversation" />
+        <h3>Decision</h3>
+        <dl className="kv">
+          {type === 'memory_gate_negative' && (
+            <>
+              <Row label="Gate said">{typeof c.incorrectDecision === 'string' && <Chip value={c.incorrectDecision} />} {f('incorrectFact')}</Row>
+              <Row label="Should be">{typeof c.correctDecision === 'string' && <Chip value={c.correctDecision} />} {f('correctFact')}</Row>
+              <Row label="Why">{f('rejectionReason')}</Row>
+            </>
+          )}
+          {type === 'memory_gate_positive' && (
+            <>
+              <Row label="Decision">{typeof c.correctDecision === 'string' && <Chip value={c.correctDecision} />}</Row>
+              <Row label="Fact">{f('correctFact')}</Row>
+              <Row label="Reason">{f('reason')}</Row>
+            </>
+          )}
+        </dl>
+      </>
+    );
+  } else if (type === 'write_guardian_decision') {
+    body = (
+      <>
+        <dl className="kv">
+          <Row label="Decision">{typeof c.decision === 'string' && <Chip value={c.decision} />} <span className="mono">{String(c.targetFile ?? '')}</span></Row>
+          <Row label="Fact">{f('candidateFact')}</Row>
+          {textAt(c, 'reason') != null && <Row label="Reason">{f('reason')}</Row>}
+          {textAt(c, 'userCorrection.reason') != null && <Row label="Correction">{f('userCorrection.correctedDecision')} — {f('userCorrection.reason')}</Row>}
+        </dl>
+        <details>
+          <summary>File content the guardian saw</summary>
+          <div className="msg msg-agent prewrap mono">{f('currentFileContent')}</div>
+        </details>
+      </>
+    );
+  } else if (type === 'annotated_turn') {
+    body = (
+      <>
+        <details>
+          <summary>Context window</summary>
+          <Conversation {...p} base="context" />
+        </details>
+        <h3>Conversation</h3>
+        <Msg role="user">{f('memoryGate.input.currentUserMessage')}</Msg>
+        <Msg role="agent">{f('memoryGate.input.currentAgentReply')}</Msg>
+        <h3>Decision</h3>
+        <dl className="kv">
+          <Row label="Gate">{textAt(c, 'memoryGate.output.decision') && <Chip value={textAt(c, 'memoryGate.output.decision')!} />} {f('memoryGate.output.candidateFact')}</Row>
+          <Row label="Reason">{f('memoryGate.output.reason')}</Row>
+          <Row label="Label">{String(textAt(c, 'memoryGate.label') ?? '')}</Row>
+          <Row label="Guardian">{textAt(c, 'writeGuardian.output.status') && <Chip value={textAt(c, 'writeGuardian.output.status')!} />} {f('writeGuardian.input.targetFile')}</Row>
+        </dl>
+      </>
+    );
+  } else {
+    body = (
+      <dl className="kv">
+        {textFields(c).map((x) => (
+          <Row key={x.path} label={humanizePath(x.path)}>
+            <FieldText {...p} path={x.path} />
+          </Row>
+        ))}
+      </dl>
+    );
+  }
+  return (
+    <div className="stack" data-testid="review-sample" data-sample-id={sample.id} data-status={sample.annotationStatus}>
+      <div className="row-flex">
+        <Chip value={sample.sampleType} kind="pending" />
+        <Chip value={sample.annotationStatus} />
+        {sample.containsPii && <Chip value="contains PII" kind="needs-review" />}
+        <span className="muted small mono">{sample.id}</span>
+      </div>
+      {body}
+    </div>
+  );
+}
