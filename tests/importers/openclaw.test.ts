@@ -1,0 +1,145 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importOpenClaw, importReflectionLogs, stripUserEnvelope } from '../../src/main/services/importers';
+import { count, dataCounts, lines, newContext, openclawDir, pluginRoot, pluginWorkspace, writeFile } from './helpers';
+
+const synthetic = path.join(openclawDir, 'synthetic-state');
+const desktop = path.join(openclawDir, 'real-desktop-session-8555a0a4.excerpt.jsonl');
+const probe = path.join(openclawDir, 'real-probe-capture-0c751d66.excerpt.jsonl');
+const glm = path.join(openclawDir, 'real-conversation-info-glm.excerpt.jsonl');
+
+type Row = Record<string, unknown> & { user_metadata: string; agent_metadata: string; user_message_content: string; agent_message_content: string };
+const turnsOf = (db: ReturnType<typeof newContext>['db'], session: string) =>
+  (db.prepare('SELECT * FROM conversation_turns WHERE session_id = ? ORDER BY turn_number').all(session) as Row[]).map((t) => ({
+    ...t,
+    user: JSON.parse(t.user_metadata) as Record<string, any>,
+    agent: JSON.parse(t.agent_metadata) as Record<string, any>,
+  }));
+
+describe('import openclaw', () => {
+  it('imports the synthetic state dir: sessions.json, the topic file, envelopes, tool calls, failed attempts, mirror replies and compactions', async () => {
+    const ctx = newContext();
+    const report = await importOpenClaw(ctx, { source: synthetic });
+    expect(report.skippedCount).toBe(0);
+    expect(report.files.map((f) => path.basename(f.path))).toEqual([
+      '3f9c2b1e-5d4a-4c8e-9b2f-1a2b3c4d5e6f.jsonl',
+      '7d1e0a55-2b8c-4f3e-a1d2-9c8b7a6f5e4d-topic-42.jsonl',
+    ]);
+    expect(report.ignored).toMatchObject({ 'delivery-mirror replies': 1, 'failed attempts': 1, 'compactions marked': 1 });
+
+    const sessions = ctx.db.prepare('SELECT id, channel_id, account_id, metadata FROM sessions ORDER BY id').all() as Array<Record<string, string>>;
+    expect(sessions.map((s) => s.id)).toEqual(['channel:telegram:direct:7192195698', 'channel:telegram:group:-1001234567890:topic:42']);
+    expect(JSON.parse(sessions[0].metadata).openclaw).toMatchObject({ sessionKey: 'agent:main:telegram:direct:7192195698', displayName: 'Ominono', name: 'Home server ops' });
+
+    const dm = turnsOf(ctx.db, 'channel:telegram:direct:7192195698');
+    expect(dm.map((t) => [t.user_message_content, t.agent_message_content])).toEqual([
+      ['Can you check whether the backup job ran last night? Keep it short, I prefer brief replies.', 'Checking the backup log.\n\nYes — finished OK at 03:12 (41.2 GB).'],
+      ['Remember: always answer me in English, even if I write German. <media:image>', 'Noted — English from now on.'],
+      ["what's the disk usage?", '/ is at 63% (1.2 TB free).'],
+    ]);
+    // The untrusted-metadata envelope is gone from the text and kept as metadata.
+    expect(dm[0].user.envelope.conversationInfo).toMatchObject({ message_id: '1489', sender: 'Ominono' });
+    expect(dm[0]).toMatchObject({ user_message_id: '1489', user_from: 'Ominono (7192195698)' });
+    // Tool calls and results are metadata of the turn, with model and summed usage.
+    expect(dm[0].agent.toolCalls).toEqual([{ id: 'toolu_01SYNTH0000000000000001', name: 'exec', arguments: { command: 'tail -n 5 /var/log/backup.log' } }]);
+    expect(dm[0].agent.toolResults[0]).toMatchObject({ toolName: 'exec', isError: false, text: expect.stringContaining('backup finished OK') });
+    expect(dm[0].agent).toMatchObject({ model: 'claude-sonnet-4-6', provider: 'anthropic', usage: { input: 8430, output: 85 } });
+    // The failed attempt (content [], stopReason error) is metadata of the turn, not a turn.
+    expect(dm[1].user.failedAttempts).toEqual([expect.objectContaining({ entryId: 'a0000010', error: '529 overloaded_error' })]);
+    expect(dm[1].user.attachments).toEqual([{ type: 'image', mimeType: 'image/png' }]);
+    // The delivery-mirror digest is not a turn; the compaction is marked on the turn after it.
+    expect(dm.some((t) => t.agent_message_content.includes('Daily digest'))).toBe(false);
+    expect(dm[2].user.before).toEqual([expect.objectContaining({ kind: 'compaction', entryId: 'a0000013', tokensBefore: 151233 })]);
+
+    const topic = turnsOf(ctx.db, 'channel:telegram:group:-1001234567890:topic:42');
+    expect(topic.map((t) => [t.user_message_content, t.agent_message_content])).toEqual([['@clawbot any alerts overnight?', 'NO_REPLY']]);
+    expect(topic[0].user.envelope.conversationInfo).toMatchObject({ group_subject: 'Ops', topic_id: '42' });
+
+    const before = dataCounts(ctx.db);
+    const again = await importOpenClaw(ctx, { source: synthetic });
+    expect(again.status).toBe('nothing_new');
+    expect(dataCounts(ctx.db)).toEqual(before);
+  });
+
+  it('keeps the re-sent user text after failed attempts as one turn and skips the gateway-injected reply (real desktop excerpt)', async () => {
+    const ctx = newContext();
+    const report = await importOpenClaw(ctx, { source: desktop });
+    expect(report.skippedCount).toBe(0);
+    expect(report.ignored).toMatchObject({ 'gateway-injected replies': 1, 'failed attempts': 4 });
+    const [turn, ...rest] = turnsOf(ctx.db, 'openclaw:8555a0a4-0b79-459d-939c-e17cdbbf4fe2');
+    expect(rest).toHaveLength(0);
+    expect(turn.user_message_content).toBe('はくあ');
+    expect(turn.user).toMatchObject({ entryIds: ['6f2bd1b4', 'bdd64df5'], resentAfterFailure: 1, sentAt: 'Sun 2026-03-08 22:03 GMT+9' });
+    expect(turn.user.failedAttempts.map((f: { error: string }) => f.error)).toEqual(['fetch failed', 'fetch failed', 'fetch failed', 'fetch failed']);
+    expect(turn.user.envelope.sender).toMatchObject({ id: 'gateway-client', name: 'openclaw-tui' });
+    expect(turn.agent_message_content.startsWith('や。はくあ、いい名前だね。')).toBe(true);
+    expect(turn.agent.toolCalls.map((c: { name: string }) => c.name)).toEqual(['read', 'read', 'read', 'read', 'read']);
+    expect(turn.agent.toolResults).toHaveLength(5);
+    expect(turn.agent.model).toBe('gpt-5.4');
+    expect(count(ctx.db, "conversation_turns WHERE agent_message_content LIKE '%Agent failed before reply%'")).toBe(0);
+  });
+
+  it('follows the active branch across parentId gaps (real probe excerpt) and strips both envelopes (GLM excerpt)', async () => {
+    const ctx = newContext();
+    await importOpenClaw(ctx, { source: probe });
+    const [turn] = turnsOf(ctx.db, 'openclaw:0c751d66-8f74-429d-a604-b29855d36c41');
+    expect(turn).toMatchObject({ user_message_content: 'List the files in /work', agent_message_content: 'done' });
+    expect(turn.agent.toolCalls.map((c: { name: string }) => c.name)).toEqual(['exec', 'read']);
+    expect(turn.agent.toolResults.map((r: { text: string }) => r.text)).toEqual(['README.md\na.txt', '# Demo Project\nThis is the README for the probe test.\n']);
+
+    await importOpenClaw(ctx, { source: glm });
+    const [g] = turnsOf(ctx.db, 'openclaw:real-conversation-info-glm.excerpt');
+    expect(g.user_message_content.startsWith('https://feeds-drcn.cloud.huawei.com.cn/')).toBe(true);
+    expect(g.user_message_content.endsWith(' 收藏这个')).toBe(true);
+    expect(Object.keys(g.user.envelope)).toEqual(['conversationInfo', 'sender']);
+    expect(g.agent.toolCalls[0].name).toBe('call_device_tool');
+    expect(g.agent_message_content).toMatch(/^收藏链接时出现错误/);
+  });
+
+  it('lands on the same session as the plugin logs through the canonicalization mapping, in either order', async () => {
+    const transcript = lines(path.join(synthetic, 'agents', 'main', 'sessions', '3f9c2b1e-5d4a-4c8e-9b2f-1a2b3c4d5e6f.jsonl')).slice(0, 8).join('\n');
+    for (const order of ['logs-first', 'openclaw-first'] as const) {
+      const ctx = newContext();
+      const state = path.join(ctx.workspaceDir, 'openclaw-state');
+      const dir = path.join(state, 'agents', 'main', 'sessions');
+      writeFile(path.join(dir, 'sessions.json'), JSON.stringify({ 'agent:main:discord:channel:1478342210': { sessionId: 'd1', channel: 'discord', updatedAt: 1773133600000 } }));
+      writeFile(path.join(dir, 'd1.jsonl'), `${transcript}\n`);
+      if (order === 'logs-first') await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace });
+      await importOpenClaw(ctx, { source: state });
+      if (order === 'openclaw-first') await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace });
+      expect(ctx.db.prepare('SELECT id FROM sessions').pluck().all()).toEqual(['channel:discord:channel:1478342210']);
+      expect(count(ctx.db, "conversation_turns WHERE session_id = 'channel:discord:channel:1478342210'")).toBe(7);
+    }
+  });
+
+  it('reads a growing transcript incrementally: an open turn waits for its reply, then only the new rows are added', async () => {
+    const ctx = newContext();
+    const all = lines(path.join(synthetic, 'agents', 'main', 'sessions', '3f9c2b1e-5d4a-4c8e-9b2f-1a2b3c4d5e6f.jsonl'));
+    const file = path.join(ctx.workspaceDir, 'sessions', 's1.jsonl');
+    // Up to the tool result: the first turn is still waiting for the assistant's final reply.
+    writeFile(file, `${all.slice(0, 6).join('\n')}\n`);
+    const first = await importOpenClaw(ctx, { source: file });
+    expect(first.inserted.conversation_turns).toBeUndefined();
+    expect(first.notes.join(' ')).toMatch(/no reply yet/);
+    fs.appendFileSync(file, `${all.slice(6, 12).join('\n')}\n`);
+    const second = await importOpenClaw(ctx, { source: file });
+    expect(second.inserted.conversation_turns).toBe(2);
+    expect(second.files[0].fromOffset).toBeGreaterThan(0);
+    fs.appendFileSync(file, `${all.slice(12).join('\n')}\n`);
+    const third = await importOpenClaw(ctx, { source: file });
+    expect(third.inserted.conversation_turns).toBe(1);
+
+    const whole = newContext();
+    writeFile(path.join(whole.workspaceDir, 'sessions', 's1.jsonl'), `${all.join('\n')}\n`);
+    await importOpenClaw(whole, { source: path.join(whole.workspaceDir, 'sessions', 's1.jsonl') });
+    const shape = (db: typeof ctx.db) => db.prepare('SELECT id, user_message_content, agent_message_content, user_metadata, agent_metadata FROM conversation_turns ORDER BY turn_number').all();
+    expect(shape(ctx.db)).toEqual(shape(whole.db));
+  });
+
+  it('strips envelopes and the timestamp prefix but leaves ordinary text alone', () => {
+    expect(stripUserEnvelope('hello [Sun 2026-03-08 22:03 GMT+9] world')).toEqual({ text: 'hello [Sun 2026-03-08 22:03 GMT+9] world', blocks: {} });
+    const env = stripUserEnvelope('Sender (untrusted metadata):\n```json\n{"id": 7}\n```\n\n[Mon 2026-03-09 08:00 GMT+2] hi');
+    expect(env).toEqual({ text: 'hi', blocks: { sender: { id: 7 } }, sentAt: 'Mon 2026-03-09 08:00 GMT+2' });
+  });
+});
