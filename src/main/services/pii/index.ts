@@ -2,7 +2,7 @@
 import { detectEmails, detectPhones } from './detectors/contact';
 import { detectNames } from './detectors/names';
 import { detectIps, detectUrlCredentials } from './detectors/network';
-import { detectCards, detectChineseIds, isValidChineseId } from './detectors/numbers';
+import { detectCards, detectChineseIds, detectIbans, isValidChineseId } from './detectors/numbers';
 import { DEFAULT_KEY_PATTERNS, detectSecrets } from './detectors/secrets';
 import { resolveOverlaps } from './resolve';
 import type { DetectOptions, PiiSpan } from './types';
@@ -23,6 +23,7 @@ export function detectPii(text: string, opts: DetectOptions = {}): PiiSpan[] {
     ...detectEmails(text),
     ...detectChineseIds(text),
     ...detectCards(text),
+    ...detectIbans(text),
     ...detectIps(text),
     ...detectPhones(text),
   ];

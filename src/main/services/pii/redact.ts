@@ -16,6 +16,7 @@ function canonicalValue(type: PiiType, value: string): string {
       // +86 13812345678 and 13812345678 are the same mobile.
       return type === 'PHONE' && /^(?:0086|86)1[3-9]\d{9}$/.test(digits) ? digits.replace(/^0{0,2}86/, '') : digits;
     }
+    case 'IBAN':
     case 'CN_ID':
       return value.replace(/\s/g, '').toUpperCase();
     case 'EMAIL':

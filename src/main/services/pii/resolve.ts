@@ -9,6 +9,7 @@ const SPECIFICITY: Record<PiiType, number> = {
   EMAIL: 70,
   CREDIT_CARD: 60,
   BANK_CARD: 58,
+  IBAN: 57,
   PASSWORD: 55,
   IP_ADDRESS: 50,
   PHONE: 40,

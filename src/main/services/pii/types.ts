@@ -12,6 +12,8 @@ export const PII_TYPES = [
   'PRIVATE_KEY',
   'PASSWORD',
   'PERSON',
+  // Added after the first contract: bank account numbers in IBAN form (mod-97 checked).
+  'IBAN',
 ] as const;
 export type PiiType = (typeof PII_TYPES)[number];
 

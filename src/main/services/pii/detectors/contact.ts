@@ -1,6 +1,6 @@
 import { findPhoneNumbersInText, isValidPhoneNumber, type CountryCode } from 'libphonenumber-js/max';
 import type { PiiSpan } from '../types';
-import { hasLookalikeContext, isAsciiWordAt, makeSpan } from '../util';
+import { followedByStreet, hasLookalikeContext, isAsciiWordAt, makeSpan } from '../util';
 
 // Local part per RFC 5322 "atext" plus dots; domain labels incl. punycode; TLD of letters or xn--.
 const EMAIL =
@@ -12,6 +12,8 @@ export function detectEmails(text: string): PiiSpan[] {
     let start = m.index;
     // Quotes and backticks are legal atext but in prose they wrap the address.
     while (start < m.index + m[0].length && /['`{|}]/.test(text[start])) start++;
+    const local = text.slice(start, text.indexOf('@', start));
+    if (!/[A-Za-z0-9]/.test(local)) continue; // "****@example.com" is a masked URL password
     out.push(makeSpan(text, 'EMAIL', start, m.index + m[0].length, 0.9, 'pattern:email'));
   }
   return out;
@@ -24,6 +26,17 @@ export function detectEmails(text: string): PiiSpan[] {
  */
 const TRUNK_REGIONS: CountryCode[] = ['GB', 'DE', 'IL', 'IN', 'BR', 'JP', 'FR', 'IT', 'AU'];
 
+// US social security (123-45-6789) and Korean resident numbers (123456-1234567) have phone-like digits.
+const NOT_PHONE_SHAPES = /^(?:\d{3}-\d{2}-\d{4}|\d{6}-\d{7})$/;
+
+/** Rejects numbers glued to letters, continuing with more groups (MAC addresses), or introduced as something else. */
+function plausiblePhoneSpan(text: string, start: number, end: number): boolean {
+  if (isAsciiWordAt(text, start - 1) || isAsciiWordAt(text, end)) return false;
+  if (/^[-.:][0-9A-Fa-f]{1,4}\b/.test(text.slice(end, end + 6)) || /\b[0-9A-Fa-f]{1,4}[-.:]$/.test(text.slice(Math.max(0, start - 6), start))) return false;
+  if (NOT_PHONE_SHAPES.test(text.slice(start, end))) return false;
+  return !hasLookalikeContext(text, start) && !followedByStreet(text, end);
+}
+
 const DIGITS_7 = /\d(?:[^\d\n]{0,3}\d){6}/;
 
 export function detectPhones(text: string): PiiSpan[] {
@@ -32,9 +45,7 @@ export function detectPhones(text: string): PiiSpan[] {
   const seen = new Set<string>();
   const add = (start: number, end: number, confidence: number, detector: string) => {
     const key = `${start}:${end}`;
-    if (seen.has(key)) return;
-    if (isAsciiWordAt(text, start - 1) || isAsciiWordAt(text, end)) return;
-    if (hasLookalikeContext(text, start)) return;
+    if (seen.has(key) || !plausiblePhoneSpan(text, start, end)) return;
     seen.add(key);
     out.push(makeSpan(text, 'PHONE', start, end, confidence, detector));
   };
@@ -53,11 +64,43 @@ export function detectPhones(text: string): PiiSpan[] {
     for (const region of TRUNK_REGIONS) {
       for (const f of findPhoneNumbersInText(text, { defaultCountry: region })) {
         const raw = text.slice(f.startsAt, f.endsAt);
-        if (raw.startsWith('+') || /^\(?0/.test(raw)) add(f.startsAt, f.endsAt, 0.7, 'libphonenumber');
+        // A bare run like 078051121 is as likely an account or ID number; want the grouping people type.
+        if (raw.startsWith('+') || (/^\(?0/.test(raw) && /[\s().-]/.test(raw))) add(f.startsAt, f.endsAt, 0.7, 'libphonenumber');
       }
     }
   }
   out.push(...detectChineseFallback(text, seen));
+  out.push(...detectPhonesByContext(text, seen));
+  return out;
+}
+
+// Words that announce a phone number before it ("Phone:", "call me on", "电话") or after it ("... office").
+const PHONE_BEFORE =
+  /(?:phone|tel|telephone|mobile|cell|cellphone|fax|desk|office|home|work|call(?:\s+me)?(?:\s+(?:on|at))?|text(?:\s+me)?|whatsapp|sms|answering(?:\s+at)?|reach(?:\s+me)?(?:\s+at)?|contact|registered|messages\s+to|电话|手机|手机号|座机|联系方式|联系|致电|传真|号码)[^\n\d]{0,12}\n?[^\n\d]{0,3}$/i;
+const PHONE_AFTER = /^\s*[-–(]?\s*(?:office|fax|mobile|cell|home|work|desk)\b/i;
+// A run of 7-15 digits with the separators people type, optionally an extension.
+const LOCAL_NUMBER = /(?<![\w+.\-/])\+?\(?\d[\d().\- ]{5,22}\d(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/])/g;
+
+/**
+ * Local numbers libphonenumber cannot place without a region ("Phone: 451 5986"). Only with a phone
+ * word right before or after, and never something shaped like a date, time or amount.
+ */
+function detectPhonesByContext(text: string, seen: Set<string>): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(LOCAL_NUMBER)) {
+    let raw = m[0].replace(/[\s(.\-]+$/, '');
+    const digits = raw.replace(/x.*$|ext.*$/i, '').replace(/\D/g, '');
+    if (digits.length < 7 || digits.length > 15) continue;
+    if (/\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}:\d{2}|\d\.\d{2}$/.test(raw) && !/^\+/.test(raw)) continue;
+    if (/[ .\-]{2,}/.test(raw.replace(/\) /g, ')'))) continue;
+    const start = m.index;
+    const end = start + raw.length;
+    if (seen.has(`${start}:${end}`)) continue;
+    const before = text.slice(Math.max(0, start - 30), start);
+    if (!PHONE_BEFORE.test(before) && !PHONE_AFTER.test(text.slice(end, end + 12))) continue;
+    if (!plausiblePhoneSpan(text, start, end)) continue;
+    out.push(makeSpan(text, 'PHONE', start, end, 0.55, 'context:phone'));
+  }
   return out;
 }
 
@@ -69,9 +112,7 @@ const CN_MOBILE = /(?<![\d+])(?:(?:\+|00)?86[- ]?)?(1[3-9]\d(?:[- ]?\d{4}){2})(?
 function detectChineseFallback(text: string, seen: Set<string>): PiiSpan[] {
   const out: PiiSpan[] = [];
   const push = (start: number, end: number, confidence: number, detector: string) => {
-    if (seen.has(`${start}:${end}`)) return;
-    if (isAsciiWordAt(text, start - 1) || isAsciiWordAt(text, end)) return;
-    if (hasLookalikeContext(text, start)) return;
+    if (seen.has(`${start}:${end}`) || !plausiblePhoneSpan(text, start, end)) return;
     out.push(makeSpan(text, 'PHONE', start, end, confidence, detector));
   };
   for (const m of text.matchAll(CN_LANDLINE)) push(m.index, m.index + m[0].length, 0.6, 'pattern:cn-landline');

@@ -3,7 +3,8 @@ import { isAsciiWordAt, makeSpan } from '../util';
 
 function validIpv4(s: string): boolean {
   const parts = s.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+  // Leading zeros ("03.93.92.16") are how French phone numbers are written, not how addresses are.
+  return parts.length === 4 && parts.every((p) => /^(?:0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255);
 }
 
 function validHextet(h: string): boolean {

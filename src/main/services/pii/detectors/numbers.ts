@@ -9,14 +9,15 @@ function cardIssuer(d: string): string | null {
   if (/^3[47]/.test(d) && n === 15) return 'amex';
   if (/^3(0[0-5]|[689])/.test(d) && n >= 14 && n <= 19) return 'diners';
   if (/^(6011|65|64[4-9])/.test(d) && n >= 16 && n <= 19) return 'discover';
-  if (/^35(2[89]|[3-8])/.test(d) && n >= 16 && n <= 19) return 'jcb';
+  if (/^35/.test(d) && n >= 16 && n <= 19) return 'jcb';
+  if (/^(2131|1800)/.test(d) && n === 15) return 'jcb';
   if (/^62/.test(d) && n >= 16 && n <= 19) return 'unionpay';
-  if (/^(5[06-9]|6\d)/.test(d) && n >= 12 && n <= 19) return 'maestro';
+  if (/^(5[06-9]|6\d|0604)/.test(d) && n >= 12 && n <= 19) return 'maestro';
   if (/^1/.test(d) && n === 15) return 'uatp';
   return null;
 }
 
-const CARD_CONTEXT = /(银行卡|卡号|信用卡|储蓄卡|借记卡|账号|帐号|card|account|acct|iban|bank)[^\n]{0,12}$/i;
+const CARD_CONTEXT = /(银行卡|卡号|信用卡|储蓄卡|借记卡|账号|帐号|card|account|acct|bank|\bcc)[^\n]{0,14}$/i;
 
 // Groups of digits joined by single spaces or hyphens.
 const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
@@ -56,18 +57,22 @@ export function detectCards(text: string): PiiSpan[] {
 
 function classifyCard(text: string, digits: string, start: number, end: number): PiiSpan | null {
   const issuer = cardIssuer(digits);
-  if (!issuer || hasLookalikeContext(text, start)) return null;
+  if (!issuer) return null;
+  const before = text.slice(Math.max(0, start - 30), start);
+  const cardContext = CARD_CONTEXT.test(before);
+  // "card # 4111..." names a card; "order # 4111..." does not.
+  if (!cardContext && hasLookalikeContext(text, start)) return null;
   const luhn = luhnValid(digits);
   if (issuer === 'unionpay') {
     if (luhn) return makeSpan(text, 'BANK_CARD', start, end, 0.9, 'luhn:unionpay');
     // Some UnionPay debit cards carry no Luhn digit; accept those only when the text says "card".
-    if (CARD_CONTEXT.test(text.slice(Math.max(0, start - 30), start))) {
+    if (cardContext) {
       return makeSpan(text, 'BANK_CARD', start, end, 0.6, 'context:unionpay');
     }
     return null;
   }
   if (!luhn) return null;
-  const cn = CARD_CONTEXT.test(text.slice(Math.max(0, start - 30), start)) && /[\u4e00-\u9fff]/.test(text.slice(Math.max(0, start - 30), start));
+  const cn = cardContext && /[\u4e00-\u9fff]/.test(before);
   return makeSpan(text, cn ? 'BANK_CARD' : 'CREDIT_CARD', start, end, 0.9, `luhn:${issuer}`);
 }
 
@@ -102,6 +107,31 @@ export function detectChineseIds(text: string): PiiSpan[] {
     for (const m of text.matchAll(re)) {
       if (isValidChineseId(m[0].replace(/ /g, ''))) out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.95, 'checksum:gb11643'));
     }
+  }
+  return out;
+}
+
+// IBAN: country, check digits, then up to 30 alphanumerics, optionally in groups of four.
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g;
+
+/** ISO 13616 mod-97 check on the rearranged IBAN. */
+export function isValidIban(raw: string): boolean {
+  const s = raw.replace(/ /g, '');
+  if (s.length < 15 || s.length > 34) return false;
+  const rearranged = s.slice(4) + s.slice(0, 4);
+  let rem = 0;
+  for (const ch of rearranged) {
+    const v = /\d/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
+    for (const d of v) rem = (rem * 10 + Number(d)) % 97;
+  }
+  return rem === 1;
+}
+
+/** Bank account numbers in IBAN form. */
+export function detectIbans(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(IBAN)) {
+    if (isValidIban(m[0])) out.push(makeSpan(text, 'IBAN', m.index, m.index + m[0].length, 0.85, 'mod97:iban'));
   }
   return out;
 }

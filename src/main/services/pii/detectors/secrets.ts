@@ -28,6 +28,8 @@ const BUILTIN_KEYWORDS =
   'passw(?:or)?d|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth[_-]?key|credentials?|client[_-]?secret|signing[_-]?key|encryption[_-]?key|密码|口令|密钥|秘钥|令牌';
 const PASSWORD_KEY = /passw|pwd|passphrase|密码|口令/i;
 
+/** Keys whose values are public by design. */
+const PUBLIC_KEY = /public|^pub[_.-]|csrf|xsrf/i;
 /** Keys that name metadata about a secret, not the secret (secret_name, token_url, credentialsId...). */
 const EXCLUDED_KEY =
   /(?:^|[_.\-\s]|[a-z](?=[A-Z]))(?:ids?|uuid|guid|url|uri|endpoint|host|name|file|path|dir|type|size|length|len|version|format|mode|field|label|hint|prompt|placeholder|policy|expiry|expires?|ttl|timeout|count|enabled|required|header|variable|param|env|location|rules?|pattern|regex|length|min|max)$|Id$|ID$|public|^pub[_.-]|csrf|xsrf|hash(?!ed_secret)|checksum|chksum|sha\d*$|md5|srcrev|^rev/i;
@@ -39,9 +41,11 @@ function isPlaceholder(value: string): boolean {
   const v = value.trim();
   if (PLACEHOLDER.test(v)) return true;
   if (/^[A-Z]+(?:_[A-Z0-9]+)*$/.test(v)) return true; // an environment variable name such as YOUR_API_KEY
-  if (/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/.test(v) && !/\d/.test(v)) return true; // obj.prop
+  if (/^[A-Za-z_$][\w$]*(?:[.:]{1,2}[A-Za-z_$][\w$]*)+$/.test(v) && !/\d/.test(v)) return true; // obj.prop, module:fn
   if (/^[A-Za-z_$][\w$]*\(|\)$|process\.env|os\.environ|getenv/i.test(v)) return true; // code
   if (/^(.)\1+$/.test(v)) return true;
+  // A lowercase slug such as "cmp2-qat-1208358310" names a resource; a UUID (all hex) may be a key.
+  if (/^[a-z0-9]+(?:-[a-z0-9]+)+$/.test(v) && !isUuid(v) && v.split('-').some((w) => /^[a-z]{3,}$/.test(w) && /[g-z]/.test(w))) return true;
   return false;
 }
 
@@ -55,7 +59,7 @@ function looksLikeKeyedSecret(value: string, password: boolean): boolean {
   if (/\s/.test(value) && !password) return false;
   if (password) return value.length >= 4 && !/\s{2,}/.test(value) && value.length <= 128;
   if (value.length < 8) return false;
-  if (sequentialShare(value) > 0.5) return false;
+  if (sequentialShare(value) > 0.9) return false; // "abcdefgh", "12345678"
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(value)).length;
   return shannonEntropy(value) >= 2.8 || classes >= 2;
 }
@@ -70,9 +74,14 @@ function looksLikeBareSecret(value: string, minLength: number): boolean {
   return shannonEntropy(value.replace(/=+$/, '')) >= 4.0;
 }
 
+/** A quoted hex literal of 32+ digits (an MD5-length key or longer) that does not look like a pattern. */
+function looksLikeHexSecret(value: string): boolean {
+  return /^[0-9a-fA-F]{32,}$/.test(value) && /[a-fA-F]/.test(value) && /\d/.test(value) && sequentialShare(value) < 0.3 && shannonEntropy(value) >= 3.3;
+}
+
 // key (bare, quoted) then = : := => or "," (a call like getEnv("api_token", "...")), then the value.
 const ASSIGNMENT =
-  /(?<key>"[^"\n]{1,80}"|'[^'\n]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?<val>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`,;，。；)\]}]+)/gu;
+  /(?<key>"[^"\n]{1,80}"|'[^'\n]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?:!!?\w+[ \t]+)?(?<val>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`,;，。；)\]}]+)/gu;
 
 export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -100,6 +109,8 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
     }
   }
 
+  // Values already judged by their key: the key-less passes below must not overrule that judgement.
+  const judged: [number, number][] = [];
   for (const m of text.matchAll(ASSIGNMENT)) {
     const g = m.groups!;
     const key = g.key.replace(/^["']|["']$/g, '');
@@ -114,20 +125,28 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
       value = value.replace(/[.。]+$/, '');
     }
     if (!value) continue;
+    judged.push([valStart, valStart + value.length]);
     const keyed = keyword.test(key) && !EXCLUDED_KEY.test(key);
     const password = keyed && PASSWORD_KEY.test(key);
     const type: PiiType = password ? 'PASSWORD' : 'API_KEY';
     if (keyed && looksLikeKeyedSecret(value, password)) {
       out.push(makeSpan(text, type, valStart, valStart + value.length, password ? 0.8 : 0.75, `keyword:${password ? 'password' : 'secret'}`));
-    } else if (!EXCLUDED_KEY.test(key) && looksLikeBareSecret(value, 20)) {
+    } else if (!PUBLIC_KEY.test(key) && looksLikeBareSecret(value, EXCLUDED_KEY.test(key) ? 40 : 20)) {
+      // Identifiers are short; a 40+ character random value under an "id" key is a credential anyway.
       out.push(makeSpan(text, 'API_KEY', valStart, valStart + value.length, 0.55, 'entropy:assignment'));
     }
   }
   // Quoted literals and free-standing tokens with no key at all.
+  const isJudged = (start: number, end: number) => judged.some(([s, e]) => start < e && s < end);
   for (const m of text.matchAll(/(["'`])([A-Za-z0-9+/=_-]{20,})\1/g)) {
-    if (looksLikeBareSecret(m[2], 20)) out.push(makeSpan(text, 'API_KEY', m.index + 1, m.index + 1 + m[2].length, 0.5, 'entropy:quoted'));
+    const start = m.index + 1;
+    const end = start + m[2].length;
+    if (isJudged(start, end)) continue;
+    if (looksLikeBareSecret(m[2], 20)) out.push(makeSpan(text, 'API_KEY', start, end, 0.5, 'entropy:quoted'));
+    else if (looksLikeHexSecret(m[2])) out.push(makeSpan(text, 'API_KEY', start, end, 0.4, 'entropy:quoted-hex'));
   }
   for (const m of text.matchAll(/(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/=_-])/g)) {
+    if (isJudged(m.index, m.index + m[0].length)) continue;
     if (looksLikeBareSecret(m[0], 32) && shannonEntropy(m[0]) >= 4.3) {
       out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, 0.45, 'entropy:token'));
     }
