@@ -9,8 +9,9 @@ import type { ImportReport, ReportBuilder } from './report';
  * saw (a first look stores them as the baseline later diffs start from; a difference becomes an
  * external audit), then the run is recorded in import_runs.
  */
-export function finishImport(ctx: ServiceContext, report: ReportBuilder): ImportReport {
-  try {
+export function finishImport(ctx: ServiceContext, report: ReportBuilder, options: { recordExternalChanges?: boolean } = {}): ImportReport {
+  // Live capture looks at the memory files itself (with their modification times) and turns off this check.
+  if (options.recordExternalChanges !== false) try {
     const changes = recordExternalChanges(ctx);
     if (changes.length) {
       report.count('write_guardian_audit', changes.length);

@@ -22,6 +22,8 @@ export interface ReflectionLogsInput {
   /** The audit log itself, when it is somewhere else. */
   guardianLog?: string;
   maxLineBytes?: number;
+  /** Compare the memory files with what was last seen at the end (default true); live capture does that itself. */
+  recordExternalChanges?: boolean;
 }
 
 interface Snapshot {
@@ -275,5 +277,5 @@ export async function importReflectionLogs(ctx: ServiceContext, input: Reflectio
     );
   }
 
-  return finishImport(ctx, report);
+  return finishImport(ctx, report, { recordExternalChanges: input.recordExternalChanges });
 }
