@@ -1,5 +1,351 @@
+import readline from 'node:readline';
 import type { Command } from 'commander';
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
+import { AppError } from '../../shared/errors';
+import { ANNOTATION_STATUSES, EXPORT_FORMATS, SAMPLE_TYPES, type AnnotationStatus, type ExportFormat, type SampleType } from '../../shared/domain';
+import { loadSettings } from '../../main/services/lifecycle/settings';
+import type { ServiceContext } from '../../main/services/context';
+import {
+  collectSamples,
+  datasetStats,
+  exportDataset,
+  listSamples,
+  qualityReport,
+  reviewSample,
+  taskOf,
+  type DatasetSample,
+} from '../../main/services/dataset';
 
-export function register(_program: Command): void {
-  // commands of this area are added here
+function parseTime(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
+  if (!Number.isFinite(ms)) throw new AppError('Invalid', `${name}: expected an ISO 8601 date or ms since epoch (got ${value})`);
+  return ms;
+}
+
+function parseUnit(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) throw new AppError('Invalid', `${name}: expected a number from 0 to 1 (got ${value})`);
+  return n;
+}
+
+function datasetConfig(dir: string) {
+  const loaded = loadSettings(dir);
+  for (const w of loaded.warnings) process.stderr.write(`warning: ${w}\n`);
+  return loaded.settings.datasetCollection;
+}
+
+function progressPrinter(label: string): ServiceContext['progress'] {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    const t = Date.now();
+    if (t - last < 200 && done !== total) return;
+    last = t;
+    process.stderr.write(`\r${label}: ${done}${total ? ` / ${total}` : ''}   `);
+    if (done === total) process.stderr.write('\n');
+  };
+}
+
+const short = (s: string, n = 60) => {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+};
+
+function printSamples(items: DatasetSample[]): void {
+  const table = new Table({ head: ['id', 'type', 'status', 'quality', 'pii', 'session', 'output'] });
+  for (const s of items) {
+    const task = taskOf(s.piiRedactedContent ?? s.content);
+    table.push([s.id, s.sampleType, s.annotationStatus, s.qualityScore?.toFixed(2) ?? '', s.containsPii ? 'yes' : '', short(s.sessionId, 28), short(task.output, 50)]);
+  }
+  process.stdout.write(`${table.toString()}\n`);
+}
+
+function showSample(s: DatasetSample): string {
+  const task = taskOf(s.piiRedactedContent ?? s.content);
+  const f = s.qualityFactors;
+  return [
+    pc.bold(`${s.id}  ${s.sampleType}  [${s.annotationStatus}]`),
+    `session ${s.sessionId}  quality ${s.qualityScore ?? 'n/a'}` +
+      (f ? ` (clarity ${f.conversationClarity}, confidence ${f.decisionConfidence}, verifiability ${f.factVerifiability})` : ''),
+    s.labels.reviewReasons?.length ? pc.yellow(`review: ${s.labels.reviewReasons.join(', ')}`) : '',
+    s.containsPii ? pc.yellow(`PII: ${s.piiSpans.filter((p) => p.accepted).map((p) => p.type).join(', ')} (shown redacted)`) : '',
+    pc.dim(task.instruction),
+    task.input,
+    pc.cyan(task.output),
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/** Reads one answer: a single key on a terminal, a line otherwise (piped input). */
+function answerReader(): { next: (prompt: string) => Promise<string | null>; close: () => void } {
+  const input = process.stdin;
+  if (input.isTTY) {
+    readline.emitKeypressEvents(input);
+    input.setRawMode(true);
+    return {
+      next: (prompt) =>
+        new Promise((resolve) => {
+          process.stdout.write(prompt);
+          input.once('keypress', (str: string | undefined, key: { ctrl?: boolean; name?: string }) => {
+            process.stdout.write('\n');
+            if (key?.ctrl && key.name === 'c') resolve('q');
+            else resolve((str ?? key?.name ?? '').toLowerCase());
+          });
+          input.resume();
+        }),
+      close: () => {
+        input.setRawMode(false);
+        input.pause();
+      },
+    };
+  }
+  const rl = readline.createInterface({ input, terminal: false });
+  const lines: string[] = [];
+  const waiters: ((l: string | null) => void)[] = [];
+  let ended = false;
+  rl.on('line', (l) => {
+    const w = waiters.shift();
+    if (w) w(l.trim().toLowerCase());
+    else lines.push(l.trim().toLowerCase());
+  });
+  rl.on('close', () => {
+    ended = true;
+    for (const w of waiters.splice(0)) w(null);
+  });
+  return {
+    next: (prompt) => {
+      process.stdout.write(prompt);
+      if (lines.length) return Promise.resolve(lines.shift()!);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    close: () => rl.close(),
+  };
+}
+
+export function register(program: Command): void {
+  const dataset = program.command('dataset').description('collect, review and export fine-tuning datasets');
+
+  withWorkspace(
+    dataset
+      .command('collect')
+      .description('collect samples from recorded decisions, writes, rollbacks and corrections')
+      .option('--since <time>', 'from this time (ISO 8601 or ms)')
+      .option('--until <time>', 'up to this time (exclusive)')
+      .option('-s, --session <key>', 'only this session')
+      .option('-t, --type <type>', 'all | positive | negative', 'all')
+      .option('--auto-approve', 'approve samples that meet the auto-approve criteria')
+      .option('--dry-run', 'report what would be collected, write nothing'),
+  ).action(
+    action(async (opts: GlobalOptions & { since?: string; until?: string; session?: string; type: string; autoApprove?: boolean; dryRun?: boolean }) => {
+      if (!['all', 'positive', 'negative'].includes(opts.type)) throw new AppError('Invalid', `--type: expected all, positive or negative (got ${opts.type})`);
+      const result = await withDatabase(opts, ({ db }, dir) =>
+        collectSamples(
+          { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('decisions') },
+          {
+            since: parseTime(opts.since, '--since'),
+            until: parseTime(opts.until, '--until'),
+            sessionId: opts.session,
+            type: opts.type as 'all' | 'positive' | 'negative',
+            autoApprove: opts.autoApprove,
+            dryRun: opts.dryRun,
+            config: datasetConfig(dir),
+          },
+        ),
+      );
+      if (opts.json) return printJson(result);
+      const verb = result.dryRun ? 'would add' : 'added';
+      process.stdout.write(
+        `${result.decisionsScanned} decisions scanned; ${verb} ${result.addedTotal} samples ` +
+          `(${Object.entries(result.added).filter(([, n]) => n).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}); ` +
+          `${result.alreadyCollected} already collected; ${result.duplicates} near or exact duplicates clustered; ` +
+          `${result.signalsStored} feedback signals stored\n` +
+          `status: ${Object.entries(result.byStatus).map(([s, n]) => `${s} ${n}`).join(', ') || 'n/a'}\n`,
+      );
+      if (!result.privacyChecked) process.stderr.write('warning: no PII detector available; samples are marked privacy_checked = 0\n');
+    }),
+  );
+
+  withWorkspace(
+    dataset
+      .command('list')
+      .description('list samples, newest first')
+      .option('--status <status>', ANNOTATION_STATUSES.join(' | '))
+      .option('--type <type>', SAMPLE_TYPES.join(' | '))
+      .option('--quality-above <x>', 'minimum quality score (0-1)')
+      .option('-l, --limit <n>', 'how many', '20')
+      .option('--needs-review', 'only samples waiting for review')
+      .option('--cursor <cursor>', 'continue after a previous page'),
+  ).action(
+    action(async (opts: GlobalOptions & { status?: string; type?: string; qualityAbove?: string; limit: string; needsReview?: boolean; cursor?: string }) => {
+      const page = await withDatabase(opts, ({ db }, dir) =>
+        listSamples(
+          { db, workspaceDir: dir },
+          {
+            status: opts.status as AnnotationStatus | undefined,
+            type: opts.type as SampleType | undefined,
+            qualityAbove: parseUnit(opts.qualityAbove, '--quality-above'),
+            limit: Number(opts.limit),
+            needsReview: opts.needsReview,
+            cursor: opts.cursor,
+          },
+        ),
+      );
+      if (opts.json) return printJson(page);
+      printSamples(page.items);
+      if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
+    }),
+  );
+
+  for (const verb of ['approve', 'reject'] as const) {
+    withWorkspace(
+      dataset
+        .command(`${verb} <sampleId>`)
+        .description(`${verb} one sample`)
+        .option('--notes <text>', 'annotation notes'),
+    ).action(
+      action(async (sampleId: string, opts: GlobalOptions & { notes?: string }) => {
+        const s = await withDatabase(opts, ({ db }, dir) => reviewSample({ db, workspaceDir: dir }, { sampleId, action: verb, notes: opts.notes }));
+        if (opts.json) printJson(s);
+        else process.stdout.write(`${s.id}: ${s.annotationStatus}\n`);
+      }),
+    );
+  }
+
+  withWorkspace(
+    dataset
+      .command('review')
+      .description('interactive review of samples waiting for review, then pending ones: a approve, r reject, s skip, q quit')
+      .option('--status <status>', 'review this status instead', 'needs_review'),
+  ).action(
+    action(async (opts: GlobalOptions & { status: string }) => {
+      await withDatabase(opts, async ({ db }, dir) => {
+        const ctx = { db, workspaceDir: dir };
+        const reader = answerReader();
+        const counts = { approved: 0, rejected: 0, skipped: 0 };
+        try {
+          const statuses = opts.status === 'needs_review' ? ['needs_review', 'pending'] : [opts.status];
+          outer: for (const status of statuses) {
+            let cursor: string | undefined;
+            do {
+              const page = listSamples(ctx, { status: status as AnnotationStatus, limit: 20, cursor });
+              for (const s of page.items) {
+                process.stdout.write(`\n${showSample(s)}\n`);
+                let answer: string | null;
+                do answer = await reader.next('[a]pprove [r]eject [s]kip [q]uit > ');
+                while (answer !== null && !['a', 'r', 's', 'q'].includes(answer));
+                if (answer === null || answer === 'q') break outer;
+                if (answer === 's') counts.skipped++;
+                else {
+                  await reviewSample(ctx, { sampleId: s.id, action: answer === 'a' ? 'approve' : 'reject' });
+                  counts[answer === 'a' ? 'approved' : 'rejected']++;
+                }
+              }
+              cursor = page.nextCursor ?? undefined;
+            } while (cursor);
+          }
+        } finally {
+          reader.close();
+        }
+        process.stdout.write(`\napproved ${counts.approved}, rejected ${counts.rejected}, skipped ${counts.skipped}\n`);
+      });
+    }),
+  );
+
+  withWorkspace(
+    dataset
+      .command('stats')
+      .description('dataset statistics')
+      .option('--daily', 'samples per day')
+      .option('--by-type', 'per sample type')
+      .option('--by-status', 'per annotation status')
+      .option('--quality-distribution', 'quality score histogram'),
+  ).action(
+    action(async (opts: GlobalOptions & { daily?: boolean; byType?: boolean; byStatus?: boolean; qualityDistribution?: boolean }) => {
+      const stats = await withDatabase(opts, ({ db }, dir) => datasetStats({ db, workspaceDir: dir }));
+      if (opts.json) return printJson(stats);
+      const all = !opts.daily && !opts.byType && !opts.byStatus && !opts.qualityDistribution;
+      process.stdout.write(`${stats.total} samples in ${stats.clusters} clusters; ${stats.containsPii} contain PII; ${stats.unscored} unscored\n`);
+      const print = (head: string[], rows: (string | number | null)[][]) => {
+        const t = new Table({ head });
+        for (const r of rows) t.push(r.map((x) => (x === null ? '' : x)));
+        process.stdout.write(`${t.toString()}\n`);
+      };
+      if (all || opts.byType) print(['type', 'count', 'avg quality'], stats.byType.map((r) => [r.sampleType, r.count, r.avgQuality]));
+      if (all || opts.byStatus) print(['status', 'count'], stats.byStatus.map((r) => [r.status, r.count]));
+      if (opts.daily) print(['date', 'samples', 'approved', 'rejected'], stats.daily.map((r) => [r.date, r.count, r.approved, r.rejected]));
+      if (all || opts.qualityDistribution) {
+        const max = Math.max(1, ...stats.qualityDistribution.map((b) => b.count));
+        print(['quality', 'count', ''], stats.qualityDistribution.map((b) => [`${b.from.toFixed(1)}-${b.to.toFixed(1)}`, b.count, '#'.repeat(Math.round((b.count / max) * 40))]));
+      }
+    }),
+  );
+
+  withWorkspace(
+    dataset
+      .command('quality')
+      .description('quality report: factor distributions and the weakest samples')
+      .option('-l, --limit <n>', 'how many weakest samples', '10'),
+  ).action(
+    action(async (opts: GlobalOptions & { limit: string }) => {
+      const report = await withDatabase(opts, ({ db }, dir) => qualityReport({ db, workspaceDir: dir }, { weakest: Number(opts.limit) }));
+      if (opts.json) return printJson(report);
+      const t = new Table({ head: ['factor', 'n', 'avg', 'min', 'max', 'histogram 0.0 … 1.0'] });
+      for (const f of report.factors) t.push([f.factor, f.count, f.avg ?? '', f.min ?? '', f.max ?? '', f.histogram.join(' ')]);
+      process.stdout.write(`${t.toString()}\nweakest samples:\n`);
+      printSamples(report.weakest);
+    }),
+  );
+
+  withWorkspace(
+    dataset
+      .command('export')
+      .description('write train/validation files, a dataset card and dataset_info.json')
+      .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
+      .option('-o, --output <folder>', 'output folder (default .openclaw-reflection/exports/dataset-<format>-<time>)')
+      .option('--train-split <x>', 'share of samples in train, grouped by session', '0.8')
+      .option('--seed <seed>', 'split seed', 'reflection')
+      .option('--only-approved', 'only approved and auto-approved samples')
+      .option('--min-quality <x>', 'minimum quality score')
+      .option('--include-pii', 'export personal data as recorded instead of redacted (recorded in the export row)')
+      .option('--bom', 'CSV: start with a UTF-8 BOM (Excel)'),
+  ).action(
+    action(
+      async (
+        opts: GlobalOptions & { format: string; output?: string; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string; includePii?: boolean; bom?: boolean },
+      ) => {
+        if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
+        const result = await withDatabase(opts, ({ db }, dir) =>
+          exportDataset(
+            { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('samples') },
+            {
+              format: opts.format as ExportFormat,
+              outDir: opts.output,
+              trainSplit: parseUnit(opts.trainSplit, '--train-split'),
+              seed: opts.seed,
+              onlyApproved: opts.onlyApproved,
+              minQuality: parseUnit(opts.minQuality, '--min-quality'),
+              includePii: opts.includePii,
+              bom: opts.bom,
+            },
+          ),
+        );
+        if (opts.json) return printJson(result);
+        process.stdout.write(
+          `exported ${result.total} samples (${result.train} train, ${result.validation} validation) to ${result.outDir}\n` +
+            result.files.map((f) => `  ${f.name}  ${f.bytes} bytes  sha256 ${f.sha256}`).join('\n') +
+            '\n',
+        );
+        if (result.includePii) process.stderr.write('warning: personal data was exported as recorded (--include-pii)\n');
+        if (result.tokenWarnings.count) {
+          process.stderr.write(`warning: ${result.tokenWarnings.count} examples exceed 16,385 tokens: ${result.tokenWarnings.sampleIds.join(', ')}\n`);
+        }
+      },
+    ),
+  );
 }
