@@ -56,7 +56,7 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
   let rows = 0;
   try {
     if (format === 'csv') {
-      await write(out, `${input.bom ? '\uFEFF' : ''}${Papa.unparse({ fields: [...CSV_FIELDS], data: [] }, { newline: '\r\n' })}\r\n`);
+      await write(out, `${input.bom ? '\uFEFF' : ''}${Papa.unparse([[...CSV_FIELDS]], { newline: '\r\n' })}\r\n`);
     } else if (format === 'markdown') {
       await write(out, `| ${CSV_FIELDS.join(' | ')} |\n|${CSV_FIELDS.map(() => ' --- ').join('|')}|\n`);
     } else {
