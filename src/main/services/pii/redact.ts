@@ -68,7 +68,8 @@ export function createRedactor(): Redactor {
       let cursor = 0;
       for (const span of applied) {
         const ph = placeholderFor(span);
-        local[ph] = span.value;
+        // The first spelling seen stands for the value ("138 1234 5678" and "13812345678" are one phone).
+        local[ph] = placeholders[ph];
         out += text.slice(cursor, span.start) + ph;
         cursor = span.end;
       }
