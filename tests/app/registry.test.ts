@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { CHANNELS, contracts, MUTATING_CHANNELS, type Channel } from '../../src/shared/contract';
+import { createAppRuntime, type AppRuntime } from '../../src/main/app/runtime';
+import { buildHandlers } from '../../src/main/ipc/handlers';
+import { createRegistry, isUnavailable, type Handlers } from '../../src/main/ipc/registry';
+import { JobManager } from '../../src/main/ipc/jobs';
+import { WorkspaceSession } from '../../src/main/app/session';
+import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { tempWorkspace } from '../helpers/workspace';
+
+/** Payloads that no contract accepts: not an object, an unknown key, and a wrong type for every field. */
+function malformedPayloads(channel: Channel): unknown[] {
+  const schema = contracts[channel].input as unknown as z.ZodObject;
+  const out: unknown[] = [42, 'text', [1, 2], { __unexpected: true }];
+  for (const key of Object.keys(schema.shape ?? {})) {
+    const wrong = [[{ nested: 1 }]];
+    if (!(schema.shape[key] as z.ZodType).safeParse(wrong).success) out.push({ [key]: wrong });
+  }
+  return out;
+}
+
+describe('handler registry', () => {
+  let dir: string;
+  let stateDir: string;
+  let runtime: AppRuntime;
+  const calls: string[] = [];
+
+  beforeAll(() => {
+    dir = tempWorkspace();
+    generateDemoWorkspace(dir, { sessions: 3 });
+    stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-state-'));
+    // Each real handler is wrapped so the test sees whether any service was reached.
+    const real = buildHandlers();
+    const observed = Object.fromEntries(
+      // Object.assign keeps the "not available yet" marker of unwired handlers.
+      CHANNELS.map((c) => [c, Object.assign((...args: unknown[]) => {
+        calls.push(c);
+        return (real[c] as (...a: unknown[]) => unknown)(...args);
+      }, real[c])]),
+    ) as unknown as Handlers;
+    runtime = createAppRuntime({ mode: 'web', stateDir, handlers: observed, log: { warn: () => undefined } });
+    runtime.session.open(dir);
+  });
+  afterAll(() => {
+    runtime.close();
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it('has a handler for every contract and refuses to start without one', () => {
+    const handlers = buildHandlers();
+    for (const c of CHANNELS) expect(typeof handlers[c], c).toBe('function');
+    const incomplete = { ...handlers } as Partial<Handlers>;
+    delete incomplete['gate.list'];
+    const session = new WorkspaceSession({ stateDir });
+    expect(() =>
+      createRegistry(incomplete as Handlers, { mode: 'web', version: 't', session, jobs: new JobManager(() => undefined) }),
+    ).toThrow(/gate\.list/);
+  });
+
+  it('marks mutating channels and declares a zod schema for each', () => {
+    expect(MUTATING_CHANNELS).toEqual(expect.arrayContaining(['guardian.rollback', 'guardian.retry', 'guardian.correct', 'dataset.review', 'dataset.undo', 'workspace.open', 'settings.set', 'backup.create']));
+    for (const q of ['sessions.list', 'gate.list', 'guardian.diff', 'dataset.previewExport', 'search.query'] as const) expect(contracts[q].mutating).toBe(false);
+    for (const c of CHANNELS) expect(contracts[c].input).toBeInstanceOf(z.ZodType);
+  });
+
+  it('answers kind Invalid to a malformed payload on every channel, before any service runs', async () => {
+    let checked = 0;
+    for (const channel of CHANNELS) {
+      for (const payload of malformedPayloads(channel)) {
+        const r = await runtime.registry.dispatch(channel, payload);
+        expect(r.ok, `${channel} ${JSON.stringify(payload)}`).toBe(false);
+        if (!r.ok) expect(r.error.kind, `${channel} ${JSON.stringify(payload)}`).toBe('Invalid');
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(CHANNELS.length * 4);
+    expect(calls).toEqual([]);
+  });
+
+  it('names the bad field in the message', async () => {
+    const r = await runtime.registry.dispatch('gate.list', { decision: 'MAYBE', limit: 5 });
+    expect(r).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+    if (!r.ok) expect(r.error.message).toMatch(/decision/);
+    const unknown = await runtime.registry.dispatch('no.such.channel', {});
+    expect(unknown).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/unknown channel/) } });
+  });
+
+  it('runs valid calls and maps service errors to kinds', async () => {
+    const info = await runtime.registry.dispatch('app.info', {});
+    expect(info).toMatchObject({ ok: true, value: { mode: 'web' } });
+    const current = await runtime.registry.dispatch('workspace.current', {});
+    expect(current).toMatchObject({ ok: true, value: { dir, counts: { sessions: 3 } } });
+    const missing = await runtime.registry.dispatch('jobs.get', { jobId: 'nope' });
+    expect(missing).toMatchObject({ ok: false, error: { kind: 'NotFound' } });
+    const badDir = await runtime.registry.dispatch('workspace.open', { dir: path.join(dir, 'does-not-exist') });
+    expect(badDir).toMatchObject({ ok: false, error: { kind: 'NotFound' } });
+    const badSetting = await runtime.registry.dispatch('settings.set', { patch: { storage: { busyTimeoutMs: 'soon' } } });
+    expect(badSetting).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/busyTimeoutMs/) } });
+  });
+
+  it('lists the channels that are not wired yet, and they answer Internal', async () => {
+    const info = await runtime.registry.dispatch('app.info', {});
+    const unavailable = info.ok ? (info.value as { unavailable: Channel[] }).unavailable : [];
+    const handlers = buildHandlers();
+    expect(unavailable).toEqual(CHANNELS.filter((c) => isUnavailable(handlers[c])));
+    for (const c of unavailable.slice(0, 3)) {
+      const schema = contracts[c].input;
+      const sample = sampleInput(c);
+      if (!schema.safeParse(sample).success) continue;
+      calls.length = 0;
+      const r = await runtime.registry.dispatch(c, sample);
+      expect(calls).toEqual([c]);
+      expect(r).toMatchObject({ ok: false, error: { kind: 'Internal', message: expect.stringMatching(/not available yet/) } });
+    }
+  });
+
+  it('logs calls slower than 50 ms with the channel name', async () => {
+    const warnings: string[] = [];
+    const session = new WorkspaceSession({ stateDir });
+    session.open(dir);
+    const slow = buildHandlers({ 'jobs.list': () => { const until = performance.now() + 70; while (performance.now() < until); return []; } });
+    const registry = createRegistry(slow, { mode: 'web', version: 't', session, jobs: new JobManager(() => undefined) }, { warn: (m) => warnings.push(m) });
+    await registry.dispatch('jobs.list', {});
+    await registry.dispatch('app.info', {});
+    session.close();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/slow call jobs\.list: \d+ ms/);
+  });
+});
+
+function sampleInput(c: Channel): unknown {
+  const guesses: Record<string, unknown> = { id: 'x', sessionId: 'x', turnId: 'x', auditId: 'x', file: 'USER.md', reason: 'r', text: 'abc', path: '/tmp', status: 'written', format: 'raw', action: 'approve', sampleId: 'x', spanId: 'x', decision: 'keep', exportId: 'x', fileName: 'x', jobId: 'x', dir: '/tmp', patch: {} };
+  const shape = (contracts[c].input as unknown as z.ZodObject).shape ?? {};
+  return Object.fromEntries(Object.keys(shape).filter((k) => !(shape[k] as z.ZodType).safeParse(undefined).success).map((k) => [k, guesses[k]]));
+}
