@@ -14,6 +14,7 @@ import { detectFeedbackSignals, isObjection, isRememberRequest, type FeedbackSig
 import { loadPiiDetector, redactContent, scanContent } from './privacy';
 import { scoreQuality, type LabelEvidence, type QualityFactors } from './quality';
 import { jaccard } from './similarity';
+import { listFutureCorrections, matchFutureCorrections } from '../guardian/corrections';
 import type { AnnotatedTurnSample, Message, SampleContent, SampleFeedback, SampleLabels, TurnLabel } from './types';
 
 export interface CollectOptions {
@@ -83,14 +84,6 @@ interface CorrectionRow {
   corrected_at: number;
 }
 
-interface PatternRow {
-  id: string;
-  corrected_status: 'written' | 'refused';
-  corrected_target_file: string | null;
-  correction_pattern: string;
-  corrected_at: number;
-}
-
 interface Draft {
   type: SampleType;
   sourceKey: string;
@@ -112,24 +105,6 @@ const SNAPSHOT_LIMIT = 20_000;
 
 function emptyCounts(): Record<SampleType, number> {
   return { memory_gate_positive: 0, memory_gate_negative: 0, write_guardian_decision: 0, annotated_turn: 0 };
-}
-
-function compilePattern(p: string): (text: string) => boolean {
-  const slashed = /^\/(.+)\/([gimsuy]*)$/.exec(p);
-  try {
-    if (slashed) {
-      const re = new RegExp(slashed[1], slashed[2].replace('g', ''));
-      return (t) => re.test(t);
-    }
-    if (p.includes('*')) {
-      const re = new RegExp(p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*'), 'i');
-      return (t) => re.test(t);
-    }
-  } catch {
-    // an invalid pattern falls back to plain matching
-  }
-  const needle = p.toLowerCase();
-  return (t) => t.toLowerCase().includes(needle) || jaccard(p, t) >= 0.6;
 }
 
 function statements(ctx: ServiceContext) {
@@ -170,8 +145,6 @@ function statements(ctx: ServiceContext) {
         @annotatedBy, @annotatedAt, @privacyChecked, @containsPii, @redacted, @spans, @signals, @fingerprint, @clusterId,
         @sourceKey, @strategy, @createdAt, @minhash, @labels)
       ON CONFLICT(source_key) DO NOTHING`),
-    patterns: db.prepare(`SELECT id, corrected_status, corrected_target_file, correction_pattern, corrected_at
-      FROM behavior_corrections WHERE apply_to_future = 1 AND correction_pattern IS NOT NULL AND length(trim(correction_pattern)) > 0`),
   };
 }
 
@@ -202,7 +175,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
   const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
   const detectOpts = { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns };
   const dedupe = new Deduper(ctx.db, cfg.dedupe);
-  const patterns = (st.patterns.all() as PatternRow[]).map((p) => ({ ...p, test: compilePattern(p.correction_pattern) }));
+  const futureCorrections = listFutureCorrections(ctx);
   const result: CollectResult = {
     decisionsScanned: 0,
     added: emptyCounts(),
@@ -591,13 +564,12 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
     const labels: SampleLabels = { evidence: draft.evidence, ...draft.labels };
     // seed 000's approved patterns: corrections a curator asked to apply to future, similar cases
     const matchText = `${draft.fact ?? ''}\n${d.user_message_content}`;
-    for (const p of patterns) {
-      if (p.corrected_at > d.created_at || draft.correctionId === p.id || !p.test(matchText)) continue;
-      const agrees =
-        (p.corrected_status === 'refused') === !draft.labeledWrite &&
-        (p.corrected_status === 'refused' || !p.corrected_target_file || !draft.targetFile || p.corrected_target_file === draft.targetFile);
-      if (agrees) labels.matchesApprovedPattern ??= p.id;
-      else labels.patternConflict ??= p.id;
+    const later = futureCorrections.filter((c) => c.correctedAt <= d.created_at && c.id !== draft.correctionId);
+    for (const match of later.length ? matchFutureCorrections(later, { text: matchText, targetFile: draft.targetFile }) : []) {
+      const c = match.correction;
+      const agrees = (c.correctedStatus === 'refused') === !draft.labeledWrite;
+      if (agrees) labels.matchesApprovedPattern ??= c.id;
+      else labels.patternConflict ??= c.id;
     }
 
     const score = quality.score;

@@ -82,6 +82,13 @@ export function decisionConfidence(q: QualityInput): number {
   return round3(clamp(c));
 }
 
+/** Light English stemming, so "prefers" in a fact is found as "prefer" in the conversation. */
+function stem(word: string): string {
+  if (word.length <= 4) return word;
+  const m = /^(.{3,}?)(?:ing|ed|es|s|ly)$/.exec(word);
+  return m ? m[1] : word;
+}
+
 function contentUnits(text: string): string[] {
   const t = normalizeText(text);
   const units: string[] = [];
@@ -93,7 +100,7 @@ function contentUnits(text: string): string[] {
       if (chars.length === 1) units.push(word);
       for (let i = 0; i + 1 < chars.length; i++) units.push(chars[i] + chars[i + 1]);
     } else if (word.length > 2) {
-      units.push(word);
+      units.push(stem(word));
     }
   }
   return units;
