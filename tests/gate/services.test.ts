@@ -1,0 +1,174 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Papa from 'papaparse';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import type { ServiceContext } from '../../src/main/services/context';
+import { generateDemoWorkspace, HOSTILE_SESSION_ID, TOUR_SESSION_ID } from '../../src/main/services/demo';
+import { exportDecisions, gateStats, listDecisions, showDecision, statsOverview } from '../../src/main/services/gate';
+import { search } from '../../src/main/services/search';
+import { getTurn, listSessions, listTurns } from '../../src/main/services/sessions';
+import { tempWorkspace } from '../helpers/workspace';
+
+let ctx: ServiceContext;
+const all = (sql: string, ...p: unknown[]) => ctx.db.prepare(sql).all(...p) as Array<Record<string, unknown>>;
+
+beforeAll(() => {
+  const ws = tempWorkspace();
+  generateDemoWorkspace(ws, { seed: 11 });
+  ctx = { db: openWorkspaceDatabase(ws).db, workspaceDir: ws, now: () => Date.UTC(2026, 3, 1) };
+});
+
+describe('gate list', () => {
+  it('pages by keyset through every decision exactly once, newest first', () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = listDecisions(ctx, { limit: 37, cursor });
+      seen.push(...page.items.map((i) => i.id));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor);
+    const expected = all('SELECT id FROM memory_gate_decisions ORDER BY created_at DESC, seq DESC').map((r) => r.id);
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(Math.ceil(expected.length / 37));
+  });
+
+  it('filters by session, decision, time range and text, with the conversation text on each row', () => {
+    const bySession = listDecisions(ctx, { sessionId: TOUR_SESSION_ID, limit: 100 });
+    expect(bySession.items.length).toBe(18);
+    expect(bySession.items.every((i) => i.sessionId === TOUR_SESSION_ID && i.userMessage.length > 0 && i.agentReply.length > 0)).toBe(true);
+    const users = listDecisions(ctx, { decision: 'UPDATE_USER', limit: 5 });
+    expect(users.items.map((i) => i.decision)).toEqual(Array(5).fill('UPDATE_USER'));
+    expect(users.items.some((i) => i.writeStatus !== null)).toBe(true);
+    const mid = all('SELECT created_at FROM memory_gate_decisions ORDER BY created_at').map((r) => r.created_at as number);
+    const since = mid[100];
+    const until = mid[150];
+    const range = listDecisions(ctx, { since, until, limit: 1000 });
+    expect(range.items.length).toBe(mid.filter((t) => t >= since && t < until).length);
+    const iso = listDecisions(ctx, { since: new Date(since).toISOString(), until: new Date(until).toISOString(), limit: 1000 });
+    expect(iso.items.map((i) => i.id)).toEqual(range.items.map((i) => i.id));
+    const zh = listDecisions(ctx, { query: '咖啡', limit: 1000 });
+    expect(zh.items.length).toBeGreaterThan(0);
+    expect(zh.items.every((i) => `${i.reason}${i.candidateFact}${i.userMessage}${i.agentReply}`.includes('咖啡'))).toBe(true);
+    const withContext = listDecisions(ctx, { sessionId: TOUR_SESSION_ID, limit: 2, withContext: true });
+    expect(withContext.items[0].context!.length).toBeGreaterThan(1);
+  });
+
+  it('names bad filters', () => {
+    expect(() => listDecisions(ctx, { decision: 'MAYBE' as never })).toThrow(/decision: "MAYBE"/);
+    expect(() => listDecisions(ctx, { since: 'yesterday-ish' })).toThrow(/since: "yesterday-ish" is not a time/);
+    expect(() => listDecisions(ctx, { cursor: 'garbage' })).toThrow(/cursor/);
+    expect(() => listDecisions(ctx, { limit: 0 })).toThrow(/limit/);
+    expect(() => listDecisions(ctx, { since: 10, until: 5 })).toThrow(/since: must be before until/);
+    expect(listDecisions(ctx, { since: '7d' }).items).toEqual([]);
+  });
+});
+
+describe('gate show, stats, export', () => {
+  it('shows a decision by id or unique prefix with its turn, context and writes with diffs', () => {
+    const id = all("SELECT d.id FROM memory_gate_decisions d JOIN write_guardian_audit a ON a.decision_id = d.id WHERE a.status = 'written' LIMIT 1")[0].id as string;
+    const full = showDecision(ctx, id, { withContext: true });
+    expect(full.decision.id).toBe(id);
+    expect(full.turn.id).toBe(full.decision.turnId);
+    expect(full.context[full.context.length - 1].message).toBe(full.turn.userMessage.content);
+    expect(full.writes[0].status).toBe('written');
+    expect(full.writes[0].diff).toContain('@@');
+    expect(JSON.parse(full.decision.rawResponse!).decision).toBe(full.decision.decision);
+    expect(showDecision(ctx, id.slice(0, 20).toLowerCase()).decision.id).toBe(id);
+    expect(() => showDecision(ctx, 'ZZZZZZZZZZ')).toThrow(/not found/);
+  });
+
+  it('counts decisions per type with average latency, per day, week and session', () => {
+    const s = gateStats(ctx);
+    const expected = all('SELECT decision, count(*) AS n, avg(llm_latency_ms) AS a FROM memory_gate_decisions GROUP BY decision');
+    for (const e of expected) {
+      const row = s.byDecision.find((r) => r.decision === e.decision)!;
+      expect(row.count).toBe(e.n);
+      expect(row.avgLatencyMs).toBe(Math.round(e.a as number));
+    }
+    const daily = gateStats(ctx, { groupBy: 'day', limit: 1000 });
+    expect(daily.rows.reduce((n, r) => n + r.total, 0)).toBe(s.total);
+    expect(daily.rows[0].key > daily.rows[daily.rows.length - 1].key).toBe(true);
+    const weekly = gateStats(ctx, { groupBy: 'week', limit: 1000 });
+    for (const r of weekly.rows) expect(new Date(`${r.key}T00:00:00Z`).getUTCDay()).toBe(1);
+    expect(weekly.rows.reduce((n, r) => n + r.total, 0)).toBe(s.total);
+    const bySession = gateStats(ctx, { groupBy: 'session', limit: 3 });
+    expect(bySession.rows.length).toBe(3);
+    expect(bySession.rows[0].total).toBeGreaterThanOrEqual(bySession.rows[1].total);
+  });
+
+  it('exports CSV that papaparse reads back, skipping opted-out sessions and neutralizing formulas', async () => {
+    ctx.db.prepare("INSERT INTO exclusions (id, kind, value, created_at) VALUES ('x1', 'session', ?, 1)").run(HOSTILE_SESSION_ID);
+    const file = path.join(ctx.workspaceDir, 'decisions.csv');
+    const result = await exportDecisions(ctx, { format: 'csv', file, bom: true });
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text.charCodeAt(0)).toBe(0xfeff);
+    const parsed = Papa.parse<Record<string, string>>(text.slice(1), { header: true, skipEmptyLines: true });
+    expect(parsed.errors).toEqual([]);
+    const total = all('SELECT count(*) AS n FROM memory_gate_decisions WHERE session_id <> ?', HOSTILE_SESSION_ID)[0].n;
+    expect(result.rows).toBe(total);
+    expect(parsed.data.length).toBe(total);
+    expect(parsed.data.some((r) => r.session_id === HOSTILE_SESSION_ID)).toBe(false);
+    expect(parsed.data.some((r) => /[一-龥]/.test(r.user_message))).toBe(true);
+    expect(parsed.data.every((r) => !/^[=+\-@]/.test(r.reason))).toBe(true);
+    const json = path.join(ctx.workspaceDir, 'd.json');
+    await exportDecisions(ctx, { format: 'json', file: json, decision: 'UPDATE_SOUL' });
+    const rows = JSON.parse(fs.readFileSync(json, 'utf8')) as Array<{ decision: string }>;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.decision === 'UPDATE_SOUL')).toBe(true);
+    ctx.db.prepare("DELETE FROM exclusions WHERE id = 'x1'").run();
+  });
+});
+
+describe('sessions, search, overview', () => {
+  it('pages sessions by last activity and shows a timeline with decisions and writes inline', () => {
+    const first = listSessions(ctx, { limit: 7 });
+    const second = listSessions(ctx, { limit: 7, cursor: first.nextCursor! });
+    const expected = all('SELECT id FROM sessions ORDER BY last_activity_at DESC, rowid DESC LIMIT 14').map((r) => r.id);
+    expect([...first.items, ...second.items].map((s) => s.id)).toEqual(expected);
+    const tour = listSessions(ctx, { query: 'dm-alex', limit: 50 }).items.find((s) => s.id === TOUR_SESSION_ID)!;
+    expect(tour.turnCount).toBe(18);
+    expect(tour.decisionCount).toBe(18);
+    const page1 = listTurns(ctx, { sessionId: TOUR_SESSION_ID, limit: 10 });
+    const page2 = listTurns(ctx, { sessionId: TOUR_SESSION_ID, limit: 10, cursor: page1.nextCursor! });
+    expect([...page1.items, ...page2.items].map((t) => t.turnNumber)).toEqual(Array.from({ length: 18 }, (_, i) => i));
+    expect(page2.nextCursor).toBeNull();
+    const withWrite = page1.items.find((t) => t.writes.length > 0)!;
+    expect(withWrite.decisions[0].decision).not.toBe('NO_WRITE');
+    expect(withWrite.writes[0].decisionId).toBe(withWrite.decisions[0].id);
+    const detail = getTurn(ctx, withWrite.id);
+    expect(detail.context.length).toBeGreaterThan(0);
+    expect(detail.turn.decisions.length).toBe(1);
+    expect(() => listTurns(ctx, { sessionId: 'nope' })).toThrow(/not found/);
+  });
+
+  it('finds a Chinese phrase with match offsets, falls back to a bounded scan for short queries, and never errors on FTS syntax', () => {
+    const r = search(ctx, { query: '早上偏好', limit: 5 });
+    expect(r.mode).toBe('fts');
+    expect(r.hits.length).toBeGreaterThan(0);
+    for (const h of r.hits) {
+      const s = h.snippets[0];
+      expect(s.text.slice(s.matches[0].start, s.matches[0].end)).toBe('早上偏好');
+    }
+    const short = search(ctx, { query: '咖啡', limit: 5 });
+    expect(short.mode).toBe('scan');
+    expect(short.hits.length).toBeGreaterThan(0);
+    expect(short.hits[0].snippets.some((s) => s.text.includes('咖啡'))).toBe(true);
+    for (const q of ['"', 'AND', 'NEAR(a b', '*', 'user_message_content:x', "'; DROP TABLE sessions; --", '(((']) {
+      expect(() => search(ctx, { query: q }), q).not.toThrow();
+    }
+    const hostile = search(ctx, { query: 'onerror=alert', limit: 5 });
+    expect(hostile.hits[0].snippets[0].text).toContain('<img src=x onerror=alert(1)>');
+    expect(() => search(ctx, { query: '   ' })).toThrow(/query/);
+  });
+
+  it('summarizes totals, decisions per day by type and write outcomes by status', () => {
+    const o = statsOverview(ctx, { days: 365 });
+    expect(o.totals.turns).toBe(all('SELECT count(*) AS n FROM conversation_turns')[0].n);
+    expect(o.decisionsPerDay.reduce((n, d) => n + d.total, 0)).toBe(o.totals.decisions);
+    expect(o.writeOutcomes.reduce((n, w) => n + w.count, 0)).toBe(o.totals.writes);
+    expect(o.writeOutcomes.find((w) => w.status === 'written')!.count).toBeGreaterThan(0);
+  });
+});
