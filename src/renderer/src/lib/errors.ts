@@ -31,7 +31,7 @@ export function readableError(action: string, err: unknown): ReadableError {
   const kind = errorKind(err);
   let message = errorText(err) || KIND_HINTS[kind] || 'unknown error';
   // Channels whose service has not landed yet answer with a NotFound/Internal "not available" style message.
-  if (/not (yet )?(available|implemented|registered)|no handler/i.test(message)) message = `${message} (this feature is not available yet)`;
+  if (/no handler|not (yet )?(implemented|registered)/i.test(message) && !/not available/i.test(message)) message = `${message} (this feature is not available yet)`;
   return { action, kind, message };
 }
 

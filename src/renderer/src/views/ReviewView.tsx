@@ -37,7 +37,7 @@ export function ReviewView() {
   const api = useApi();
   const [params, setParams] = useViewParams('review');
   const filter: QueueFilter = params.status === 'needs_review' || params.status === 'all' ? params.status : 'pending';
-  const q = useReviewQueue(api, filter);
+  const q = useReviewQueue(api, filter, params.id);
   const [help, setHelp] = useState(false);
   const [editing, setEditing] = useState(false);
   const [spanIndex, setSpanIndex] = useState(0);
@@ -107,7 +107,7 @@ export function ReviewView() {
         <h1>Review</h1>
         <label>
           Queue
-          <select value={filter} onChange={(e) => setParams({ status: e.target.value === 'pending' ? undefined : e.target.value })} aria-label="Queue">
+          <select value={filter} onChange={(e) => setParams({ status: e.target.value === 'pending' ? undefined : e.target.value, id: undefined })} aria-label="Queue">
             <option value="pending">pending</option>
             <option value="needs_review">needs review</option>
             <option value="all">all samples</option>

@@ -20,7 +20,8 @@ export interface QueueError {
   error: unknown;
 }
 
-export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter) {
+/** `focusId`: open the queue on this sample (a link from elsewhere), whatever its status. */
+export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?: string) {
   const [rows, setRows] = useState<SampleRow[]>([]);
   const [pos, setPos] = useState(0);
   const [cursor, setCursor] = useState<string | null>(null);
@@ -56,7 +57,13 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter) {
       setLoading(true);
       try {
         const page = await api.call('dataset.list', { limit: PAGE, cursor: from, status: filter === 'all' ? undefined : filter });
-        setRows((r) => (from ? r.concat(page.items) : page.items));
+        let items = page.items;
+        if (!from && focusId) {
+          const focus = items.find((x) => x.id === focusId) ?? (await api.call('dataset.get', { id: focusId }));
+          items = [focus, ...items.filter((x) => x.id !== focusId)];
+          if ('piiSpans' in focus) cache.current.set(focus.id, focus as SampleDetail);
+        }
+        setRows((r) => (from ? r.concat(items) : items));
         setCursor(page.nextCursor);
         setError(null);
       } catch (e) {
@@ -65,7 +72,7 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter) {
         setLoading(false);
       }
     },
-    [api, filter],
+    [api, filter, focusId],
   );
 
   useEffect(() => {
