@@ -29,7 +29,7 @@ const RULES: Rule[] = [
   en('not-what-i-want', 'reject', /\b(?:that'?s|this is|it'?s) not what I (?:want(?:ed)?|asked(?: for)?|meant)\b/i, 0.9),
   en('dont-remember', 'reject', /\b(?:don'?t|do not|never|stop) (?:remember|save|store|record|write down)(?:ing)? (?:that|this|it)\b/i, 0.9),
   en('forget-it', 'reject', /\b(?:please )?(?:forget|delete|remove|undo) (?:that|this|it)\b/i, 0.85),
-  en('wrong', 'reject', /\b(?:that'?s|this is|you'?re|it'?s) (?:wrong|incorrect|not (?:right|correct|true))\b/i, 0.8),
+  en('wrong', 'reject', /\b(?:that'?s|that is|this is|you'?re|you are|it'?s|it is) (?:wrong|incorrect|not (?:right|correct|true))\b/i, 0.8),
   en('no-thats-not', 'reject', /^\s*no[,.!]\s+(?:that|this|it)\b/i, 0.7),
   en('i-meant', 'correction', /\b(?:I meant|what I meant (?:is|was)|I said)\b/i, 0.75),
   en('should-be', 'correction', /\b(?:it |that |this )?should (?:be|say|read) /i, 0.7),
