@@ -3,18 +3,26 @@ import type { PiiSpan } from '../types';
 import { followedByStreet, hasLookalikeContext, isAsciiWordAt, makeSpan } from '../util';
 
 // Local part per RFC 5322 "atext" plus dots; domain labels incl. punycode; TLD of letters or xn--.
-const EMAIL =
-  /[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{2,59})(?![A-Za-z0-9-])/g;
+// Matching starts from each "@" so that long runs without one cost linear time.
+const LOCAL_CHAR = /[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]/;
+const DOMAIN = /(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{2,59})(?![A-Za-z0-9-])/y;
 
 export function detectEmails(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(EMAIL)) {
-    let start = m.index;
-    // Quotes and backticks are legal atext but in prose they wrap the address.
-    while (start < m.index + m[0].length && /['`{|}]/.test(text[start])) start++;
-    const local = text.slice(start, text.indexOf('@', start));
-    if (!/[A-Za-z0-9]/.test(local)) continue; // "****@example.com" is a masked URL password
-    out.push(makeSpan(text, 'EMAIL', start, m.index + m[0].length, 0.9, 'pattern:email'));
+  let lastEnd = 0;
+  for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
+    let start = at;
+    while (start > lastEnd && at - start < 64 && LOCAL_CHAR.test(text[start - 1])) start--;
+    // Dots may not lead; quotes, braces and pipes are legal atext but in prose they wrap the address.
+    while (start < at && /[.'`{|}]/.test(text[start])) start++;
+    if (start === at || text[at - 1] === '.' || text.slice(start, at).includes('..')) continue;
+    DOMAIN.lastIndex = at + 1;
+    const m = DOMAIN.exec(text);
+    if (!m) continue;
+    if (!/[A-Za-z0-9]/.test(text.slice(start, at))) continue; // "****@example.com" is a masked URL password
+    const end = at + 1 + m[0].length;
+    out.push(makeSpan(text, 'EMAIL', start, end, 0.9, 'pattern:email'));
+    lastEnd = end;
   }
   return out;
 }
@@ -37,6 +45,48 @@ function plausiblePhoneSpan(text: string, start: number, end: number): boolean {
   return !hasLookalikeContext(text, start) && !followedByStreet(text, end);
 }
 
+// Runs of digits and the punctuation phone numbers are written with.
+const NUMBER_RUN = /[+(（]?\d(?:[\d \t().\-–/]|x(?=\d)|ext\.?\s?(?=\d)){5,}/gi;
+const WINDOW_MARGIN = 24;
+
+interface NumberWindow {
+  start: number;
+  end: number;
+  /** Some run inside starts with a trunk 0: worth asking the regions that write numbers that way. */
+  trunk: boolean;
+}
+
+/**
+ * libphonenumber scans the whole text and slows down quadratically on long digit runs; feeding it
+ * small windows around each plausible run keeps detection linear. A run longer than any phone number
+ * (a table of digits) is left to the context detector.
+ */
+function numberWindows(text: string): NumberWindow[] {
+  const windows: NumberWindow[] = [];
+  for (const m of text.matchAll(NUMBER_RUN)) {
+    if (m[0].length > 48 || (m[0].match(/\d/g)?.length ?? 0) < 7) continue;
+    const start = Math.max(0, m.index - WINDOW_MARGIN);
+    const end = Math.min(text.length, m.index + m[0].length + WINDOW_MARGIN);
+    const trunk = /^[(（]?0/.test(m[0]);
+    const last = windows[windows.length - 1];
+    if (last && start <= last.end) {
+      last.end = Math.max(last.end, end);
+      last.trunk ||= trunk;
+    } else windows.push({ start, end, trunk });
+  }
+  return windows;
+}
+
+function findInWindows(text: string, windows: NumberWindow[], region: CountryCode): { startsAt: number; endsAt: number }[] {
+  const out: { startsAt: number; endsAt: number }[] = [];
+  for (const w of windows) {
+    for (const f of findPhoneNumbersInText(text.slice(w.start, w.end), { defaultCountry: region })) {
+      out.push({ startsAt: w.start + f.startsAt, endsAt: w.start + f.endsAt });
+    }
+  }
+  return out;
+}
+
 const DIGITS_7 = /\d(?:[^\d\n]{0,3}\d){6}/;
 
 export function detectPhones(text: string): PiiSpan[] {
@@ -50,19 +100,22 @@ export function detectPhones(text: string): PiiSpan[] {
     out.push(makeSpan(text, 'PHONE', start, end, confidence, detector));
   };
 
-  for (const f of findPhoneNumbersInText(text, { defaultCountry: 'US' })) {
+  const windows = numberWindows(text);
+  const find = (region: CountryCode) => findInWindows(text, windows, region);
+  for (const f of find('US')) {
     add(f.startsAt, f.endsAt, 0.75, 'libphonenumber');
   }
   // China: mobiles 1[3-9]x written nationally, landlines with their 0 area code, or international.
-  for (const f of findPhoneNumbersInText(text, { defaultCountry: 'CN' })) {
+  for (const f of find('CN')) {
     const raw = text.slice(f.startsAt, f.endsAt);
     const nationalMobile = /^1[3-9]\d/.test(raw);
     const trunk = /^\(?0/.test(raw);
     if (raw.startsWith('+') || nationalMobile || trunk) add(f.startsAt, f.endsAt, 0.75, 'libphonenumber');
   }
-  if (/(?:^|[^\d])\(?0\d/.test(text)) {
+  const trunkWindows = windows.filter((w) => w.trunk);
+  if (trunkWindows.length) {
     for (const region of TRUNK_REGIONS) {
-      for (const f of findPhoneNumbersInText(text, { defaultCountry: region })) {
+      for (const f of findInWindows(text, trunkWindows, region)) {
         const raw = text.slice(f.startsAt, f.endsAt);
         // A bare run like 078051121 is as likely an account or ID number; want the grouping people type.
         if (raw.startsWith('+') || (/^\(?0/.test(raw) && /[\s().-]/.test(raw))) add(f.startsAt, f.endsAt, 0.7, 'libphonenumber');

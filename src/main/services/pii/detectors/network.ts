@@ -38,8 +38,8 @@ export function validIpv6(s: string): boolean {
 
 const VERSION_CONTEXT = /(?:version|ver\.?|v|release|build|版本)\s*[:：]?\s*$/i;
 
-// A candidate is a maximal run of hex digits, colons and dots that contains "::" or at least two colons.
-const IPV6_RUN = /[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*/g;
+// A candidate is a maximal run of hex digits, colons and dots with at least two colons.
+const IPV6_RUN = /[0-9A-Fa-f:.]{2,}/g;
 const IPV4 = /\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/g;
 
 function cidrEnd(text: string, end: number, max: number): number {
@@ -51,6 +51,7 @@ export function detectIps(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(IPV6_RUN)) {
     let s = m[0];
+    if (s.length > 60 || s.indexOf(':') === s.lastIndexOf(':')) continue;
     const start = m.index;
     while (s.endsWith('.') || (s.endsWith(':') && !s.endsWith('::'))) s = s.slice(0, -1);
     if (!s || isAsciiWordAt(text, start - 1) || isAsciiWordAt(text, start + s.length)) continue;
@@ -76,10 +77,11 @@ export function detectIps(text: string): PiiSpan[] {
 }
 
 // scheme://user:password@host[:port]; the password may not contain whitespace, "/" or "@".
-const URL_CREDENTIALS = /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/([^\s:@/?#'"<>]+):([^\s/'"<>]+)@[A-Za-z0-9.[\]:_-]+/g;
+const URL_CREDENTIALS = /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/([^\s:@/?#'"<>]{1,128}):([^\s/'"<>]{1,256})@[A-Za-z0-9.[\]:_-]{1,256}/g;
 
 export function detectUrlCredentials(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
+  if (!text.includes('://')) return out;
   for (const m of text.matchAll(URL_CREDENTIALS)) {
     const password = m[2];
     if (/^(\*+|x+|<[^>]*>|\$\{[^}]*\}|\{[^}]*\}|password|pass|secret)$/i.test(password)) continue;

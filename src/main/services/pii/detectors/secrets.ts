@@ -81,7 +81,7 @@ function looksLikeHexSecret(value: string): boolean {
 
 // key (bare, quoted) then = : := => or "," (a call like getEnv("api_token", "...")), then the value.
 const ASSIGNMENT =
-  /(?<key>"[^"\n]{1,80}"|'[^'\n]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?:!!?\w+[ \t]+)?(?<val>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s"'`,;，。；)\]}]+)/gu;
+  /(?<key>"[^"\n]{1,80}"|'[^'\n]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?:!!?\w+[ \t]+)?(?<val>"[^"\n]{0,512}"|'[^'\n]{0,512}'|`[^`\n]{0,512}`|[^\s"'`,;，。；)\]}]{1,512})/gu;
 
 export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[] {
   const out: PiiSpan[] = [];
