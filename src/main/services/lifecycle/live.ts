@@ -1,0 +1,258 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { MEMORY_FILES, type MemoryFileName } from '../../../shared/domain';
+import { AppError } from '../../../shared/errors';
+import { STATE_DIR } from '../../db/connection';
+import { LOCK_STALE_MS } from '../../files/memoryFiles';
+import { nowOf, type ServiceContext } from '../context';
+import { recordExternalChanges } from '../guardian/external';
+import { importReflectionLogs, type ImportReport } from '../importers';
+import { AuditAttacher, type OpenAudit } from './attach';
+import { getState, setState } from './state';
+
+export const GUARDIAN_LOG = 'write-guardian.log.jsonl';
+
+export interface LiveCaptureOptions {
+  /** The plugin's root folder (logs/reflection-YYYY-MM-DD.log). */
+  pluginRoot: string;
+  /** How far apart a file change and its audit line may be (default 5000 ms). */
+  auditMatchWindowMs?: number;
+  /** Fallback poll, for file systems whose change events are unreliable (default 500 ms). */
+  pollIntervalMs?: number;
+  onEvent?: (event: LiveCaptureEvent) => void;
+}
+
+export type LiveCaptureEvent =
+  | { type: 'imported'; report: ImportReport }
+  | { type: 'changed'; file: MemoryFileName; auditId: string }
+  | { type: 'attached'; auditId: string; file: string; fromAuditId: string }
+  | { type: 'error'; error: unknown };
+
+export interface LiveCapture {
+  /** Stops watching; resolves once the pass in progress has finished. */
+  stop(): Promise<void>;
+  /** Runs a pass now (and waits for it): read new log lines, look at the memory files, join them. */
+  sync(): Promise<void>;
+  readonly stats: { passes: number; imports: number; changes: number; attached: number; errors: number };
+}
+
+const WATERMARK_KEY = 'live.auditRowid';
+const DEBOUNCE_MS = 15;
+
+interface FileSig {
+  sig: string;
+}
+
+function statSig(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+/** A proper-lockfile lock (a "<file>.lock" folder) that is fresh means the plugin is mid-write. */
+function lockedNow(file: string, now: number): boolean {
+  try {
+    const st = fs.statSync(`${file}.lock`);
+    return now - st.mtimeMs < LOCK_STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Follows a running plugin: its log files (through the idempotent, cursor-per-file importer)
+ * and the five memory files (each change recorded at once with its snapshots and diff, then
+ * joined to the plugin's audit of it; see attach.ts). File-system events trigger a pass within
+ * milliseconds; a slow poll catches what events miss. Passes never overlap. Everything it needs
+ * to resume is in the database (import cursors, file_state, the audit watermark), so a restart
+ * catches up with what happened while it was stopped.
+ */
+export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOptions): LiveCapture {
+  const pluginRoot = path.resolve(options.pluginRoot);
+  if (!fs.existsSync(pluginRoot) || !fs.statSync(pluginRoot).isDirectory()) {
+    throw new AppError('NotFound', `pluginRoot: ${pluginRoot} is not a folder`);
+  }
+  const workspace = path.resolve(ctx.workspaceDir);
+  // The logs folder may appear after capture starts (a plugin installed but not run yet).
+  const logsDir = () => (fs.existsSync(path.join(pluginRoot, 'logs')) ? path.join(pluginRoot, 'logs') : pluginRoot);
+  const stateDir = path.join(workspace, STATE_DIR);
+  const guardianLog = path.join(stateDir, GUARDIAN_LOG);
+  const windowMs = options.auditMatchWindowMs ?? 5000;
+  const pollMs = options.pollIntervalMs ?? 500;
+  const attacher = new AuditAttacher(ctx.db, windowMs);
+  const stats = { passes: 0, imports: 0, changes: 0, attached: 0, errors: 0 };
+  const emit = (e: LiveCaptureEvent) => {
+    try {
+      options.onEvent?.(e);
+    } catch {
+      /* a listener's failure must not stop capture */
+    }
+  };
+
+  const memorySigs = new Map<MemoryFileName, FileSig>();
+  let logsSig = '';
+  let watermark = getState<number>(ctx.db, WATERMARK_KEY) ?? attacher.maxRowid();
+  // Plugin audits still waiting for their change or fact, with when they were first seen.
+  const open = new Map<string, { audit: OpenAudit; since: number }>();
+  let stopped = false;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let debounce: NodeJS.Timeout | undefined;
+  let debounceAt = Infinity;
+
+  const logsSignature = (): string => {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(logsDir()).filter((f) => /^reflection-.*\.log$/.test(f)).sort();
+    } catch {
+      /* the folder may appear later */
+    }
+    return [...names.map((n) => `${n}=${statSig(path.join(logsDir(), n))}`), `guardian=${statSig(guardianLog)}`].join('|');
+  };
+
+  const scanMemoryFiles = (): boolean => {
+    let busy = false;
+    const now = Date.now();
+    for (const name of MEMORY_FILES) {
+      const file = path.join(workspace, name);
+      const sig = statSig(file);
+      if (memorySigs.get(name)?.sig === sig) continue;
+      if (lockedNow(file, now)) {
+        busy = true; // read it once the writer lets go, not half-written
+        continue;
+      }
+      let mtime = now;
+      try {
+        mtime = Math.round(fs.statSync(file).mtimeMs);
+      } catch {
+        /* deleted: the change happened now */
+      }
+      const changes = recordExternalChanges({ ...ctx, now: () => mtime }, [name]);
+      memorySigs.set(name, { sig });
+      for (const c of changes) {
+        stats.changes++;
+        emit({ type: 'changed', file: name, auditId: c.auditId });
+      }
+    }
+    return busy;
+  };
+
+  const importLogs = async (): Promise<void> => {
+    const sig = logsSignature();
+    if (sig === logsSig) return;
+    if (!sig.includes('.log=') && !fs.existsSync(guardianLog)) {
+      logsSig = sig;
+      return;
+    }
+    const report = await importReflectionLogs(ctx, { source: pluginRoot, workspace, recordExternalChanges: false });
+    // The signature from before the import: anything appended during it triggers another pass.
+    logsSig = sig;
+    stats.imports++;
+    emit({ type: 'imported', report });
+  };
+
+  const joinAudits = (): void => {
+    for (const a of attacher.auditsAfter(watermark)) {
+      watermark = Math.max(watermark, a.rowid);
+      if (!AuditAttacher.wants(a)) continue;
+      // History read during a catch-up gets one try; only recent audits wait for a late change or line.
+      if (a.createdAt >= Date.now() - windowMs - 60_000) open.set(a.id, { audit: a, since: Date.now() });
+      else if (attacher.complete(a).attached) stats.attached++;
+    }
+    const expiry = Date.now() - windowMs - 1000;
+    for (const [id, entry] of open) {
+      const r = attacher.complete(entry.audit);
+      if (r.attached) {
+        stats.attached++;
+        emit({ type: 'attached', auditId: id, file: entry.audit.targetFile, fromAuditId: r.fromAuditId! });
+      }
+      if (!AuditAttacher.wants(entry.audit) || entry.since < expiry) open.delete(id);
+    }
+    // Persist a watermark below every audit still open, so a restart looks at them again.
+    const lowestOpen = Math.min(...[...open.values()].map((e) => e.audit.rowid));
+    setState(ctx.db, WATERMARK_KEY, Number.isFinite(lowestOpen) ? lowestOpen - 1 : watermark, nowOf(ctx));
+  };
+
+  const pass = async (): Promise<void> => {
+    stats.passes++;
+    // Files first: the plugin writes a memory file before its audit line, so a change is on
+    // record by the time the line that claims it is imported.
+    const busy = scanMemoryFiles();
+    await importLogs();
+    joinAudits();
+    if (busy || open.size) trigger(busy ? 25 : 200);
+  };
+
+  const run = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (e) {
+          stats.errors++;
+          emit({ type: 'error', error: e });
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  function trigger(delay = DEBOUNCE_MS): void {
+    if (stopped) return;
+    const at = Date.now() + delay;
+    if (debounce && debounceAt <= at) return;
+    if (debounce) clearTimeout(debounce);
+    debounceAt = at;
+    debounce = setTimeout(() => {
+      debounce = undefined;
+      debounceAt = Infinity;
+      void run();
+    }, delay);
+  }
+
+  const watchers: fs.FSWatcher[] = [];
+  const watch = (dir: string, accept: (name: string) => boolean) => {
+    try {
+      const w = fs.watch(dir, { persistent: false }, (_event, name) => {
+        if (!name || accept(String(name))) trigger();
+      });
+      w.on('error', () => undefined); // the poll keeps going
+      watchers.push(w);
+    } catch {
+      /* missing folder or no inotify: the poll covers it */
+    }
+  };
+  const memoryNames = new Set<string>(MEMORY_FILES.flatMap((f) => [f, `${f}.lock`]));
+  watch(workspace, (n) => memoryNames.has(n));
+  watch(logsDir(), (n) => n.startsWith('reflection-'));
+  watch(stateDir, (n) => n === GUARDIAN_LOG);
+  const poll = setInterval(() => trigger(0), pollMs);
+  poll.unref?.();
+
+  void run(); // catch up at once
+
+  return {
+    stats,
+    sync: async () => {
+      if (running) await running;
+      await run();
+    },
+    stop: async () => {
+      stopped = true;
+      clearInterval(poll);
+      if (debounce) clearTimeout(debounce);
+      for (const w of watchers) w.close();
+      if (running) await running;
+    },
+  };
+}
