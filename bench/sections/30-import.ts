@@ -1,0 +1,112 @@
+// Import throughput of a generated OpenClaw transcript (default 100 MB; REFLECTION_BENCH_IMPORT_MB to change),
+// against a raw baseline measured in the same run: reading the same file line by line and JSON.parse of each line.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import type { BenchSection } from '../index';
+import { fmt, peakRss } from '../util';
+import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { importOpenClaw } from '../../src/main/services/importers';
+
+const TARGET_MB = Number(process.env.REFLECTION_BENCH_IMPORT_MB ?? 100);
+
+/** Writes a transcript shaped like OpenClaw's: envelope user texts, tool calls, tool results, replies, failed attempts. */
+export function generateTranscript(file: string, targetBytes: number): { lines: number; bytes: number } {
+  const fd = fs.openSync(file, 'w');
+  let bytes = 0;
+  let lines = 0;
+  let parent: string | null = null;
+  let n = 0;
+  let t = Date.UTC(2026, 2, 1);
+  const buf: string[] = [];
+  const push = (entry: Record<string, unknown>) => {
+    const id = (++n).toString(16).padStart(8, '0');
+    const line = JSON.stringify({ ...entry, id, parentId: parent, timestamp: new Date((t += 1500)).toISOString() });
+    parent = id;
+    buf.push(line);
+    bytes += Buffer.byteLength(line) + 1;
+    lines++;
+    if (buf.length >= 2000) fs.writeSync(fd, `${buf.splice(0).join('\n')}\n`);
+  };
+  const header = JSON.stringify({ type: 'session', version: 3, id: 'bench-session', timestamp: new Date(t).toISOString(), cwd: '/tmp' });
+  fs.writeSync(fd, `${header}\n`);
+  bytes += header.length + 1;
+  const filler = 'The backup job finished and the disk is at 63 percent; 记录一下今天的进度。 '.repeat(12);
+  for (let turn = 0; bytes < targetBytes; turn++) {
+    push({
+      type: 'message',
+      message: {
+        role: 'user',
+        content: [{ type: 'text', text: `Conversation info (untrusted metadata):\n\`\`\`json\n{"message_id": "${turn}", "sender": "bench"}\n\`\`\`\n\nQuestion ${turn}: ${filler.slice(0, 200)}` }],
+        timestamp: t,
+      },
+    });
+    if (turn % 20 === 0) push({ type: 'message', message: { role: 'assistant', content: [], stopReason: 'error', provider: 'anthropic', model: 'm', errorMessage: 'overloaded' } });
+    push({
+      type: 'message',
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Checking.' }, { type: 'toolCall', id: `call_${turn}`, name: 'exec', arguments: { command: `cat /var/log/job-${turn}.log` } }],
+        provider: 'anthropic', model: 'claude-sonnet-4-6', stopReason: 'toolUse', usage: { input: 1200, output: 40, totalTokens: 1240 },
+      },
+    });
+    push({ type: 'message', message: { role: 'toolResult', toolCallId: `call_${turn}`, toolName: 'exec', content: [{ type: 'text', text: filler.repeat(2) }], isError: false } });
+    push({
+      type: 'message',
+      message: { role: 'assistant', content: [{ type: 'text', text: `[[reply_to_current]] Done with ${turn}. ${filler.slice(0, 300)}` }], provider: 'anthropic', model: 'claude-sonnet-4-6', stopReason: 'stop', usage: { input: 1500, output: 90, totalTokens: 1590 } },
+    });
+  }
+  fs.writeSync(fd, buf.length ? `${buf.join('\n')}\n` : '');
+  fs.closeSync(fd);
+  return { lines: lines + 1, bytes };
+}
+
+async function rawBaseline(file: string): Promise<number> {
+  let parsed = 0;
+  const rl = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
+  for await (const line of rl) {
+    if (line) {
+      JSON.parse(line);
+      parsed++;
+    }
+  }
+  return parsed;
+}
+
+export const section: BenchSection = {
+  name: `import: ${TARGET_MB} MB OpenClaw transcript`,
+  async run() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-import-'));
+    try {
+      const file = path.join(dir, 'sessions', 'bench.jsonl');
+      fs.mkdirSync(path.dirname(file));
+      const gen = generateTranscript(file, TARGET_MB * 1024 * 1024);
+      const mbs = gen.bytes / (1024 * 1024);
+      console.log(`generated ${fmt(mbs, 1)} MB, ${gen.lines} lines`);
+
+      const t0 = performance.now();
+      const lines = await rawBaseline(file);
+      const baseS = (performance.now() - t0) / 1000;
+      console.log(`raw baseline (readline + JSON.parse): ${fmt(lines / baseS, 0)} lines/s, ${fmt(mbs / baseS, 1)} MB/s`);
+
+      const { db } = openWorkspaceDatabase(dir);
+      global.gc?.();
+      const rssBefore = process.memoryUsage().rss / (1024 * 1024);
+      const peak = peakRss();
+      const t1 = performance.now();
+      const report = await importOpenClaw({ db, workspaceDir: dir }, { source: file });
+      const importS = (performance.now() - t1) / 1000;
+      const peakMb = peak.stop();
+      db.close();
+      console.log(
+        `import: ${fmt(gen.lines / importS, 0)} lines/s, ${fmt(mbs / importS, 1)} MB/s ` +
+          `(${fmt(importS / baseS, 2)}x the raw baseline's time); ${report.inserted.conversation_turns ?? 0} turns, ` +
+          `${report.inserted.conversation_contexts ?? 0} context rows, ${report.skippedCount} skipped`,
+      );
+      console.log(`peak RSS during import: ${fmt(peakMb, 0)} MB (process was ${fmt(rssBefore, 0)} MB before; aim < 200 MB whatever the size)`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
