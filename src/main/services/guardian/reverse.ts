@@ -2,8 +2,9 @@
 // jsdiff's applyPatch of the reversed patch is tried first (it tolerates later lines added right
 // next to the undone ones, the usual shape of memory appends); a three-way merge (node-diff3) with
 // the write's after-content as base is the fallback, and its conflict regions explain a refusal.
-import { applyPatch, structuredPatch } from 'diff';
+import { applyPatch } from 'diff';
 import { diff3Merge } from 'node-diff3';
+import { linePatch } from '../textDiff';
 
 export interface ConflictRegion {
   /** 1-based line in the current file where the conflict starts. */
@@ -26,7 +27,7 @@ const strip = (lines: string[]) => lines.map((l) => l.replace(/\n$/, ''));
 
 /** Removes the change before→after from current, keeping everything else current has. */
 export function reverseApply(before: string, after: string, current: string): ReverseResult {
-  const reversed = structuredPatch('after', 'before', after, before, undefined, undefined, { context: 3 });
+  const reversed = linePatch('after', 'before', after, before);
   const patched = applyPatch(current, reversed);
   if (patched !== false) return { ok: true, content: patched };
   const regions = diff3Merge(splitLines(current), splitLines(after), splitLines(before));
