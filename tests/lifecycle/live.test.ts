@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { importReflectionLogs } from '../../src/main/services/importers';
 import { startLiveCapture, type LiveCapture } from '../../src/main/services/lifecycle/live';
-import { tempWorkspace } from '../helpers/workspace';
+import { repoRoot, sharedDir, tempWorkspace } from '../helpers/workspace';
 
 const STAND_IN = path.join(__dirname, 'helpers', 'pluginStandIn.cjs');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -163,6 +163,40 @@ describe('live capture', () => {
     await capture.stop();
     expect(db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get()).toBe(12);
     expect(db.prepare('SELECT count(*) FROM conversation_turns').pluck().get()).toBe(12);
+    db.close();
+  }, 60_000);
+});
+
+describe('reflection watch (CLI)', () => {
+  it('imports the shared plugin fixture live and stops cleanly on SIGINT', async () => {
+    const workspace = tempWorkspace();
+    const pluginRoot = path.join(workspace, 'plugin');
+    fs.cpSync(path.join(sharedDir, 'fixtures', 'reflection-plugin', 'plugin-root'), pluginRoot, { recursive: true });
+    fs.cpSync(path.join(sharedDir, 'fixtures', 'reflection-plugin', 'workspace'), workspace, { recursive: true });
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'reflection.cjs'), 'watch', '--plugin-root', pluginRoot, '--workspace', workspace, '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const events: { event: string; inserted?: Record<string, number> }[] = [];
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    readline.createInterface({ input: child.stdout }).on('line', (l) => events.push(JSON.parse(l)));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const deadline = Date.now() + 20_000;
+    while (!events.some((e) => e.event === 'imported') && Date.now() < deadline) await sleep(50);
+    // a new day's file appears while it runs
+    const day2 = fs.readFileSync(path.join(sharedDir, 'fixtures', 'reflection-plugin', 'plugin-root-debug', 'logs', 'reflection-2026-03-11.log'), 'utf8');
+    fs.writeFileSync(path.join(pluginRoot, 'logs', 'reflection-2026-03-11.log'), day2);
+    while (events.filter((e) => e.event === 'imported').length < 2 && Date.now() < deadline) await sleep(50);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+    expect(events[0].event).toBe('watching');
+    expect(events.at(-1)!.event).toBe('stopped');
+    const { db } = openWorkspaceDatabase(workspace);
+    const decisions = db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get() as number;
+    expect(decisions).toBeGreaterThan(5);
+    expect(db.prepare("SELECT count(*) FROM import_cursors WHERE importer = 'reflection-logs'").pluck().get()).toBe(2);
+    expect(db.prepare("SELECT candidate_fact FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' ORDER BY created_at LIMIT 1").pluck().get()).toBe('prefers short replies without long intros');
     db.close();
   }, 60_000);
 });

@@ -4,6 +4,8 @@ import { backupDatabase } from '../../main/services/lifecycle/backup';
 import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
 import { pruneOldData } from '../../main/services/lifecycle/retention';
 import { exportConversations } from '../../main/services/lifecycle/archive';
+import { startWorkspaceLifecycle } from '../../main/services/lifecycle';
+import { openWorkspaceDatabase } from '../../main/db/connection';
 import { AppError } from '../../shared/errors';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
 
@@ -170,7 +172,58 @@ function registerPrune(program: Command): void {
   );
 }
 
+function registerWatch(program: Command): void {
+  withWorkspace(
+    program
+      .command('watch')
+      .description("follow a running plugin: its logs and the five memory files, live (Ctrl-C to stop); runs the scheduled archive too when enabled")
+      .option('--plugin-root <dir>', 'the plugin root holding logs/ (default: pluginRoot from the settings)')
+      .option('--quiet', 'print only errors'),
+  ).action(
+    action(async (opts: GlobalOptions & { pluginRoot?: string; quiet?: boolean }) => {
+      const dir = workspaceDir(opts);
+      const { db } = openWorkspaceDatabase(dir);
+      const out = (o: Record<string, unknown>, text: string) => {
+        if (opts.quiet) return;
+        process.stdout.write(opts.json ? `${JSON.stringify({ at: new Date().toISOString(), ...o })}\n` : `${new Date().toISOString()} ${text}\n`);
+      };
+      const lifecycle = startWorkspaceLifecycle(
+        { db, workspaceDir: dir },
+        {
+          pluginRoot: opts.pluginRoot,
+          onEvent: (e) => {
+            if (e.type === 'imported') {
+              const n = Object.entries(e.report.inserted).filter(([, v]) => v > 0);
+              if (n.length) out({ event: 'imported', inserted: e.report.inserted }, `imported ${n.map(([k, v]) => `${v} ${k}`).join(', ')}`);
+            } else if (e.type === 'changed') out({ event: 'changed', file: e.file, auditId: e.auditId }, `${e.file} changed`);
+            else if (e.type === 'attached') out({ event: 'attached', file: e.file, auditId: e.auditId }, `${e.file}: diff attached to write ${e.auditId}`);
+            else process.stderr.write(`error: ${(e.error as Error)?.message ?? String(e.error)}\n`);
+          },
+          onArchiveError: (e) => process.stderr.write(`archive error: ${(e as Error).message}\n`),
+        },
+      );
+      for (const w of lifecycle.warnings) process.stderr.write(`warning: ${w}\n`);
+      if (!lifecycle.capture) {
+        await lifecycle.stop();
+        db.close();
+        throw new AppError('Invalid', 'plugin-root: give --plugin-root or set pluginRoot in the settings');
+      }
+      out({ event: 'watching' }, `watching ${opts.pluginRoot ?? lifecycle.settings.pluginRoot} for ${dir}${lifecycle.archive ? ' (scheduled archive on)' : ''}; Ctrl-C to stop`);
+      const keepAlive = setInterval(() => undefined, 1 << 30);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      clearInterval(keepAlive);
+      await lifecycle.stop();
+      db.close();
+      out({ event: 'stopped' }, 'stopped');
+    }),
+  );
+}
+
 export function register(program: Command): void {
+  registerWatch(program);
   registerExportConversations(program);
   registerPrune(program);
   registerExclude(program);

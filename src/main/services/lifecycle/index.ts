@@ -1,0 +1,60 @@
+import path from 'node:path';
+import type { ServiceContext } from '../context';
+import { startLiveCapture, type LiveCapture, type LiveCaptureEvent } from './live';
+import { startConfiguredArchive, type ArchiveSchedule } from './schedule';
+import { loadSettings, type WorkbenchSettings } from './settings';
+
+export { loadSettings, saveSettings, validateSettings, defaultSettings, getSetting, settingsPath, type WorkbenchSettings, type LoadedSettings } from './settings';
+export { backupDatabase, type BackupOptions, type BackupResult } from './backup';
+export { addExclusion, listExclusions, removeExclusion, purgeExclusion, type Exclusion, type PurgeResult } from './exclusions';
+export { pruneOldData, type PruneOptions, type PruneResult } from './retention';
+export { exportConversations, runScheduledArchive, removeOldArchives, exportsDir, type ArchiveLine } from './archive';
+export { startArchiveSchedule, startConfiguredArchive, type ArchiveSchedule } from './schedule';
+export { startLiveCapture, type LiveCapture, type LiveCaptureEvent, type LiveCaptureOptions } from './live';
+
+export interface WorkspaceLifecycle {
+  settings: WorkbenchSettings;
+  warnings: string[];
+  capture: LiveCapture | null;
+  archive: ArchiveSchedule | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * What the app runs while a workspace is open: live capture when a plugin root is configured
+ * (settings.pluginRoot, relative paths from the workspace) and the scheduled conversation
+ * archive when storage.jsonlExport is enabled. Each part is optional and stops with the rest.
+ */
+export function startWorkspaceLifecycle(
+  ctx: ServiceContext,
+  options: { pluginRoot?: string; onEvent?: (e: LiveCaptureEvent) => void; onArchiveError?: (e: unknown) => void } = {},
+): WorkspaceLifecycle {
+  const { settings, warnings } = loadSettings(ctx.workspaceDir);
+  const root = options.pluginRoot ?? settings.pluginRoot;
+  const capture = root
+    ? startLiveCapture(ctx, {
+        pluginRoot: path.resolve(ctx.workspaceDir, root),
+        auditMatchWindowMs: settings.liveCapture.auditMatchWindowMs,
+        pollIntervalMs: settings.liveCapture.pollIntervalMs,
+        onEvent: options.onEvent,
+      })
+    : null;
+  let archive: ArchiveSchedule | null = null;
+  try {
+    archive = startConfiguredArchive(ctx, settings, { onError: options.onArchiveError });
+  } catch (e) {
+    void capture?.stop();
+    throw e;
+  }
+  return {
+    settings,
+    warnings,
+    capture,
+    archive,
+    stop: async () => {
+      archive?.stop();
+      await archive?.idle();
+      await capture?.stop();
+    },
+  };
+}
