@@ -208,3 +208,17 @@ describe('person names (optional)', () => {
     expect(ofType('my name is Alice Smith', 'PERSON', { names: true, minConfidence: 0.5 })).toEqual([]);
   });
 });
+
+describe('secrets in prose', () => {
+  it('finds passwords stated in a sentence, English and Chinese, and curl credentials', () => {
+    expect(ofType('my password is hunter2', 'PASSWORD')).toEqual(['hunter2']);
+    expect(ofType('the password is "correct horse battery staple"', 'PASSWORD')).toEqual(['correct horse battery staple']);
+    expect(ofType('我的密码是abc12345，别外传', 'PASSWORD')).toEqual(['abc12345']);
+    expect(ofType('curl -u admin:secret123 https://api.example.com', 'PASSWORD')).toEqual(['secret123']);
+  });
+  it('does not take ordinary words after "password is" for a password', () => {
+    for (const text of ['the password is incorrect', 'The password is required.', 'password is too short', 'the token is expired']) {
+      expect(detectPii(text), text).toEqual([]);
+    }
+  });
+});

@@ -83,6 +83,12 @@ function looksLikeHexSecret(value: string): boolean {
 const ASSIGNMENT =
   /(?<key>"[^"\n]{1,80}"|'[^'\n]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?:!!?\w+[ \t]+)?(?<val>"[^"\n]{0,512}"|'[^'\n]{0,512}'|`[^`\n]{0,512}`|[^\s"'`,;，。；)\]}]{1,512})/gu;
 
+// "my password is hunter2", "the API key was 'q8Zr...'", "密码是abc123".
+const PROSE_SECRET =
+  /(?<key>\b(?:password|passcode|passphrase|pwd|pin|api[ _-]?key|access[ _-]?key|token|secret)\b|密码|口令|密钥)[ \t]*(?:is|was|是|为)[ \t]*(?<val>"[^"\n]{1,128}"|'[^'\n]{1,128}'|“[^”\n]{1,128}”|[^\s,;，。；"']{1,128})/giu;
+// curl -u user:password / --user user:password
+const CURL_USER = /(?:^|\s)(?:-u|--user)\s+['"]?[^\s:'"]{1,64}:([^\s'"]{1,128})/g;
+
 export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(PRIVATE_KEY_BLOCK)) {
@@ -136,8 +142,29 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
       out.push(makeSpan(text, 'API_KEY', valStart, valStart + value.length, 0.55, 'entropy:assignment'));
     }
   }
-  // Quoted literals and free-standing tokens with no key at all.
   const isJudged = (start: number, end: number) => judged.some(([s, e]) => start < e && s < end);
+  for (const m of text.matchAll(PROSE_SECRET)) {
+    const g = m.groups!;
+    let value = g.val;
+    let start = m.index + m[0].length - value.length;
+    const quoted = /^["'“‘]/.test(value);
+    if (quoted) {
+      value = value.slice(1, -1);
+      start += 1;
+    } else value = value.replace(/[.!?。！？]+$/, '');
+    if (isJudged(start, start + value.length) || !value || value.length < 4 || isPlaceholder(value)) continue;
+    // Unquoted prose ("the password is incorrect") needs something no ordinary word has.
+    if (!quoted && (!/[\d\W_]|[a-z][A-Z]|[A-Z].*[a-z].*[A-Z]/u.test(value) || /^[\u4e00-\u9fff]+$/.test(value))) continue;
+    const password = PASSWORD_KEY.test(g.key) || /^pin$/i.test(g.key);
+    if (!password && !looksLikeKeyedSecret(value, false)) continue;
+    out.push(makeSpan(text, password ? 'PASSWORD' : 'API_KEY', start, start + value.length, 0.7, 'keyword:prose'));
+  }
+  for (const m of text.matchAll(CURL_USER)) {
+    const start = m.index + m[0].length - m[1].length;
+    if (!isPlaceholder(m[1])) out.push(makeSpan(text, 'PASSWORD', start, start + m[1].length, 0.8, 'pattern:curl-user'));
+  }
+
+  // Quoted literals and free-standing tokens with no key at all.
   for (const m of text.matchAll(/(["'`])([A-Za-z0-9+/=_-]{20,})\1/g)) {
     const start = m.index + 1;
     const end = start + m[2].length;
