@@ -101,8 +101,11 @@ export interface GateDecisionRow {
   latencyMs: number | null;
   promptTokens?: number | null;
   completionTokens?: number | null;
-  source: string;
+  /** recorder, an importer, demo; absent in timeline views. */
+  source?: string;
   createdAt: number;
+  /** Status of the latest write_guardian outcome of this decision (list views). */
+  writeStatus?: AuditStatus | null;
   /** The turn's user message, for list views (seed: decisions are listed with their conversation). */
   userMessage?: string;
   agentReply?: string;
@@ -139,9 +142,12 @@ export interface AuditRow {
   source: AuditSource;
   reason: string | null;
   lineChanges: LineChanges | null;
-  beforeSnapshotId: string | null;
-  afterSnapshotId: string | null;
-  relatedAuditId: string | null;
+  /** Absent in timeline views. */
+  beforeSnapshotId?: string | null;
+  afterSnapshotId?: string | null;
+  relatedAuditId?: string | null;
+  /** False for writes imported from logs: before/after content unknown, so no diff and no rollback. */
+  contentKnown?: boolean;
   createdAt: number;
 }
 export interface RollbackDto {

@@ -43,7 +43,7 @@ export const contracts = {
 
   // ---- sessions, turns, context, search ----
   'sessions.list': query<D.Page<D.SessionRow>>()(
-    z.strictObject({ limit: limit(), cursor, channelId: z.string().max(200).optional(), text: text(500).optional(), ...timeRange }),
+    z.strictObject({ limit: limit(), cursor, channelId: z.string().max(200).optional(), text: text(500).optional() }),
     'Sessions, most recent activity first',
   ),
   'sessions.get': query<D.SessionDetail>()(z.strictObject({ id }), 'One session with counts'),

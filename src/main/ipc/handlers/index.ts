@@ -3,9 +3,17 @@
 import { CHANNELS, type Channel } from '../../../shared/contract';
 import { notAvailable, type Handlers } from '../registry';
 import { appHandlers } from './app';
+import { datasetHandlers } from './dataset';
+import { guardianHandlers } from './guardian';
+import { importHandlers } from './imports';
+import { recordHandlers } from './records';
 
 const wired: Partial<Handlers> = {
   ...appHandlers,
+  ...recordHandlers,
+  ...guardianHandlers,
+  ...datasetHandlers,
+  ...importHandlers,
 };
 
 export function buildHandlers(overrides: Partial<Handlers> = {}): Handlers {
