@@ -137,6 +137,38 @@ describe('import openclaw', () => {
     expect(shape(ctx.db)).toEqual(shape(whole.db));
   });
 
+  it('imports only the active branch, and reads the file again when a later run continues on another branch', async () => {
+    const msg = (id: string, parentId: string | null, role: string, text: string, sec: number) =>
+      JSON.stringify({
+        type: 'message', id, parentId, timestamp: `2026-04-07T06:00:${String(sec).padStart(2, '0')}.000Z`,
+        message: role === 'user' ? { role, content: text } : { role, content: [{ type: 'text', text }], provider: 'anthropic', model: 'm', stopReason: 'stop' },
+      });
+    const head = [
+      JSON.stringify({ type: 'session', version: 3, id: 'tree', timestamp: '2026-04-07T06:00:00.000Z', cwd: '/' }),
+      msg('00000001', null, 'user', 'first question', 1),
+      msg('00000002', '00000001', 'assistant', 'first answer', 2),
+      msg('00000003', '00000002', 'user', 'abandoned question', 3),
+      msg('00000004', '00000003', 'assistant', 'abandoned answer', 4),
+    ];
+    const edit = [msg('00000005', '00000002', 'user', 'edited question', 5), msg('00000006', '00000005', 'assistant', 'edited answer', 6)];
+
+    const whole = newContext();
+    const file = writeFile(path.join(whole.workspaceDir, 's', 'tree.jsonl'), `${[...head, ...edit].join('\n')}\n`);
+    const r = await importOpenClaw(whole, { source: file });
+    expect(r.ignored['entries on abandoned branches']).toBe(2);
+    expect(whole.db.prepare('SELECT user_message_content FROM conversation_turns ORDER BY turn_number').pluck().all()).toEqual(['first question', 'edited question']);
+
+    const ctx = newContext();
+    const grown = writeFile(path.join(ctx.workspaceDir, 's', 'tree.jsonl'), `${head.join('\n')}\n`);
+    await importOpenClaw(ctx, { source: grown });
+    fs.appendFileSync(grown, `${edit.join('\n')}\n`);
+    const second = await importOpenClaw(ctx, { source: grown });
+    expect(second.notes.join(' ')).toMatch(/another branch/);
+    expect(second.inserted.conversation_turns).toBe(1);
+    // What was imported before the edit stays (it was real at the time); the edit is added once.
+    expect(ctx.db.prepare('SELECT user_message_content FROM conversation_turns ORDER BY turn_number').pluck().all()).toEqual(['first question', 'abandoned question', 'edited question']);
+  });
+
   it('strips envelopes and the timestamp prefix but leaves ordinary text alone', () => {
     expect(stripUserEnvelope('hello [Sun 2026-03-08 22:03 GMT+9] world')).toEqual({ text: 'hello [Sun 2026-03-08 22:03 GMT+9] world', blocks: {} });
     const env = stripUserEnvelope('Sender (untrusted metadata):\n```json\n{"id": 7}\n```\n\n[Mon 2026-03-09 08:00 GMT+2] hi');

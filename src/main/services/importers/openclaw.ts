@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { nowOf, type ServiceContext } from '../context';
+import { EntryTable, type Branch } from './branch';
 import { startPoint } from './cursors';
 import { isObj, obj, optStr, str } from './fields';
 import { finishImport } from './finish';
@@ -80,11 +81,8 @@ function textBlocks(content: unknown, where: string): { texts: string[]; others:
  * does not cut the conversation. Returns the line numbers on the branch, or 'rescan' when an
  * incremental read branches off somewhere before what it read.
  */
-async function activeBranch(file: string, from: { offset: number; line: number }, end: number, tip: string | null, maxLineBytes?: number): Promise<Set<number> | 'rescan'> {
-  const ids: string[] = [];
-  const parents: Array<string | null> = [];
-  const lines: number[] = [];
-  const index = new Map<string, number>();
+async function activeBranch(file: string, from: { offset: number; line: number }, end: number, tip: string | null, maxLineBytes?: number): Promise<Branch | 'rescan'> {
+  const table = new EntryTable(from.line);
   for await (const line of readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes })) {
     if (line.text === undefined) continue;
     let type: string | undefined;
@@ -103,24 +101,9 @@ async function activeBranch(file: string, from: { offset: number; line: number }
       parent = typeof p.value.parentId === 'string' ? p.value.parentId : null;
     }
     if (!id || type === 'session') continue;
-    index.set(id, ids.length);
-    ids.push(id);
-    parents.push(parent);
-    lines.push(line.lineNumber);
+    table.add(id, parent, line.lineNumber);
   }
-  const active = new Set<number>();
-  let cur = ids.length - 1;
-  while (cur >= 0 && !active.has(lines[cur])) {
-    active.add(lines[cur]);
-    const parent = parents[cur];
-    if (parent === null) break;
-    const p = index.get(parent);
-    if (p !== undefined) cur = p;
-    else if (tip !== null && parent === tip) break;
-    else if (tip !== null && cur === 0) return 'rescan';
-    else cur -= 1;
-  }
-  return active;
+  return table.activeBranch(tip);
 }
 
 export async function importOpenClaw(ctx: ServiceContext, input: OpenClawInput): Promise<ImportReport> {
@@ -157,7 +140,7 @@ export async function importOpenClaw(ctx: ServiceContext, input: OpenClawInput):
       report.note(`${path.basename(file)} continued on another branch; it was read again from the start.`);
       sp = { ...sp, offset: 0, line: 0, state: null };
       state = { tip: null, open: null, window: [], model: null, marks: [] };
-      active = (await activeBranch(file, sp, sp.size, null, input.maxLineBytes)) as Set<number>;
+      active = (await activeBranch(file, sp, sp.size, null, input.maxLineBytes)) as Branch;
     }
     const branch = active;
     let sessionId: string | null = null;
