@@ -43,6 +43,9 @@ export function colorDiff(diff: string, color = Boolean(process.stdout.isTTY)): 
     .join('\n');
 }
 
+/** A table; plain (no ANSI colours) when stdout is not a terminal. */
+const table = (head: string[]) => new Table({ head, ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }) });
+
 function context(db: ServiceContext['db'], dir: string, by?: unknown): ServiceContext {
   return { db, workspaceDir: dir, actor: typeof by === 'string' && by ? by : process.env.USER || 'curator' };
 }
@@ -72,7 +75,7 @@ export function register(program: Command): void {
         since: opts.since as string, until: opts.until as string, withDiff: Boolean(opts.withDiff), cursor: opts.cursor as string,
       });
       if (opts.json) return printJson(page);
-      const t = new Table({ head: ['id', 'time', 'file', 'status', 'source', 'lines +/-/~', 'fact / reason'] });
+      const t = table(['id', 'time', 'file', 'status', 'source', 'lines +/-/~', 'fact / reason']);
       for (const a of page.items) {
         t.push([a.id, time(a.createdAt), a.targetFile, a.status, a.source, a.lines ? `${a.lines.added}/${a.lines.removed}/${a.lines.modified}` : '', short(a.candidateFact ?? a.reason)]);
       }
@@ -116,7 +119,7 @@ export function register(program: Command): void {
       recordExternalChanges(ctx);
       const page = fileHistory(ctx, { file: opts.file as string, limit: opts.limit as number, cursor: opts.cursor as string });
       if (opts.json) return printJson(page);
-      const t = new Table({ head: ['audit', 'time', 'who', 'why', 'lines +/-/~', 'status'] });
+      const t = table(['audit', 'time', 'who', 'why', 'lines +/-/~', 'status']);
       for (const h of page.items) {
         const st = h.rolledBack ? `rolled back by ${h.rolledBack.by}` : h.status;
         t.push([h.auditId, time(h.createdAt), short(h.who, 40), short(h.why, 50), h.lines ? `${h.lines.added}/${h.lines.removed}/${h.lines.modified}` : '', st]);
@@ -225,7 +228,7 @@ export function register(program: Command): void {
     })));
 
   withWorkspace(g.command('prune-snapshots').description('keep at most N snapshots per file, deleting only unreferenced ones'))
-    .option('--max <n>', 'maxSnapshotsPerFile', int, 100)
+    .option('--max <n>', 'maxSnapshotsPerFile (default: workbench.json, else 100)', int)
     .option('-f, --file <file>', 'only this file')
     .action(action(async (opts: Opts) => withDatabase(opts, ({ db }, dir) => {
       const r = pruneSnapshots(context(db, dir), { maxSnapshotsPerFile: opts.max as number, file: opts.file as string });

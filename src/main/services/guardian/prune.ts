@@ -6,8 +6,18 @@ import { AppError } from '../../../shared/errors';
 import { writeTx } from '../../db/connection';
 import { assertMemoryFileName } from '../../files/memoryFiles';
 import type { ServiceContext } from '../context';
+import { loadSettings } from '../lifecycle/settings';
 
 export const DEFAULT_MAX_SNAPSHOTS_PER_FILE = 100;
+
+/** writeGuardianAuditing.maxSnapshotsPerFile from the workspace's workbench.json (default 100). */
+export function configuredMax(workspaceDir: string): number {
+  try {
+    return loadSettings(workspaceDir).settings.writeGuardianAuditing.maxSnapshotsPerFile;
+  } catch {
+    return DEFAULT_MAX_SNAPSHOTS_PER_FILE;
+  }
+}
 
 export interface PruneResult {
   maxSnapshotsPerFile: number;
@@ -29,7 +39,7 @@ const UNREFERENCED = `
   LIMIT ?`;
 
 export function pruneSnapshots(ctx: ServiceContext, input: { file?: string; maxSnapshotsPerFile?: number } = {}): PruneResult {
-  const max = input.maxSnapshotsPerFile ?? DEFAULT_MAX_SNAPSHOTS_PER_FILE;
+  const max = input.maxSnapshotsPerFile ?? configuredMax(ctx.workspaceDir);
   if (!Number.isInteger(max) || max < 1) throw new AppError('Invalid', `maxSnapshotsPerFile ${max}: expected a whole number of at least 1`);
   const files = input.file ? [assertMemoryFileName(input.file)] : [...MEMORY_FILES];
   const db = ctx.db;

@@ -13,6 +13,7 @@ import { AppError } from '../../../shared/errors';
 import type { LockOptions } from '../../files/memoryFiles';
 import { readMemoryFile, withMemoryFileLock } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
+import { loadSettings } from '../lifecycle/settings';
 import { diffFile } from '../textDiff';
 import { faultPoint } from './faults';
 import { executeFileOperation } from './operations';
@@ -73,6 +74,12 @@ function assertRollbackable(db: ServiceContext['db'], audit: AuditRow): void {
   }
 }
 
+function assertRollbackEnabled(workspaceDir: string): void {
+  if (loadSettings(workspaceDir).settings.writeGuardianAuditing.enableRollback === false) {
+    throw new AppError('Invalid', 'rollback is switched off for this workspace (writeGuardianAuditing.enableRollback in .openclaw-reflection/workbench.json)');
+  }
+}
+
 /** Works out the rollback of one audit against the given current content. Never writes. */
 export function planRollback(ctx: ServiceContext, audit: AuditRow, current: string | null, force = false): RollbackPreview {
   const before = snapshotContent(ctx.db, audit.before_snapshot_id);
@@ -116,6 +123,7 @@ export function planRollback(ctx: ServiceContext, audit: AuditRow, current: stri
 
 /** Rolls back one audited write. With dryRun, returns what would happen and writes nothing. */
 export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): Promise<RollbackResult> {
+  assertRollbackEnabled(ctx.workspaceDir);
   const first = getAuditRow(ctx.db, input.auditId);
   assertRollbackable(ctx.db, first);
   const file = first.target_file;
