@@ -1,0 +1,198 @@
+// Every channel through browser mode's HTTP API against the real services on a demo workspace.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  AuditRow, CollectResult, ExportPreview, ExportRow, GateDecisionRow, JobStatus, Page, RollbackOutcome, SampleDetail, SampleRow,
+  SearchHit, SessionRow, TurnView,
+} from '../../src/shared/contract';
+import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/main/services/demo';
+import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
+import { sharedDir, tempWorkspace } from '../helpers/workspace';
+import { call } from './http';
+
+describe('every channel against the real services', () => {
+  let dir: string;
+  let web: WorkbenchServer;
+  const api = async <T>(channel: string, input: unknown = {}, headers: Record<string, string> = {}): Promise<T> => {
+    const r = await call(web.server.port, web.token, channel, input, headers);
+    const body = r.json<{ ok: boolean; value?: T; error?: { kind: string; message: string } }>();
+    if (!body.ok) throw new Error(`${channel}: ${body.error?.kind} ${body.error?.message}`);
+    return body.value as T;
+  };
+  const fails = async (channel: string, input: unknown) => {
+    const body = (await call(web.server.port, web.token, channel, input)).json<{ ok: boolean; error?: { kind: string } }>();
+    return body.ok ? null : body.error!.kind;
+  };
+  const waitJob = async (jobId: string): Promise<JobStatus> => {
+    for (let i = 0; i < 600; i++) {
+      const j = await api<JobStatus>('jobs.get', { jobId });
+      if (j.state !== 'running') return j;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('job did not finish');
+  };
+
+  beforeAll(async () => {
+    dir = tempWorkspace();
+    generateDemoWorkspace(dir, { sessions: 8 });
+    web = await serveWorkspace(dir);
+  });
+  afterAll(async () => {
+    await web?.close();
+  });
+
+  it('sessions, turns, context: the hostile conversation comes back as plain text', async () => {
+    const sessions = await api<Page<SessionRow>>('sessions.list', { limit: 50 });
+    expect(sessions.items.length).toBe(8);
+    expect(sessions.items.map((s) => s.id)).toContain(HOSTILE_SESSION_ID);
+    const detail = await api<{ id: string; turnCount: number; writeCount: number }>('sessions.get', { id: HOSTILE_SESSION_ID });
+    expect(detail.turnCount).toBeGreaterThan(0);
+    const turns = await api<Page<TurnView>>('turns.list', { sessionId: HOSTILE_SESSION_ID });
+    const img = turns.items.find((t) => t.userMessage === '<img src=x onerror=alert(1)>');
+    expect(img).toBeDefined();
+    expect(img!.agentReply).toContain('](javascript:alert(1))');
+    expect(img!.decisions[0]).toMatchObject({ decision: 'NO_WRITE', turnId: img!.id });
+    const turn = await api<{ turn: { id: string }; context: unknown[] }>('turns.get', { id: img!.id });
+    expect(turn.turn.id).toBe(img!.id);
+    const context = await api<Array<{ message: string }>>('context.get', { turnId: img!.id });
+    expect(context.length).toBeGreaterThan(0);
+    expect(await fails('sessions.get', { id: 'channel:none:missing' })).toBe('NotFound');
+    expect(await fails('turns.list', { sessionId: 'channel:none:missing' })).toBe('NotFound');
+  });
+
+  it('search and gate list/show/stats', async () => {
+    const hits = await api<Page<SearchHit>>('search.query', { text: 'onerror' });
+    expect(hits.items.length).toBeGreaterThan(0);
+    const h = hits.items[0];
+    expect(h.text.slice(h.matches[0][0], h.matches[0][1]).toLowerCase()).toBe('onerror');
+    const list = await api<Page<GateDecisionRow>>('gate.list', { decision: 'UPDATE_USER', limit: 5 });
+    expect(list.items).toHaveLength(5);
+    for (const d of list.items) expect(d.decision).toBe('UPDATE_USER');
+    expect(list.nextCursor).not.toBeNull();
+    const next = await api<Page<GateDecisionRow>>('gate.list', { decision: 'UPDATE_USER', limit: 5, cursor: list.nextCursor });
+    expect(next.items.map((d) => d.id)).not.toContain(list.items[0].id);
+    const show = await api<{ decision: { id: string }; turn: { id: string }; context: unknown[] }>('gate.show', { id: list.items[0].id });
+    expect(show.decision.id).toBe(list.items[0].id);
+    const stats = await api<{ totals: { total: number; byDecision: Record<string, number> }; buckets: unknown[] }>('gate.stats', { groupBy: 'daily' });
+    expect(stats.totals.total).toBeGreaterThan(0);
+    expect(stats.totals.byDecision.UPDATE_USER).toBeGreaterThanOrEqual(5);
+    expect(stats.buckets.length).toBeGreaterThan(0);
+  });
+
+  it('guardian list/show/diff/history, retry preview, correction', async () => {
+    const written = await api<Page<AuditRow>>('guardian.list', { status: 'written', source: 'plugin', limit: 20 });
+    expect(written.items.length).toBeGreaterThan(0);
+    const a = written.items.find((x) => x.contentKnown)!;
+    const show = await api<{ audit: { id: string; diff: string | null } }>('guardian.show', { id: a.id });
+    expect(show.audit.id).toBe(a.id);
+    const diff = await api<{ before: string | null; after: string | null; diff: string }>('guardian.diff', { id: a.id });
+    expect(diff.after).not.toBeNull();
+    expect(diff.diff).toContain('@@');
+    const history = await api<Page<{ auditId: string }>>('guardian.history', { file: a.targetFile, limit: 5 });
+    expect(history.items.length).toBeGreaterThan(0);
+    const before = fs.readFileSync(path.join(dir, a.targetFile), 'utf8');
+    const retry = await api<{ content: string; auditId: string | null; dryRun: boolean }>('guardian.retry', { auditId: a.id, fact: 'Prefers tea over coffee', dryRun: true });
+    expect(retry).toMatchObject({ dryRun: true, auditId: null });
+    expect(retry.content).toContain('Prefers tea over coffee');
+    expect(fs.readFileSync(path.join(dir, a.targetFile), 'utf8')).toBe(before);
+    const correction = await api<{ auditId: string; correctedStatus: string }>('guardian.correct', { auditId: a.id, status: 'refused', reason: 'not a lasting fact' });
+    expect(correction).toMatchObject({ auditId: a.id, correctedStatus: 'refused' });
+    expect(await fails('guardian.correct', { auditId: a.id, status: 'refused', reason: '   ' })).toBe('Invalid');
+  });
+
+  it('a repeated Idempotency-Key does not repeat a rollback', async () => {
+    const written = await api<Page<AuditRow>>('guardian.list', { status: 'written', source: 'plugin', limit: 50 });
+    // The newest write of a file rolls back cleanly (nothing written after it).
+    const seen = new Set<string>();
+    const newestPerFile = written.items.filter((a) => a.contentKnown && !seen.has(a.targetFile) && seen.add(a.targetFile));
+    const target = newestPerFile[0];
+    const file = path.join(dir, target.targetFile);
+    const preview = await api<RollbackOutcome>('guardian.rollback', { auditId: target.id, reason: 'preview', dryRun: true });
+    expect(preview).toMatchObject({ dryRun: true, applied: false, conflict: null });
+    const key = 'rollback-once-1';
+    const first = await api<RollbackOutcome>('guardian.rollback', { auditId: target.id, reason: 'wrong fact' }, { 'idempotency-key': key });
+    expect(first).toMatchObject({ applied: true, dryRun: false });
+    expect(fs.readFileSync(file, 'utf8')).toBe(preview.resultContent);
+    const afterFirst = web.runtime.session.db.prepare('SELECT count(*) AS n FROM rollbacks').get() as { n: number };
+    const repeat = await call(web.server.port, web.token, 'guardian.rollback', { auditId: target.id, reason: 'wrong fact' }, { 'idempotency-key': key });
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    expect(repeat.json()).toEqual({ ok: true, value: first });
+    expect((web.runtime.session.db.prepare('SELECT count(*) AS n FROM rollbacks').get() as { n: number }).n).toBe(afterFirst.n);
+    // Without the key the same request is a new action, and the service refuses it: already rolled back.
+    expect(await fails('guardian.rollback', { auditId: target.id, reason: 'wrong fact' })).toBe('Conflict');
+  });
+
+  it('dataset: collect job, list, get, review, undo, PII decision, stats, preview, export job, exports, download', async () => {
+    const { jobId } = await api<{ jobId: string }>('dataset.collect', { type: 'all' });
+    const job = await waitJob(jobId);
+    expect(job.state).toBe('done');
+    const collected = job.result as CollectResult;
+    expect(collected.added).toBeGreaterThan(0);
+    const samples = await api<Page<SampleRow>>('dataset.list', { limit: 100 });
+    expect(samples.items.length).toBe(Math.min(100, collected.added));
+    const s = samples.items[0];
+    const detail = await api<SampleDetail>('dataset.get', { id: s.id });
+    expect(detail.id).toBe(s.id);
+    const reviewed = await api<{ sample: SampleRow; reviewId: string; previousStatus: string }>('dataset.review', { id: s.id, action: 'approve' });
+    expect(reviewed.sample.annotationStatus).toBe('approved');
+    const undone = await api<{ reviewId: string; sample: SampleRow }>('dataset.undo', {});
+    expect(undone.reviewId).toBe(reviewed.reviewId);
+    expect(undone.sample.annotationStatus).toBe(reviewed.previousStatus);
+    const withPii = samples.items.find((x) => x.containsPii);
+    if (withPii) {
+      const d = await api<SampleDetail>('dataset.get', { id: withPii.id });
+      const span = d.piiSpans[0];
+      const kept = await api<SampleDetail>('dataset.setPiiSpanDecision', { sampleId: withPii.id, spanId: span.id, decision: 'keep' });
+      expect(kept.piiSpans.find((x) => x.id === span.id)!.decision).toBe('keep');
+    }
+    for (const x of samples.items.slice(0, 10)) await api('dataset.review', { id: x.id, action: 'approve' });
+    const stats = await api<{ total: number; byStatus: Record<string, number> }>('dataset.stats');
+    expect(stats.total).toBe(collected.added);
+    expect(stats.byStatus.approved).toBeGreaterThanOrEqual(10);
+    const preview = await api<ExportPreview>('dataset.previewExport', { format: 'openai', onlyApproved: true, limit: 3 });
+    expect(preview.records.length).toBeGreaterThan(0);
+    expect(preview.total).toBeGreaterThanOrEqual(preview.records.length);
+    for (const line of preview.records) expect(JSON.parse(line)).toHaveProperty('messages');
+    const exp = await api<{ jobId: string }>('dataset.export', { format: 'openai', onlyApproved: true, name: 'approved-openai' });
+    const expJob = await waitJob(exp.jobId);
+    expect(expJob.state, JSON.stringify(expJob.error)).toBe('done');
+    const row = expJob.result as ExportRow;
+    expect(row.totalSamples).toBe(preview.total);
+    expect(row.path).toBe(path.join(dir, '.openclaw-reflection', 'exports', 'approved-openai'));
+    const exports = await api<ExportRow[]>('dataset.exports', { limit: 10 });
+    expect(exports[0].id).toBe(row.id);
+    const train = row.files.find((f) => f.role === 'train')!;
+    const dl = await fetch(`${web.origin}/api/download?exportId=${row.id}&file=${train.name}&token=${web.token}`);
+    expect(dl.status).toBe(200);
+    const text = await dl.text();
+    expect(text.split('\n')[0]).toBe(preview.records[0]);
+    expect(await fails('exports.startDrag', { exportId: row.id, fileName: train.name })).toBe('Invalid');
+  });
+
+  it('imports run as jobs and report', async () => {
+    const evals = path.join(sharedDir, 'benchmarks', 'reflection-evals');
+    const { jobId } = await api<{ jobId: string }>('import.evals', { path: evals });
+    const job = await waitJob(jobId);
+    expect(job.state, JSON.stringify(job.error)).toBe('done');
+    expect((job.result as { source: string; summary: string }).source).toBe('evals');
+    const bad = await api<{ jobId: string }>('import.openclaw', { path: path.join(dir, 'no-such-dir') });
+    const failed = await waitJob(bad.jobId);
+    expect(failed.state).toBe('failed');
+    expect(failed.error?.kind).toBeDefined();
+    const jobs = await api<JobStatus[]>('jobs.list');
+    expect(jobs.map((j) => j.jobId)).toContain(jobId);
+  });
+
+  it('settings, workspace, backup', async () => {
+    const settings = await api<{ values: { storage: { busyTimeoutMs: number } }; file: string }>('settings.get');
+    expect(settings.values.storage.busyTimeoutMs).toBe(5000);
+    const changed = await api<{ values: { storage: { busyTimeoutMs: number } } }>('settings.set', { patch: { storage: { busyTimeoutMs: 7000 } } });
+    expect(changed.values.storage.busyTimeoutMs).toBe(7000);
+    const recent = await api<Array<{ dir: string }>>('workspace.recent');
+    expect(recent[0].dir).toBe(dir);
+    const backup = await api<{ file: string; bytes: number }>('backup.create', {});
+    expect(fs.statSync(backup.file).size).toBe(backup.bytes);
+    expect(await fails('backup.create', { file: '../outside.db' })).toBe('Invalid');
+  });
+});
