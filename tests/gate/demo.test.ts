@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { generateDemoWorkspace, HOSTILE_SESSION_ID, type DemoSummary } from '../../src/main/services/demo';
 import { AUDIT_STATUSES, GATE_DECISIONS, MEMORY_FILES } from '../../src/shared/domain';
+import { recordExternalChanges } from '../../src/main/services/guardian/external';
 import { tempWorkspace } from '../helpers/workspace';
 
 const TABLES = ['sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'file_snapshots', 'write_guardian_audit'];
@@ -73,6 +74,8 @@ describe('demo workspace', () => {
       for (const link of chain) expect(link.after).not.toBe(link.before);
       expect(chain[chain.length - 1].after).toBe(onDisk);
     }
+    // The guardian sees the files exactly as recorded: nothing to report as an outside edit.
+    expect(recordExternalChanges({ db, workspaceDir: ws })).toEqual([]);
     const diffs = db.prepare("SELECT count(*) FROM write_guardian_audit WHERE status = 'written' AND diff LIKE '%+- %' AND lines_added + lines_modified > 0").pluck().get() as number;
     expect(diffs).toBe(summary.writes.written);
   });

@@ -2,9 +2,11 @@
 // small by default (UI tests make many) and able to reach a million turns for benchmarks.
 import fs from 'node:fs';
 import path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import { MEMORY_FILES, fileForDecision, type MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import { dbPathFor, openWorkspaceDatabase, type DB } from '../../db/connection';
+import { memoryFilePath } from '../../files/memoryFiles';
 import { RecorderCore } from '../../recorder/recorder';
 import { CHANNELS, FILE_PREAMBLES, LLM_MODELS, hostileTurns, randomTurn, tourTurns, type Lang, type TurnScript } from './content';
 import { createRng, seededUlidFactory, type Rng } from './random';
@@ -181,7 +183,9 @@ export function generateDemoWorkspace(dir: string, options: DemoOptions = {}): D
   try {
     const summary = emit(opened.db, plans, order, rng, options, order.total > 50_000 ? 3000 : Number.POSITIVE_INFINITY);
     opened.db.pragma('wal_checkpoint(TRUNCATE)');
-    for (const [name, model] of summary.files) fs.writeFileSync(path.join(workspace, name), model.content(), 'utf8');
+    // A brand-new workspace nobody else writes yet: a synchronous atomic write is enough (no lock to take),
+    // through the same path check as every other memory-file write.
+    for (const [name, model] of summary.files) writeFileAtomic.sync(memoryFilePath(workspace, name), model.content(), { encoding: 'utf8' });
     return {
       ...summary.counts,
       dir: workspace,
