@@ -46,7 +46,7 @@ describe('reflection guardian on the demo workspace', () => {
     expect(show.rollback.rollbackAuditId).toBe(r.rollbackAuditId);
     expect(show.decision).not.toBeNull();
     expect(show.turn).not.toBeNull();
-  });
+  }, 180_000);
 
   it('records a manual edit as an external change that history shows; export streams csv', () => {
     const dir = path.join(tempWorkspace(), 'demo');
@@ -64,5 +64,5 @@ describe('reflection guardian on the demo workspace', () => {
     const lines = fs.readFileSync(out, 'utf8').trim().split('\r\n');
     expect(lines[0].startsWith('id,createdAt,sessionId')).toBe(true);
     expect(lines.length).toBeGreaterThan(3);
-  });
+  }, 120_000);
 });

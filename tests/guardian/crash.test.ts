@@ -61,5 +61,29 @@ describe('a rollback killed at every step', () => {
     if (step === 'file-written') expect(messages.join('\n')).toMatch(/Finished the interrupted rollback .* recorded now/);
     if (step === 'lock-acquired' || step === 'committed') expect(messages).toEqual([]);
     db.close();
-  });
+  }, 120_000);
+});
+
+describe('reconcilePending', () => {
+  it('cancels an interrupted rollback whose file someone changed since, recording the change as external', async () => {
+    const f = makeFixture();
+    f.write('MEMORY.md', BEFORE);
+    recordExternalChanges(f.ctx);
+    const id = f.pluginWrite('MEMORY.md', AFTER);
+    f.close();
+    const child = spawnSync('node', [bin, 'guardian', 'rollback', id, '--workspace', f.dir], { env: { ...process.env, REFLECTION_FAULT: 'file-written' }, encoding: 'utf8' });
+    expect(child.signal).toBe('SIGKILL');
+    f.write('MEMORY.md', '# Memory\n- rewritten by a text editor\n');
+
+    const { db } = openWorkspaceDatabase(f.dir);
+    const ctx: ServiceContext = { db, workspaceDir: f.dir };
+    const messages = await reconcilePending(ctx);
+    expect(messages.join('\n')).toMatch(/has since been changed by someone else/);
+    expect(db.prepare('SELECT status FROM write_guardian_audit WHERE id = ?').pluck().get(id)).toBe('written');
+    const ext = db.prepare("SELECT diff FROM write_guardian_audit WHERE source = 'external' ORDER BY created_at DESC LIMIT 1").pluck().get();
+    expect(ext).toContain('+- rewritten by a text editor');
+    expect(db.prepare("SELECT content_hash FROM file_state WHERE file_name = 'MEMORY.md'").pluck().get()).toBe(sha256('# Memory\n- rewritten by a text editor\n'));
+    expect(await reconcilePending(ctx)).toEqual([]);
+    db.close();
+  }, 120_000);
 });
