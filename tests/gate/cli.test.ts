@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { clip, displayWidth } from '../../src/cli/commands/gate';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 function cli(...args: string[]) {
@@ -18,6 +19,15 @@ beforeAll(() => {
   expect(r.stderr).toBe('');
   expect(r.stdout).toMatch(/Demo workspace ready/);
 }, 60_000);
+
+describe('terminal text', () => {
+  it('clips by display width without splitting wide characters, and strips escape sequences', () => {
+    expect(displayWidth('早上偏好ab')).toBe(10);
+    expect(clip('早上偏好乌龙茶', 7)).toBe('早上偏…');
+    expect(displayWidth(clip('早上偏好乌龙茶', 8))).toBeLessThanOrEqual(8);
+    expect(clip('red \u001b[31mtext\u001b[0m and \u001b]0;title\u0007bell', 100)).toBe('red text and bell');
+  });
+});
 
 describe('reflection CLI on a demo workspace', () => {
   it('gate list -d UPDATE_USER -l 5 prints five decisions with their conversation text', () => {
@@ -110,5 +120,11 @@ describe('reflection CLI on a demo workspace', () => {
     expect(json.mode).toBe('fts');
     expect(json.hits.length).toBeGreaterThan(0);
     expect(cli('search', 'NEAR("x', '--workspace', ws).code).toBe(0);
+    // Chinese text is two columns wide: every line of the table has the same width, so borders line up.
+    const tableLines = r.stdout.split('\n').filter((l) => /^[┌│├└]/.test(l));
+    expect(new Set(tableLines.map(displayWidth)).size).toBe(1);
+    const zhList = cli('gate', 'list', '--workspace', ws, '-q', '早上偏好', '-l', '3').stdout.split('\n').filter((l) => /^[┌│├└]/.test(l));
+    expect(zhList.length).toBeGreaterThan(3);
+    expect(new Set(zhList.map(displayWidth)).size).toBe(1);
   });
 });
