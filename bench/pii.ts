@@ -94,6 +94,7 @@ list('gitleaks flagged not_secret', gl.flaggedTexts);
 for (const [title, file] of [
   ['Chinese test set (tests/fixtures/pii-zh.jsonl)', 'pii-zh.jsonl'],
   ['URL-with-credentials and secrets set (tests/fixtures/pii-url-credentials.jsonl)', 'pii-url-credentials.jsonl'],
+  ['Mixed set written after tuning (tests/fixtures/pii-holdout.jsonl)', 'pii-holdout.jsonl'],
 ] as const) {
   const full = path.join(repoRoot, 'tests', 'fixtures', file);
   if (!fs.existsSync(full)) continue;

@@ -33,9 +33,9 @@ describe.skipIf(!haveData)('PII benchmark aims', () => {
 });
 
 describe('own test sets', () => {
-  it.each(['pii-zh.jsonl', 'pii-url-credentials.jsonl'])('%s: recall >= 0.95 and precision >= 0.90 per type', (file) => {
+  it.each(['pii-zh.jsonl', 'pii-url-credentials.jsonl', 'pii-holdout.jsonl'])('%s: recall >= 0.95 and precision >= 0.90 per type', (file) => {
     const r = scoreFixture(path.join(repoRoot, 'tests', 'fixtures', file));
-    expect(r.rows).toBeGreaterThan(20);
+    expect(r.rows).toBeGreaterThanOrEqual(20);
     for (const [type, t] of Object.entries(r.perType)) {
       expect(recall(t), `${type}\n${r.failures.join('\n')}`).toBeGreaterThanOrEqual(0.95);
       expect(precision(t), `${type}\n${r.failures.join('\n')}`).toBeGreaterThanOrEqual(0.9);

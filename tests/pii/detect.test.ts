@@ -88,9 +88,10 @@ describe('cards', () => {
     expect(ofType('卡号 621483012345678911', 'BANK_CARD')).toEqual(['621483012345678911']);
     expect(found('编号 621483012345678911')).toEqual([]);
   });
-  it('does not read order or transaction numbers as cards', () => {
+  it('does not read order, transaction or barcode numbers as cards', () => {
     expect(found('流水号 62220210011234567890')).toEqual([]);
     expect(found('order # 4111111111111111')).toEqual([]);
+    expect(found('6901234567892 库存 138 件')).toEqual([]);
   });
 });
 
@@ -214,6 +215,7 @@ describe('secrets in prose', () => {
     expect(ofType('my password is hunter2', 'PASSWORD')).toEqual(['hunter2']);
     expect(ofType('the password is "correct horse battery staple"', 'PASSWORD')).toEqual(['correct horse battery staple']);
     expect(ofType('我的密码是abc12345，别外传', 'PASSWORD')).toEqual(['abc12345']);
+    expect(ofType('WiFi 密码是 Home@2024!，访客用另一个', 'PASSWORD')).toEqual(['Home@2024!']);
     expect(ofType('curl -u admin:secret123 https://api.example.com', 'PASSWORD')).toEqual(['secret123']);
   });
   it('does not take ordinary words after "password is" for a password', () => {

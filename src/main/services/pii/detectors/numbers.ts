@@ -72,8 +72,16 @@ function classifyCard(text: string, digits: string, start: number, end: number):
     return null;
   }
   if (!luhn) return null;
+  // A 13-digit product barcode (EAN-13) can pass Luhn too; without a card word it is a product code.
+  if (digits.length === 13 && !cardContext && isValidEan13(digits)) return null;
   const cn = cardContext && /[\u4e00-\u9fff]/.test(before);
   return makeSpan(text, cn ? 'BANK_CARD' : 'CREDIT_CARD', start, end, 0.9, `luhn:${issuer}`);
+}
+
+function isValidEan13(d: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < 12; i++) sum += (d.charCodeAt(i) - 48) * (i % 2 ? 3 : 1);
+  return (10 - (sum % 10)) % 10 === d.charCodeAt(12) - 48;
 }
 
 const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];

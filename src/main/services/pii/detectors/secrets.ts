@@ -151,7 +151,7 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
     if (quoted) {
       value = value.slice(1, -1);
       start += 1;
-    } else value = value.replace(/[.!?。！？]+$/, '');
+    } else value = value.replace(/[.。]+$/, ''); // a sentence's full stop; "!" and "?" are common in passwords
     if (isJudged(start, start + value.length) || !value || value.length < 4 || isPlaceholder(value)) continue;
     // Unquoted prose ("the password is incorrect") needs something no ordinary word has.
     if (!quoted && (!/[\d\W_]|[a-z][A-Z]|[A-Z].*[a-z].*[A-Z]/u.test(value) || /^[\u4e00-\u9fff]+$/.test(value))) continue;
