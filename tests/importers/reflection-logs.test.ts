@@ -177,6 +177,17 @@ describe('import reflection-logs', () => {
     expect(dataCounts(ctx.db)).toEqual(before);
   });
 
+  it('runs concurrent imports (the watcher and a manual import) one after the other', async () => {
+    const ctx = newContext();
+    const [a, b] = await Promise.all([
+      importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace }),
+      importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace }),
+    ]);
+    expect(a.inserted.conversation_turns).toBe(6);
+    expect(b.status).toBe('nothing_new');
+    expect(count(ctx.db, 'conversation_turns')).toBe(6);
+  });
+
   it('takes a baseline snapshot of the memory files at import, so later diffs have a start', async () => {
     const ctx = newContext();
     writeFile(path.join(ctx.workspaceDir, 'USER.md'), '# User\n- prefers short replies\n');

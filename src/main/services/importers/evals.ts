@@ -8,6 +8,7 @@ import { AppError } from '../../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
 import { isObj, oneOf, optStr, str } from './fields';
 import { finishImport } from './finish';
+import { serialized } from './serialize';
 import { ReportBuilder, type ImportReport } from './report';
 import { ImportStore } from './store';
 import { importJsonLines, skipLine } from './stream';
@@ -64,7 +65,11 @@ function messages(v: unknown): Array<{ role: 'user' | 'agent'; message: string }
   });
 }
 
-export async function importEvals(ctx: ServiceContext, input: EvalsInput): Promise<ImportReport> {
+export function importEvals(ctx: ServiceContext, input: EvalsInput): Promise<ImportReport> {
+  return serialized(ctx.db, 'evals', () => run(ctx, input));
+}
+
+async function run(ctx: ServiceContext, input: EvalsInput): Promise<ImportReport> {
   const report = new ReportBuilder('evals', input.source, nowOf(ctx));
   if (!fs.existsSync(input.source)) throw new AppError('NotFound', `${input.source} does not exist`);
   const scenarios = path.resolve(input.source, 'shared', 'scenarios.jsonl');

@@ -8,6 +8,7 @@ import { EntryTable, type Branch } from './branch';
 import { startPoint } from './cursors';
 import { isObj, obj, optStr, str } from './fields';
 import { finishImport } from './finish';
+import { serialized } from './serialize';
 import { parseTime, sourceUlid } from './ids';
 import { parseJsonObject, readLines } from './lines';
 import { discoverOpenClaw, entryForTranscript, sessionRowFor, transcriptBaseName } from './openclawSessions';
@@ -106,7 +107,11 @@ async function activeBranch(file: string, from: { offset: number; line: number }
   return table.activeBranch(tip);
 }
 
-export async function importOpenClaw(ctx: ServiceContext, input: OpenClawInput): Promise<ImportReport> {
+export function importOpenClaw(ctx: ServiceContext, input: OpenClawInput): Promise<ImportReport> {
+  return serialized(ctx.db, 'openclaw', () => run(ctx, input));
+}
+
+async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportReport> {
   const report = new ReportBuilder('openclaw', input.source, nowOf(ctx));
   const src = discoverOpenClaw(input.source, report);
   const store = new ImportStore(ctx.db, report);

@@ -10,6 +10,7 @@ import { linkSessionKey, loadState, saveState } from './cursors';
 import { isoTime, obj, oneOf, optObj, optStr, str, time } from './fields';
 import { hashOf, sourceUlid } from './ids';
 import { finishImport } from './finish';
+import { serialized } from './serialize';
 import { ReportBuilder, type ImportReport } from './report';
 import { ImportStore } from './store';
 import { importJsonLines, skipLine } from './stream';
@@ -82,7 +83,11 @@ function targetOf(sessionKey: string, channelId: string): string | null {
   return sessionKey.startsWith(prefix) ? sessionKey.slice(prefix.length) : null;
 }
 
-export async function importReflectionLogs(ctx: ServiceContext, input: ReflectionLogsInput): Promise<ImportReport> {
+export function importReflectionLogs(ctx: ServiceContext, input: ReflectionLogsInput): Promise<ImportReport> {
+  return serialized(ctx.db, 'reflection-logs', () => run(ctx, input));
+}
+
+async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<ImportReport> {
   const report = new ReportBuilder('reflection-logs', input.source, nowOf(ctx));
   const files = findReflectionLogs(input.source);
   const guardianLog =

@@ -140,7 +140,8 @@ export function summarize(r: ImportReport): string {
         : `Nothing could be read from ${fileCount} of ${what}: every line was damaged or of an unknown kind.`,
     );
   } else {
-    const main = ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples']
+    const tables = r.importer === 'evals' ? ['dataset_samples', 'conversation_turns'] : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit'];
+    const main = tables
       .filter((t) => r.inserted[t])
       .map((t) => plural(r.inserted[t], t));
     parts.push(
