@@ -169,6 +169,22 @@ describe('import openclaw', () => {
     expect(ctx.db.prepare('SELECT user_message_content FROM conversation_turns ORDER BY turn_number').pluck().all()).toEqual(['first question', 'abandoned question', 'edited question']);
   });
 
+  it('reads .reset. and .deleted. archives as transcripts of their session, without duplicating what the live file holds', async () => {
+    const ctx = newContext();
+    const dir = path.join(ctx.workspaceDir, 'state', 'agents', 'main', 'sessions');
+    const src = path.join(synthetic, 'agents', 'main', 'sessions');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(path.join(src, 'sessions.json'), path.join(dir, 'sessions.json'));
+    const live = lines(path.join(src, '3f9c2b1e-5d4a-4c8e-9b2f-1a2b3c4d5e6f.jsonl'));
+    writeFile(path.join(dir, '3f9c2b1e-5d4a-4c8e-9b2f-1a2b3c4d5e6f.jsonl.reset.2026-04-07T06-10-00.000Z'), `${live.slice(0, 8).join('\n')}\n`);
+    writeFile(path.join(dir, '3f9c2b1e-5d4a-4c8e-9b2f-1a2b3c4d5e6f.jsonl'), `${live.join('\n')}\n`);
+    writeFile(path.join(dir, 'old.jsonl.deleted.2026-04-01T00-00-00.000Z'), `${lines(probe).join('\n')}\n`);
+    const report = await importOpenClaw(ctx, { source: path.join(ctx.workspaceDir, 'state') });
+    expect(report.files).toHaveLength(3);
+    expect(count(ctx.db, "conversation_turns WHERE session_id = 'channel:telegram:direct:7192195698'")).toBe(3);
+    expect(count(ctx.db, "conversation_turns WHERE session_id = 'openclaw:0c751d66-8f74-429d-a604-b29855d36c41'")).toBe(1);
+  });
+
   it('strips envelopes and the timestamp prefix but leaves ordinary text alone', () => {
     expect(stripUserEnvelope('hello [Sun 2026-03-08 22:03 GMT+9] world')).toEqual({ text: 'hello [Sun 2026-03-08 22:03 GMT+9] world', blocks: {} });
     const env = stripUserEnvelope('Sender (untrusted metadata):\n```json\n{"id": 7}\n```\n\n[Mon 2026-03-09 08:00 GMT+2] hi');

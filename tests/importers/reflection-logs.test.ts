@@ -85,6 +85,7 @@ describe('import reflection-logs', () => {
       expect(a.diff).toBeNull();
       expect(a.before_snapshot_id).toBeNull();
       expect(a.llm_latency_ms).toBeNull();
+      expect(a.llm_model).toBeNull();
       const decision = decisions.find((d) => d.id === a.decision_id)!;
       expect(decision.turn_id).toBe(a.turn_id);
     }

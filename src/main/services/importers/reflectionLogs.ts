@@ -265,7 +265,8 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
               candidateFact: auditLine?.candidateFact ?? null,
               status,
               reason: reason ?? auditLine?.reason ?? null,
-              model: state.model,
+              // The logs do not say which model write_guardian used: leave it empty rather than guess.
+              model: null,
               metadata: {
                 importedFrom: where,
                 auditLog: auditLine ? `${path.basename(auditLine.file)}:${auditLine.line}` : null,
