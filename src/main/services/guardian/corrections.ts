@@ -2,6 +2,7 @@
 // Apply-to-future corrections are also exposed as normalized keyword patterns, so dataset
 // collection can match later samples against them without re-parsing free text.
 import { ulid } from 'ulid';
+import type { CorrectionDto } from '../../../shared/contract/dto';
 import type { MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import { writeTx } from '../../db/connection';
@@ -22,22 +23,8 @@ export interface CorrectWriteInput {
   by?: string;
 }
 
-export interface CorrectionRecord {
-  id: string;
-  auditId: string;
-  originalStatus: string;
-  originalCandidateFact: string | null;
-  originalTargetFile: string | null;
-  correctedStatus: 'written' | 'refused';
-  correctedCandidateFact: string | null;
-  correctedTargetFile: MemoryFileName | null;
-  correctionReason: string;
-  applyToFuture: boolean;
-  correctionPattern: string | null;
-  correctedBy: string;
-  correctedAt: number;
-  retryAuditId: string | null;
-}
+/** A behaviour correction as the API contract describes it. */
+export type CorrectionRecord = CorrectionDto;
 
 const COLUMNS = `id, audit_id AS auditId, original_status AS originalStatus, original_candidate_fact AS originalCandidateFact,
   original_target_file AS originalTargetFile, corrected_status AS correctedStatus, corrected_candidate_fact AS correctedCandidateFact,

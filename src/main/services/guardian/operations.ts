@@ -86,55 +86,40 @@ function recordIntent(ctx: ServiceContext, file: MemoryFileName, current: string
 }
 
 function applyPlan(db: DB, op: OperationRow, plan: OperationPlan): void {
-  const before = snapshotContent(db, op.backup_snapshot_id);
-  const after = snapshotContent(db, op.planned_snapshot_id);
-  const recorder = new RecorderCore(db);
-  if (plan.type === 'rollback') {
-    recorder.recordWriteInTx(
-      writeInput.parse({
-        id: plan.newAuditId,
-        targetFile: op.target_file,
-        sessionId: plan.sessionId ?? undefined,
-        turnId: plan.turnId ?? undefined,
-        before,
-        after,
-        status: 'written',
-        source: 'rollback',
-        relatedAuditId: plan.auditId,
-        reason: plan.reason,
-        metadata: { by: plan.by, mode: plan.mode, rollbackId: plan.rollbackId, ...(plan.reappliesAuditId ? { reappliesAuditId: plan.reappliesAuditId } : {}) },
-        createdAt: plan.createdAt,
-      }),
-    );
-    const updated = db.prepare("UPDATE write_guardian_audit SET status = 'rolled_back' WHERE id = ? AND status = 'written'").run(plan.auditId);
-    if (updated.changes !== 1) throw new AppError('Conflict', `audit ${plan.auditId} is no longer a written audit; it may have been rolled back elsewhere`);
-    db.prepare(
-      `INSERT INTO rollbacks (id, audit_id, rolled_back_at, rolled_back_by, reason, restored_snapshot_id, previous_status, backup_snapshot_id, mode, rollback_audit_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(plan.rollbackId, plan.auditId, plan.createdAt, plan.by, plan.reason,
-      // What the file was restored to: the before-snapshot (deduplicated to the same id) for restore and
-      // force; for reverse_patch the merged content, since later writes were kept.
-      op.planned_snapshot_id, plan.previousStatus, op.backup_snapshot_id, plan.mode, plan.newAuditId);
-  } else {
-    recorder.recordWriteInTx(
-      writeInput.parse({
-        id: plan.newAuditId,
-        targetFile: op.target_file,
-        sessionId: plan.sessionId ?? undefined,
-        turnId: plan.turnId ?? undefined,
-        candidateFact: plan.fact ?? undefined,
-        before,
-        after,
-        status: 'written',
-        source: 'retry',
-        relatedAuditId: plan.originalAuditId,
-        reason: plan.reason,
-        metadata: { by: plan.by, ...(plan.correctionId ? { correctionId: plan.correctionId } : {}) },
-        createdAt: plan.createdAt,
-      }),
-    );
+  const rollback = plan.type === 'rollback';
+  // The workbench's own write, recorded like any other: snapshots, diff, linked to the audit it follows.
+  new RecorderCore(db).recordWriteInTx(
+    writeInput.parse({
+      id: plan.newAuditId,
+      targetFile: op.target_file,
+      sessionId: plan.sessionId ?? undefined,
+      turnId: plan.turnId ?? undefined,
+      candidateFact: rollback ? undefined : plan.fact ?? undefined,
+      before: snapshotContent(db, op.backup_snapshot_id),
+      after: snapshotContent(db, op.planned_snapshot_id),
+      status: 'written',
+      source: plan.type,
+      relatedAuditId: rollback ? plan.auditId : plan.originalAuditId,
+      reason: plan.reason,
+      metadata: rollback
+        ? { by: plan.by, mode: plan.mode, rollbackId: plan.rollbackId, ...(plan.reappliesAuditId ? { reappliesAuditId: plan.reappliesAuditId } : {}) }
+        : { by: plan.by, ...(plan.correctionId ? { correctionId: plan.correctionId } : {}) },
+      createdAt: plan.createdAt,
+    }),
+  );
+  if (!rollback) {
     if (plan.correctionId) db.prepare('UPDATE behavior_corrections SET retry_audit_id = ? WHERE id = ?').run(plan.newAuditId, plan.correctionId);
+    return;
   }
+  const updated = db.prepare("UPDATE write_guardian_audit SET status = 'rolled_back' WHERE id = ? AND status = 'written'").run(plan.auditId);
+  if (updated.changes !== 1) throw new AppError('Conflict', `audit ${plan.auditId} is no longer a written audit; it may have been rolled back elsewhere`);
+  db.prepare(
+    `INSERT INTO rollbacks (id, audit_id, rolled_back_at, rolled_back_by, reason, restored_snapshot_id, previous_status, backup_snapshot_id, mode, rollback_audit_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(plan.rollbackId, plan.auditId, plan.createdAt, plan.by, plan.reason,
+    // What the file was restored to: the before-snapshot (deduplicated to the same id) for restore and
+    // force; for reverse_patch the merged content, since later writes were kept.
+    op.planned_snapshot_id, plan.previousStatus, op.backup_snapshot_id, plan.mode, plan.newAuditId);
 }
 
 function getOperation(db: DB, id: string): OperationRow | undefined {

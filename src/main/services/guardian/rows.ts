@@ -1,4 +1,5 @@
 // Row shapes of the guardian tables and their mapping to plain data for the CLI, IPC and UI.
+import type { RollbackDto } from '../../../shared/contract/dto';
 import type { AuditSource, AuditStatus, LineChanges, MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import type { DB } from '../../db/connection';
@@ -96,17 +97,9 @@ export function snapshotContent(db: DB, id: string | null): string | null {
   return content;
 }
 
-export interface RollbackRecord {
-  id: string;
-  auditId: string;
-  rolledBackAt: number;
-  rolledBackBy: string;
-  reason: string;
-  restoredSnapshotId: string | null;
-  previousStatus: string;
+/** A rollbacks row: the contract's RollbackDto plus the backup snapshot kept of the file. */
+export interface RollbackRecord extends RollbackDto {
   backupSnapshotId: string | null;
-  mode: 'restore' | 'reverse_patch' | 'force';
-  rollbackAuditId: string | null;
 }
 
 export const ROLLBACK_COLUMNS = `id, audit_id AS auditId, rolled_back_at AS rolledBackAt, rolled_back_by AS rolledBackBy, reason,
