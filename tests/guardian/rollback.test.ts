@@ -129,7 +129,43 @@ describe('rollbackWrite', () => {
   });
 });
 
+describe('rollback of other kinds of writes and settings', () => {
+  it('undoes an external edit, and is refused when workbench.json switches rollback off', async () => {
+    const f = makeFixture();
+    f.write('IDENTITY.md', '# Identity\n- name: Claw\n');
+    recordExternalChanges(f.ctx);
+    f.write('IDENTITY.md', '# Identity\n- name: Clawd (typo by hand)\n');
+    const [ext] = recordExternalChanges(f.ctx);
+    const r = await rollbackWrite(f.ctx, { auditId: ext.auditId, reason: 'undo my typo' });
+    expect(r.mode).toBe('restore');
+    expect(f.read('IDENTITY.md')).toBe('# Identity\n- name: Claw\n');
+
+    fs.mkdirSync(path.join(f.dir, '.openclaw-reflection'), { recursive: true });
+    fs.writeFileSync(path.join(f.dir, '.openclaw-reflection', 'workbench.json'), JSON.stringify({ writeGuardianAuditing: { enableRollback: false } }));
+    const id = f.pluginWrite('IDENTITY.md', '# Identity\n- name: Claw\n- emoji: crab\n');
+    await expect(rollbackWrite(f.ctx, { auditId: id })).rejects.toMatchObject({ kind: 'Invalid', message: expect.stringContaining('enableRollback') });
+    expect(f.read('IDENTITY.md')).toContain('emoji: crab');
+    f.close();
+  });
+});
+
 describe('rollbackSession', () => {
+  it('reports a conflicting write and still rolls back the others', async () => {
+    const f = makeFixture();
+    f.write('USER.md', '# User\n- city: Lyon\n');
+    recordExternalChanges(f.ctx);
+    const s = 'channel:test:mixed';
+    const conflicting = f.pluginWrite('USER.md', '# User\n- city: Paris\n', { session: s });
+    f.pluginWrite('USER.md', '# User\n- city: Paris 11e\n', { session: 'channel:test:other' });
+    const clean = f.pluginWrite('TOOLS.md', '# Tools\n- git\n', { session: s });
+    const res = await rollbackSession(f.ctx, { sessionKey: s });
+    expect(res.items.map((i) => [i.auditId, i.ok, i.error?.kind])).toEqual([[clean, true, undefined], [conflicting, false, 'Conflict']]);
+    expect(f.read('TOOLS.md')).toBeNull();
+    expect(f.read('USER.md')).toBe('# User\n- city: Paris 11e\n');
+    await expect(rollbackSession(f.ctx, { sessionKey: 'channel:none' })).rejects.toMatchObject({ kind: 'NotFound' });
+    f.close();
+  });
+
   it('undoes several interleaved writes to several files newest first', async () => {
     const f = makeFixture();
     f.write('USER.md', '# User\n');
