@@ -94,6 +94,11 @@ describe('gate show, stats, export', () => {
     const weekly = gateStats(ctx, { groupBy: 'week', limit: 1000 });
     for (const r of weekly.rows) expect(new Date(`${r.key}T00:00:00Z`).getUTCDay()).toBe(1);
     expect(weekly.rows.reduce((n, r) => n + r.total, 0)).toBe(s.total);
+    // Filters apply to stats too, including short free text that needs the turn's messages.
+    for (const query of ['咖啡', '早上偏好']) {
+      expect(gateStats(ctx, { query }).total).toBe(listDecisions(ctx, { query, limit: 1000 }).items.length);
+    }
+    expect(gateStats(ctx, { decision: 'UPDATE_SOUL' }).total).toBe(s.byDecision.find((r) => r.decision === 'UPDATE_SOUL')!.count);
     const bySession = gateStats(ctx, { groupBy: 'session', limit: 3 });
     expect(bySession.rows.length).toBe(3);
     expect(bySession.rows[0].total).toBeGreaterThanOrEqual(bySession.rows[1].total);

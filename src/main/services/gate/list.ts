@@ -97,9 +97,10 @@ export function decisionFromRow(r: DecisionRow): DecisionListItem {
 }
 
 /** WHERE clauses and parameters for the filters; every clause is a fixed fragment with named parameters. */
-export function decisionWhere(ctx: ServiceContext, f: DecisionFilters): { clauses: string[]; params: Record<string, unknown> } {
+export function decisionWhere(ctx: ServiceContext, f: DecisionFilters): { clauses: string[]; params: Record<string, unknown>; needsTurn: boolean } {
   const clauses: string[] = [];
   const params: Record<string, unknown> = {};
+  let needsTurn = false;
   if (f.sessionId !== undefined) {
     if (typeof f.sessionId !== 'string' || !f.sessionId) throw new AppError('Invalid', 'sessionId: expected a session key');
     clauses.push('d.session_id = @sessionId');
@@ -142,13 +143,14 @@ export function decisionWhere(ctx: ServiceContext, f: DecisionFilters): { clause
         OR d.turn_id IN (SELECT tt.id FROM conversation_turns tt WHERE tt.seq IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH @match)))`);
       params.match = q.match;
     }
+    needsTurn = q.shortTerms.length > 0;
     q.shortTerms.forEach((term, i) => {
       clauses.push(`(instr(lower(d.reason), @short${i}) > 0 OR instr(lower(coalesce(d.candidate_fact, '')), @short${i}) > 0
         OR instr(lower(t.user_message_content), @short${i}) > 0 OR instr(lower(t.agent_message_content), @short${i}) > 0)`);
       params[`short${i}`] = term;
     });
   }
-  return { clauses, params };
+  return { clauses, params, needsTurn };
 }
 
 const CONTEXT_SQL = `SELECT id, turn_id AS turnId, role, message, timestamp, sequence_number AS sequenceNumber

@@ -50,8 +50,7 @@ export function gateStats(ctx: ServiceContext, input: GateStatsInput = {}): Gate
   const groupBy = input.groupBy ?? 'none';
   if (!['none', 'day', 'week', 'session'].includes(groupBy)) throw new AppError('Invalid', `groupBy: expected none, day, week or session, got ${groupBy}`);
   const limit = clampLimit(input.limit, 60, 10_000);
-  const { clauses, params } = decisionWhere(ctx, input);
-  const needsTurn = clauses.some((c) => c.includes('t.'));
+  const { clauses, params, needsTurn } = decisionWhere(ctx, input);
   const from = `FROM memory_gate_decisions d${needsTurn ? ' JOIN conversation_turns t ON t.id = d.turn_id' : ''}
     ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''}`;
   const byType = prepareCached(ctx.db, `SELECT d.decision, COUNT(*) AS count, AVG(d.llm_latency_ms) AS avg ${from} GROUP BY d.decision`).all(params) as Array<{
