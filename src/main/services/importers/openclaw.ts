@@ -135,6 +135,7 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
   ).pluck();
 
   for (const file of src.transcripts) {
+    if (ctx.signal?.aborted) break;
     const entry = entryForTranscript(src, file);
     const fallbackId = transcriptBaseName(file).replace(/\.jsonl$/, '');
     let sp = startPoint(ctx.db, 'openclaw', file);

@@ -132,6 +132,7 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
   const claimAuditLine = ctx.db.prepare('UPDATE guardian_log_lines SET audit_id = ? WHERE id = ?');
 
   for (const file of files) {
+    if (ctx.signal?.aborted) break;
     const base = path.basename(file);
     await importJsonLines(
       ctx,
