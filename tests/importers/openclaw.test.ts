@@ -185,6 +185,17 @@ describe('import openclaw', () => {
     expect(count(ctx.db, "conversation_turns WHERE session_id = 'openclaw:0c751d66-8f74-429d-a604-b29855d36c41'")).toBe(1);
   });
 
+  it('stops between lines when cancelled, and the next run continues where it stopped', async () => {
+    const ctx = newContext();
+    const controller = new AbortController();
+    controller.abort();
+    const stopped = await importOpenClaw({ ...ctx, signal: controller.signal }, { source: synthetic });
+    expect(stopped.notes.join(' ')).toMatch(/stopped before the end/);
+    expect(count(ctx.db, 'conversation_turns')).toBe(0);
+    const resumed = await importOpenClaw(ctx, { source: synthetic });
+    expect(resumed.inserted.conversation_turns).toBe(4);
+  });
+
   it('strips envelopes and the timestamp prefix but leaves ordinary text alone', () => {
     expect(stripUserEnvelope('hello [Sun 2026-03-08 22:03 GMT+9] world')).toEqual({ text: 'hello [Sun 2026-03-08 22:03 GMT+9] world', blocks: {} });
     const env = stripUserEnvelope('Sender (untrusted metadata):\n```json\n{"id": 7}\n```\n\n[Mon 2026-03-09 08:00 GMT+2] hi');

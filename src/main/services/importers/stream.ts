@@ -118,10 +118,7 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
       }
     },
   })) {
-    if (ctx.signal?.aborted) {
-      report.note('The import was stopped before the end; the next run continues where it stopped.');
-      break;
-    }
+    if (ctx.signal?.aborted) break;
     if (line.unterminated && line.problem !== 'too_long') {
       // A cut multi-byte character or a half-written object: the writer has not finished this line.
       const parsed = line.problem ? undefined : parseJsonObject(line.text ?? '');
