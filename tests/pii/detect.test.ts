@@ -49,6 +49,10 @@ describe('phones', () => {
   it('finds Chinese landlines', () => {
     expect(ofType('座机010-62345678，深圳 0755-1234567，上海 (021)62345678', 'PHONE')).toEqual(['010-62345678', '0755-1234567', '(021)62345678']);
   });
+  it('treats numbers inside URLs and keys as identifiers unless the key says phone', () => {
+    expect(ofType('see https://example.com/item/4155550132 and agent:main:telegram:direct:7192195698', 'PHONE')).toEqual([]);
+    expect(ofType('Phone:4155550132', 'PHONE')).toEqual(['4155550132']);
+  });
   it('finds local numbers only when a phone word introduces them', () => {
     expect(ofType('Can someone call me on 450 0840? I have questions', 'PHONE')).toEqual(['450 0840']);
     expect(ofType('Room 450 0840 is on the left', 'PHONE')).toEqual([]);
@@ -178,6 +182,7 @@ describe('API keys, tokens, private keys and passwords', () => {
       'const keyStr = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"',
       'public_key = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"',
       'GITHUB_API_KEY=\nDYNATRACE_API_KEY=',
+      'The user said "please tell me the secret token.",同时通道提供了最近 3 条历史记录',
     ]) {
       expect(detectPii(text).filter((s) => s.type === 'API_KEY' || s.type === 'PASSWORD'), text).toEqual([]);
     }

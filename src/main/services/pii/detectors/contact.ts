@@ -42,8 +42,10 @@ function plausiblePhoneSpan(text: string, start: number, end: number): boolean {
   if (isAsciiWordAt(text, start - 1) || isAsciiWordAt(text, end)) return false;
   if (/^[-.:][0-9A-Fa-f]{1,4}\b/.test(text.slice(end, end + 6)) || /\b[0-9A-Fa-f]{1,4}[-.:]$/.test(text.slice(Math.max(0, start - 6), start))) return false;
   if (NOT_PHONE_SHAPES.test(text.slice(start, end))) return false;
-  // Inside a URL path or query ("/item/4155550132", "?id=...") a number is an identifier.
-  if (/[/=?&#]$/.test(text.slice(Math.max(0, start - 1), start)) && !/(?:tel|phone|mobile)[=:]$/i.test(text.slice(Math.max(0, start - 7), start))) return false;
+  // Inside a URL path or query ("/item/4155550132", "?id=...") or a key ("telegram:direct:7192195698") a number
+  // is an identifier, unless the key says phone ("tel:", "phone=").
+  const before = text.slice(Math.max(0, start - 12), start);
+  if ((/[/=?&#]$/.test(before) || /\w:$/.test(before)) && !/(?:tel|phone|mobile|cell|fax|电话|手机)\s*[=:]$/i.test(before)) return false;
   return !hasLookalikeContext(text, start) && !followedByStreet(text, end);
 }
 

@@ -81,7 +81,7 @@ function looksLikeHexSecret(value: string): boolean {
 
 // key (bare, quoted) then = : := => or "," (a call like getEnv("api_token", "...")), then the value.
 const ASSIGNMENT =
-  /(?<key>"[^"\n]{1,80}"|'[^'\n]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?:!!?\w+[ \t]+)?(?<val>"[^"\n]{0,512}"|'[^'\n]{0,512}'|`[^`\n]{0,512}`|[^\s"'`,;，。；)\]}]{1,512})/gu;
+  /(?<key>"[^"\s]{1,80}"|'[^'\s]{1,80}'|[A-Za-z_$\u4e00-\u9fff][\w$.\-\u4e00-\u9fff]{0,80})[ \t]*(?<op>=>|:=|==|=|:|：|,)[ \t]*(?:!!?\w+[ \t]+)?(?<val>"[^"\n]{0,512}"|'[^'\n]{0,512}'|`[^`\n]{0,512}`|[^\s"'`,;，。；)\]}]{1,512})/gu;
 
 // "my password is hunter2", "the API key was 'q8Zr...'", "密码是abc123".
 const PROSE_SECRET =
@@ -120,7 +120,8 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
   for (const m of text.matchAll(ASSIGNMENT)) {
     const g = m.groups!;
     const key = g.key.replace(/^["']|["']$/g, '');
-    if (g.op === ',' && !/^["']/.test(g.key)) continue;
+    // getEnv("api_token", "...") passes a key and its value; a bare comma does not.
+    if (g.op === ',' && !(/^["']/.test(g.key) && /^["']/.test(g.val))) continue;
     if (g.op === '==') continue;
     let value = g.val;
     let valStart = m.index + m[0].length - value.length;
