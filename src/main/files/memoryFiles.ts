@@ -123,7 +123,9 @@ export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFi
   }
   try {
     const result = await fn(file);
-    if (compromised) throw new AppError('Locked', `the lock on ${name} was lost while writing (${compromised.message}); check the file`);
+    if (compromised) {
+      throw new AppError('Locked', `the lock on ${name} was taken over by another writer during this operation (${compromised.message}); the operation finished, but the file may also have been changed by that writer: run \`reflection guardian reconcile\` to record any difference`);
+    }
     return result;
   } finally {
     await release().catch(() => undefined);
