@@ -50,8 +50,17 @@ CREATE TABLE dataset_lsh_bands (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX idx_lsh_sample ON dataset_lsh_bands(sample_id);
 
-ALTER TABLE dataset_samples ADD COLUMN minhash BLOB;
+-- Signatures live apart from the samples: a sample row's large JSON spills to overflow pages, and
+-- reading a column stored after it would walk them for every candidate comparison.
+CREATE TABLE dataset_minhash (
+  sample_id  TEXT PRIMARY KEY REFERENCES dataset_samples(id) ON DELETE CASCADE,
+  cluster_id TEXT NOT NULL,
+  signature  BLOB NOT NULL
+) STRICT, WITHOUT ROWID;
 -- criteria that applied, review reasons, related (0.60-0.85) samples, matched correction patterns
 ALTER TABLE dataset_samples ADD COLUMN labels TEXT CHECK (labels IS NULL OR json_valid(labels));
 CREATE INDEX idx_samples_type_created ON dataset_samples(sample_type, created_at);
 CREATE INDEX idx_samples_correction ON dataset_samples(correction_id);
+-- Covering indexes for the per-sample lookups of collection (exact duplicate) and export (first member of a cluster).
+CREATE INDEX idx_samples_fingerprint_cluster ON dataset_samples(fingerprint, sample_type, cluster_id, id);
+CREATE INDEX idx_samples_cluster_filters ON dataset_samples(cluster_id, sample_type, annotation_status, quality_score, session_id, correction_id);

@@ -1,7 +1,8 @@
 // Collection: seed 000's DatasetCollectionStrategy over recorded decisions, audits, rollbacks and corrections.
 // Iterates decisions in keyset pages and writes each page in one transaction, so 100,000 decisions
 // take flat memory; every sample has a unique source_key, so collecting twice adds nothing.
-import { ulid } from 'ulid';
+import { createHash } from 'node:crypto';
+import { encodeTime } from 'ulid';
 import type { AnnotationStatus, GateDecision, MemoryFileName, SampleType } from '../../../shared/domain';
 import { decisionForFile, fileForDecision } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
@@ -103,6 +104,29 @@ const DAY = 86_400_000;
 const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
 
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A ULID-shaped id: the decision's time, then 80 bits of SHA-256 of the source key. Deterministic
+ * (one source, one id) and much cheaper than 100,000 calls to a crypto random source.
+ */
+function sampleId(time: number, sourceKey: string): string {
+  const h = createHash('sha256').update(sourceKey).digest();
+  let out = encodeTime(time, 10);
+  let bits = 0;
+  let acc = 0;
+  for (let i = 0; out.length < 26; ) {
+    if (bits < 5) {
+      acc = (acc << 8) | h[i++];
+      bits += 8;
+    }
+    out += CROCKFORD[(acc >> (bits - 5)) & 31];
+    bits -= 5;
+    acc &= (1 << bits) - 1;
+  }
+  return out;
+}
+
 function emptyCounts(): Record<SampleType, number> {
   return { memory_gate_positive: 0, memory_gate_negative: 0, write_guardian_decision: 0, annotated_turn: 0 };
 }
@@ -140,10 +164,10 @@ function statements(ctx: ServiceContext) {
     insertSample: db.prepare(`INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, audit_id, correction_id,
         session_id, content, quality_score, quality_factors, annotation_status, annotated_by, annotated_at, privacy_checked,
         contains_pii, pii_redacted_content, pii_spans, feedback_signals, fingerprint, cluster_id, source_key,
-        collection_strategy, created_at, minhash, labels)
+        collection_strategy, created_at, labels)
       VALUES (@id, @type, @turnId, @decisionId, @auditId, @correctionId, @sessionId, @content, @score, @factors, @status,
         @annotatedBy, @annotatedAt, @privacyChecked, @containsPii, @redacted, @spans, @signals, @fingerprint, @clusterId,
-        @sourceKey, @strategy, @createdAt, @minhash, @labels)
+        @sourceKey, @strategy, @createdAt, @labels)
       ON CONFLICT(source_key) DO NOTHING`),
   };
 }
@@ -175,6 +199,8 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
   const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
   const detectOpts = { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns };
   const dedupe = new Deduper(ctx.db, cfg.dedupe);
+  // Context windows overlap from turn to turn, so the same message is scanned for PII many times: cache it.
+  const piiCache = new Map<string, PiiSpan[]>();
   const futureCorrections = listFutureCorrections(ctx);
   const result: CollectResult = {
     decisionsScanned: 0,
@@ -525,7 +551,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
       }
     }
 
-    const piiCache = new Map<string, PiiSpan[]>();
+    if (piiCache.size > 5000) piiCache.clear();
     for (const draft of drafts) {
       if (!wants(draft.type)) continue;
       if (st.exists.get(draft.sourceKey)) {
@@ -599,7 +625,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
     if (review.length) labels.reviewReasons = review;
     if (auto.length) labels.autoApproveReasons = auto;
 
-    const id = ulid(d.created_at);
+    const id = sampleId(d.created_at, draft.sourceKey);
     const cluster = dedupe.assign(id, draft.type, draft.content);
     if (cluster.duplicateOf) {
       labels.duplicateOf = cluster.duplicateOf;
@@ -635,9 +661,8 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
       sourceKey: draft.sourceKey,
       strategy: draft.strategy,
       createdAt: d.created_at,
-      minhash: cluster.signature,
       labels: JSON.stringify(labels),
     });
-    if (info.changes) dedupe.index(id, cluster.bandKeys);
+    if (info.changes) dedupe.index(id, cluster);
   }
 }

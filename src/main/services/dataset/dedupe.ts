@@ -29,16 +29,19 @@ export class Deduper {
   private readonly byFingerprint;
   private readonly byBand;
   private readonly insertBand;
+  private readonly insertSignature;
 
   constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe']) {
     this.byFingerprint = db.prepare(
-      'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? AND sample_type = ? ORDER BY rowid LIMIT 1',
+      // any member will do: exact duplicates all join the first one's cluster
+      'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? AND sample_type = ? LIMIT 1',
     );
     this.byBand = db.prepare(
-      `SELECT s.id, s.cluster_id, s.minhash FROM dataset_lsh_bands b JOIN dataset_samples s ON s.id = b.sample_id
-       WHERE b.band_key = ? LIMIT 12`,
+      `SELECT m.sample_id AS id, m.cluster_id, m.signature AS minhash FROM dataset_lsh_bands b
+       JOIN dataset_minhash m ON m.sample_id = b.sample_id WHERE b.band_key = ? LIMIT 8`,
     );
     this.insertBand = db.prepare('INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
+    this.insertSignature = db.prepare('INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature) VALUES (?, ?, ?)');
   }
 
   assign(sampleId: string, sampleType: string, content: unknown): ClusterAssignment {
@@ -64,14 +67,17 @@ export class Deduper {
           related.set(c.id, sim);
         }
       }
+      // a same-sample match settles the cluster; further bands would only add related ids
+      if (best) break;
     }
     const relatedSampleIds = [...related.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id]) => id);
     if (best) return { ...base, clusterId: best.cluster, duplicateOf: best.id, similarity: best.sim, relatedSampleIds };
     return { ...base, clusterId: sampleId, relatedSampleIds };
   }
 
-  /** Indexes a stored sample's bands so later samples find it. */
-  index(sampleId: string, keys: number[]): void {
-    for (const k of keys) this.insertBand.run(k, sampleId);
+  /** Indexes a stored sample so later samples find it. */
+  index(sampleId: string, a: ClusterAssignment): void {
+    this.insertSignature.run(sampleId, a.clusterId, a.signature);
+    for (const k of a.bandKeys) this.insertBand.run(k, sampleId);
   }
 }
