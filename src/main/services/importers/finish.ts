@@ -10,6 +10,7 @@ import type { ImportReport, ReportBuilder } from './report';
  * external audit), then the run is recorded in import_runs.
  */
 export function finishImport(ctx: ServiceContext, report: ReportBuilder, options: { recordExternalChanges?: boolean } = {}): ImportReport {
+  if (ctx.signal?.aborted) report.note('The import was stopped before the end; the next run continues where it stopped.');
   // Live capture looks at the memory files itself (with their modification times) and turns off this check.
   if (options.recordExternalChanges !== false) try {
     const changes = recordExternalChanges(ctx);
