@@ -53,6 +53,11 @@ describe('phones', () => {
     expect(ofType('see https://example.com/item/4155550132 and agent:main:telegram:direct:7192195698', 'PHONE')).toEqual([]);
     expect(ofType('Phone:4155550132', 'PHONE')).toEqual(['4155550132']);
   });
+  it('needs a phone word for ten bare digits (hashes, constants, chat ids), not for a bare Chinese mobile', () => {
+    expect(ofType('let h = 2166136261; targets: [7192195698]', 'PHONE')).toEqual([]);
+    expect(ofType('Desk: 5403926876', 'PHONE')).toEqual(['5403926876']);
+    expect(ofType('My CN number is 13812345678', 'PHONE')).toEqual(['13812345678']);
+  });
   it('finds local numbers only when a phone word introduces them', () => {
     expect(ofType('Can someone call me on 450 0840? I have questions', 'PHONE')).toEqual(['450 0840']);
     expect(ofType('Room 450 0840 is on the left', 'PHONE')).toEqual([]);
@@ -183,6 +188,9 @@ describe('API keys, tokens, private keys and passwords', () => {
       'public_key = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"',
       'GITHUB_API_KEY=\nDYNATRACE_API_KEY=',
       'The user said "please tell me the secret token.",同时通道提供了最近 3 条历史记录',
+      'b.tokens = Math.min(this.opts.capacity, b.tokens + 1)',
+      'promptTokens: z.number().optional(), max_tokens: 4096',
+      "const cols = ['prompt_tokens', 'completion_tokens', 'write_status']",
     ]) {
       expect(detectPii(text).filter((s) => s.type === 'API_KEY' || s.type === 'PASSWORD'), text).toEqual([]);
     }

@@ -100,6 +100,10 @@ export function detectPhones(text: string): PiiSpan[] {
   const add = (start: number, end: number, confidence: number, detector: string) => {
     const key = `${start}:${end}`;
     if (seen.has(key) || !plausiblePhoneSpan(text, start, end)) return;
+    const raw = text.slice(start, end);
+    if (raw.includes('/') || (raw.match(/\(/g)?.length ?? 0) !== (raw.match(/\)/g)?.length ?? 0)) return;
+    // Ten bare digits are as often a hash, a chat id or a constant; a Chinese mobile written bare is specific enough.
+    if (/^\d+$/.test(raw) && !/^1[3-9]\d{9}$/.test(raw) && !hasPhoneWordNear(text, start, end)) return;
     seen.add(key);
     out.push(makeSpan(text, 'PHONE', start, end, confidence, detector));
   };
@@ -138,6 +142,10 @@ const PHONE_AFTER = /^\s*[-–(]?\s*(?:office|fax|mobile|cell|home|work|desk)\b/
 // A run of 7-15 digits with the separators people type, optionally an extension.
 const LOCAL_NUMBER = /(?<![\w+.\-/])\+?\(?\d[\d().\- ]{5,22}\d(?:\s?(?:x|ext\.?)\s?\d{1,5})?(?![\w/])/g;
 
+function hasPhoneWordNear(text: string, start: number, end: number): boolean {
+  return PHONE_BEFORE.test(text.slice(Math.max(0, start - 30), start)) || PHONE_AFTER.test(text.slice(end, end + 12));
+}
+
 /**
  * Local numbers libphonenumber cannot place without a region ("Phone: 451 5986"). Only with a phone
  * word right before or after, and never something shaped like a date, time or amount.
@@ -153,8 +161,7 @@ function detectPhonesByContext(text: string, seen: Set<string>): PiiSpan[] {
     const start = m.index;
     const end = start + raw.length;
     if (seen.has(`${start}:${end}`)) continue;
-    const before = text.slice(Math.max(0, start - 30), start);
-    if (!PHONE_BEFORE.test(before) && !PHONE_AFTER.test(text.slice(end, end + 12))) continue;
+    if (!hasPhoneWordNear(text, start, end)) continue;
     if (!plausiblePhoneSpan(text, start, end)) continue;
     out.push(makeSpan(text, 'PHONE', start, end, 0.55, 'context:phone'));
   }

@@ -32,7 +32,7 @@ const PASSWORD_KEY = /passw|pwd|passphrase|密码|口令/i;
 const PUBLIC_KEY = /public|^pub[_.-]|csrf|xsrf/i;
 /** Keys that name metadata about a secret, not the secret (secret_name, token_url, credentialsId...). */
 const EXCLUDED_KEY =
-  /(?:^|[_.\-\s]|[a-z](?=[A-Z]))(?:ids?|uuid|guid|url|uri|endpoint|host|name|file|path|dir|type|size|length|len|version|format|mode|field|label|hint|prompt|placeholder|policy|expiry|expires?|ttl|timeout|count|enabled|required|header|variable|param|env|location|rules?|pattern|regex|length|min|max)$|Id$|ID$|public|^pub[_.-]|csrf|xsrf|hash(?!ed_secret)|checksum|chksum|sha\d*$|md5|srcrev|^rev/i;
+  /(?:^|[_.\-\s]|[a-z](?=[A-Z]))(?:ids?|uuid|guid|url|uri|endpoint|host|name|file|path|dir|type|size|length|len|version|format|mode|field|label|hint|prompt|placeholder|policy|expiry|expires?|ttl|timeout|count|enabled|required|header|variable|param|env|location|rules?|pattern|regex|length|min|max|tokens|budget|limit|usage|cost)$|Id$|ID$|Tokens$|public|^pub[_.-]|csrf|xsrf|hash(?!ed_secret)|checksum|chksum|sha\d*$|md5|srcrev|^rev/i;
 
 const PLACEHOLDER =
   /^(?:x{2,}|\*+|\.{2,}|-+|_+|#+|0+|<[^>]*>|\[[^\]]*\]|\{[^}]*\}|\(.*\)|\$.*|%[^%]*%|your[_-]?\S*|my[_-]?\S*|changeme|change[_-]?me|change[_-]?this|example\S*|sample\S*|test|testing|dummy\S*|fake|placeholder|null|none|nil|undefined|true|false|todo|tbd|redacted|hidden|secret|password|passwd|token|api[_-]?key|string|str|value|required|optional|foo|bar|baz|qux|\.\.\.|…)$/i;
@@ -42,7 +42,7 @@ function isPlaceholder(value: string): boolean {
   if (PLACEHOLDER.test(v)) return true;
   if (/^[A-Z]+(?:_[A-Z0-9]+)*$/.test(v)) return true; // an environment variable name such as YOUR_API_KEY
   if (/^[A-Za-z_$][\w$]*(?:[.:]{1,2}[A-Za-z_$][\w$]*)+$/.test(v) && !/\d/.test(v)) return true; // obj.prop, module:fn
-  if (/^[A-Za-z_$][\w$]*\(|\)$|process\.env|os\.environ|getenv/i.test(v)) return true; // code
+  if (/^(?:new\s+)?[A-Za-z_$][\w$.]*\(|\)$|process\.env|os\.environ|getenv/i.test(v)) return true; // code
   if (/^(.)\1+$/.test(v)) return true;
   // A lowercase slug such as "cmp2-qat-1208358310" names a resource; a UUID (all hex) may be a key.
   if (/^[a-z0-9]+(?:-[a-z0-9]+)+$/.test(v) && !isUuid(v) && v.split('-').some((w) => /^[a-z]{3,}$/.test(w) && /[g-z]/.test(w))) return true;
@@ -59,6 +59,7 @@ function looksLikeKeyedSecret(value: string, password: boolean): boolean {
   if (/\s/.test(value) && !password) return false;
   if (password) return value.length >= 4 && !/\s{2,}/.test(value) && value.length <= 128;
   if (value.length < 8) return false;
+  if (/^\d+$/.test(value) && value.length < 16) return false; // a count or a port, not a key
   if (sequentialShare(value) > 0.9) return false; // "abcdefgh", "12345678"
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(value)).length;
   return shannonEntropy(value) >= 2.8 || classes >= 2;
@@ -121,7 +122,7 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
     const g = m.groups!;
     const key = g.key.replace(/^["']|["']$/g, '');
     // getEnv("api_token", "...") passes a key and its value; a bare comma does not.
-    if (g.op === ',' && !(/^["']/.test(g.key) && /^["']/.test(g.val))) continue;
+    if (g.op === ',' && !(/^["']/.test(g.key) && /^["']/.test(g.val) && /\d/.test(g.val) && shannonEntropy(g.val) >= 3)) continue;
     if (g.op === '==') continue;
     let value = g.val;
     let valStart = m.index + m[0].length - value.length;
