@@ -45,7 +45,7 @@ CREATE TABLE file_operations (
   audit_id            TEXT NOT NULL REFERENCES write_guardian_audit(id),  -- the audit acted on
   expected_hash       TEXT,   -- SHA-256 of the file when planned; null: absent
   planned_hash        TEXT,   -- SHA-256 of the content to write; null: delete the file
-  backup_snapshot_id  TEXT REFERENCES file_snapshots(id),  -- the file when planned (null: absent)
+  backup_snapshot_id  TEXT REFERENCES file_snapshots(id),  -- the file when planned (null: absent, or released when abandoned)
   planned_snapshot_id TEXT REFERENCES file_snapshots(id),  -- the content to write (null: delete)
   plan                TEXT NOT NULL CHECK (json_valid(plan)),  -- the database effects to apply once the file is written
   state               TEXT NOT NULL CHECK (state IN ('planned', 'committed', 'abandoned')),

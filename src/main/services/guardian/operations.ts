@@ -137,7 +137,11 @@ function commitOperation(db: DB, id: string, at: number, message: string | null 
 }
 
 function abandonOperation(db: DB, id: string, at: number, message: string): void {
-  db.prepare("UPDATE file_operations SET state = 'abandoned', finished_at = ?, message = ? WHERE id = ? AND state = 'planned'").run(at, message, id);
+  // A cancelled operation's snapshots are referenced by nothing else; releasing them lets retention prune them.
+  db.prepare(
+    `UPDATE file_operations SET state = 'abandoned', finished_at = ?, message = ?, backup_snapshot_id = NULL, planned_snapshot_id = NULL
+     WHERE id = ? AND state = 'planned'`,
+  ).run(at, message, id);
 }
 
 /**
