@@ -2,10 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MEMORY_FILES, type MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
-import { STATE_DIR } from '../../db/connection';
+import { STATE_DIR, writeTx, type DB } from '../../db/connection';
 import { LOCK_STALE_MS } from '../../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
-import { recordExternalChanges } from '../guardian/external';
+import { getFileState, setFileState } from '../guardian/external';
+import { RecorderCore } from '../../recorder/recorder';
+import { writeInput } from '../../recorder/schemas';
+import { sha256 } from '../textDiff';
 import { importReflectionLogs, type ImportReport } from '../importers';
 import { AuditAttacher, type OpenAudit } from './attach';
 import { getState, setState } from './state';
@@ -43,13 +46,44 @@ interface FileSig {
   sig: string;
 }
 
-function statSig(file: string): string {
+function statOf(file: string): { sig: string; mtime?: number } {
   try {
     const st = fs.statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    return { sig: `${st.ino}:${st.size}:${st.mtimeMs}`, mtime: Math.round(st.mtimeMs) };
   } catch {
-    return 'absent';
+    return { sig: 'absent' };
   }
+}
+const statSig = (file: string) => statOf(file).sig;
+
+/**
+ * Records a memory file's content as seen on disk, the way recordExternalChanges does (a first look
+ * is a baseline; a difference is a source='external' write with snapshots and diff), but with the
+ * content this pass read between two identical stats and timed by the file's modification time.
+ * Returns the audit id of the change, if any.
+ */
+export function recordObservedChange(db: DB, name: MemoryFileName, content: string | null, at: number): string | null {
+  return writeTx(db, () => {
+    const state = getFileState(db, name);
+    if (!state) {
+      setFileState(db, name, content, at);
+      return null;
+    }
+    if ((content === null ? null : sha256(content)) === state.contentHash) return null;
+    const before = state.snapshotId ? (db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(state.snapshotId) as string) : null;
+    const recorded = new RecorderCore(db).recordWriteInTx(
+      writeInput.parse({
+        targetFile: name,
+        before,
+        after: content,
+        status: 'written',
+        source: 'external',
+        reason: 'changed outside the workbench and the plugin recorder',
+        createdAt: Math.max(at, state.observedAt),
+      }),
+    );
+    return recorded.auditId;
+  });
 }
 
 /** A proper-lockfile lock (a "<file>.lock" folder) that is fresh means the plugin is mid-write. */
@@ -93,6 +127,8 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
   };
 
   const memorySigs = new Map<MemoryFileName, FileSig>();
+  // When each file was last seen settled. An audit logged after that may have a change not seen yet.
+  const scannedAt = new Map<string, number>();
   let logsSig = '';
   let watermark = getState<number>(ctx.db, WATERMARK_KEY) ?? attacher.maxRowid();
   // Plugin audits still waiting for their change or fact, with when they were first seen.
@@ -115,43 +151,55 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
 
   const scanMemoryFiles = (): boolean => {
     let busy = false;
-    const now = Date.now();
     for (const name of MEMORY_FILES) {
       const file = path.join(workspace, name);
-      const sig = statSig(file);
-      if (memorySigs.get(name)?.sig === sig) continue;
-      if (lockedNow(file, now)) {
-        busy = true; // read it once the writer lets go, not half-written
+      const lookedAt = Date.now();
+      const first = statOf(file);
+      if (memorySigs.get(name)?.sig === first.sig) {
+        scannedAt.set(name, lookedAt);
         continue;
       }
-      let mtime = now;
-      try {
-        mtime = Math.round(fs.statSync(file).mtimeMs);
-      } catch {
-        /* deleted: the change happened now */
+      // Read only a settled file: no fresh lock, and the same size and time before and after the
+      // read. Otherwise the plugin is mid-write (a truncated or half-written file); look again soon.
+      if (lockedNow(file, Date.now())) {
+        busy = true;
+        continue;
       }
-      const changes = recordExternalChanges({ ...ctx, now: () => mtime }, [name]);
-      memorySigs.set(name, { sig });
-      for (const c of changes) {
+      let content: string | null;
+      try {
+        content = fs.readFileSync(file, 'utf8');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        content = null;
+      }
+      if (statOf(file).sig !== first.sig || lockedNow(file, Date.now())) {
+        busy = true;
+        continue;
+      }
+      const change = recordObservedChange(ctx.db, name, content, first.mtime ?? Date.now());
+      memorySigs.set(name, { sig: first.sig });
+      scannedAt.set(name, lookedAt);
+      if (change) {
         stats.changes++;
-        emit({ type: 'changed', file: name, auditId: c.auditId });
+        emit({ type: 'changed', file: name, auditId: change });
       }
     }
     return busy;
   };
 
-  const importLogs = async (): Promise<void> => {
+  const importLogs = async (): Promise<boolean> => {
     const sig = logsSignature();
-    if (sig === logsSig) return;
+    if (sig === logsSig) return false;
     if (!sig.includes('.log=') && !fs.existsSync(guardianLog)) {
       logsSig = sig;
-      return;
+      return false;
     }
     const report = await importReflectionLogs(ctx, { source: pluginRoot, workspace, recordExternalChanges: false });
     // The signature from before the import: anything appended during it triggers another pass.
     logsSig = sig;
     stats.imports++;
     emit({ type: 'imported', report });
+    return true;
   };
 
   const joinAudits = (): void => {
@@ -160,11 +208,11 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
       if (!AuditAttacher.wants(a)) continue;
       // History read during a catch-up gets one try; only recent audits wait for a late change or line.
       if (a.createdAt >= Date.now() - windowMs - 60_000) open.set(a.id, { audit: a, since: Date.now() });
-      else if (attacher.complete(a).attached) stats.attached++;
+      else if (attacher.complete(a, scannedAt.get(a.targetFile) ?? 0).attached) stats.attached++;
     }
     const expiry = Date.now() - windowMs - 1000;
     for (const [id, entry] of open) {
-      const r = attacher.complete(entry.audit);
+      const r = attacher.complete(entry.audit, scannedAt.get(entry.audit.targetFile) ?? 0);
       if (r.attached) {
         stats.attached++;
         emit({ type: 'attached', auditId: id, file: entry.audit.targetFile, fromAuditId: r.fromAuditId! });
@@ -180,10 +228,10 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
     stats.passes++;
     // Files first: the plugin writes a memory file before its audit line, so a change is on
     // record by the time the line that claims it is imported.
-    const busy = scanMemoryFiles();
-    await importLogs();
+    let busy = scanMemoryFiles();
+    if (await importLogs()) busy = scanMemoryFiles() || busy; // so every imported write's change is on record
     joinAudits();
-    if (busy || open.size) trigger(busy ? 25 : 200);
+    if (busy || open.size) trigger(busy ? 25 : 100);
   };
 
   const run = (): Promise<void> => {
