@@ -98,6 +98,9 @@ export function detectPhones(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   const seen = new Set<string>();
   const add = (start: number, end: number, confidence: number, detector: string) => {
+    // libphonenumber accepts brackets as punctuation; "[7192195698" is a list, not a phone format.
+    while (/[[\]]/.test(text[start]) && start < end) start++;
+    while (/[[\]]/.test(text[end - 1]) && end > start) end--;
     const key = `${start}:${end}`;
     if (seen.has(key) || !plausiblePhoneSpan(text, start, end)) return;
     const raw = text.slice(start, end);
