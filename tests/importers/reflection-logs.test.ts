@@ -124,6 +124,8 @@ describe('import reflection-logs', () => {
     expect(again2.status).toBe('nothing_new');
     expect(again1.inserted).toEqual({});
     expect(dataCounts(ctx.db)).toEqual(before);
+    // Runs that found nothing new are not recorded.
+    expect(ctx.db.prepare('SELECT status FROM import_runs ORDER BY started_at').pluck().all()).toEqual(['ok', 'ok']);
   });
 
   it('reads incrementally as the log grows line by line, leaving a half-written last line for the next run', async () => {

@@ -22,6 +22,7 @@ export function finishImport(ctx: ServiceContext, report: ReportBuilder, options
     report.note(`The memory files could not be snapshotted (${(e as Error).message}).`);
   }
   const r = report.finish(nowOf(ctx));
-  writeTx(ctx.db, () => recordRun(ctx.db, r));
+  // The live watcher calls importers on every change; runs that found nothing would only be noise.
+  if (r.status !== 'nothing_new') writeTx(ctx.db, () => recordRun(ctx.db, r));
   return r;
 }
