@@ -94,8 +94,9 @@ describe('dataset curation', () => {
     await expect
       .poll(() => {
         const row = ui.db.prepare('SELECT pii_spans, pii_redacted_content FROM dataset_samples WHERE id = ?').get(sample.id) as { pii_spans: string; pii_redacted_content: string | null };
-        const stored = (JSON.parse(row.pii_spans) as { id: string; accepted: boolean }[]).find((s) => s.id === span.id);
-        return stored?.accepted === false && (row.pii_redacted_content === null || row.pii_redacted_content.includes(span.value));
+        // Keeping a value keeps every span of it: the export hides a value wherever it appears.
+        const same = (JSON.parse(row.pii_spans) as { value: string; type: string; accepted: boolean }[]).filter((s) => s.value === span.value && s.type === span.type);
+        return same.length > 0 && same.every((s) => !s.accepted) && (row.pii_redacted_content === null || row.pii_redacted_content.includes(span.value));
       })
       .toBe(true);
     await noErrorsOnScreen(page);

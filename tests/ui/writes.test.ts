@@ -19,24 +19,38 @@ interface AuditPick {
   before_snapshot_id: string | null;
 }
 
-/** The newest write of a file that both added and removed lines: nothing later touched that file. */
-function latestEditingWrite(): AuditPick {
+/** A write that replaced lines (the diff has both inserted and removed lines). */
+function editingWrite(): AuditPick {
+  const row = ui.db
+    .prepare(
+      `SELECT id, target_file, before_snapshot_id FROM write_guardian_audit
+       WHERE status = 'written' AND (lines_removed > 0 OR lines_modified > 0) ORDER BY created_at DESC LIMIT 1`,
+    )
+    .get() as AuditPick | undefined;
+  if (!row) throw new Error('the demo workspace has no write that replaced lines');
+  return row;
+}
+
+/** The newest write of some file: nothing later touched that file, so it rolls back cleanly. */
+function latestWrite(): AuditPick {
   const row = ui.db
     .prepare(
       `SELECT a.id, a.target_file, a.before_snapshot_id FROM write_guardian_audit a
-       WHERE a.status = 'written' AND a.lines_added > 0 AND a.lines_removed > 0 AND a.before_snapshot_id IS NOT NULL
-         AND a.created_at = (SELECT max(created_at) FROM write_guardian_audit b WHERE b.target_file = a.target_file AND b.status = 'written')
+       WHERE a.status = 'written' AND a.lines_added > 0 AND a.before_snapshot_id IS NOT NULL
+         AND a.created_at = (SELECT max(created_at) FROM write_guardian_audit b WHERE b.target_file = a.target_file AND b.after_snapshot_id IS NOT NULL)
        ORDER BY a.created_at DESC LIMIT 1`,
     )
     .get() as AuditPick | undefined;
-  if (!row) throw new Error('the demo workspace has no editing write');
+  if (!row) throw new Error('the demo workspace has no write to roll back');
   return row;
 }
+
+const flat = (s: string) => s.replace(/[\s\u00a0]+/g, ' ');
 
 describe('writes', () => {
   it('opens a write and shows the Monaco diff with inserted and removed lines', async () => {
     const { page } = ui;
-    const audit = latestEditingWrite();
+    const audit = editingWrite();
     await go(page, `#/writes`, '[data-testid=write-row]');
     await page.locator(`[data-testid=write-row]`).first().waitFor();
     await go(page, `#/writes?id=${audit.id}`, '[data-testid=write-detail]');
@@ -47,14 +61,14 @@ describe('writes', () => {
     expect(await diff.locator('.line-delete').count()).toBeGreaterThan(0);
     // The fact this write added is on screen in the modified side.
     const fact = (ui.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE id = ?').get(audit.id) as { candidate_fact: string }).candidate_fact;
-    await expect.poll(async () => (await diff.innerText()).replace(/\u00a0/g, ' ')).toContain(fact.slice(0, 20));
+    await expect.poll(async () => flat(await diff.innerText())).toContain(flat(fact).slice(0, 20));
     await noErrorsOnScreen(page);
     await ui.wb.screenshot('writes-diff');
   });
 
   it('rolls a write back through the dry-run preview and a reason, restoring the file on disk', async () => {
     const { page } = ui;
-    const audit = latestEditingWrite();
+    const audit = latestWrite();
     const file = path.join(ui.dir, audit.target_file);
     const before = (ui.db.prepare('SELECT content FROM file_snapshots WHERE id = ?').get(audit.before_snapshot_id) as { content: string }).content;
     expect(fs.readFileSync(file, 'utf8')).not.toBe(before);
@@ -112,7 +126,7 @@ describe('writes', () => {
 
     // The right-hand preview shows the file as it would read with the corrected fact.
     const corrected = page.locator('[data-testid=correction-editor] .side-by-side').nth(1);
-    await expect.poll(async () => (await corrected.innerText()).replace(/\u00a0/g, ' '), { timeout: 20_000 }).toContain(fact);
+    await expect.poll(async () => flat(await corrected.innerText()), { timeout: 20_000 }).toContain(fact);
     await page.getByRole('button', { name: 'Record correction' }).click();
     await page.locator('[data-testid=correction-saved]').waitFor();
     const row = ui.db

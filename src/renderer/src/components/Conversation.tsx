@@ -6,7 +6,7 @@ import { useApi } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { hrefFor } from '../lib/route';
 import { useAsync } from '../lib/useAsync';
-import { Chip } from './Chip';
+import { Chip, LineCounts } from './Chip';
 import { ErrorMessage } from './ErrorMessage';
 
 export function Message({ role, children, from }: { role: 'user' | 'agent'; children: ReactNode; from?: string | null }) {
@@ -62,11 +62,7 @@ export function WriteInline({ w }: { w: AuditRow }) {
       <span className="muted small">write_guardian</span>
       <Chip value={w.status} />
       <span className="mono">{w.targetFile}</span>
-      {w.lineChanges && (
-        <span className="small">
-          <span style={{ color: 'var(--ok)' }}>+{w.lineChanges.added}</span> <span style={{ color: 'var(--bad)' }}>−{w.lineChanges.removed}</span>
-        </span>
-      )}
+      <LineCounts changes={w.lineChanges} />
       {w.reason && <span className="muted prewrap">{w.reason}</span>}
       <a className="small" href={hrefFor('writes', { id: w.id })}>diff</a>
     </div>

@@ -2,6 +2,29 @@
 // curator keeps is shown green; one to be redacted orange. Clicking toggles the choice.
 import type { PiiSpanDto } from '../../../shared/contract';
 
+/** Spans of one value: the export hides a value wherever it appears, so the curator decides per value. */
+export const spanKey = (s: Pick<PiiSpanDto, 'type' | 'value'>) => `${s.type}\u0000${s.value}`;
+
+export interface PiiGroup {
+  key: string;
+  type: string;
+  value: string;
+  spans: PiiSpanDto[];
+  decision: 'redact' | 'keep';
+}
+
+export function groupSpans(spans: readonly PiiSpanDto[]): PiiGroup[] {
+  const groups = new Map<string, PiiGroup>();
+  for (const s of spans) {
+    const key = spanKey(s);
+    const g = groups.get(key) ?? { key, type: s.type, value: s.value, spans: [], decision: 'keep' as const };
+    g.spans.push(s);
+    if (s.decision !== 'keep') g.decision = 'redact';
+    groups.set(key, g);
+  }
+  return [...groups.values()];
+}
+
 interface Part {
   text: string;
   span?: PiiSpanDto;
@@ -51,14 +74,14 @@ export function redactLocally(text: string, spans: readonly PiiSpanDto[]): strin
     .join('');
 }
 
-export function PiiText({ text, spans, selectedId, onToggle }: { text: string; spans: readonly PiiSpanDto[]; selectedId?: string; onToggle?: (span: PiiSpanDto) => void }) {
+export function PiiText({ text, spans, selectedKey, onToggle }: { text: string; spans: readonly PiiSpanDto[]; selectedKey?: string; onToggle?: (span: PiiSpanDto) => void }) {
   return (
     <>
       {splitBySpans(text, spans).map((p, i) =>
         p.span ? (
           <span
             key={i}
-            className={`pii${p.span.decision === 'keep' ? ' keep' : ''}${p.span.id === selectedId ? ' selected' : ''}`}
+            className={`pii${p.span.decision === 'keep' ? ' keep' : ''}${spanKey(p.span) === selectedKey ? ' selected' : ''}`}
             title={`${p.span.type} (${Math.round(p.span.confidence * 100)}%, ${p.span.detector}) — ${p.span.decision === 'keep' ? 'kept as is' : 'will be redacted'}; click to change`}
             data-pii-id={p.span.id}
             data-decision={p.span.decision}

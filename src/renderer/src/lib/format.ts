@@ -5,6 +5,11 @@ export function formatTime(ms: number | null | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** "03-17 21:16": for dense list columns; the full time is in the row's title. */
+export function formatShortTime(ms: number | null | undefined): string {
+  return ms == null ? '—' : formatTime(ms).slice(5);
+}
+
 export function formatRelative(ms: number | null | undefined, now = Date.now()): string {
   if (ms == null) return '—';
   const s = Math.round((now - ms) / 1000);

@@ -65,7 +65,7 @@ export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>
 }
 
 /** localStorage-backed state, for drafts that must survive navigating away. */
-export function useStoredState<T>(key: string, initial: T): [T, (v: T | ((p: T) => T)) => void, () => void] {
+export function useStoredState<T>(key: string, initial: T): [T, (v: T | ((p: T) => T)) => void, () => void, () => void] {
   const [value, setValue] = useState<T>(() => {
     try {
       const raw = localStorage.getItem(key);
@@ -106,7 +106,9 @@ export function useStoredState<T>(key: string, initial: T): [T, (v: T | ((p: T) 
     setValue(initial);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
-  return [value, set, clear];
+  /** Drops the stored copy but keeps what is on screen (after a save). */
+  const forget = useCallback(() => localStorage.removeItem(keyRef.current), []);
+  return [value, set, clear, forget];
 }
 
 /** The value, settled: changes only after `ms` without further changes (previews on typing). */

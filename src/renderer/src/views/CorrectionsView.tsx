@@ -66,12 +66,15 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
     pattern: '',
   };
   // The draft survives navigating away and reloads until it is saved or discarded.
-  const [draft, setDraft, clearDraft] = useStoredState<CorrectionDraft>(`reflection.correctionDraft.${a.id}`, initial);
+  const [draft, setDraft, clearDraft, forgetDraft] = useStoredState<CorrectionDraft>(`reflection.correctionDraft.${a.id}`, initial);
   const [touched, setTouched] = useState(false);
   const [saved, setSaved] = useState<CorrectionDto | null>(null);
   const errors = validateCorrection(draft);
   const valid = Object.keys(errors).length === 0;
-  const patch = (p: Partial<CorrectionDraft>) => setDraft((d) => ({ ...d, ...p }));
+  const patch = (p: Partial<CorrectionDraft>) => {
+    setSaved(null);
+    setDraft((d) => ({ ...d, ...p }));
+  };
   const submit = useAction(async () => {
     const c = await api.call('guardian.correct', {
       auditId: a.id,
@@ -83,7 +86,7 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
       pattern: draft.pattern.trim() || undefined,
     });
     setSaved(c);
-    clearDraft();
+    forgetDraft();
     return c;
   });
   // The file as it would read with the correction: a retry preview for a write, the rollback preview for a refusal.
@@ -180,9 +183,9 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
           </label>
           {touched && errors.pattern && <span className="field-error">{errors.pattern}</span>}
           <div className="row-flex">
-            <button type="submit" className="primary" disabled={submit.pending}>{submit.pending ? 'Saving…' : 'Record correction'}</button>
-            <button type="button" onClick={() => { clearDraft(); setTouched(false); }}>Discard draft</button>
-            <span className="muted small">Draft kept while you work.</span>
+            <button type="submit" className="primary" disabled={submit.pending || !!saved}>{submit.pending ? 'Saving…' : 'Record correction'}</button>
+            <button type="button" onClick={() => { clearDraft(); setTouched(false); setSaved(null); }}>{saved ? 'New correction' : 'Discard draft'}</button>
+            {!saved && <span className="muted small">Draft kept while you work.</span>}
           </div>
           <ErrorMessage action="Recording the correction" error={submit.error} />
           {saved && (
@@ -205,7 +208,12 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
           {resulting.data === null && !resulting.loading && <div className="muted small">Enter the fact to preview the corrected file.</div>}
           {resulting.data && (
             <>
-              {resulting.data.conflict && <div className="warning">{resulting.data.conflict}</div>}
+              {resulting.data.conflict && (
+                <details className="warning">
+                  <summary>The file changed since this write: undoing it alone conflicts with later edits (details)</summary>
+                  <div className="prewrap small">{resulting.data.conflict}</div>
+                </details>
+              )}
               <DiffView before={resulting.data.before ?? diff.data?.after ?? null} after={resulting.data.after} height={300} label="corrected file" />
             </>
           )}

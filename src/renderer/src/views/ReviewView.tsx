@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { PiiSpanDto, SampleDetail } from '../../../shared/contract';
 import { KeyCap } from '../components/Chip';
 import { ErrorMessage } from '../components/ErrorMessage';
-import { redactLocally } from '../components/PiiText';
+import { groupSpans, redactLocally, spanKey, type PiiGroup } from '../components/PiiText';
 import { useApi } from '../lib/api';
 import { formatCount } from '../lib/format';
 import { isTypingTarget } from '../lib/keys';
@@ -45,8 +45,15 @@ export function ReviewView() {
   const keyAt = useRef<number | null>(null);
   const [lastSwitchMs, setLastSwitchMs] = useState<number | null>(null);
 
-  const spans = q.detail?.piiSpans ?? [];
-  const selectedSpan: PiiSpanDto | undefined = spans[Math.min(spanIndex, spans.length - 1)];
+  const groups = groupSpans(q.detail?.piiSpans ?? []);
+  const selectedGroup: PiiGroup | undefined = groups[Math.min(spanIndex, groups.length - 1)];
+  // One decision per value: every span of it follows, since the export hides a value wherever it appears.
+  const decide = async (group: PiiGroup, decision: 'redact' | 'keep') => {
+    const sampleId = q.detail?.id;
+    if (!sampleId) return;
+    for (const s of group.spans) if (s.decision !== decision) await q.setSpanDecision(sampleId, s.id, decision);
+  };
+  const toggleGroup = (group: PiiGroup) => void decide(group, group.decision === 'keep' ? 'redact' : 'keep');
   useEffect(() => setSpanIndex(0), [q.current?.id]);
 
   // Key press to next sample on screen: measured after the commit, at the next frame.
@@ -82,10 +89,10 @@ export function ReviewView() {
       case 'u': void q.undo(); break;
       case 'j': case 'ArrowDown': case 'ArrowRight': mark(); q.move(1); break;
       case 'k': case 'ArrowUp': case 'ArrowLeft': mark(); q.move(-1); break;
-      case ']': setSpanIndex((i) => (spans.length ? (i + 1) % spans.length : 0)); break;
-      case '[': setSpanIndex((i) => (spans.length ? (i - 1 + spans.length) % spans.length : 0)); break;
+      case ']': setSpanIndex((i) => (groups.length ? (i + 1) % groups.length : 0)); break;
+      case '[': setSpanIndex((i) => (groups.length ? (i - 1 + groups.length) % groups.length : 0)); break;
       case 'x':
-        if (q.detail && selectedSpan) void q.setSpanDecision(q.detail.id, selectedSpan.id, selectedSpan.decision === 'keep' ? 'redact' : 'keep');
+        if (selectedGroup) toggleGroup(selectedGroup);
         break;
       default: return;
     }
@@ -100,7 +107,10 @@ export function ReviewView() {
   const rate = throughput(q.actionTimes);
   const s = stats.data;
   const reviewedPct = s && s.total ? Math.round((s.reviewed / s.total) * 100) : 0;
-  const toggle = (span: PiiSpanDto) => q.detail && void q.setSpanDecision(q.detail.id, span.id, span.decision === 'keep' ? 'redact' : 'keep');
+  const toggle = (span: PiiSpanDto) => {
+    const g = groups.find((x) => x.key === spanKey(span));
+    if (g) toggleGroup(g);
+  };
   return (
     <div className="view" data-testid="view-review">
       <div className="view-header">
@@ -118,7 +128,7 @@ export function ReviewView() {
         </span>
         <span className="grow" />
         <span className="muted small" data-testid="review-throughput">{rate ? `${rate.toFixed(1)} samples/min` : 'samples/min: —'}</span>
-        {lastSwitchMs != null && <span className="muted small" title="key press to next sample on screen">{Math.round(lastSwitchMs)} ms</span>}
+        {lastSwitchMs != null && <span className="muted small" title="key press to next sample on screen">next in {Math.round(lastSwitchMs)} ms</span>}
         <button type="button" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><KeyCap k="?" /> keys</button>
       </div>
       {q.error && (
@@ -129,7 +139,7 @@ export function ReviewView() {
       <div className="review">
         <div className="review-main">
           {q.detail ? (
-            <SampleView sample={q.detail} selectedSpan={selectedSpan?.id} onToggle={toggle} />
+            <SampleView sample={q.detail} selectedKey={selectedGroup?.key} onToggle={toggle} />
           ) : q.current ? (
             <div className="muted">Loading sample…</div>
           ) : (
@@ -151,8 +161,8 @@ export function ReviewView() {
             <ErrorMessage action="Loading review progress" error={stats.error} />
           </div>
           {q.detail && <SampleFacts sample={q.detail} />}
-          {q.detail && spans.length > 0 && (
-            <PrivacyPanel sample={q.detail} selectedId={selectedSpan?.id} onSelect={(i) => setSpanIndex(i)} onDecide={(span, d) => void q.setSpanDecision(q.detail!.id, span.id, d)} />
+          {q.detail && groups.length > 0 && (
+            <PrivacyPanel sample={q.detail} groups={groups} selectedKey={selectedGroup?.key} onSelect={(i) => setSpanIndex(i)} onDecide={(g, d) => void decide(g, d)} />
           )}
         </aside>
       </div>
@@ -164,10 +174,10 @@ export function ReviewView() {
         <button type="button" onClick={() => void q.undo()}><KeyCap k="u" /> undo</button>
         <button type="button" onClick={() => q.move(-1)} disabled={q.pos === 0}><KeyCap k="k" /> previous</button>
         <button type="button" onClick={() => q.move(1)} disabled={q.pos >= q.rows.length - 1}><KeyCap k="j" /> next</button>
-        {spans.length > 0 && (
+        {groups.length > 0 && (
           <>
-            <button type="button" onClick={() => setSpanIndex((i) => (i + 1) % spans.length)}><KeyCap k="]" /> next PII</button>
-            <button type="button" onClick={() => selectedSpan && toggle(selectedSpan)}><KeyCap k="x" /> redact / keep</button>
+            <button type="button" onClick={() => setSpanIndex((i) => (i + 1) % groups.length)}><KeyCap k="]" /> next PII</button>
+            <button type="button" onClick={() => selectedGroup && toggleGroup(selectedGroup)}><KeyCap k="x" /> redact / keep</button>
           </>
         )}
         <span className="grow" />
@@ -222,18 +232,21 @@ function SampleFacts({ sample }: { sample: SampleDetail }) {
   );
 }
 
-function PrivacyPanel({ sample, selectedId, onSelect, onDecide }: { sample: SampleDetail; selectedId?: string; onSelect: (i: number) => void; onDecide: (s: PiiSpanDto, d: 'redact' | 'keep') => void }) {
+function PrivacyPanel({ sample, groups, selectedKey, onSelect, onDecide }: { sample: SampleDetail; groups: PiiGroup[]; selectedKey?: string; onSelect: (i: number) => void; onDecide: (g: PiiGroup, d: 'redact' | 'keep') => void }) {
   const redacted = parseRedacted(sample.piiRedactedContent);
   const fields = [...new Set(sample.piiSpans.map((s) => s.field ?? ''))];
   return (
     <div className="stack" style={{ gap: 6 }} data-testid="privacy-panel">
       <h3>Privacy</h3>
-      {sample.piiSpans.map((s, i) => (
-        <div key={s.id} className="row-flex small" style={{ outline: s.id === selectedId ? '2px solid var(--accent)' : undefined, borderRadius: 4, padding: 2 }} onClick={() => onSelect(i)} data-testid="pii-span-row">
-          <span className="chip">{s.type}</span>
-          <span className="mono grow" style={{ wordBreak: 'break-all' }}>{s.value}</span>
-          <button type="button" className={s.decision === 'redact' ? 'primary' : ''} onClick={() => onDecide(s, 'redact')} aria-pressed={s.decision === 'redact'}>redact</button>
-          <button type="button" className={s.decision === 'keep' ? 'primary' : ''} onClick={() => onDecide(s, 'keep')} aria-pressed={s.decision === 'keep'}>keep</button>
+      {groups.map((g, i) => (
+        <div key={g.key} className="row-flex small" style={{ outline: g.key === selectedKey ? '2px solid var(--accent)' : undefined, borderRadius: 4, padding: 2 }} onClick={() => onSelect(i)} data-testid="pii-span-row">
+          <span className="chip">{g.type}</span>
+          <span className="mono grow" style={{ wordBreak: 'break-all' }}>
+            {g.value}
+            {g.spans.length > 1 && <span className="muted"> ×{g.spans.length}</span>}
+          </span>
+          <button type="button" className={g.decision === 'redact' ? 'primary' : ''} onClick={() => onDecide(g, 'redact')} aria-pressed={g.decision === 'redact'}>redact</button>
+          <button type="button" className={g.decision === 'keep' ? 'primary' : ''} onClick={() => onDecide(g, 'keep')} aria-pressed={g.decision === 'keep'}>keep</button>
         </div>
       ))}
       <h3>Redacted text (as exported)</h3>

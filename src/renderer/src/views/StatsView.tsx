@@ -9,6 +9,10 @@ import { useAsync } from '../lib/useAsync';
 // Only the pieces used: chart.js is tree-shakable when registered piecemeal.
 ChartJS.register(CategoryScale, LinearScale, BarElement, Tooltip, Legend);
 
+const STATUS_COLORS: Record<string, string> = {
+  written: '#1a7f37', approved: '#1a7f37', auto_approved: '#0a7f8c', refused: '#c4314b', rejected: '#c4314b',
+  failed: '#b35c00', needs_review: '#b35c00', skipped: '#8c96a3', pending: '#8c96a3', rolled_back: '#8250df',
+};
 const PALETTE = ['#8c96a3', '#2f6fed', '#1a7f37', '#b35c00', '#8250df', '#c4314b', '#0a7f8c'];
 
 function useCssColor(name: string, fallback: string): string {
@@ -58,7 +62,7 @@ export function StatsView() {
           <div className="chart-box">
             <Bar
               aria-label="Write outcomes"
-              data={{ labels: (writes.data ?? []).map(([s]) => s), datasets: [{ label: 'writes', data: (writes.data ?? []).map(([, n]) => n ?? 0), backgroundColor: ['#1a7f37', '#c4314b', '#b35c00', '#8c96a3', '#8250df'] }] }}
+              data={{ labels: (writes.data ?? []).map(([s]) => s), datasets: [{ label: 'writes', data: (writes.data ?? []).map(([, n]) => n ?? 0), backgroundColor: (writes.data ?? []).map(([s]) => STATUS_COLORS[s] ?? '#8c96a3') }] }}
               options={{ maintainAspectRatio: false, animation: false, scales: axes, plugins: { legend: { display: false } } }}
             />
           </div>
@@ -81,7 +85,7 @@ export function StatsView() {
               aria-label="Review progress"
               data={{
                 labels: Object.keys(dataset.data?.byStatus ?? {}),
-                datasets: [{ label: 'samples', data: Object.values(dataset.data?.byStatus ?? {}).map((n) => n ?? 0), backgroundColor: ['#8c96a3', '#1a7f37', '#c4314b', '#b35c00', '#0a7f8c'] }],
+                datasets: [{ label: 'samples', data: Object.values(dataset.data?.byStatus ?? {}).map((n) => n ?? 0), backgroundColor: Object.keys(dataset.data?.byStatus ?? {}).map((s) => STATUS_COLORS[s] ?? '#8c96a3') }],
               }}
               options={{ indexAxis: 'y', maintainAspectRatio: false, animation: false, scales: axes, plugins: { legend: { display: false } } }}
             />

@@ -3,10 +3,12 @@ import type { WorkspaceInfo } from '../../../shared/contract';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useApi } from '../lib/api';
 import { useAction, useAsync } from '../lib/useAsync';
+import { ImportDialog } from './ImportDialog';
 
 export function WorkspaceSwitcher({ workspace, onOpened }: { workspace: WorkspaceInfo | undefined; onOpened: (w: WorkspaceInfo) => void }) {
   const api = useApi();
   const [open, setOpen] = useState(false);
+  const [importing, setImporting] = useState(false);
   const [dir, setDir] = useState('');
   const recent = useAsync((signal) => api.call('workspace.recent', {}), [], { skip: !open, live: false });
   const openWs = useAction(async (target: string) => {
@@ -20,9 +22,13 @@ export function WorkspaceSwitcher({ workspace, onOpened }: { workspace: Workspac
     <div className="workspace-switcher" data-testid="workspace-switcher">
       <span className="muted">Workspace{workspace?.isDemo ? ' (demo)' : ''}</span>
       <span className="ws-name" title={workspace?.dir}>{workspace?.name ?? '—'}</span>
-      <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
-        {open ? 'Close' : 'Open another…'}
-      </button>
+      <div className="row-flex" style={{ gap: 4 }}>
+        <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
+          {open ? 'Close' : 'Open…'}
+        </button>
+        <button type="button" onClick={() => setImporting(true)}>Import…</button>
+      </div>
+      {importing && <ImportDialog onClose={() => setImporting(false)} />}
       {open && (
         <div className="stack">
           <form

@@ -1,14 +1,14 @@
 import { useCallback } from 'react';
 import { AUDIT_SOURCES, AUDIT_STATUSES, MEMORY_FILES, type AuditSource, type AuditStatus, type MemoryFileName } from '../../../shared/domain';
 import type { AuditRow } from '../../../shared/contract';
-import { Chip } from '../components/Chip';
+import { Chip, LineCounts } from '../components/Chip';
 import { PagedList } from '../components/PagedList';
 import { useApi } from '../lib/api';
-import { formatTime, truncate } from '../lib/format';
+import { formatShortTime, formatTime, truncate } from '../lib/format';
 import { useViewParams } from '../lib/route';
 import { WriteDetail } from './writes/WriteDetail';
 
-const COLS = '130px 100px 96px 1fr 70px';
+const COLS = '84px 86px 84px 1fr 52px';
 
 export function WritesView() {
   const api = useApi();
@@ -54,7 +54,7 @@ export function WritesView() {
           </label>
         </div>
       </div>
-      <div className="split">
+      <div className="split split-wide">
         <PagedList<AuditRow, string>
           resetKey={filterKey}
           fetchPage={fetchPage}
@@ -75,19 +75,13 @@ export function WritesView() {
           }
           renderRow={(a) => (
             <div className="list-row" style={{ gridTemplateColumns: COLS }} data-testid="write-row" data-status={a.status}>
-              <span className="cell muted">{formatTime(a.createdAt)}</span>
+              <span className="cell muted" title={formatTime(a.createdAt)}>{formatShortTime(a.createdAt)}</span>
               <span className="cell"><Chip value={a.status} /></span>
               <span className="cell mono">{a.targetFile}</span>
               <span className="cell" title={a.candidateFact ?? ''}>
                 {a.source !== 'plugin' && <Chip value={a.source} />} {truncate(a.candidateFact ?? a.reason, 140)}
               </span>
-              <span className="cell small">
-                {a.lineChanges ? (
-                  <>
-                    <span style={{ color: 'var(--ok)' }}>+{a.lineChanges.added}</span> <span style={{ color: 'var(--bad)' }}>−{a.lineChanges.removed}</span>
-                  </>
-                ) : '—'}
-              </span>
+              <span className="cell"><LineCounts changes={a.lineChanges} /></span>
             </div>
           )}
         />

@@ -9,7 +9,7 @@ import { humanizePath, textAt, textFields } from './sampleFields';
 interface FieldProps {
   sample: SampleDetail;
   path: string;
-  selectedSpan?: string;
+  selectedKey?: string;
   onToggle: (span: PiiSpanDto) => void;
 }
 
@@ -17,10 +17,10 @@ function spansFor(sample: SampleDetail, path: string): PiiSpanDto[] {
   return sample.piiSpans.filter((s) => (s.field ?? '') === path);
 }
 
-function FieldText({ sample, path, selectedSpan, onToggle }: FieldProps) {
+function FieldText({ sample, path, selectedKey, onToggle }: FieldProps) {
   const text = textAt(sample.content, path);
   if (text == null) return null;
-  return <PiiText text={text} spans={spansFor(sample, path)} selectedId={selectedSpan} onToggle={onToggle} />;
+  return <PiiText text={text} spans={spansFor(sample, path)} selectedKey={selectedKey} onToggle={onToggle} />;
 }
 
 function Msg({ role, children }: { role: string; children: ReactNode }) {
@@ -59,9 +59,9 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-export function SampleView({ sample, selectedSpan, onToggle }: { sample: SampleDetail; selectedSpan?: string; onToggle: (span: PiiSpanDto) => void }) {
+export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDetail; selectedKey?: string; onToggle: (span: PiiSpanDto) => void }) {
   const c = (sample.content ?? {}) as Record<string, unknown>;
-  const p = { sample, selectedSpan, onToggle };
+  const p = { sample, selectedKey, onToggle };
   const f = (path: string) => (textAt(c, path) != null ? <FieldText {...p} path={path} /> : null);
   const type = typeof c.type === 'string' ? c.type : sample.sampleType;
   let body: ReactNode;

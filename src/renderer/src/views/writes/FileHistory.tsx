@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { MemoryFileName } from '../../../../shared/domain';
 import type { FileVersion } from '../../../../shared/contract';
-import { Chip } from '../../components/Chip';
+import { Chip, LineCounts } from '../../components/Chip';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { useApi } from '../../lib/api';
 import { formatTime, truncate } from '../../lib/format';
@@ -58,7 +58,7 @@ export function FileHistory({ file, initialAuditId }: { file: MemoryFileName; in
                 <td><Chip value={v.status} /></td>
                 <td><Chip value={v.source} /></td>
                 <td>{truncate(v.candidateFact ?? v.reason, 90)}</td>
-                <td className="small">{v.lineChanges ? `+${v.lineChanges.added} −${v.lineChanges.removed}` : ''}</td>
+                <td><LineCounts changes={v.lineChanges} /></td>
               </tr>
             ))}
           </tbody>

@@ -1,0 +1,140 @@
+// UI responsiveness on a big workspace, measured in Chromium through browser mode (run by hand:
+// `npx tsx bench/ui.ts [workspace-dir]`). Without a folder, or with an empty one, it first generates a
+// demo workspace of BENCH_UI_TURNS turns (default 1,000,000; takes a while). Prints numbers; asserts nothing.
+//   - navigation to the first rendered page of Sessions and of Decisions
+//   - scrolling 10,000 Decisions rows: long tasks over 50 ms (PerformanceObserver 'longtask')
+//   - review: key press to the next sample on screen
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { dbPathFor } from '../src/main/db/connection';
+import { generateDemoWorkspace } from '../src/main/services/demo';
+import { launchChromium, serveWorkspace } from '../tests/helpers/browser';
+import { fmt, percentile } from './util';
+
+const TURNS = Number(process.env.BENCH_UI_TURNS ?? 1_000_000);
+const SCROLL_ROWS = 10_000;
+const REVIEW_KEYS = 40;
+
+function ensureWorkspace(dir: string | undefined): string {
+  const target = dir ? path.resolve(dir) : fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-ui-'));
+  if (fs.existsSync(dbPathFor(target))) return target;
+  const turnsPerSession = 50;
+  const sessions = Math.max(1, Math.round(TURNS / turnsPerSession));
+  console.log(`generating ${sessions * turnsPerSession} turns into ${target} ...`);
+  const s = generateDemoWorkspace(target, {
+    sessions,
+    turnsPerSession,
+    progress: (done, total) => {
+      if (done % 100_000 < 2000) process.stdout.write(`  ${done}/${total}\r`);
+    },
+  });
+  console.log(`generated ${s.turns} turns, ${s.decisions} decisions in ${(s.elapsedMs / 1000).toFixed(0)} s`);
+  return target;
+}
+
+/** ms from navigation start until `selector` is in the DOM (the page's own clock). */
+async function firstRender(page: Page, url: string, selector: string): Promise<number> {
+  await page.goto(url, { waitUntil: 'commit' });
+  const handle = await page.waitForFunction((sel) => (document.querySelector(sel) ? performance.now() : null), selector, { timeout: 60_000, polling: 'raf' });
+  return (await handle.jsonValue()) as number;
+}
+
+async function scrollRows(page: Page, rows: number): Promise<{ ms: number; longTasks: number[]; reached: number }> {
+  return page.evaluate(async (target) => {
+    const scroller = document.querySelector('[data-testid=list-scroll]') as HTMLElement;
+    const longTasks: number[] = [];
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) longTasks.push(e.duration);
+    });
+    obs.observe({ type: 'longtask', buffered: false });
+    const maxIndex = () => {
+      let m = 0;
+      scroller.querySelectorAll('[data-index]').forEach((el) => (m = Math.max(m, Number((el as HTMLElement).dataset.index))));
+      return m;
+    };
+    const t0 = performance.now();
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    // About 25 rows a frame: a fast fling, waiting for pages where the loaded rows end.
+    while (maxIndex() < target && performance.now() - t0 < 120_000) {
+      scroller.scrollTop += 1000;
+      await frame();
+    }
+    const ms = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 200));
+    obs.disconnect();
+    return { ms, longTasks, reached: maxIndex() };
+  }, rows);
+}
+
+async function api(origin: string, token: string, channel: string, input: unknown): Promise<unknown> {
+  const res = await fetch(`${origin}/api/${channel}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Reflection-Token': token },
+    body: JSON.stringify(input),
+  });
+  const body = (await res.json()) as { ok: boolean; value?: unknown; error?: { message: string } };
+  if (!body.ok) throw new Error(`${channel}: ${body.error?.message}`);
+  return body.value;
+}
+
+async function main() {
+  const dir = ensureWorkspace(process.argv[2]);
+  const served = await serveWorkspace(dir);
+  const chrome = await launchChromium();
+  try {
+    const page = chrome.context.pages()[0] ?? (await chrome.context.newPage());
+    const base = served.url; // carries ?token=
+    const withHash = (h: string) => `${base}${h}`;
+    // Warm the server and the browser cache once, as a curator's second launch would be.
+    await firstRender(page, withHash('#/sessions'), '[data-testid=session-row]');
+
+    const sessions: number[] = [];
+    const decisions: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      sessions.push(await firstRender(page, withHash('#/sessions'), '[data-testid=session-row]'));
+      decisions.push(await firstRender(page, withHash('#/decisions'), '[data-testid=decision-row]'));
+    }
+    console.log(`first rendered page, Sessions:  median ${fmt(percentile(sessions, 50), 0)} ms (runs: ${sessions.map((x) => x.toFixed(0)).join(', ')})`);
+    console.log(`first rendered page, Decisions: median ${fmt(percentile(decisions, 50), 0)} ms (runs: ${decisions.map((x) => x.toFixed(0)).join(', ')})`);
+
+    const scroll = await scrollRows(page, SCROLL_ROWS);
+    const over50 = scroll.longTasks.filter((d) => d > 50);
+    console.log(
+      `scroll ${scroll.reached} Decisions rows: ${fmt(scroll.ms / 1000, 1)} s, long tasks: ${scroll.longTasks.length} (over 50 ms: ${over50.length}, longest ${fmt(Math.max(0, ...scroll.longTasks), 0)} ms)`,
+    );
+
+    // Review: collect one day's samples (a full collection of a million turns is the dataset bench's job).
+    const first = (await api(served.origin, served.token, 'gate.list', { limit: 1 })) as { items: { createdAt: number }[] };
+    const until = first.items[0]?.createdAt ?? Date.now();
+    const job = (await api(served.origin, served.token, 'dataset.collect', { since: until - 86_400_000, until })) as { jobId: string };
+    for (;;) {
+      const st = (await api(served.origin, served.token, 'jobs.get', { jobId: job.jobId })) as { state: string; result: { added: number } | null; error: unknown };
+      if (st.state !== 'running') {
+        console.log(`collected ${st.result?.added ?? 0} samples for the review queue (${st.state})`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await page.goto(withHash('#/review'), { waitUntil: 'load' });
+    await page.waitForSelector('[data-testid=review-sample]', { timeout: 60_000 });
+    for (let i = 0; i < REVIEW_KEYS; i++) {
+      await page.keyboard.press(i % 5 === 4 ? 'r' : 'a');
+      await page.waitForTimeout(60); // a fast curator: about 16 keys a second
+    }
+    await page.waitForTimeout(300);
+    const timings = (await page.evaluate(() => window.__reviewTimings ?? [])) as number[];
+    console.log(
+      `review key press to next sample on screen: median ${fmt(percentile(timings, 50), 1)} ms, p95 ${fmt(percentile(timings, 95), 1)} ms, max ${fmt(Math.max(...timings), 1)} ms (${timings.length} keys)`,
+    );
+  } finally {
+    await chrome.close();
+    await served.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

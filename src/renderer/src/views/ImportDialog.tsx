@@ -1,0 +1,68 @@
+import { useState } from 'react';
+import type { ImportReport } from '../../../shared/contract';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { ProgressBar } from '../components/ProgressBar';
+import { useApi } from '../lib/api';
+import { isCancelled } from '../lib/errors';
+import { formatCount } from '../lib/format';
+import { startJob } from '../lib/jobs';
+
+const SOURCES = [
+  { channel: 'import.reflectionLogs', label: 'Reflection plugin logs', hint: 'the plugin folder (logs/) or the workspace with write-guardian.log.jsonl' },
+  { channel: 'import.openclaw', label: 'OpenClaw session transcripts', hint: 'the OpenClaw state folder (agents/<id>/sessions)' },
+  { channel: 'import.evals', label: 'Plugin eval sets (gold labels)', hint: 'the folder with scenarios.jsonl and the cases files' },
+] as const;
+
+type Source = (typeof SOURCES)[number]['channel'];
+
+/** Imports run as jobs: progress in the dialog and the status bar, cancellable, with a report at the end. */
+export function ImportDialog({ onClose }: { onClose: () => void }) {
+  const api = useApi();
+  const [source, setSource] = useState<Source>('import.reflectionLogs');
+  const [dir, setDir] = useState('');
+  const [job, setJob] = useState<{ done: number; total: number | null; cancel: () => void } | null>(null);
+  const [report, setReport] = useState<ImportReport | null>(null);
+  const [error, setError] = useState<unknown>();
+  const start = () => {
+    setError(undefined);
+    setReport(null);
+    const label = SOURCES.find((s) => s.channel === source)!.label;
+    const j = startJob(api, `Importing ${label}`, source, { path: dir.trim() }, (done, total) => setJob((c) => (c ? { ...c, done, total } : c)));
+    setJob({ done: 0, total: null, cancel: j.cancel });
+    j.promise.then(setReport, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJob(null));
+  };
+  return (
+    <div className="overlay" role="dialog" aria-label="Import" data-testid="import-dialog">
+      <div className="dialog stack" style={{ width: 620 }}>
+        <h2>Import what you already have</h2>
+        <label>
+          Source
+          <select value={source} onChange={(e) => setSource(e.target.value as Source)} aria-label="Import source">
+            {SOURCES.map((s) => <option key={s.channel} value={s.channel}>{s.label}</option>)}
+          </select>
+        </label>
+        <label>
+          Folder or file
+          <input value={dir} onChange={(e) => setDir(e.target.value)} placeholder={SOURCES.find((s) => s.channel === source)!.hint} aria-label="Import path" />
+        </label>
+        <div className="row-flex">
+          <button type="button" className="primary" onClick={start} disabled={!dir.trim() || !!job}>Import</button>
+          <button type="button" onClick={onClose}>{job ? 'Hide (keeps running)' : 'Close'}</button>
+        </div>
+        {job && <ProgressBar progress={{ label: 'Importing', done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />}
+        <ErrorMessage action="Importing" error={error} />
+        {report && (
+          <div className="notice" data-testid="import-report">
+            <div className="prewrap">{report.summary}</div>
+            <div className="small muted">
+              {Object.entries(report.added).map(([k, v]) => `${k}: ${formatCount(v)}`).join(' · ')} · {formatCount(report.filesRead)} files · {formatCount(report.skipped)} lines skipped
+            </div>
+            {report.skips.slice(0, 5).map((s, i) => (
+              <div key={i} className="small mono">{s.file}:{s.line} {s.reason}</div>
+            ))}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
