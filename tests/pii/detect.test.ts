@@ -78,6 +78,18 @@ describe('phones', () => {
   });
 });
 
+describe('full-width input', () => {
+  it('finds full-width digits and punctuation and reports the original characters', () => {
+    const text = '手机：１３８１２３４５６７８，邮箱：ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ';
+    const spans = detectPii(text);
+    expect(spans.map((s) => [s.type, s.value])).toEqual([
+      ['PHONE', '１３８１２３４５６７８'],
+      ['EMAIL', 'ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ'],
+    ]);
+    for (const s of spans) expect(text.slice(s.start, s.end)).toBe(s.value);
+  });
+});
+
 describe('cards', () => {
   it('finds Luhn-valid cards with separators', () => {
     expect(ofType('4012888888881881 4012-8888-8888-1881 4012 8888 8888 1881', 'CREDIT_CARD')).toEqual([
@@ -116,6 +128,10 @@ describe('Chinese resident IDs', () => {
     expect(isValidChineseId('110105209912310014', new Date('2026-01-01'))).toBe(false);
     expect(isValidChineseId('990105194912310026')).toBe(false);
     expect(found('身份证号 110105194912310021')).toEqual([]);
+  });
+  it('finds first-generation 15-digit IDs only when named as an ID', () => {
+    expect(ofType('老身份证号 110105491231002', 'CN_ID')).toEqual(['110105491231002']);
+    expect(ofType('编号 110105491231002', 'CN_ID')).toEqual([]);
   });
   it('wins over a card reading of the same digits', () => {
     // Gansu IDs start with 62 like UnionPay cards; this one also passes Luhn.

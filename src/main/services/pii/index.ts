@@ -17,17 +17,30 @@ export { resolveOverlaps, isValidChineseId, DEFAULT_KEY_PATTERNS };
  */
 export function detectPii(text: string, opts: DetectOptions = {}): PiiSpan[] {
   if (!text) return [];
+  const input = foldFullWidth(text);
   const candidates: PiiSpan[] = [
-    ...detectSecrets(text, opts.redactPatterns),
-    ...detectUrlCredentials(text),
-    ...detectEmails(text),
-    ...detectChineseIds(text),
-    ...detectCards(text),
-    ...detectIbans(text),
-    ...detectIps(text),
-    ...detectPhones(text),
+    ...detectSecrets(input, opts.redactPatterns),
+    ...detectUrlCredentials(input),
+    ...detectEmails(input),
+    ...detectChineseIds(input),
+    ...detectCards(input),
+    ...detectIbans(input),
+    ...detectIps(input),
+    ...detectPhones(input),
   ];
-  if (opts.names) candidates.push(...detectNames(text));
+  if (opts.names) candidates.push(...detectNames(input));
   const min = opts.minConfidence ?? 0;
-  return resolveOverlaps(candidates).filter((s) => s.confidence >= min);
+  const spans = resolveOverlaps(candidates).filter((s) => s.confidence >= min);
+  // Offsets are shared by both strings; values must be the original characters.
+  if (input !== text) for (const s of spans) s.value = text.slice(s.start, s.end);
+  return spans;
+}
+
+/**
+ * Chinese input methods type full-width digits and punctuation ("１３８１２３４５６７８", "＠"). Each folds to
+ * its ASCII twin one code unit for one, so detector offsets stay valid in the original text.
+ */
+function foldFullWidth(text: string): string {
+  if (!/[\uFF01-\uFF5E\u3000]/.test(text)) return text;
+  return text.replace(/[\uFF01-\uFF5E\u3000]/g, (ch) => (ch === '\u3000' ? ' ' : String.fromCharCode(ch.charCodeAt(0) - 0xfee0)));
 }

@@ -109,11 +109,30 @@ export function isValidChineseId(id: string, now = new Date()): boolean {
 const CN_ID = /(?<![0-9A-Za-z])\d{6}(?:18|19|20)\d{2}[01]\d[0-3]\d{4}[\dXx](?![0-9A-Za-z])/g;
 const CN_ID_SPACED = /(?<![0-9A-Za-z])\d{6} (?:18|19|20)\d{6} \d{3}[\dXx](?![0-9A-Za-z])/g;
 
+// First-generation IDs (before 1999): 15 digits, two-digit year, no check digit.
+const CN_ID_15 = /(?<![0-9A-Za-z])\d{6}\d{2}[01]\d[0-3]\d\d{3}(?![0-9A-Za-z])/g;
+const ID_CONTEXT = /(身份证|证件|id\s*card|identity)[^\n]{0,10}$/i;
+
+function validOldId(id: string): boolean {
+  if (!PROVINCES.has(id.slice(0, 2))) return false;
+  const y = 1900 + Number(id.slice(6, 8));
+  const mo = Number(id.slice(8, 10));
+  const d = Number(id.slice(10, 12));
+  const birth = new Date(Date.UTC(y, mo - 1, d));
+  return birth.getUTCMonth() === mo - 1 && birth.getUTCDate() === d;
+}
+
 export function detectChineseIds(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const re of [CN_ID, CN_ID_SPACED]) {
     for (const m of text.matchAll(re)) {
       if (isValidChineseId(m[0].replace(/ /g, ''))) out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.95, 'checksum:gb11643'));
+    }
+  }
+  // Without a check digit only the words before it make a 15-digit run an ID.
+  for (const m of text.matchAll(CN_ID_15)) {
+    if (validOldId(m[0]) && ID_CONTEXT.test(text.slice(Math.max(0, m.index - 16), m.index))) {
+      out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.7, 'context:cn-id-15'));
     }
   }
   return out;
