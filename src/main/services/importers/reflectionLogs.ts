@@ -94,7 +94,10 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
     input.guardianLog ?? path.join(input.workspace ?? ctx.workspaceDir, STATE_DIR, 'write-guardian.log.jsonl');
   const store = new ImportStore(ctx.db, report);
   const state: LogState = loadState<LogState>(ctx.db, STATE_SCOPE) ?? { model: null, windowSize: DEFAULT_WINDOW, sessions: {} };
-  const total = files.reduce((n, f) => n + fs.statSync(f).size, 0) + (fs.existsSync(guardianLog) ? fs.statSync(guardianLog).size : 0);
+  // Read each log only as far as it reached before the audit log is read: while the plugin runs, an
+  // outcome line appended later could otherwise be read before its audit line (live capture).
+  const endOf = new Map(files.map((f) => [f, fs.statSync(f).size]));
+  const total = files.reduce((n, f) => n + endOf.get(f)!, 0) + (fs.existsSync(guardianLog) ? fs.statSync(guardianLog).size : 0);
   const progress = { done: 0, total, label: 'reading plugin logs' };
   if (!files.length) report.note(`No reflection-*.log files were found in ${input.source}.`);
 
@@ -140,6 +143,7 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
       {
         importer: 'reflection-logs',
         file,
+        end: endOf.get(file),
         maxLineBytes: input.maxLineBytes,
         onCommit: () => saveState(ctx.db, STATE_SCOPE, state, nowOf(ctx)),
         handle: (v, line) => {
