@@ -167,6 +167,40 @@ describe('live capture', () => {
   }, 60_000);
 });
 
+describe('live capture under a burst', () => {
+  it('never gives a write a diff that is not its own: writes it cannot tell apart stay one external change naming them', async () => {
+    const workspace = tempWorkspace();
+    const pluginRoot = path.join(workspace, 'plugin');
+    fs.mkdirSync(path.join(pluginRoot, 'logs'), { recursive: true });
+    for (const f of ['USER.md', 'MEMORY.md', 'TOOLS.md', 'SOUL.md', 'IDENTITY.md']) fs.writeFileSync(path.join(workspace, f), `# ${f}\n`);
+    const { db } = openWorkspaceDatabase(workspace);
+    const capture = startLiveCapture({ db, workspaceDir: workspace }, { pluginRoot });
+    const reported: Reported[] = [];
+    expect(await runStandIn({ pluginRoot, workspace, turns: 160, ratePerSecond: 250 }, workspace, (r) => reported.push(r))).toBe(0);
+    const writes = reported.filter((r) => r.type === 'write');
+    await settle(capture, db, writes.length + reported.filter((r) => r.type === 'refused').length, true);
+    await sleep(300);
+    await capture.sync();
+    await capture.stop();
+    let attached = 0;
+    for (const w of writes) {
+      const a = db.prepare("SELECT id, before_snapshot_id AS b, after_snapshot_id AS a, lines_added AS added, json_extract(metadata, '$.liveCapture.coalescedInto') AS coalescedInto FROM write_guardian_audit WHERE source = 'plugin' AND candidate_fact = ?").get(w.fact) as { id: string; b: string | null; a: string | null; added: number | null; coalescedInto: string | null };
+      if (a.a) {
+        attached++;
+        expect(content(db, a.b)).toBe(w.before);
+        expect(content(db, a.a)).toBe(w.after);
+        expect(a.added).toBe(1);
+      } else {
+        expect(a.coalescedInto, `write ${w.fact} has neither its diff nor the change it is part of`).not.toBeNull();
+        const covers = db.prepare("SELECT json_extract(metadata, '$.liveCapture.coversPluginWrites') FROM write_guardian_audit WHERE id = ? AND source = 'external'").pluck().get(a.coalescedInto) as string;
+        expect(JSON.parse(covers)).toContain(a.id);
+      }
+    }
+    expect(attached).toBeGreaterThan(0);
+    db.close();
+  }, 60_000);
+});
+
 describe('reflection watch (CLI)', () => {
   it('imports the shared plugin fixture live and stops cleanly on SIGINT', async () => {
     const workspace = tempWorkspace();
