@@ -132,7 +132,7 @@ export function detectChineseIds(text: string): PiiSpan[] {
   // Without a check digit only the words before it make a 15-digit run an ID.
   for (const m of text.matchAll(CN_ID_15)) {
     if (validOldId(m[0]) && ID_CONTEXT.test(text.slice(Math.max(0, m.index - 16), m.index))) {
-      out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.7, 'context:cn-id-15'));
+      out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.92, 'context:cn-id-15'));
     }
   }
   return out;
