@@ -10,6 +10,7 @@ import { createRegistry, isUnavailable, notAvailable, type Handlers } from '../.
 import { JobManager } from '../../src/main/ipc/jobs';
 import { WorkspaceSession } from '../../src/main/app/session';
 import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { dbPathFor, openDatabaseFile } from '../../src/main/db/connection';
 import { tempWorkspace } from '../helpers/workspace';
 
 /** Payloads that no contract accepts: not an object, an unknown key, and a wrong type for every field. */
@@ -114,6 +115,15 @@ describe('handler registry', () => {
     expect(await partial.dispatch('app.info', {})).toMatchObject({ ok: true, value: { unavailable: ['gate.list'] } });
     expect(await partial.dispatch('gate.list', {})).toMatchObject({ ok: false, error: { kind: 'Internal', message: 'gate.list is not available yet' } });
     session.close();
+  });
+
+  it('keeps workspace counts until another connection or a mutating call changes the data', async () => {
+    const count = async () => ((await runtime.registry.dispatch('workspace.current', {})) as { ok: true; value: { counts: { sessions: number } } }).value.counts.sessions;
+    const before = await count();
+    const other = openDatabaseFile(dbPathFor(dir));
+    other.db.prepare("INSERT INTO sessions (id, channel_id, created_at, last_activity_at) VALUES ('channel:test:counts', 'test', 1, 1)").run();
+    other.db.close();
+    expect(await count()).toBe(before + 1);
   });
 
   it('logs calls slower than 50 ms with the channel name', async () => {

@@ -13,11 +13,13 @@ export function register(program: Command): void {
   program
     .command('open [workspace]')
     .description('open a workspace in the workbench (browser mode with --web; the desktop app is `npm start`)')
+    .option('-w, --workspace <dir>', 'workspace folder (same as the argument)')
     .option('--web', 'serve the workbench to a browser on 127.0.0.1')
     .option('--port <n>', 'port (default: a free one)', (v) => Number.parseInt(v, 10))
     .option('--renderer <dir>', 'built renderer folder (default: out/renderer)')
     .action(
-      action(async (workspace: string | undefined, opts: { web?: boolean; port?: number; renderer?: string }) => {
+      action(async (positional: string | undefined, opts: { workspace?: string; web?: boolean; port?: number; renderer?: string }) => {
+        const workspace = positional ?? opts.workspace;
         if (!opts.web) {
           process.stderr.write('The desktop app starts with `npm start`. Use `reflection open [workspace] --web` for browser mode.\n');
           process.exitCode = 2;

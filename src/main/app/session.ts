@@ -34,6 +34,7 @@ export class WorkspaceSession {
   private lastDataVersion = -1;
   /** Our own connection's commits do not change data_version; count them so a push still happens. */
   private localWrites = 0;
+  private cachedCounts: { version: number; counts: WorkspaceInfo['counts'] } | null = null;
 
   constructor(private readonly opts: WorkspaceSessionOptions) {
     fs.mkdirSync(opts.stateDir, { recursive: true });
@@ -49,6 +50,7 @@ export class WorkspaceSession {
     const isDemo = options.isDemo ?? this.recentEntries().find((r) => r.dir === abs)?.isDemo ?? false;
     const db = openWorkspaceDatabase(abs, { nativeBinding: this.opts.nativeBinding });
     this.closeDatabase();
+    this.cachedCounts = null;
     this.opened = { ...db, dir: abs, openedAt: this.now, isDemo };
     this.lastDataVersion = this.readDataVersion();
     this.remember(abs, isDemo);
@@ -77,22 +79,31 @@ export class WorkspaceSession {
 
   current(): WorkspaceInfo {
     if (!this.opened) throw new AppError('NotFound', 'no workspace is open: open a workspace folder first');
-    const { db } = this.opened;
-    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     return {
       dir: this.opened.dir,
       name: path.basename(this.opened.dir),
       dbFile: this.opened.file,
       isDemo: this.opened.isDemo,
       openedAt: this.opened.openedAt,
-      counts: {
-        sessions: count('sessions'),
-        turns: count('conversation_turns'),
-        decisions: count('memory_gate_decisions'),
-        writes: count('write_guardian_audit'),
-        samples: count('dataset_samples'),
-      },
+      counts: this.counts(),
     };
+  }
+
+  /** Row counts for the status bar; a million-row count(*) is not free, so they are kept until the data changes. */
+  private counts(): WorkspaceInfo['counts'] {
+    const version = this.readDataVersion();
+    if (this.cachedCounts && this.cachedCounts.version === version) return this.cachedCounts.counts;
+    const db = this.db;
+    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const counts = {
+      sessions: count('sessions'),
+      turns: count('conversation_turns'),
+      decisions: count('memory_gate_decisions'),
+      writes: count('write_guardian_audit'),
+      samples: count('dataset_samples'),
+    };
+    this.cachedCounts = { version, counts };
+    return counts;
   }
 
   recent(): RecentWorkspace[] {
