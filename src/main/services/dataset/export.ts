@@ -185,9 +185,8 @@ interface PageItem {
 }
 
 /** Yields the export's records page by page, in rowid order, already split. */
-async function* exportPages(ctx: ServiceContext, r: Resolved): AsyncGenerator<PageItem[]> {
+async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>): AsyncGenerator<PageItem[]> {
   const sel = selection(r);
-  const { train } = splitSessions(ctx, r, sel);
   const detect = r.includePii ? null : await loadPiiDetector();
   const page = ctx.db.prepare(
     `SELECT s.rowid AS _rowid, ${SAMPLE_COLUMNS.split(',').map((c) => `s.${c.trim()}`).join(', ')}
@@ -213,7 +212,8 @@ async function* exportPages(ctx: ServiceContext, r: Resolved): AsyncGenerator<Pa
 export async function previewExport(ctx: ServiceContext, opts: ExportOptions, n = 5): Promise<PreviewRecord[]> {
   const r = resolve(opts);
   const out: PreviewRecord[] = [];
-  for await (const items of exportPages(ctx, { ...r, pageSize: Math.min(r.pageSize, Math.max(n, 1)) })) {
+  const { train } = splitSessions(ctx, r, selection(r));
+  for await (const items of exportPages(ctx, { ...r, pageSize: Math.min(r.pageSize, Math.max(n, 1)) }, train)) {
     for (const it of items) {
       if (out.length >= n) return out;
       const text = serialize(r, [it.record]);
@@ -245,8 +245,14 @@ class FileSink {
     this.bytes += buf.length;
     if (!this.stream.write(buf)) {
       await new Promise<void>((resolve, reject) => {
-        this.stream.once('drain', resolve);
-        this.stream.once('error', reject);
+        const done = (e?: Error) => {
+          this.stream.off('drain', done);
+          this.stream.off('error', done);
+          if (e) reject(e);
+          else resolve();
+        };
+        this.stream.on('drain', done);
+        this.stream.on('error', done);
       });
     }
   }
@@ -286,7 +292,7 @@ export async function exportDataset(ctx: ServiceContext, opts: ExportOptions): P
   let qualitySum = 0;
   let qualityCount = 0;
   let done = 0;
-  const total = splitSessions(ctx, r, selection(r)).total;
+  const { train, total } = splitSessions(ctx, r, selection(r));
   ctx.progress?.(0, total, 'export');
   try {
     if (r.format === 'csv') {
@@ -294,7 +300,7 @@ export async function exportDataset(ctx: ServiceContext, opts: ExportOptions): P
       await sinks.train.write(header);
       await sinks.validation.write(header);
     }
-    for await (const items of exportPages(ctx, r)) {
+    for await (const items of exportPages(ctx, r, train)) {
       if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
       const bySplit: Record<'train' | 'validation', unknown[]> = { train: [], validation: [] };
       for (const it of items) {
