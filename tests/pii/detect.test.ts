@@ -224,6 +224,11 @@ describe('API keys, tokens, private keys and passwords', () => {
     expect(spans.map((s) => [s.type, s.value])).toEqual([['PRIVATE_KEY', block]]);
     expect(ofType('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----', 'PRIVATE_KEY')).toEqual([]);
   });
+
+  it('ends an unterminated private key block with its base64 body, not at the end of the text', () => {
+    const text = 'pasted:\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEowIBAAKCAQEAu1SU1L\nabcDEF123+/=\n\nThanks, that is all.';
+    expect(ofType(text, 'PRIVATE_KEY')).toEqual(['-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEowIBAAKCAQEAu1SU1L\nabcDEF123+/=']);
+  });
 });
 
 describe('person names (optional)', () => {

@@ -18,8 +18,35 @@ const KNOWN_TOKENS: { name: string; re: RegExp; confidence: number }[] = [
   { name: 'bearer', re: /(?<=\b(?:Bearer|Basic|Token)\s+)[A-Za-z0-9._~+/=-]{16,}/g, confidence: 0.85 },
 ];
 
-const PRIVATE_KEY_BLOCK =
-  /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----[\s\S]*?(?:-----END \1PRIVATE KEY\2-----|$)/g;
+const PRIVATE_KEY_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
+
+/**
+ * From BEGIN through the matching END line. A pasted key often lacks its END line: then the block runs
+ * through the header and base64 lines that follow, not through the rest of the conversation.
+ */
+function privateKeyBlocks(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  let from = 0;
+  for (const m of text.matchAll(PRIVATE_KEY_BEGIN)) {
+    if (m.index < from) continue;
+    const endMarker = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ''}-----`;
+    const endAt = text.indexOf(endMarker, m.index);
+    let end: number;
+    if (endAt >= 0) end = endAt + endMarker.length;
+    else {
+      end = m.index + m[0].length;
+      const body = /\r?\n(?:[\w-]+: [^\n]*|[A-Za-z0-9+/=]{4,}|)(?=\r?\n|$)/y;
+      for (body.lastIndex = end; body.exec(text); body.lastIndex = end) {
+        if (body.lastIndex === end) break;
+        end = body.lastIndex;
+      }
+      while (/\s/.test(text[end - 1])) end--;
+    }
+    out.push(makeSpan(text, 'PRIVATE_KEY', m.index, end, 0.99, endAt >= 0 ? 'pattern:private-key' : 'pattern:private-key-unterminated'));
+    from = end;
+  }
+  return out;
+}
 
 /** The seed's redactPatterns are key names; "-----BEGIN.*-----" is the one that describes a block. */
 export const DEFAULT_KEY_PATTERNS = ['api[_-]?key', 'password', 'token', 'secret'];
@@ -92,9 +119,7 @@ const CURL_USER = /(?:^|\s)(?:-u|--user)\s+['"]?[^\s:'"]{1,64}:([^\s'"]{1,128})/
 
 export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(PRIVATE_KEY_BLOCK)) {
-    out.push(makeSpan(text, 'PRIVATE_KEY', m.index, m.index + m[0].length, 0.99, 'pattern:private-key'));
-  }
+  out.push(...privateKeyBlocks(text));
   for (const t of KNOWN_TOKENS) {
     for (const m of text.matchAll(t.re)) {
       out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, t.confidence, `pattern:${t.name}`));
@@ -117,7 +142,7 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
   }
 
   // Values already judged by their key: the key-less passes below must not overrule that judgement.
-  const judged: [number, number][] = [];
+  const judged = new Uint8Array(text.length);
   for (const m of text.matchAll(ASSIGNMENT)) {
     const g = m.groups!;
     const key = g.key.replace(/^["']|["']$/g, '');
@@ -133,7 +158,7 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
       value = value.replace(/[.。]+$/, '');
     }
     if (!value) continue;
-    judged.push([valStart, valStart + value.length]);
+    judged.fill(1, valStart, valStart + value.length);
     const keyed = keyword.test(key) && !EXCLUDED_KEY.test(key);
     const password = keyed && PASSWORD_KEY.test(key);
     const type: PiiType = password ? 'PASSWORD' : 'API_KEY';
@@ -144,7 +169,7 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
       out.push(makeSpan(text, 'API_KEY', valStart, valStart + value.length, 0.55, 'entropy:assignment'));
     }
   }
-  const isJudged = (start: number, end: number) => judged.some(([s, e]) => start < e && s < end);
+  const isJudged = (start: number, end: number) => judged.subarray(start, end).includes(1);
   for (const m of text.matchAll(PROSE_SECRET)) {
     const g = m.groups!;
     let value = g.val;
