@@ -25,20 +25,35 @@ export function splitLines(text: string): string[] {
 
 const strip = (lines: string[]) => lines.map((l) => l.replace(/\n$/, ''));
 
+/** Unchanged lines kept around the changed middle, so patches keep their context and alignment. */
+const MARGIN = 35;
+
 /** Removes the change before→after from current, keeping everything else current has. */
 export function reverseApply(before: string, after: string, current: string): ReverseResult {
-  const reversed = linePatch('after', 'before', after, before);
-  const patched = applyPatch(current, reversed);
+  const patched = applyPatch(current, linePatch('after', 'before', after, before));
   if (patched !== false) return { ok: true, content: patched };
-  const regions = diff3Merge(splitLines(current), splitLines(after), splitLines(before));
+  // Lines all three texts share at the start and the end are touched by neither the write nor later
+  // edits: merge the middle only (a three-way merge of whole 10,000-line files takes about a second).
+  const la = splitLines(after);
+  const lb = splitLines(before);
+  const lc = splitLines(current);
+  const min = Math.min(la.length, lb.length, lc.length);
+  let prefix = 0;
+  while (prefix < min && la[prefix] === lb[prefix] && la[prefix] === lc[prefix]) prefix++;
+  let suffix = 0;
+  const at = (l: string[], k: number) => l[l.length - 1 - k];
+  while (suffix < min - prefix && at(la, suffix) === at(lb, suffix) && at(la, suffix) === at(lc, suffix)) suffix++;
+  const cut = Math.max(0, prefix - MARGIN);
+  const cutEnd = Math.max(0, suffix - MARGIN);
+  const middle = (l: string[]) => l.slice(cut, l.length - cutEnd);
   const conflicts: ConflictRegion[] = [];
   const merged: string[] = [];
-  for (const r of regions) {
+  for (const r of diff3Merge(middle(lc), middle(la), middle(lb))) {
     if (r.ok) merged.push(...r.ok);
-    else if (r.conflict) conflicts.push({ line: r.conflict.aIndex + 1, current: strip(r.conflict.a), written: strip(r.conflict.o), wanted: strip(r.conflict.b) });
+    else if (r.conflict) conflicts.push({ line: cut + r.conflict.aIndex + 1, current: strip(r.conflict.a), written: strip(r.conflict.o), wanted: strip(r.conflict.b) });
   }
-  if (!conflicts.length) return { ok: true, content: merged.join('') };
-  return { ok: false, regions: conflicts };
+  if (conflicts.length) return { ok: false, regions: conflicts };
+  return { ok: true, content: lc.slice(0, cut).join('') + merged.join('') + lc.slice(lc.length - cutEnd).join('') };
 }
 
 export function describeConflict(file: string, regions: ConflictRegion[]): string {
