@@ -9,6 +9,7 @@ const PATTERNS: { re: RegExp; detector: string; confidence: number }[] = [
   { re: new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam)\\.?\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.45 },
   { re: new RegExp(`\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.4 },
   { re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'), detector: 'context:salutation', confidence: 0.3 },
+  { re: new RegExp(`\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`, 'gu'), detector: 'context:mention', confidence: 0.3 },
   { re: /(?:我叫|我的名字是|我的名字叫|本人|姓名[:：]?\s*|名字[:：]\s*|联系人[:：]?\s*)([\u4e00-\u9fff]{2,3})(?=[，。,.\s！!；;、\d]|$|是|的)/gu, detector: 'context:zh-intro', confidence: 0.35 },
 ];
 
