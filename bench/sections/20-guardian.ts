@@ -68,8 +68,22 @@ async function rollbackBench(dir: string): Promise<void> {
     reverse.push(performance.now() - t0);
     if (r.mode !== 'reverse_patch') throw new Error(`expected reverse_patch, got ${r.mode}`);
   }
+  // A later write changed the same line: the rollback is refused with the conflict (dry run: the UI's preview).
+  const conflict: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const l4 = fs.readFileSync(file, 'utf8').split('\n');
+    l4[6000] = `- line 5999: first version ${i}`;
+    const undone = write(l4.join('\n'));
+    l4[6000] = `- line 5999: second version ${i}`;
+    write(l4.join('\n'));
+    const t0 = performance.now();
+    const r = await rollbackWrite(ctx, { auditId: undone, dryRun: true });
+    conflict.push(performance.now() - t0);
+    if (!r.conflict) throw new Error('expected a conflict');
+  }
   report(`rollback, ${LINES}-line file, file unchanged since (restore)`, restore, baseline);
   report(`rollback, ${LINES}-line file, changed since (reverse patch)`, reverse, baseline);
+  report(`rollback preview, ${LINES}-line file, conflicting later write (refused)`, conflict, baseline);
   console.log('  (baseline: fs.writeFileSync + readFileSync of the same file)');
   db.close();
 }
