@@ -5,6 +5,9 @@ import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { DEMO_BASE_TIME, generateDemoWorkspace } from '../../src/main/services/demo';
 import { pruneOldData } from '../../src/main/services/lifecycle/retention';
 import { saveSettings } from '../../src/main/services/lifecycle/settings';
+import { startRetentionSchedule } from '../../src/main/services/lifecycle/schedule';
+import type { PruneResult } from '../../src/main/services/lifecycle/retention';
+import { FakeClock } from './fakeClock';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -137,5 +140,25 @@ describe('retention', () => {
     const out = JSON.parse(cli.stdout) as { dryRun: boolean; deleted: Record<string, number> };
     expect(out.dryRun).toBe(true);
     expect(out.deleted.conversation_turns).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('runs on a schedule while the workbench is open: shortly after start, then daily', async () => {
+    const dir = tempWorkspace();
+    generateDemoWorkspace(dir, { sessions: 4, seed: 4 });
+    const { db } = openWorkspaceDatabase(dir);
+    const clock = new FakeClock(NOW);
+    const runs: PruneResult[] = [];
+    const schedule = startRetentionSchedule({ db, workspaceDir: dir }, { days: DAYS, clock, onRun: (r) => runs.push(r), onError: (e) => { throw e; } });
+    await clock.advanceTo(NOW + 30_000, () => schedule.idle());
+    expect(runs).toHaveLength(0);
+    await clock.advanceTo(NOW + 61_000, () => schedule.idle());
+    expect(runs).toHaveLength(1);
+    expect(runs[0].cutoff).toBe(NOW + 60_000 - DAYS * DAY);
+    expect(runs[0].deleted.conversation_turns).toBeGreaterThan(0);
+    await clock.advanceTo(NOW + 60_000 + DAY + 1, () => schedule.idle());
+    expect(runs).toHaveLength(2);
+    schedule.stop();
+    expect(clock.pending()).toBe(0);
+    db.close();
   }, 60_000);
 });

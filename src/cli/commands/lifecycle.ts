@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
+import { action, printJson, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
+import type { OpenedDatabase } from '../../main/db/connection';
 import { backupDatabase } from '../../main/services/lifecycle/backup';
 import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
 import { pruneOldData } from '../../main/services/lifecycle/retention';
@@ -8,6 +9,17 @@ import { startWorkspaceLifecycle } from '../../main/services/lifecycle';
 import { openWorkspaceDatabase } from '../../main/db/connection';
 import { AppError } from '../../shared/errors';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
+
+/** Opens the workspace database the way its settings say (storage.dbPath, pragmas), and closes it afterwards. */
+async function withDatabase<T>(opts: GlobalOptions, fn: (opened: OpenedDatabase, dir: string) => T | Promise<T>): Promise<T> {
+  const dir = workspaceDir(opts);
+  const opened = openWorkspaceDatabase(dir, { config: loadSettings(dir).settings.storage });
+  try {
+    return await fn(opened, dir);
+  } finally {
+    opened.db.close();
+  }
+}
 
 function printWarnings(warnings: string[]): void {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
@@ -182,7 +194,7 @@ function registerWatch(program: Command): void {
   ).action(
     action(async (opts: GlobalOptions & { pluginRoot?: string; quiet?: boolean }) => {
       const dir = workspaceDir(opts);
-      const { db } = openWorkspaceDatabase(dir);
+      const { db } = openWorkspaceDatabase(dir, { config: loadSettings(dir).settings.storage });
       const out = (o: Record<string, unknown>, text: string) => {
         if (opts.quiet) return;
         process.stdout.write(opts.json ? `${JSON.stringify({ at: new Date().toISOString(), ...o })}\n` : `${new Date().toISOString()} ${text}\n`);
@@ -200,6 +212,10 @@ function registerWatch(program: Command): void {
             else process.stderr.write(`error: ${(e.error as Error)?.message ?? String(e.error)}\n`);
           },
           onArchiveError: (e) => process.stderr.write(`archive error: ${(e as Error).message}\n`),
+          onPrune: (r) => {
+            if (Object.keys(r.deleted).length) out({ event: 'pruned', deleted: r.deleted }, `retention: deleted ${Object.entries(r.deleted).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+          },
+          onPruneError: (e) => process.stderr.write(`retention error: ${(e as Error).message}\n`),
         },
       );
       for (const w of lifecycle.warnings) process.stderr.write(`warning: ${w}\n`);

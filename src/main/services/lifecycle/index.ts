@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { ServiceContext } from '../context';
 import { startLiveCapture, type LiveCapture, type LiveCaptureEvent } from './live';
-import { startConfiguredArchive, type ArchiveSchedule } from './schedule';
+import { startConfiguredArchive, startRetentionSchedule, type ArchiveSchedule, type RetentionSchedule } from './schedule';
+import type { PruneResult } from './retention';
 import { loadSettings, type WorkbenchSettings } from './settings';
 
 export { loadSettings, saveSettings, validateSettings, defaultSettings, getSetting, settingsPath, type WorkbenchSettings, type LoadedSettings } from './settings';
@@ -9,7 +10,7 @@ export { backupDatabase, type BackupOptions, type BackupResult } from './backup'
 export { addExclusion, listExclusions, removeExclusion, purgeExclusion, type Exclusion, type PurgeResult } from './exclusions';
 export { pruneOldData, type PruneOptions, type PruneResult } from './retention';
 export { exportConversations, runScheduledArchive, removeOldArchives, exportsDir, type ArchiveLine } from './archive';
-export { startArchiveSchedule, startConfiguredArchive, type ArchiveSchedule } from './schedule';
+export { startArchiveSchedule, startConfiguredArchive, startRetentionSchedule, type ArchiveSchedule, type RetentionSchedule } from './schedule';
 export { startLiveCapture, type LiveCapture, type LiveCaptureEvent, type LiveCaptureOptions } from './live';
 
 export interface WorkspaceLifecycle {
@@ -17,17 +18,24 @@ export interface WorkspaceLifecycle {
   warnings: string[];
   capture: LiveCapture | null;
   archive: ArchiveSchedule | null;
+  retention: RetentionSchedule | null;
   stop(): Promise<void>;
 }
 
 /**
  * What the app runs while a workspace is open: live capture when a plugin root is configured
  * (settings.pluginRoot, relative paths from the workspace) and the scheduled conversation
- * archive when storage.jsonlExport is enabled. Each part is optional and stops with the rest.
+ * archive when storage.jsonlExport is enabled, and retention (storage.retentionDays) daily. Each part is optional and stops with the rest.
  */
 export function startWorkspaceLifecycle(
   ctx: ServiceContext,
-  options: { pluginRoot?: string; onEvent?: (e: LiveCaptureEvent) => void; onArchiveError?: (e: unknown) => void } = {},
+  options: {
+    pluginRoot?: string;
+    onEvent?: (e: LiveCaptureEvent) => void;
+    onArchiveError?: (e: unknown) => void;
+    onPrune?: (r: PruneResult) => void;
+    onPruneError?: (e: unknown) => void;
+  } = {},
 ): WorkspaceLifecycle {
   const { settings, warnings } = loadSettings(ctx.workspaceDir);
   const root = options.pluginRoot ?? settings.pluginRoot;
@@ -46,12 +54,17 @@ export function startWorkspaceLifecycle(
     void capture?.stop();
     throw e;
   }
+  const days = settings.storage.retentionDays;
+  const retention = days ? startRetentionSchedule(ctx, { days, onRun: options.onPrune, onError: options.onPruneError }) : null;
   return {
     settings,
     warnings,
     capture,
     archive,
+    retention,
     stop: async () => {
+      retention?.stop();
+      await retention?.idle();
       archive?.stop();
       await archive?.idle();
       await capture?.stop();

@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import { AppError } from '../../../shared/errors';
 import type { ServiceContext } from '../context';
 import { runScheduledArchive, type ScheduledArchiveResult } from './archive';
+import { pruneOldData, type PruneResult } from './retention';
 import { getState, setState, systemClock, type Clock } from './state';
 
 export const DEFAULT_ARCHIVE_SCHEDULE = '0 0 * * *';
@@ -96,4 +97,43 @@ export function startConfiguredArchive(
   const { enabled, schedule, retentionDays } = settings.storage.jsonlExport;
   if (!enabled) return null;
   return startArchiveSchedule(ctx, { ...options, schedule, retentionDays });
+}
+
+export interface RetentionSchedule {
+  stop(): void;
+  idle(): Promise<void>;
+}
+
+/**
+ * Applies storage.retentionDays while the workbench runs: once shortly after start, then daily.
+ * Pruning is idempotent, so running it on every start as well as daily costs little.
+ */
+export function startRetentionSchedule(
+  ctx: ServiceContext,
+  options: { days: number; clock?: Clock; firstDelayMs?: number; intervalMs?: number; onRun?: (r: PruneResult) => void; onError?: (e: unknown) => void },
+): RetentionSchedule {
+  const clock = options.clock ?? systemClock;
+  const interval = options.intervalMs ?? 24 * 60 * 60 * 1000;
+  let timer: unknown;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    if (stopped) return;
+    running = running.then(() => {
+      try {
+        options.onRun?.(pruneOldData({ ...ctx, now: () => clock.now() }, { days: options.days }));
+      } catch (e) {
+        options.onError?.(e);
+      }
+    });
+    timer = clock.setTimer(tick, interval);
+  };
+  timer = clock.setTimer(tick, options.firstDelayMs ?? 60_000);
+  return {
+    stop() {
+      stopped = true;
+      if (timer !== undefined) clock.clearTimer(timer);
+    },
+    idle: () => running,
+  };
 }
