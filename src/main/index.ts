@@ -85,11 +85,14 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
   const ready = app.whenReady().then(async () => {
     const stateDir = app.getPath('userData');
     installSessionSecurity(session.defaultSession);
+    const nativeBinding = electronSqliteBinding(app.getAppPath());
+    // Every connection (services that open their own, the demo generator, backups) picks this up.
+    if (nativeBinding) process.env.REFLECTION_SQLITE_BINDING = nativeBinding;
     const rt = createAppRuntime({
       mode: 'electron',
       stateDir,
       version: app.getVersion(),
-      nativeBinding: electronSqliteBinding(app.getAppPath()),
+      nativeBinding,
       startDrag: (file) => win?.webContents.startDrag({ file, icon: nativeImage.createFromDataURL(DRAG_ICON) }),
     });
     runtime = rt;

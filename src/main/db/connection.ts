@@ -29,7 +29,8 @@ export function dbPathFor(workspaceDir: string, config: SQLiteStorageConfig = DE
   return path.isAbsolute(config.dbPath) ? config.dbPath : path.join(workspaceDir, config.dbPath);
 }
 
-function nativeBindingOption(explicit?: string): { nativeBinding?: string } {
+/** better-sqlite3's nativeBinding option for this runtime (Electron sets REFLECTION_SQLITE_BINDING to its ABI copy). */
+export function nativeBindingOption(explicit?: string): { nativeBinding?: string } {
   const binding = explicit ?? process.env.REFLECTION_SQLITE_BINDING;
   return binding ? { nativeBinding: binding } : {};
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { STATE_DIR } from '../../db/connection';
+import { nativeBindingOption, STATE_DIR } from '../../db/connection';
 import { AppError } from '../../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
 
@@ -49,7 +49,7 @@ export async function backupDatabase(ctx: ServiceContext, options: BackupOptions
   fs.rmSync(partial, { force: true });
   try {
     const progress = await ctx.db.backup(partial, { progress: () => 0x7fffffff });
-    const copy = new Database(partial);
+    const copy = new Database(partial, nativeBindingOption());
     let integrity: string;
     try {
       // The copy inherits the source's WAL mode; make it a self-contained single file.
