@@ -113,6 +113,34 @@ describe('import openclaw', () => {
     }
   });
 
+  it('keeps one turn when the plugin logs and the transcript hold the same exchange, in either order', async () => {
+    const transcript = [
+      JSON.stringify({ type: 'session', version: 3, id: 'd2', timestamp: '2026-03-10T09:05:00.000Z', cwd: '/' }),
+      JSON.stringify({ type: 'message', id: '0000000a', parentId: null, timestamp: '2026-03-10T09:05:12.300Z', message: { role: 'user', content: 'Remember that I prefer short replies, no long intros.' } }),
+      JSON.stringify({
+        type: 'message', id: '0000000b', parentId: '0000000a', timestamp: '2026-03-10T09:05:15.100Z',
+        message: { role: 'assistant', content: [{ type: 'text', text: "Got it — I'll keep replies short and skip the intros." }], provider: 'openrouter', model: 'x-ai/grok-4.1-fast', stopReason: 'stop' },
+      }),
+    ].join('\n');
+    for (const order of ['logs-first', 'openclaw-first'] as const) {
+      const ctx = newContext();
+      const state = path.join(ctx.workspaceDir, 'openclaw-state');
+      const dir = path.join(state, 'agents', 'main', 'sessions');
+      writeFile(path.join(dir, 'sessions.json'), JSON.stringify({ 'agent:main:discord:channel:1478342210': { sessionId: 'd2', channel: 'discord' } }));
+      writeFile(path.join(dir, 'd2.jsonl'), `${transcript}\n`);
+      const first = order === 'logs-first' ? await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace }) : await importOpenClaw(ctx, { source: state });
+      const second = order === 'logs-first' ? await importOpenClaw(ctx, { source: state }) : await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace });
+      expect(count(ctx.db, 'conversation_turns'), order).toBe(6);
+      expect({ ...first.ignored, ...second.ignored }, order).toMatchObject(
+        order === 'logs-first' ? { 'turns already imported from the plugin logs': 1 } : { 'turns already imported from OpenClaw transcripts': 1 },
+      );
+      // The decision about that exchange sits on the one turn that holds it.
+      const turn = ctx.db.prepare("SELECT id FROM conversation_turns WHERE user_message_content LIKE 'Remember that I prefer%'").pluck().all();
+      expect(turn).toHaveLength(1);
+      expect(ctx.db.prepare('SELECT decision FROM memory_gate_decisions WHERE turn_id = ?').pluck().all(turn[0])).toEqual(['UPDATE_USER']);
+    }
+  });
+
   it('reads a growing transcript incrementally: an open turn waits for its reply, then only the new rows are added', async () => {
     const ctx = newContext();
     const all = lines(path.join(synthetic, 'agents', 'main', 'sessions', '3f9c2b1e-5d4a-4c8e-9b2f-1a2b3c4d5e6f.jsonl'));

@@ -173,7 +173,7 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
       const sid = session(t.userAt);
       const createdAt = t.agentAt ?? t.userAt;
       // The plugin's logs may already hold this exchange in the same session: keep one copy.
-      if (sameTurn.get(sid, t.userAt - 60_000, createdAt + 60_000, t.userText)) {
+      if (!store.turnExists(t.id) && sameTurn.get(sid, t.userAt - 60_000, createdAt + 60_000, t.userText)) {
         report.ignore('turns already imported from the plugin logs');
         return;
       }

@@ -207,6 +207,14 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
             // Each agent snapshot closes a turn with the latest user snapshot of the session:
             // exactly the pair memory_gate judged.
             const user = s.lastUser;
+            const imported = store.turnExists(id) ? undefined : store.sameExchange(key, ts - 120_000, ts + 60_000, id, user?.message ?? '', message);
+            if (imported) {
+              // Already imported from the OpenClaw transcript: the decisions attach to that turn.
+              report.ignore('turns already imported from OpenClaw transcripts');
+              s.lastTurnId = imported;
+              s.lastDecision = undefined;
+              return;
+            }
             store.insertTurn({
               id,
               sessionId: key,

@@ -76,6 +76,12 @@ export class ImportStore {
                           WHEN metadata IS NULL THEN excluded.metadata
                           ELSE json_patch(metadata, excluded.metadata) END`),
       turnExists: db.prepare('SELECT 1 FROM conversation_turns WHERE id = ?').pluck(),
+      sameExchange: db
+        .prepare(
+          `SELECT id FROM conversation_turns WHERE session_id = ? AND created_at BETWEEN ? AND ? AND id <> ?
+             AND user_message_content = ? AND instr(agent_message_content, ?) > 0 LIMIT 1`,
+        )
+        .pluck(),
       nextTurnNumber: db.prepare('SELECT coalesce(max(turn_number) + 1, 0) FROM conversation_turns WHERE session_id = ?').pluck(),
       insertTurn: db.prepare(`
         INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from,
@@ -116,6 +122,14 @@ export class ImportStore {
       metadata: json(s.metadata),
     });
     if (isNew) this.report.count('sessions');
+  }
+
+  /**
+   * A turn another importer already made of the same exchange (the plugin's logs and OpenClaw's
+   * transcript both hold it): same session, same user text, the reply contained in its reply, close in time.
+   */
+  sameExchange(sessionId: string, from: number, to: number, notId: string, userContent: string, agentContent: string): string | undefined {
+    return this.s.sameExchange.get(sessionId, from, to, notId, userContent, agentContent) as string | undefined;
   }
 
   turnExists(id: string): boolean {
