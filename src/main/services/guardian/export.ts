@@ -79,6 +79,10 @@ export async function exportAudits(ctx: ServiceContext, input: ExportAuditsInput
       await write(out, `${lines.join('\n')}\n`);
     }
     count++;
+    if (count % 1000 === 0) {
+      ctx.progress?.(count, null, 'audits exported');
+      if (ctx.signal?.aborted) throw new AppError('Invalid', `export cancelled after ${count} audits`);
+    }
   }
   if (format === 'json') await write(out, `${count ? '\n' : ''}]\n`);
   return { count, format };

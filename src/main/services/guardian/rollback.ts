@@ -190,6 +190,8 @@ export interface SessionRollbackItem {
 export interface SessionRollbackResult {
   sessionKey: string;
   dryRun: boolean;
+  /** True when ctx.signal stopped the run early; the items list what was done. */
+  cancelled: boolean;
   rolledBack: number;
   failed: number;
   items: SessionRollbackItem[];
@@ -216,7 +218,13 @@ export async function rollbackSession(ctx: ServiceContext, input: SessionRollbac
       .all(input.sessionKey, since, until) as Array<{ auditId: string; targetFile: MemoryFileName; createdAt: number }>;
   const simulated = new Map<MemoryFileName, string | null>();
   const items: SessionRollbackItem[] = [];
-  for (const a of audits) {
+  let cancelled = false;
+  for (const [index, a] of audits.entries()) {
+    if (ctx.signal?.aborted) {
+      cancelled = true; // stop between writes: each finished rollback is complete and recorded
+      break;
+    }
+    ctx.progress?.(index, audits.length, 'rolling back');
     try {
       let result: RollbackResult;
       if (input.dryRun) {
@@ -236,5 +244,5 @@ export async function rollbackSession(ctx: ServiceContext, input: SessionRollbac
       items.push({ ...a, ok: false, error: { kind: err.kind ?? 'Internal', message: err.message } });
     }
   }
-  return { sessionKey: input.sessionKey, dryRun: Boolean(input.dryRun), rolledBack: items.filter((i) => i.ok).length, failed: items.filter((i) => !i.ok).length, items };
+  return { sessionKey: input.sessionKey, dryRun: Boolean(input.dryRun), cancelled, rolledBack: items.filter((i) => i.ok).length, failed: items.filter((i) => !i.ok).length, items };
 }
