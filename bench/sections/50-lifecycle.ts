@@ -7,7 +7,10 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import type { BenchSection } from '../index';
-import { fmt, percentile } from '../util';
+import { fmt, percentile, timeIt } from '../util';
+import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { backupDatabase } from '../../src/main/services/lifecycle/backup';
+import { pruneOldData } from '../../src/main/services/lifecycle/retention';
 import { openWorkspaceDatabase } from '../../src/main/db/connection';
 import { startLiveCapture } from '../../src/main/services/lifecycle/live';
 
@@ -94,4 +97,36 @@ async function run(): Promise<void> {
   }
 }
 
-export const section: BenchSection = { name: 'lifecycle: live capture lag', run };
+/** Backup and retention on a generated workspace; baseline: copying the database file. */
+async function backupAndPrune(): Promise<void> {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-lifecycle-db-'));
+  try {
+    const sessions = Number(process.env.BENCH_LIFECYCLE_SESSIONS ?? 400);
+    const summary = generateDemoWorkspace(workspace, { sessions, seed: 7 });
+    const { db, file } = openWorkspaceDatabase(workspace);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const copy = timeIt(() => fs.copyFileSync(file, path.join(workspace, 'raw-copy.db')));
+    const t0 = performance.now();
+    const backup = await backupDatabase({ db, workspaceDir: workspace }, { output: path.join(workspace, 'backup.db') });
+    const backupMs = performance.now() - t0;
+    const span = summary.lastAt - summary.firstAt;
+    const now = summary.lastAt;
+    const days = Math.max(1, Math.round(span / 2 / 86_400_000));
+    const dry = timeIt(() => pruneOldData({ db, workspaceDir: workspace, now: () => now }, { days, dryRun: true }));
+    const real = timeIt(() => pruneOldData({ db, workspaceDir: workspace, now: () => now }, { days }));
+    db.close();
+    console.log(`workspace: ${summary.turns} turns, ${summary.decisions} decisions, ${(backup.bytes / 1048576).toFixed(1)} MiB`);
+    console.log(`backup (online API + integrity_check): ${fmt(backupMs, 0)} ms; raw file copy ${fmt(copy.ms, 1)} ms; ratio ${fmt(backupMs / Math.max(0.1, copy.ms), 1)}x`);
+    console.log(`prune half of the history (${days} days): dry run ${fmt(dry.ms, 0)} ms, real ${fmt(real.ms, 0)} ms; deleted ${real.value.deleted.conversation_turns ?? 0} turns, freed ${real.value.freedPages} pages`);
+  } finally {
+    fs.rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+export const section: BenchSection = {
+  name: 'lifecycle: live capture lag, backup, retention',
+  run: async () => {
+    await run();
+    await backupAndPrune();
+  },
+};
