@@ -2,6 +2,7 @@
 // full-text search of a Chinese phrase with highlighted matches, and the stats charts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOUR_SESSION_ID } from '../../src/main/services/demo';
+import { openRecorder } from '../../src/recorder';
 import { go, noErrorsOnScreen, startUi, type UiFixture } from './support';
 
 let ui: UiFixture;
@@ -70,6 +71,23 @@ describe('browsing', () => {
     for (const m of marks) expect(m).toBe(phrase);
     await noErrorsOnScreen(page);
     await ui.wb.screenshot('search-chinese');
+  });
+
+  it('refreshes by itself when the plugin records a turn while the window is open', async () => {
+    const { page } = ui;
+    await go(page, '#/sessions', '[data-testid=session-row]');
+    const before = await page.locator('[data-testid=session-row]').count();
+    // Another process (the plugin's recorder) writes to the same database.
+    const recorder = openRecorder({ workspaceDir: ui.dir });
+    try {
+      const now = Date.now();
+      await recorder.upsertSession({ id: 'channel:telegram:live-check', channelId: 'telegram', conversationTarget: 'live-check', createdAt: now, lastActivityAt: now });
+      await recorder.insertTurn({ sessionId: 'channel:telegram:live-check', turnNumber: 0, userMessage: { content: '实时刷新 live refresh' }, agentReply: { content: 'ok' }, createdAt: now });
+    } finally {
+      recorder.close();
+    }
+    await expect.poll(() => page.locator('[data-testid=session-row]').count(), { timeout: 15_000 }).toBe(before + 1);
+    expect(await page.locator('[data-testid=session-row]').first().innerText()).toContain('live-check');
   });
 
   it('draws the stats charts', async () => {

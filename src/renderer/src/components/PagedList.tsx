@@ -26,7 +26,6 @@ interface Props<T, C> {
   onSelect?: (item: T) => void;
   /** Rows that change height (expanded) are measured. */
   dynamic?: boolean;
-  onCount?: (loaded: number, complete: boolean) => void;
 }
 
 interface ListState<T, C> {
@@ -106,8 +105,6 @@ export function PagedList<T, C>(props: Props<T, C>) {
   useEffect(() => {
     if (last && last.index >= items.length - 20 && !done && !loading && !error) loadMore(false);
   }, [last, items.length, done, loading, error, loadMore]);
-
-  useEffect(() => props.onCount?.(items.length, done), [items.length, done, props]);
 
   return (
     <div className={`paged-list ${props.className ?? ''}`}>

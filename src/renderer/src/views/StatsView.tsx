@@ -13,6 +13,7 @@ const STATUS_COLORS: Record<string, string> = {
   written: '#1a7f37', approved: '#1a7f37', auto_approved: '#0a7f8c', refused: '#c4314b', rejected: '#c4314b',
   failed: '#b35c00', needs_review: '#b35c00', skipped: '#8c96a3', pending: '#8c96a3', rolled_back: '#8250df',
 };
+const WRITE_COUNT_PAGES = 10;
 const PALETTE = ['#8c96a3', '#2f6fed', '#1a7f37', '#b35c00', '#8250df', '#c4314b', '#0a7f8c'];
 
 function useCssColor(name: string, fallback: string): string {
@@ -23,9 +24,21 @@ export function StatsView() {
   const api = useApi();
   const gate = useAsync(() => api.call('gate.stats', { groupBy: 'daily', limit: 60 }), []);
   const dataset = useAsync(() => api.call('dataset.stats', {}), []);
-  // No stats channel for writes: count each status with a one-row page and its total.
+  // There is no stats channel for writes: count each status from its list (the total when the service
+  // gives one, else by paging, capped so a huge workspace stays quick; capped bars are marked "at least").
   const writes = useAsync(async () => {
-    const counts = await Promise.all(AUDIT_STATUSES.map(async (status) => [status, (await api.call('guardian.list', { status, limit: 1 })).total ?? null] as const));
+    const counts = await Promise.all(
+      AUDIT_STATUSES.map(async (status) => {
+        let page = await api.call('guardian.list', { status, limit: 500 });
+        if (page.total != null) return [status, page.total, false] as const;
+        let n = page.items.length;
+        for (let i = 1; i < WRITE_COUNT_PAGES && page.nextCursor; i++) {
+          page = await api.call('guardian.list', { status, limit: 500, cursor: page.nextCursor });
+          n += page.items.length;
+        }
+        return [status, n, page.nextCursor != null] as const;
+      }),
+    );
     return counts;
   }, []);
   const text = useCssColor('--text', '#333');
@@ -62,13 +75,14 @@ export function StatsView() {
           <div className="chart-box">
             <Bar
               aria-label="Write outcomes"
-              data={{ labels: (writes.data ?? []).map(([s]) => s), datasets: [{ label: 'writes', data: (writes.data ?? []).map(([, n]) => n ?? 0), backgroundColor: (writes.data ?? []).map(([s]) => STATUS_COLORS[s] ?? '#8c96a3') }] }}
+              data={{ labels: (writes.data ?? []).map(([s, , capped]) => (capped ? `${s} (at least)` : s)), datasets: [{ label: 'writes', data: (writes.data ?? []).map(([, n]) => n ?? 0), backgroundColor: (writes.data ?? []).map(([s]) => STATUS_COLORS[s] ?? '#8c96a3') }] }}
               options={{ maintainAspectRatio: false, animation: false, scales: axes, plugins: { legend: { display: false } } }}
             />
           </div>
         </div>
         <div className="card">
           <h2>Quality-score distribution</h2>
+          {dataset.data?.total === 0 && <div className="muted small">No samples yet: collect them in Datasets.</div>}
           <ErrorMessage action="Loading dataset stats" error={dataset.error} onRetry={dataset.reload} />
           <div className="chart-box">
             <Bar

@@ -8,7 +8,7 @@ import { formatShortTime, formatTime, truncate } from '../lib/format';
 import { useViewParams } from '../lib/route';
 import { WriteDetail } from './writes/WriteDetail';
 
-const COLS = '84px 86px 84px 1fr 52px';
+const COLS = '96px 86px 84px 1fr 48px';
 
 export function WritesView() {
   const api = useApi();

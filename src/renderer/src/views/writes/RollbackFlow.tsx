@@ -49,8 +49,12 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
         <>
           {p.conflict ? (
             <div className="warning" data-testid="rollback-conflict">
-              <strong>Conflict:</strong> {p.conflict.message}
-              {p.conflict.conflictingDiff && <pre className="prewrap">{p.conflict.conflictingDiff}</pre>}
+              <strong>Conflict:</strong> {headline(p.conflict.message)}
+              <details>
+                <summary>Details</summary>
+                <div className="prewrap small">{p.conflict.message}</div>
+                {p.conflict.conflictingDiff && <pre className="prewrap">{p.conflict.conflictingDiff}</pre>}
+              </details>
               <label className="inline">
                 <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Restore the old version anyway (discards the later changes)
               </label>
@@ -103,6 +107,13 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
       )}
     </div>
   );
+}
+
+/** The first clause of a long service message, for a one-line summary. */
+function headline(message: string): string {
+  const cut = message.search(/[:.](\s|$)/);
+  const head = cut > 0 ? message.slice(0, cut) : message;
+  return head.length > 200 ? `${head.slice(0, 199)}…` : head;
 }
 
 function RollbackDiff({ outcome, current }: { outcome: RollbackOutcome; current: string | null }) {
