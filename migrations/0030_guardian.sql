@@ -35,6 +35,18 @@ BEGIN
   WHERE excluded.observed_at >= file_state.observed_at;
 END;
 
+-- A database that already holds recorded writes starts from the newest known content of each file,
+-- so a difference on disk is recorded as an external change rather than taken as the baseline.
+INSERT INTO file_state (file_name, snapshot_id, content_hash, audit_id, observed_at)
+SELECT a.target_file, a.after_snapshot_id, s.content_hash, a.id, a.created_at
+FROM write_guardian_audit a
+LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
+WHERE a.rowid = (
+  SELECT b.rowid FROM write_guardian_audit b
+  WHERE b.target_file = a.target_file AND b.status = 'written' AND (b.after_snapshot_id IS NOT NULL OR b.diff IS NOT NULL)
+  ORDER BY b.created_at DESC, b.rowid DESC LIMIT 1
+);
+
 -- The operations journal: the intent of a workbench file write is committed before the file is
 -- touched, and marked committed in the same transaction as its database effects. On open,
 -- reconcilePending() finishes (file already written) or abandons (file untouched) planned rows.

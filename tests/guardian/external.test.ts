@@ -41,3 +41,23 @@ describe('recordExternalChanges', () => {
     f.close();
   });
 });
+
+describe('migration 0030 on a database with recorded writes', () => {
+  it('starts file_state from the newest recorded content, so an unrecorded edit is caught', async () => {
+    const { migrate, loadMigrations } = await import('../../src/main/db/migrate');
+    const Database = (await import('better-sqlite3')).default;
+    const { RecorderCore } = await import('../../src/main/recorder/recorder');
+    const dir = (await import('../helpers/workspace')).tempWorkspace();
+    const db = new Database(path.join(dir, 'old.db'));
+    db.pragma('foreign_keys = ON');
+    migrate(db, { migrations: loadMigrations().filter((m) => m.version < 30) });
+    new RecorderCore(db).recordWrite({ targetFile: 'SOUL.md', before: null, after: '# Soul\n- v1\n', status: 'written', source: 'retry', createdAt: 10 });
+    new RecorderCore(db).recordWrite({ targetFile: 'SOUL.md', before: '# Soul\n- v1\n', after: '# Soul\n- v2\n', status: 'written', source: 'retry', createdAt: 20 });
+    migrate(db);
+    fs.writeFileSync(path.join(dir, 'SOUL.md'), '# Soul\n- v2\n- edited outside\n');
+    const changes = recordExternalChanges({ db, workspaceDir: dir, now: () => 30 }, ['SOUL.md']);
+    expect(changes).toHaveLength(1);
+    expect(db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(changes[0].auditId)).toContain('+- edited outside');
+    db.close();
+  });
+});
