@@ -5,11 +5,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { BenchSection } from '../index';
 import { fmt, peakRss } from '../util';
 import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { RecorderCore } from '../../src/main/recorder/recorder';
 import { collectSamples, exportDataset } from '../../src/main/services/dataset';
+import { correctWrite } from '../../src/main/services/guardian/corrections';
 import { EXPORT_FORMATS, type GateDecision } from '../../src/shared/domain';
 
 const FILES = ['USER.md', 'MEMORY.md', 'TOOLS.md'] as const;
@@ -26,6 +29,7 @@ function buildWorkspace(dir: string, n: number): DB {
   let t = base;
   let i = 0;
   const chunk = 5000;
+  const toCorrect: string[] = [];
   while (i < n) {
     rec.batch(() => {
       for (let k = 0; k < chunk && i < n; k++, i++) {
@@ -45,14 +49,22 @@ function buildWorkspace(dir: string, n: number): DB {
           llmCall: { model: 'bench', latencyMs: 50 }, createdAt: t + 1,
         });
         if (decision !== 'NO_WRITE') {
-          rec.recordWrite({
+          const w = rec.recordWrite({
             decisionId, turnId: turn.id, sessionId: s, targetFile: file, candidateFact: fact,
             status: kind < 8 ? 'refused' : 'written', reason: kind < 8 ? 'Duplicate of an existing entry.' : 'Applied.', createdAt: t + 2,
           });
+          if (kind === 19) toCorrect.push(w.auditId);
         }
       }
     });
   }
+  // one write in twenty gets a curator correction (preference pairs for openai-dpo)
+  const ctx = { db, workspaceDir: dir, now: () => t + 10_000 };
+  toCorrect.forEach((auditId, k) =>
+    k % 2
+      ? correctWrite(ctx, { auditId, status: 'refused', reason: 'Not worth remembering.' })
+      : correctWrite(ctx, { auditId, status: 'written', fact: `Corrected fact ${k}`, file: 'MEMORY.md', reason: 'Belongs in MEMORY.md, said precisely.' }),
+  );
   return db;
 }
 
@@ -61,6 +73,26 @@ function peakHeap(): { stop: () => number } {
   let peak = process.memoryUsage().heapUsed;
   const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 20);
   return { stop: () => { clearInterval(timer); return Math.max(peak, process.memoryUsage().heapUsed) / (1024 * 1024); } };
+}
+
+/**
+ * Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with
+ * the data (peak heap above also counts garbage not yet collected).
+ */
+function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[] } {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const samples: number[] = [];
+  let next = 0.1;
+  return {
+    samples,
+    progress: (done, total) => {
+      if (!total || done / total < next) return;
+      next += 0.1;
+      gc();
+      samples.push(Math.round(process.memoryUsage().heapUsed / 1048576));
+    },
+  };
 }
 
 async function baselineWrite(db: DB, sql: string, file: string): Promise<{ ms: number; rows: number }> {
@@ -94,8 +126,9 @@ export const section: BenchSection = {
       );
       const mem = peakRss();
       const heap = peakHeap();
+      const live = liveHeapProbe();
       const t0 = performance.now();
-      const result = await collectSamples(ctx, { autoApprove: true });
+      const result = await collectSamples({ ...ctx, progress: live.progress }, { autoApprove: true });
       const ms = performance.now() - t0;
       const peak = mem.stop();
       const heapPeak = heap.stop();
@@ -104,6 +137,8 @@ export const section: BenchSection = {
           `= ${fmt(result.decisionsScanned / (ms / 1000), 0)} decisions/s; baseline stringify+write ${fmt(base.ms, 0)} ms; ` +
           `ratio ${fmt(base.ms / ms, 3)} (aim >= 0.5); peak RSS ${fmt(peak, 0)} MB (aim < 300), peak heap ${fmt(heapPeak, 0)} MB`,
       );
+
+      console.log(`collect: live heap after GC at each tenth (MB): ${live.samples.join(' ')}`);
 
       const sampleBase = await baselineWrite(db, 'SELECT * FROM dataset_samples', path.join(dir, 'baseline-samples.jsonl'));
       for (const format of EXPORT_FORMATS) {
@@ -122,6 +157,9 @@ export const section: BenchSection = {
         );
         fs.rmSync(r.outDir, { recursive: true, force: true });
       }
+      const liveExport = liveHeapProbe();
+      await exportDataset({ ...ctx, progress: liveExport.progress }, { format: 'csv', outDir: path.join(dir, 'export-live') });
+      console.log(`export csv: live heap after GC at each tenth (MB): ${liveExport.samples.join(' ')}`);
       console.log(`baseline over all ${sampleBase.rows} stored samples: ${fmt(sampleBase.ms, 0)} ms`);
       db.close();
     } finally {
