@@ -38,6 +38,7 @@ interface SessionState {
   lastUser?: { id: string; message: string; timestamp: number; metadata?: Record<string, unknown> };
   lastTurnId?: string;
   lastDecision?: { id: string; decision: GateDecision; turnId: string; at: number };
+  lastAt?: number;
 }
 
 /** What the plugin had in memory, carried across runs and daily files. */
@@ -70,6 +71,21 @@ export function findReflectionLogs(source: string): string[] {
     .filter((f) => /^reflection-.*\.log$/.test(f))
     .sort()
     .map((f) => path.resolve(logsDir, f));
+}
+
+const IDLE_SESSION_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Months of logs name thousands of sessions; the carried state keeps only those active in the last
+ * week of log time (the plugin itself recreates a buffer for a session that comes back).
+ */
+function pruneIdleSessions(state: LogState): LogState {
+  let latest = 0;
+  for (const s of Object.values(state.sessions)) latest = Math.max(latest, s.lastAt ?? 0);
+  for (const [key, s] of Object.entries(state.sessions)) {
+    if ((s.lastAt ?? 0) < latest - IDLE_SESSION_MS) delete state.sessions[key];
+  }
+  return state;
 }
 
 function sessionOf(state: LogState, key: string): SessionState {
@@ -145,7 +161,7 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
         file,
         end: endOf.get(file),
         maxLineBytes: input.maxLineBytes,
-        onCommit: () => saveState(ctx.db, STATE_SCOPE, state, nowOf(ctx)),
+        onCommit: () => saveState(ctx.db, STATE_SCOPE, pruneIdleSessions(state), nowOf(ctx)),
         handle: (v, line) => {
           const at = isoTime(v, 'timestamp');
           const component = str(v, 'component');
@@ -199,6 +215,7 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
             store.upsertSession({ id: key, channelId, conversationTarget: targetOf(key, channelId), accountId, createdAt: ts, lastActivityAt: ts });
             const s = sessionOf(state, key);
             s.window.push({ role, message, timestamp: ts });
+            s.lastAt = ts;
             if (s.window.length > state.windowSize) s.window.splice(0, s.window.length - state.windowSize);
             if (role === 'user') {
               s.lastUser = { id, message, timestamp: ts, metadata: meta };
