@@ -103,6 +103,24 @@ describe('dataset curation', () => {
     await ui.wb.screenshot('review-pii');
   });
 
+  it('edits a sample from the keyboard (e, then Ctrl+Enter) and saves the new content', async () => {
+    const { page } = ui;
+    await go(page, '#/review', '[data-testid=review-sample]');
+    const id = (await shownSample())!;
+    await page.keyboard.press('e');
+    const editor = page.getByLabel('Sample content (JSON)');
+    await editor.waitFor();
+    const content = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
+    const edited = { ...content, reason: 'Edited by the curator: 编辑过的理由。' };
+    await editor.fill(JSON.stringify(edited, null, 2));
+    await editor.press('Control+Enter');
+    await page.locator('[data-testid=edit-dialog]').waitFor({ state: 'detached' });
+    await expect
+      .poll(() => (ui.db.prepare('SELECT content FROM dataset_samples WHERE id = ?').get(id) as { content: string }).content)
+      .toContain('编辑过的理由');
+    await noErrorsOnScreen(page);
+  });
+
   it('exports OpenAI JSONL: the preview matches the file written, with its checksum', async () => {
     const { page } = ui;
     await go(page, '#/datasets', '[data-testid=export-panel]');
