@@ -86,4 +86,24 @@ describe('reconcilePending', () => {
     expect(await reconcilePending(ctx)).toEqual([]);
     db.close();
   }, 120_000);
+
+  it('a rollback on the same file settles the interrupted operation first instead of refusing', async () => {
+    const f = makeFixture();
+    f.write('MEMORY.md', BEFORE);
+    recordExternalChanges(f.ctx);
+    const id = f.pluginWrite('MEMORY.md', AFTER);
+    const later = f.pluginWrite('MEMORY.md', `${AFTER}- another fact\n`);
+    f.close();
+    const child = spawnSync('node', [bin, 'guardian', 'rollback', later, '--workspace', f.dir], { env: { ...process.env, REFLECTION_FAULT: 'file-written' }, encoding: 'utf8' });
+    expect(child.signal).toBe('SIGKILL');
+
+    const { db } = openWorkspaceDatabase(f.dir);
+    const ctx: ServiceContext = { db, workspaceDir: f.dir };
+    await rollbackWrite(ctx, { auditId: id }); // waits out the stale lock, finishes the crashed rollback, then undoes `id`
+    expect(readMemoryFile(f.dir, 'MEMORY.md')).toBe(BEFORE);
+    expect(db.prepare('SELECT status FROM write_guardian_audit WHERE id IN (?, ?) ORDER BY created_at').pluck().all(id, later)).toEqual(['rolled_back', 'rolled_back']);
+    expect(db.prepare("SELECT message FROM file_operations WHERE audit_id = ?").pluck().get(later)).toMatch(/^Finished the interrupted rollback/);
+    expect(recordExternalChanges(ctx)).toEqual([]);
+    db.close();
+  }, 120_000);
 });

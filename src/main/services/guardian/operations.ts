@@ -174,35 +174,42 @@ function describe(op: OperationRow, plan: OperationPlan): string {
  * message per operation handled; an empty list means everything already agreed.
  */
 export async function reconcilePending(ctx: ServiceContext): Promise<string[]> {
-  const pending = ctx.db.prepare("SELECT * FROM file_operations WHERE state = 'planned' ORDER BY created_at, id").all() as OperationRow[];
+  const files = ctx.db.prepare("SELECT DISTINCT target_file FROM file_operations WHERE state = 'planned'").pluck().all() as MemoryFileName[];
   const messages: string[] = [];
-  for (const op of pending) {
-    const plan = JSON.parse(op.plan) as OperationPlan;
-    const what = describe(op, plan);
+  for (const file of files) {
     try {
       // Taking the lock waits for a live writer to finish; a crashed writer's lock goes stale after 5 s.
-      await withMemoryFileLock(ctx.workspaceDir, op.target_file, () => {
-        const now = getOperation(ctx.db, op.id);
-        if (!now || now.state !== 'planned') return; // its own process finished it meanwhile
-        const disk = readMemoryFile(ctx.workspaceDir, op.target_file);
-        const hash = hashOf(disk);
-        if (hash === op.planned_hash) {
-          const msg = `Finished ${what}: the file had been written but not recorded; it is recorded now.`;
-          commitOperation(ctx.db, op.id, nowOf(ctx), msg);
-          messages.push(msg);
-        } else if (hash === op.expected_hash) {
-          const msg = `Cancelled ${what}: it stopped before ${op.target_file} was written, so the file is unchanged. Run it again if it is still wanted.`;
-          abandonOperation(ctx.db, op.id, nowOf(ctx), msg);
-          messages.push(msg);
-        } else {
-          const msg = `Cancelled ${what}: ${op.target_file} has since been changed by someone else; its current content was recorded as an external change.`;
-          writeTx(ctx.db, () => abandonOperation(ctx.db, op.id, nowOf(ctx), msg));
-          recordExternalChanges(ctx, [op.target_file]);
-          messages.push(msg);
-        }
-      });
+      messages.push(...(await withMemoryFileLock(ctx.workspaceDir, file, () => reconcileFileLocked(ctx, file))));
     } catch (e) {
-      messages.push(`Could not finish ${what} yet: ${(e as Error).message}`);
+      messages.push(`Could not finish the interrupted operations on ${file} yet: ${(e as Error).message}`);
+    }
+  }
+  return messages;
+}
+
+/**
+ * reconcilePending for one file whose lock the caller holds. Rollback and retry call it first, so
+ * an operation a crash left behind never blocks the next one.
+ */
+export function reconcileFileLocked(ctx: ServiceContext, file: MemoryFileName): string[] {
+  const pending = ctx.db.prepare("SELECT * FROM file_operations WHERE state = 'planned' AND target_file = ? ORDER BY created_at, id").all(file) as OperationRow[];
+  const messages: string[] = [];
+  for (const op of pending) {
+    const what = describe(op, JSON.parse(op.plan) as OperationPlan);
+    const hash = hashOf(readMemoryFile(ctx.workspaceDir, op.target_file));
+    if (hash === op.planned_hash) {
+      const msg = `Finished ${what}: the file had been written but not recorded; it is recorded now.`;
+      commitOperation(ctx.db, op.id, nowOf(ctx), msg);
+      messages.push(msg);
+    } else if (hash === op.expected_hash) {
+      const msg = `Cancelled ${what}: it stopped before ${op.target_file} was written, so the file is unchanged. Run it again if it is still wanted.`;
+      abandonOperation(ctx.db, op.id, nowOf(ctx), msg);
+      messages.push(msg);
+    } else {
+      const msg = `Cancelled ${what}: ${op.target_file} has since been changed by someone else; its current content was recorded as an external change.`;
+      abandonOperation(ctx.db, op.id, nowOf(ctx), msg);
+      recordExternalChanges(ctx, [op.target_file]);
+      messages.push(msg);
     }
   }
   return messages;

@@ -10,7 +10,7 @@ import { assertMemoryFileName, readMemoryFile, withMemoryFileLock, type LockOpti
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { diffFile } from '../textDiff';
 import { faultPoint } from './faults';
-import { executeFileOperation } from './operations';
+import { executeFileOperation, reconcileFileLocked } from './operations';
 import { pruneSnapshots } from './prune';
 import { getAuditRow, type AuditRow } from './rows';
 
@@ -106,6 +106,7 @@ export async function retryWrite(ctx: ServiceContext, input: RetryInput): Promis
     file,
     async () => {
       faultPoint('lock-acquired');
+      reconcileFileLocked(ctx, file); // an operation a crash left on this file is settled first
       const current = readMemoryFile(ctx.workspaceDir, file);
       const p = preview(audit, file, fact, current, input.content);
       if (p.proposedContent === current) throw new AppError('Invalid', `${file} already says that; nothing to write`);

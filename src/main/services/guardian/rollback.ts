@@ -16,7 +16,7 @@ import { actorOf, nowOf, type ServiceContext } from '../context';
 import { loadSettings } from '../lifecycle/settings';
 import { diffFile } from '../textDiff';
 import { faultPoint } from './faults';
-import { executeFileOperation } from './operations';
+import { executeFileOperation, reconcileFileLocked } from './operations';
 import { pruneSnapshots } from './prune';
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';
 import { getAuditRow, parseTime, snapshotContent, type AuditRow } from './rows';
@@ -136,6 +136,7 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
     file,
     async () => {
       faultPoint('lock-acquired');
+      reconcileFileLocked(ctx, file); // an operation a crash left on this file is settled first
       // Re-read under the lock: another process may have rolled it back while we waited.
       const audit = getAuditRow(ctx.db, input.auditId);
       assertRollbackable(ctx.db, audit);
