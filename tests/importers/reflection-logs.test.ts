@@ -110,6 +110,7 @@ describe('import reflection-logs', () => {
     const day2 = await importReflectionLogs(ctx, { source: pluginRootDebug, workspace: pluginWorkspace });
     expect(day2.inserted).toMatchObject({ conversation_turns: 1, memory_gate_decisions: 1, write_guardian_audit: 1 });
     expect(day2.inserted.sessions).toBeUndefined();
+    expect(day2.notes.join(' ')).toMatch(/debug\.json was left as it is/);
     const turn = ctx.db.prepare('SELECT * FROM conversation_turns WHERE turn_number = 6').get() as TurnRow;
     expect(turn).toMatchObject({ user_message_content: 'Call me Siro from now on.', agent_message_content: 'Sure, Siro.' });
     // The debug line says memory_gate saw 2 recent messages: the session buffer was new.
