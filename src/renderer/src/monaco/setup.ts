@@ -4,6 +4,8 @@
 import { loader } from '@monaco-editor/react';
 import * as monaco from 'monaco-editor/editor/editor.api';
 import 'monaco-editor/languages/definitions/markdown/register';
+// The codicon font (diff gutter arrows, fold markers); the editor core alone renders empty boxes.
+import 'monaco-editor/features/codicon/register';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 
 declare global {
