@@ -2,7 +2,9 @@
 import type { DB } from '../../db/connection';
 import type { DatasetCollectionConfig } from './config';
 import { forEachText } from './privacy';
-import { bandKeys, blobToSignature, fingerprint, minhash, signatureToBlob, similarity } from './similarity';
+import { LSH_BANDS, bandKeys, blobToSignature, fingerprint, minhash, signatureToBlob, similarity } from './similarity';
+
+const keysPlaceholders = Array.from({ length: LSH_BANDS }, () => '?').join(', ');
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
 
@@ -36,9 +38,10 @@ export class Deduper {
       // any member will do: exact duplicates all join the first one's cluster
       'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? AND sample_type = ? LIMIT 1',
     );
+    // one statement for all bands; only cluster leaders are indexed, so each candidate is a cluster
     this.byBand = db.prepare(
-      `SELECT m.sample_id AS id, m.cluster_id, m.signature AS minhash FROM dataset_lsh_bands b
-       JOIN dataset_minhash m ON m.sample_id = b.sample_id WHERE b.band_key = ? LIMIT 8`,
+      `SELECT m.sample_id AS id, m.cluster_id, m.signature AS minhash FROM dataset_minhash m
+       WHERE m.sample_id IN (SELECT b.sample_id FROM dataset_lsh_bands b WHERE b.band_key IN (${keysPlaceholders}) LIMIT 32)`,
     );
     this.insertBand = db.prepare('INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
     this.insertSignature = db.prepare('INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature) VALUES (?, ?, ?)');
@@ -55,28 +58,22 @@ export class Deduper {
 
     let best: { id: string; cluster: string; sim: number } | undefined;
     const related = new Map<string, number>();
-    const seen = new Set<string>();
-    for (const key of keys) {
-      for (const c of this.byBand.all(key) as { id: string; cluster_id: string | null; minhash: Buffer | null }[]) {
-        if (seen.has(c.id) || !c.minhash) continue;
-        seen.add(c.id);
-        const sim = similarity(sig, blobToSignature(c.minhash));
-        if (sim >= this.cfg.sameThreshold) {
-          if (!best || sim > best.sim) best = { id: c.id, cluster: c.cluster_id ?? c.id, sim };
-        } else if (sim >= this.cfg.relatedThreshold) {
-          related.set(c.id, sim);
-        }
+    for (const c of this.byBand.all(...keys) as { id: string; cluster_id: string; minhash: Buffer }[]) {
+      const sim = similarity(sig, blobToSignature(c.minhash));
+      if (sim >= this.cfg.sameThreshold) {
+        if (!best || sim > best.sim) best = { id: c.id, cluster: c.cluster_id, sim };
+      } else if (sim >= this.cfg.relatedThreshold) {
+        related.set(c.id, sim);
       }
-      // a same-sample match settles the cluster; further bands would only add related ids
-      if (best) break;
     }
     const relatedSampleIds = [...related.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id]) => id);
     if (best) return { ...base, clusterId: best.cluster, duplicateOf: best.id, similarity: best.sim, relatedSampleIds };
     return { ...base, clusterId: sampleId, relatedSampleIds };
   }
 
-  /** Indexes a stored sample so later samples find it. */
+  /** Indexes a stored sample that opened a cluster, so later samples find the cluster (leader clustering). */
   index(sampleId: string, a: ClusterAssignment): void {
+    if (a.clusterId !== sampleId) return;
     this.insertSignature.run(sampleId, a.clusterId, a.signature);
     for (const k of a.bandKeys) this.insertBand.run(k, sampleId);
   }
