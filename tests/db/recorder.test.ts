@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { decodeTime, isValid } from 'ulid';
+import { fastUlid } from '../../src/main/recorder/recorder';
 import { openRecorder } from '../../src/recorder';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
@@ -71,6 +73,15 @@ describe('recorder', () => {
     await expect(rec.recordWrite({ targetFile: 'USER.md', status: 'done' as never, source: 'external', createdAt: 4 })).rejects.toThrow(/status/);
     expect(rows()).toEqual(base);
     rec.close();
+  });
+
+  it('makes valid, unique ULIDs that carry the row time', () => {
+    const ids = Array.from({ length: 20_000 }, (_, i) => fastUlid(1_700_000_000_000 + i));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every(isValid)).toBe(true);
+    expect(decodeTime(ids[123])).toBe(1_700_000_000_123);
+    // Every Crockford character shows up in the random part: the byte-to-character mapping covers the alphabet.
+    expect(new Set(ids.map((id) => id.slice(10)).join('')).size).toBe(32);
   });
 
   it('batch is all or nothing, and identical snapshots are stored once', async () => {
