@@ -65,4 +65,21 @@ describe('reflection guardian on the demo workspace', () => {
     expect(lines[0].startsWith('id,createdAt,sessionId')).toBe(true);
     expect(lines.length).toBeGreaterThan(3);
   }, 120_000);
+
+  it('correct, retry --dry-run and retry through the CLI', () => {
+    const dir = path.join(tempWorkspace(), 'demo');
+    generateDemoWorkspace(dir, { sessions: 3, seed: 5 });
+    const refused = cli(dir, 'list', '-s', 'refused', '-l', '1').items[0];
+    const c = cli(dir, 'correct', refused.id, '--status', 'written', '--fact', 'prefers green tea', '--file', 'USER.md', '--reason', 'it was a real preference', '--apply-to-future');
+    expect(c).toMatchObject({ correctedStatus: 'written', correctedTargetFile: 'USER.md', applyToFuture: true });
+    const before = fs.readFileSync(path.join(dir, 'USER.md'), 'utf8');
+    const dry = cli(dir, 'retry', refused.id, '--dry-run');
+    expect(dry.proposedContent).toContain('## Corrections by the curator\n\n- prefers green tea\n');
+    expect(fs.readFileSync(path.join(dir, 'USER.md'), 'utf8')).toBe(before);
+    const r = cli(dir, 'retry', refused.id);
+    expect(fs.readFileSync(path.join(dir, 'USER.md'), 'utf8')).toBe(dry.proposedContent);
+    const show = cli(dir, 'show', refused.id);
+    expect(show.corrections[0]).toMatchObject({ id: c.id, retryAuditId: r.retryAuditId });
+    expect(show.followUps.map((a: { id: string }) => a.id)).toEqual([r.retryAuditId]);
+  }, 180_000);
 });
