@@ -105,6 +105,11 @@ describe('rollbackWrite', () => {
     const r = await rollbackWrite(f.ctx, { auditId: id });
     await expect(rollbackWrite(f.ctx, { auditId: id })).rejects.toMatchObject({ kind: 'Conflict', message: expect.stringContaining(`roll back its own audit ${r.rollbackAuditId}`) });
     await expect(rollbackWrite(f.ctx, { auditId: 'nope' })).rejects.toMatchObject({ kind: 'NotFound' });
+    // Only the after-content known (before unknown): never mistaken for a created file and deleted.
+    f.write('SOUL.md', '# Soul\n');
+    const afterOnly = f.core.recordWrite({ targetFile: 'SOUL.md', after: '# Soul\n', status: 'written', source: 'retry', createdAt: 6 }).auditId;
+    await expect(rollbackWrite(f.ctx, { auditId: afterOnly, force: true })).rejects.toMatchObject({ kind: 'Invalid', message: expect.stringContaining('cannot be undone safely') });
+    expect(f.read('SOUL.md')).toBe('# Soul\n');
     f.close();
   });
 

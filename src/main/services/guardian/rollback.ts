@@ -69,8 +69,10 @@ function assertRollbackable(db: ServiceContext['db'], audit: AuditRow): void {
   if (audit.status !== 'written') {
     throw new AppError('Invalid', `audit ${audit.id} has status ${audit.status}: nothing was written to ${audit.target_file}, so there is nothing to roll back`);
   }
-  if (audit.diff === null && audit.after_snapshot_id === null) {
-    throw new AppError('Invalid', `audit ${audit.id} was recorded without the file's content (e.g. imported from a log), so it cannot be undone safely`);
+  // A diff is only recorded when both sides are known; without it, both snapshots must exist, since a
+  // missing before-snapshot would otherwise read as "the write created the file" and delete it.
+  if (audit.diff === null && (audit.before_snapshot_id === null || audit.after_snapshot_id === null)) {
+    throw new AppError('Invalid', `audit ${audit.id} was recorded without the file's content before and after the write (e.g. imported from a log), so it cannot be undone safely`);
   }
 }
 

@@ -48,7 +48,7 @@ export interface AuditSummary {
   llmLatencyMs: number | null;
   agentSteps: number | null;
   metadata: Record<string, unknown> | null;
-  /** Whether the before/after content is known (false for writes imported from logs). */
+  /** Whether both the before and after content are known (false for writes imported from logs). */
   contentKnown: boolean;
   diff?: string | null;
 }
@@ -77,7 +77,7 @@ export function auditFromRow(r: AuditRow, withDiff = false): AuditSummary {
     llmLatencyMs: r.llm_latency_ms,
     agentSteps: r.agent_steps,
     metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : null,
-    contentKnown: r.diff !== null || r.after_snapshot_id !== null,
+    contentKnown: r.diff !== null || (r.before_snapshot_id !== null && r.after_snapshot_id !== null),
   };
   if (withDiff) s.diff = r.diff;
   return s;
