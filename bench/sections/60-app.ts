@@ -84,7 +84,7 @@ export const section: BenchSection = {
     other.db.close();
     console.log(`SSE push after an external commit:    p50 ${fmt(percentile(lags, 50), 0)} ms, max ${fmt(Math.max(...lags), 0)} ms (data_version polled every 500 ms)`);
     await server.close();
-    runtime.close();
+    await runtime.close();
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(stateDir, { recursive: true, force: true });
   },

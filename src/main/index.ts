@@ -76,7 +76,7 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
   app.on('window-all-closed', () => {
     if (platform !== 'darwin') app.quit();
   });
-  app.on('before-quit', () => runtime?.close());
+  app.on('before-quit', () => void runtime?.close());
 
   const indexHtml = path.join(mainDir, '..', 'renderer', 'index.html');
   const devUrl = env.ELECTRON_RENDERER_URL;

@@ -46,8 +46,8 @@ describe('handler registry', () => {
     runtime = createAppRuntime({ mode: 'web', stateDir, handlers: observed, log: { warn: () => undefined } });
     runtime.session.open(dir);
   });
-  afterAll(() => {
-    runtime.close();
+  afterAll(async () => {
+    await runtime.close();
     fs.rmSync(stateDir, { recursive: true, force: true });
   });
 

@@ -134,8 +134,8 @@ function recorder(opts: { userData: string; lock?: boolean }) {
 
 const mainDir = path.join(repoRoot, 'out', 'main');
 const started: Shell[] = [];
-afterEach(() => {
-  for (const s of started.splice(0)) s.runtime()?.close();
+afterEach(async () => {
+  for (const s of started.splice(0)) await s.runtime()?.close();
 });
 
 async function start(userData: string, extra: { lock?: boolean; argv?: string[] } = {}) {
@@ -239,7 +239,7 @@ describe('Electron shell', () => {
     const recentMenu = first.rec.menus.at(-1)!.template.find((m) => m.label === 'File')!.submenu!.find((i) => i.label === 'Open Recent')!;
     expect((recentMenu.submenu as Array<{ label: string }>).map((i) => i.label).join('\n')).toContain(demo);
     first.rec.windows[0].emit('close');
-    first.shell.runtime()!.close();
+    await first.shell.runtime()!.close();
 
     const second = await start(userData);
     expect(second.shell.runtime()!.session.current().dir).toBe(other);

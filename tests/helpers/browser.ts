@@ -59,7 +59,7 @@ export async function serveWorkspace(workspaceDir: string, opts: ServeOptions = 
     stateDir,
     async close() {
       await server.close();
-      runtime.close();
+      await runtime.close();
       fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };

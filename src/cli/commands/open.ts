@@ -35,10 +35,10 @@ export function register(program: Command): void {
         });
         process.stdout.write(`Reflection Workbench: ${dir}\n\n    ${server.url}\n\nOpen the URL above in a browser (it holds the access token). Ctrl+C stops.\n`);
         const stop = () => {
-          void server.close().then(() => {
-            runtime.close();
-            process.exit(0);
-          });
+          void server
+            .close()
+            .then(() => runtime.close())
+            .finally(() => process.exit(0));
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);

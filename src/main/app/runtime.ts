@@ -5,6 +5,7 @@ import { buildHandlers } from '../ipc/handlers';
 import { JobManager } from '../ipc/jobs';
 import { createRegistry, type Logger, type Registry } from '../ipc/registry';
 import { WorkspaceSession } from './session';
+import { attachWorkspaceServices, type WorkspaceServices } from './workspaceServices';
 
 export interface AppRuntimeOptions {
   mode: 'electron' | 'web';
@@ -22,11 +23,15 @@ export interface AppRuntime {
   session: WorkspaceSession;
   jobs: JobManager;
   registry: Registry;
-  close(): void;
+  /** Recovery, external-change recording and the lifecycle of the open workspace. */
+  services: WorkspaceServices;
+  /** Stops jobs, the lifecycle and polling, then closes the database. */
+  close(): Promise<void>;
 }
 
 export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
   const session = new WorkspaceSession({ stateDir: opts.stateDir, nativeBinding: opts.nativeBinding });
+  const services = attachWorkspaceServices(session, opts.log);
   const jobs = new JobManager((e) => session.emit(e), Date.now, () => session.noteLocalWrite());
   const registry = createRegistry(
     buildHandlers(opts.handlers),
@@ -38,9 +43,15 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
     session,
     jobs,
     registry,
-    close() {
+    services,
+    async close() {
       jobs.cancelAll();
-      session.close();
+      session.stopPolling();
+      try {
+        await services.stop();
+      } finally {
+        session.close();
+      }
     },
   };
 }

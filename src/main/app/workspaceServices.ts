@@ -1,0 +1,62 @@
+// What runs whenever a workspace opens: finish workbench writes a crash left unfinished, record
+// changes made to the memory files while the app was closed, and start the workspace's lifecycle
+// (live capture when a plugin root is configured, the archive schedule, retention).
+import { reconcilePending, recordExternalChanges } from '../services/guardian';
+import { startWorkspaceLifecycle, type WorkspaceLifecycle } from '../services/lifecycle';
+import type { Logger } from '../ipc/registry';
+import type { WorkspaceSession } from './session';
+
+export interface WorkspaceServices {
+  /** Resolves when the services of the current workspace have started (tests wait on it). */
+  ready(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function attachWorkspaceServices(session: WorkspaceSession, log: Logger = console): WorkspaceServices {
+  let lifecycle: WorkspaceLifecycle | null = null;
+  let chain: Promise<void> = Promise.resolve();
+
+  const stopLifecycle = async () => {
+    const running = lifecycle;
+    lifecycle = null;
+    await running?.stop().catch((e: Error) => log.warn(`stopping the workspace lifecycle failed: ${e.message}`));
+  };
+
+  const start = async (dir: string) => {
+    await stopLifecycle();
+    if (!session.isOpen() || session.dir !== dir) return;
+    const ctx = session.serviceContext();
+    try {
+      for (const message of await reconcilePending(ctx)) log.warn(`recovered: ${message}`);
+      const external = recordExternalChanges(ctx);
+      if (external.length) {
+        log.warn(`recorded ${external.length} change(s) made to the memory files outside the workbench`);
+        session.noteLocalWrite();
+      }
+      if (session.dir !== dir) return;
+      lifecycle = startWorkspaceLifecycle(ctx, {
+        onEvent: () => undefined,
+        onArchiveError: (e) => log.warn(`scheduled archive failed: ${(e as Error).message}`),
+        onPruneError: (e) => log.warn(`retention failed: ${(e as Error).message}`),
+      });
+      for (const w of lifecycle.warnings) log.warn(`settings: ${w}`);
+    } catch (e) {
+      log.warn(`workspace services of ${dir} did not start: ${(e as Error).message}`);
+    }
+  };
+
+  const unsubscribe = session.onChange((event) => {
+    if (event.type !== 'workspace') return;
+    const dir = event.workspace.dir;
+    chain = chain.then(() => start(dir));
+  });
+
+  return {
+    ready: () => chain,
+    async stop() {
+      unsubscribe();
+      await chain;
+      await stopLifecycle();
+    },
+  };
+}
