@@ -2,7 +2,7 @@
 import type { DB } from '../../db/connection';
 import type { DatasetCollectionConfig } from './config';
 import { forEachText } from './privacy';
-import { LSH_BANDS, bandKeys, blobToSignature, fingerprint, minhash, signatureToBlob, similarity } from './similarity';
+import { LSH_BANDS, bandKeys, blobToSignature, fingerprintNormalized, minhashNormalized, normalizeText, signatureToBlob, similarity } from './similarity';
 
 const keysPlaceholders = Array.from({ length: LSH_BANDS }, () => '?').join(', ');
 
@@ -49,8 +49,9 @@ export class Deduper {
 
   assign(sampleId: string, sampleType: string, content: unknown): ClusterAssignment {
     const texts = sampleTexts(content);
-    const fp = fingerprint([sampleType, ...texts]);
-    const sig = minhash(texts.filter((t) => t !== sampleType).join('\n'));
+    const normalized = texts.map(normalizeText);
+    const fp = fingerprintNormalized([normalizeText(sampleType), ...normalized]);
+    const sig = minhashNormalized(normalized.filter((t, i) => texts[i] !== sampleType).join(' '));
     const keys = bandKeys(sig, sampleType);
     const base = { fingerprint: fp, signature: signatureToBlob(sig), bandKeys: keys, relatedSampleIds: [] as string[] };
     const exact = this.byFingerprint.get(fp, sampleType) as { id: string; cluster_id: string | null } | undefined;

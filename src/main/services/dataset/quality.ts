@@ -106,12 +106,23 @@ function contentUnits(text: string): string[] {
   return units;
 }
 
+// The samples of one decision share its conversation: normalize it once.
+let lastRaw = '';
+let lastNormalized = '';
+function normalizedOnce(text: string): string {
+  if (text !== lastRaw) {
+    lastRaw = text;
+    lastNormalized = normalizeText(text);
+  }
+  return lastNormalized;
+}
+
 /** Share of the fact's words (CJK: character bigrams) that occur in the conversation; 0.5 when there is no fact. */
 export function factVerifiability(fact: string | null | undefined, conversationText: string): number {
   if (!fact || !fact.trim()) return 0.5;
   const units = contentUnits(fact);
   if (!units.length) return 0.5;
-  const hay = normalizeText(conversationText);
+  const hay = normalizedOnce(conversationText);
   let hits = 0;
   for (const u of units) if (hay.includes(u)) hits++;
   return round3(hits / units.length);

@@ -20,7 +20,11 @@ export function normalizeText(text: string): string {
 }
 
 export function fingerprint(parts: string[]): string {
-  return createHash('sha256').update(parts.map(normalizeText).join('\n')).digest('hex');
+  return fingerprintNormalized(parts.map(normalizeText));
+}
+
+export function fingerprintNormalized(normalizedParts: string[]): string {
+  return createHash('sha256').update(normalizedParts.join('\n')).digest('hex');
 }
 
 // FNV-1a over UTF-16 units: cheap and good enough to feed the permutations below.
@@ -52,7 +56,11 @@ const B = new Uint32Array(MINHASH_SIZE);
 
 /** The MinHash signature of a text (already normalized or not: it is normalized here). */
 export function minhash(text: string): Uint32Array {
-  const t = normalizeText(text).slice(0, MAX_CHARS);
+  return minhashNormalized(normalizeText(text));
+}
+
+export function minhashNormalized(normalized: string): Uint32Array {
+  const t = normalized.slice(0, MAX_CHARS);
   const sig = new Uint32Array(MINHASH_SIZE).fill(0xffffffff);
   const n = Math.max(1, t.length - SHINGLE + 1);
   for (let i = 0; i < n; i++) {
