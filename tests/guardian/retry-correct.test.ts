@@ -118,6 +118,11 @@ describe('queries, export and retention', () => {
     await exportAudits(f.ctx, { format: 'markdown' }, m.out);
     expect(m.text()).toContain('```diff');
     expect(m.text()).not.toContain('private fact');
+    f.pluginWrite('TOOLS.md', '# Tools\n- contact ops@example.com\n', { fact: 'contact ops@example.com' });
+    const r = collect();
+    await exportAudits(f.ctx, { format: 'json', includeContent: true, redact: true, file: 'TOOLS.md' }, r.out);
+    expect(r.text()).not.toContain('ops@example.com');
+    expect(JSON.parse(r.text())[0]).toMatchObject({ candidateFact: 'contact [EMAIL_1]', afterContent: '# Tools\n- contact [EMAIL_1]\n' });
     f.close();
   });
 

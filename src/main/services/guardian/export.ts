@@ -4,6 +4,7 @@
 import Papa from 'papaparse';
 import { AppError } from '../../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
+import { createRedactor, detectPii } from '../pii';
 import { checkFile } from './queries';
 import { AUDIT_COLUMNS, auditFromRow, parseTime, type AuditRow } from './rows';
 
@@ -13,6 +14,8 @@ export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
 export interface ExportAuditsInput {
   format?: AuditExportFormat;
   includeContent?: boolean;
+  /** Replace detected PII and secrets in facts, reasons, diffs and content with numbered placeholders. */
+  redact?: boolean;
   sessionKey?: string;
   file?: string;
   status?: string;
@@ -59,6 +62,15 @@ export async function exportAudits(ctx: ServiceContext, input: ExportAuditsInput
   if (format === 'markdown') await write(out, `# write_guardian audit export\n\nExported ${new Date(now).toISOString()}.\n`);
   for (const row of stmt.iterate(...params) as IterableIterator<ExportRow>) {
     const a = { ...auditFromRow(row, true), ...(input.includeContent ? { beforeContent: row.before_content, afterContent: row.after_content } : {}) };
+    if (input.redact) {
+      // One redactor per audit: the same address is the same placeholder in its fact, diff and content.
+      const redactor = createRedactor();
+      const clean = (t: string | null | undefined) => (t ? redactor.redact(t, detectPii(t)).text : t ?? null);
+      a.candidateFact = clean(a.candidateFact);
+      a.reason = clean(a.reason);
+      a.diff = clean(a.diff);
+      if (input.includeContent) Object.assign(a, { beforeContent: clean(row.before_content), afterContent: clean(row.after_content) });
+    }
     if (format === 'json') {
       await write(out, `${count ? ',' : ''}\n${JSON.stringify(a)}`);
     } else if (format === 'csv') {
@@ -75,7 +87,8 @@ export async function exportAudits(ctx: ServiceContext, input: ExportAuditsInput
         a.relatedAuditId ? `- related: ${a.relatedAuditId}` : '',
       ].filter(Boolean);
       if (a.diff) lines.push('', `${fenceFor(a.diff)}diff`, a.diff.replace(/\n$/, ''), fenceFor(a.diff));
-      if (input.includeContent && row.after_content !== null) lines.push('', 'After:', '', `${fenceFor(row.after_content)}markdown`, row.after_content.replace(/\n$/, ''), fenceFor(row.after_content));
+      const after = (a as { afterContent?: string | null }).afterContent;
+      if (input.includeContent && after) lines.push('', 'After:', '', `${fenceFor(after)}markdown`, after.replace(/\n$/, ''), fenceFor(after));
       await write(out, `${lines.join('\n')}\n`);
     }
     count++;
