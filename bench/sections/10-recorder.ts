@@ -1,5 +1,6 @@
 // The recorded workspace at scale: a generated workspace of BENCH_TURNS turns (default 1,000,000).
-// Reports ingest throughput against a plain better-sqlite3 loop of the same rows, gate list and
+// Reports ingest throughput against a plain better-sqlite3 loop of the same rows (BENCH_RATIO_TURNS,
+// default 100,000; BENCH_RATIO_ONLY=1 stops there), gate list and
 // full-text latency, database size per turn and peak memory. Reports only; never asserts on time.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -172,6 +173,8 @@ export const section: BenchSection = {
       console.log(`  demo generator end to end          ${fmt(generatorMs / 1000)} s   ${fmt(n / (generatorMs / 1000), 0)} turns/s   ratio ${fmt(rawMs / generatorMs)}`);
       fs.rmSync(path.join(root, 'ratio'), { recursive: true, force: true });
       fs.rmSync(path.join(root, 'raw'), { recursive: true, force: true });
+
+      if (process.env.BENCH_RATIO_ONLY) return;
 
       // 2. The big workspace.
       const ws = path.join(root, 'big');
