@@ -126,6 +126,43 @@ describe('handler registry', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  it('runs long work as a job: handle at once, progress pushed, cancel aborts the service signal', async () => {
+    const session = new WorkspaceSession({ stateDir });
+    session.open(dir);
+    const events: Array<{ state: string; done: number }> = [];
+    session.onChange((e) => {
+      if (e.type === 'job') events.push({ state: e.job.state, done: e.job.done });
+    });
+    let sawAbort = false;
+    const handlers = buildHandlers({
+      'import.evals': async (_input, ctx) => {
+        for (let i = 1; ; i++) {
+          if (ctx.signal?.aborted) {
+            sawAbort = true;
+            throw new Error('aborted');
+          }
+          ctx.progress?.(i, null, 'working');
+          await new Promise((r) => setTimeout(r, 120));
+        }
+      },
+    });
+    const registry = createRegistry(handlers, { mode: 'web', version: 't', session, jobs: new JobManager((e) => session.emit(e)) });
+    const started = await registry.dispatch('import.evals', { path: '/nowhere' });
+    expect(started).toMatchObject({ ok: true, value: { jobId: expect.any(String) } });
+    const jobId = (started as { value: { jobId: string } }).value.jobId;
+    await new Promise((r) => setTimeout(r, 400));
+    const running = await registry.dispatch('jobs.get', { jobId });
+    expect(running).toMatchObject({ ok: true, value: { state: 'running', label: 'working' } });
+    expect((running as { value: { done: number } }).value.done).toBeGreaterThanOrEqual(2);
+    expect(await registry.dispatch('jobs.cancel', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled' } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sawAbort).toBe(true);
+    expect(await registry.dispatch('jobs.get', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled', error: null } });
+    expect(events.some((e) => e.state === 'running' && e.done >= 1)).toBe(true);
+    expect(events.at(-1)?.state).toBe('cancelled');
+    session.close();
+  });
+
   it('logs calls slower than 50 ms with the channel name', async () => {
     const warnings: string[] = [];
     const session = new WorkspaceSession({ stateDir });
