@@ -202,8 +202,9 @@ describe('browser mode rate limit', () => {
     const limited = replies.filter((r) => r.status === 429);
     const ok = replies.filter((r) => r.status === 200);
     expect(ok.length).toBeGreaterThanOrEqual(20);
-    expect(ok.length).toBeLessThanOrEqual(22);
-    expect(limited.length).toBeGreaterThanOrEqual(38);
+    // 20 in the bucket, plus at most a few refilled (2/s) while a loaded machine sends the burst.
+    expect(ok.length).toBeLessThanOrEqual(26);
+    expect(limited.length).toBeGreaterThanOrEqual(34);
     expect(limited[0].json()).toMatchObject({ ok: false, error: { kind: 'RateLimited' } });
     expect(Number(limited[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Guessing tokens is limited too.
