@@ -10,11 +10,12 @@ import { writeTx, type DB } from '../../db/connection';
 import { storeSnapshot } from '../../db/snapshots';
 import { RecorderCore } from '../../recorder/recorder';
 import { writeInput } from '../../recorder/schemas';
-import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked } from '../../files/memoryFiles';
+import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked, type LockOptions } from '../../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
 import { sha256 } from '../textDiff';
 import { recordExternalChanges } from './external';
 import { faultPoint } from './faults';
+import { pruneSnapshots } from './prune';
 import { snapshotContent } from './rows';
 
 export interface RollbackPlan {
@@ -142,6 +143,25 @@ function abandonOperation(db: DB, id: string, at: number, message: string): void
     `UPDATE file_operations SET state = 'abandoned', finished_at = ?, message = ?, backup_snapshot_id = NULL, planned_snapshot_id = NULL
      WHERE id = ? AND state = 'planned'`,
   ).run(at, message, id);
+}
+
+/**
+ * Runs fn under the file's lock, after settling any operation a crash left on that file, then applies
+ * snapshot retention. Rollback and retry plan and execute their write inside fn.
+ */
+export async function withFileOperation<T>(ctx: ServiceContext, file: MemoryFileName, lock: LockOptions | undefined, fn: () => Promise<T>): Promise<T> {
+  const result = await withMemoryFileLock(
+    ctx.workspaceDir,
+    file,
+    () => {
+      faultPoint('lock-acquired');
+      reconcileFileLocked(ctx, file);
+      return fn();
+    },
+    lock,
+  );
+  pruneSnapshots(ctx, { file });
+  return result;
 }
 
 /**

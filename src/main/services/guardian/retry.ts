@@ -6,12 +6,10 @@
 import { ulid } from 'ulid';
 import type { LineChanges, MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
-import { assertMemoryFileName, readMemoryFile, withMemoryFileLock, type LockOptions } from '../../files/memoryFiles';
+import { assertMemoryFileName, readMemoryFile, type LockOptions } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { diffFile } from '../textDiff';
-import { faultPoint } from './faults';
-import { executeFileOperation, reconcileFileLocked } from './operations';
-import { pruneSnapshots } from './prune';
+import { executeFileOperation, withFileOperation } from './operations';
 import { getAuditRow, type AuditRow } from './rows';
 
 export const CURATOR_SECTION = '## Corrections by the curator';
@@ -101,33 +99,24 @@ export async function retryWrite(ctx: ServiceContext, input: RetryInput): Promis
   if (input.dryRun) {
     return { ...preview(audit, file, fact, readMemoryFile(ctx.workspaceDir, file), input.content), dryRun: true, retryAuditId: null };
   }
-  const result = await withMemoryFileLock(
-    ctx.workspaceDir,
-    file,
-    async () => {
-      faultPoint('lock-acquired');
-      reconcileFileLocked(ctx, file); // an operation a crash left on this file is settled first
-      const current = readMemoryFile(ctx.workspaceDir, file);
-      const p = preview(audit, file, fact, current, input.content);
-      if (p.proposedContent === current) throw new AppError('Invalid', `${file} already says that; nothing to write`);
-      const at = nowOf(ctx);
-      const plan = {
-        type: 'retry' as const,
-        originalAuditId: audit.id,
-        newAuditId: ulid(at),
-        by: input.by ?? actorOf(ctx),
-        reason: input.reason?.trim() || (p.usedSuppliedContent ? 'retried with content supplied by the curator' : 'retried with a corrected fact'),
-        fact,
-        sessionId: audit.session_id,
-        turnId: audit.turn_id,
-        correctionId,
-        createdAt: at,
-      };
-      await executeFileOperation(ctx, file, current, p.proposedContent, plan);
-      return { ...p, dryRun: false, retryAuditId: plan.newAuditId };
-    },
-    input.lock,
-  );
-  pruneSnapshots(ctx, { file });
-  return result;
+  return withFileOperation(ctx, file, input.lock, async () => {
+    const current = readMemoryFile(ctx.workspaceDir, file);
+    const p = preview(audit, file, fact, current, input.content);
+    if (p.proposedContent === current) throw new AppError('Invalid', `${file} already says that; nothing to write`);
+    const at = nowOf(ctx);
+    const plan = {
+      type: 'retry' as const,
+      originalAuditId: audit.id,
+      newAuditId: ulid(at),
+      by: input.by ?? actorOf(ctx),
+      reason: input.reason?.trim() || (p.usedSuppliedContent ? 'retried with content supplied by the curator' : 'retried with a corrected fact'),
+      fact,
+      sessionId: audit.session_id,
+      turnId: audit.turn_id,
+      correctionId,
+      createdAt: at,
+    };
+    await executeFileOperation(ctx, file, current, p.proposedContent, plan);
+    return { ...p, dryRun: false, retryAuditId: plan.newAuditId };
+  });
 }

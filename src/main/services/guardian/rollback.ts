@@ -11,13 +11,11 @@ import { ulid } from 'ulid';
 import type { LineChanges, MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import type { LockOptions } from '../../files/memoryFiles';
-import { readMemoryFile, withMemoryFileLock } from '../../files/memoryFiles';
+import { readMemoryFile } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { loadSettings } from '../lifecycle/settings';
 import { diffFile } from '../textDiff';
-import { faultPoint } from './faults';
-import { executeFileOperation, reconcileFileLocked } from './operations';
-import { pruneSnapshots } from './prune';
+import { executeFileOperation, withFileOperation } from './operations';
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';
 import { getAuditRow, parseTime, snapshotContent, type AuditRow } from './rows';
 
@@ -133,41 +131,32 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
     const preview = planRollback(ctx, first, readMemoryFile(ctx.workspaceDir, file), input.force);
     return { ...preview, dryRun: true, rollbackId: null, rollbackAuditId: null, backupSnapshotId: null };
   }
-  const result = await withMemoryFileLock(
-    ctx.workspaceDir,
-    file,
-    async () => {
-      faultPoint('lock-acquired');
-      reconcileFileLocked(ctx, file); // an operation a crash left on this file is settled first
-      // Re-read under the lock: another process may have rolled it back while we waited.
-      const audit = getAuditRow(ctx.db, input.auditId);
-      assertRollbackable(ctx.db, audit);
-      const current = readMemoryFile(ctx.workspaceDir, file);
-      const preview = planRollback(ctx, audit, current, input.force);
-      if (preview.conflict || !preview.mode) throw new AppError('Conflict', preview.conflict?.message ?? 'cannot roll back', preview);
-      const at = nowOf(ctx);
-      const by = input.by ?? actorOf(ctx);
-      const plan = {
-        type: 'rollback' as const,
-        auditId: audit.id,
-        rollbackId: ulid(at),
-        newAuditId: ulid(at),
-        by,
-        reason: input.reason?.trim() || (preview.reappliesAuditId ? `undo rollback (re-applies ${preview.reappliesAuditId})` : 'rolled back by the curator'),
-        mode: preview.mode,
-        previousStatus: audit.status,
-        sessionId: audit.session_id,
-        turnId: audit.turn_id,
-        reappliesAuditId: preview.reappliesAuditId,
-        createdAt: at,
-      };
-      const done = await executeFileOperation(ctx, file, current, preview.resultContent, plan);
-      return { ...preview, dryRun: false, rollbackId: plan.rollbackId, rollbackAuditId: plan.newAuditId, backupSnapshotId: done.backupSnapshotId };
-    },
-    input.lock,
-  );
-  pruneSnapshots(ctx, { file });
-  return result;
+  return withFileOperation(ctx, file, input.lock, async () => {
+    // Re-read under the lock: another process may have rolled it back while we waited.
+    const audit = getAuditRow(ctx.db, input.auditId);
+    assertRollbackable(ctx.db, audit);
+    const current = readMemoryFile(ctx.workspaceDir, file);
+    const preview = planRollback(ctx, audit, current, input.force);
+    if (preview.conflict || !preview.mode) throw new AppError('Conflict', preview.conflict?.message ?? 'cannot roll back', preview);
+    const at = nowOf(ctx);
+    const by = input.by ?? actorOf(ctx);
+    const plan = {
+      type: 'rollback' as const,
+      auditId: audit.id,
+      rollbackId: ulid(at),
+      newAuditId: ulid(at),
+      by,
+      reason: input.reason?.trim() || (preview.reappliesAuditId ? `undo rollback (re-applies ${preview.reappliesAuditId})` : 'rolled back by the curator'),
+      mode: preview.mode,
+      previousStatus: audit.status,
+      sessionId: audit.session_id,
+      turnId: audit.turn_id,
+      reappliesAuditId: preview.reappliesAuditId,
+      createdAt: at,
+    };
+    const done = await executeFileOperation(ctx, file, current, preview.resultContent, plan);
+    return { ...preview, dryRun: false, rollbackId: plan.rollbackId, rollbackAuditId: plan.newAuditId, backupSnapshotId: done.backupSnapshotId };
+  });
 }
 
 export interface SessionRollbackInput {
