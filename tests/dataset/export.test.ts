@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { collectSamples, exportDataset, previewExport, reviewSample, type ExportResult } from '../../src/main/services/dataset';
 import { tempWorkspace } from '../helpers/workspace';
+import { openWorkspaceDatabase } from '../../src/main/db/connection';
 import { RecorderCore } from '../../src/main/recorder/recorder';
 import { BASE, PII, S, buildFixture, type Fixture } from './fixture';
 import { readJsonl, validateChatExamples, validatePreferenceExamples } from './openaiValidator';
@@ -170,6 +171,27 @@ describe('dataset export', () => {
     const row = f.db.prepare('SELECT include_pii FROM dataset_exports WHERE id = ?').get(raw.exportId) as { include_pii: number };
     expect(row.include_pii).toBe(1);
     expect(fs.readFileSync(path.join(raw.outDir, 'README.md'), 'utf8')).toContain('included as recorded');
+  });
+
+  it('pseudonymizes session keys that carry a phone number, unless includePii', async () => {
+    const ws = tempWorkspace('reflection-export-session-');
+    const db = openWorkspaceDatabase(ws).db;
+    const rec = new RecorderCore(db);
+    const sid = 'channel:whatsapp:+8613812345678';
+    rec.upsertSession({ id: sid, channelId: 'whatsapp', conversationTarget: '+8613812345678', createdAt: BASE, lastActivityAt: BASE });
+    const t = rec.insertTurn({ sessionId: sid, userMessage: { content: 'I prefer tea to coffee in the morning.' }, agentReply: { content: 'Tea it is.' }, createdAt: BASE + 1 });
+    const d = rec.insertDecision({ turnId: t.id, sessionId: sid, decision: 'UPDATE_USER', candidateFact: 'prefers tea to coffee', reason: 'A stable preference.', llmCall: { model: 'm' }, createdAt: BASE + 2 });
+    rec.recordWrite({ decisionId: d, turnId: t.id, sessionId: sid, targetFile: 'USER.md', candidateFact: 'prefers tea to coffee', before: '', after: '- prefers tea to coffee\n', status: 'written', createdAt: BASE + 3 });
+    const ctx = { db, workspaceDir: ws };
+    await collectSamples(ctx, {});
+    for (const format of ['raw', 'csv', 'alpaca'] as const) {
+      const r = await exportDataset(ctx, { format, outDir: path.join(ws, format) });
+      expect(r.total).toBe(3);
+      for (const file of fs.readdirSync(r.outDir)) expect(fs.readFileSync(path.join(r.outDir, file), 'utf8')).not.toContain('8613812345678');
+    }
+    const raw = await exportDataset(ctx, { format: 'raw', outDir: path.join(ws, 'raw-pii'), includePii: true, trainSplit: 1 });
+    expect(lines(raw.files[0].path)[0].sessionId).toBe(sid);
+    db.close();
   });
 
   it('exports a near-duplicate cluster once, skips excluded sessions, filters by approval and quality', async () => {

@@ -151,7 +151,21 @@ function exportContent(s: DatasetSample, r: Resolved, detect: Detect | null): Sa
   return s.piiRedactedContent ?? s.content;
 }
 
-function buildRecord(r: Resolved, s: DatasetSample, content: SampleContent): unknown {
+/**
+ * Session keys can carry personal data (a WhatsApp target is a phone number): without includePii a
+ * key in which the detector finds anything is exported as a stable pseudonym.
+ */
+function sessionLabel(s: DatasetSample, r: Resolved, detect: Detect | null, cache: Map<string, string>): string {
+  if (r.includePii || !detect) return s.sessionId;
+  let label = cache.get(s.sessionId);
+  if (label === undefined) {
+    label = detect(s.sessionId.replace(/[:/]/g, ' '), {}).length ? `session-${createHash('sha256').update(s.sessionId).digest('hex').slice(0, 16)}` : s.sessionId;
+    cache.set(s.sessionId, label);
+  }
+  return label;
+}
+
+function buildRecord(r: Resolved, s: DatasetSample, content: SampleContent, sessionId: string): unknown {
   switch (r.format) {
     case 'alpaca':
       return alpacaRecord(content);
@@ -162,9 +176,9 @@ function buildRecord(r: Resolved, s: DatasetSample, content: SampleContent): unk
     case 'openai-dpo':
       return openaiDpoRecord(content);
     case 'raw':
-      return rawRecord(s, content);
+      return rawRecord(s, content, sessionId);
     case 'csv':
-      return csvRow(s, content);
+      return csvRow(s, content, sessionId);
   }
 }
 
@@ -192,6 +206,7 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>
     `SELECT s.rowid AS _rowid, ${SAMPLE_COLUMNS.split(',').map((c) => `s.${c.trim()}`).join(', ')}
      FROM dataset_samples s WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
   );
+  const labels = new Map<string, string>();
   let after = 0;
   for (;;) {
     const rows = page.all({ ...sel.params, after, limit: r.pageSize }) as (SampleRow & { _rowid: number })[];
@@ -200,7 +215,7 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>
     const items: PageItem[] = [];
     for (const row of rows) {
       const sample = sampleFromRow(row);
-      const record = buildRecord(r, sample, exportContent(sample, r, detect));
+      const record = buildRecord(r, sample, exportContent(sample, r, detect), sessionLabel(sample, r, detect, labels));
       if (record === null) continue;
       items.push({ split: train.has(sample.sessionId) ? 'train' : 'validation', sample, record });
     }

@@ -156,11 +156,11 @@ export function openaiDpoRecord(c: SampleContent): {
 }
 
 /** The whole sample record (raw JSONL): ids, type, labels, quality factors, and the (redacted) content. */
-export function rawRecord(s: DatasetSample, content: SampleContent): Record<string, unknown> {
+export function rawRecord(s: DatasetSample, content: SampleContent, sessionId = s.sessionId): Record<string, unknown> {
   return {
     id: s.id,
     sampleType: s.sampleType,
-    sessionId: s.sessionId,
+    sessionId,
     turnId: s.turnId,
     decisionId: s.decisionId,
     auditId: s.auditId,
@@ -198,12 +198,12 @@ export const CSV_FIELDS = [
   'created_at',
 ] as const;
 
-export function csvRow(s: DatasetSample, content: SampleContent): (string | number | null)[] {
+export function csvRow(s: DatasetSample, content: SampleContent, sessionId = s.sessionId): (string | number | null)[] {
   const t = taskOf(content);
   const f: QualityFactors | null = s.qualityFactors;
   return [
     s.id,
-    s.sessionId,
+    sessionId,
     s.sampleType,
     s.annotationStatus,
     s.qualityScore,

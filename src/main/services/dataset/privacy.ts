@@ -46,7 +46,7 @@ function mapTexts(value: unknown, fn: (field: string, text: string) => string, p
 }
 
 /** Fields that hold enumerations or ids, never free text. */
-const SKIP_FIELDS = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|conversationId|role|turnNumber)$/;
+const SKIP_FIELDS = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|role|turnNumber)$/;
 
 /** Detects PII in every text field; a cache lets samples of one decision share the work. */
 export function scanContent(
@@ -58,10 +58,12 @@ export function scanContent(
   const spans: StoredPiiSpan[] = [];
   forEachText(content, (field, text) => {
     if (!text || SKIP_FIELDS.test(field)) return;
-    let found = cache?.get(text);
+    // a session key's separators hide a phone number from the detector; spaces keep the offsets
+    const probe = field.endsWith('conversationId') ? text.replace(/[:/]/g, ' ') : text;
+    let found = cache?.get(probe);
     if (!found) {
-      found = detect(text, opts);
-      cache?.set(text, found);
+      found = detect(probe, opts);
+      cache?.set(probe, found);
     }
     for (const s of found) {
       spans.push({
@@ -70,7 +72,7 @@ export function scanContent(
         type: s.type,
         start: s.start,
         end: s.end,
-        value: s.value,
+        value: text.slice(s.start, s.end),
         confidence: s.confidence,
         detector: s.detector,
         accepted: true,
