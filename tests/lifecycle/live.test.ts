@@ -32,7 +32,7 @@ function runStandIn(config: Record<string, unknown>, dir: string, onLine: (r: Re
 const content = (db: DB, id: string | null) => (id ? (db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(id) as string) : null);
 
 async function settle(capture: LiveCapture, db: DB, expectedAudits: number, allowUnattached = false): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     await capture.sync();
     const pending = db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written' AND after_snapshot_id IS NULL").pluck().get() as number;
@@ -57,7 +57,9 @@ describe('live capture', () => {
     const reported: Reported[] = [];
     let capture = start();
     let restarting: Promise<void> | undefined;
-    const exited = runStandIn({ pluginRoot, workspace, turns: TURNS, rollAt: 40, restartAt: 20, externalAt: 12 }, workspace, (r) => {
+    // Paced so that a memory file is written about once a second: every write can be told apart even on a loaded machine
+    // (the burst test below covers writes that cannot).
+    const exited = runStandIn({ pluginRoot, workspace, turns: TURNS, rollAt: 40, restartAt: 20, externalAt: 12, pauseMs: [80, 140] }, workspace, (r) => {
       reported.push(r);
       if (r.type === 'progress' && r.i === 30) {
         // The workbench closes for a moment while the plugin keeps going, then opens again.

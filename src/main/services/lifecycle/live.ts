@@ -40,7 +40,8 @@ export interface LiveCapture {
 }
 
 const WATERMARK_KEY = 'live.auditRowid';
-const DEBOUNCE_MS = 15;
+// Events coalesce into at most one pass per 20 ms: lines arrive in bursts, and each pass records an import run.
+const DEBOUNCE_MS = 20;
 
 interface FileSig {
   sig: string;

@@ -28,7 +28,7 @@ const APPROVED = "annotation_status IN ('approved', 'auto_approved')";
 
 const COUNTED = [
   'sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'write_guardian_audit',
-  'dataset_samples', 'file_snapshots', 'guardian_log_lines', 'dataset_feedback_signals',
+  'dataset_samples', 'file_snapshots', 'guardian_log_lines', 'dataset_feedback_signals', 'import_runs',
 ];
 
 class Rollback extends Error {}
@@ -111,6 +111,8 @@ export function pruneOldData(ctx: ServiceContext, options: PruneOptions = {}): P
       if (tableExists(db, 'guardian_log_lines')) {
         db.exec(`DELETE FROM guardian_log_lines WHERE audit_id IN (${doomedAudits}) OR (audit_id IS NULL AND at < ${cutoff})`);
       }
+      // Import run reports are a log of their own (live capture adds one per pass that reads something).
+      if (tableExists(db, 'import_runs')) db.prepare('DELETE FROM import_runs WHERE finished_at < @cutoff').run(p);
       db.prepare(`DELETE FROM sessions WHERE last_activity_at < @cutoff
         AND NOT EXISTS (SELECT 1 FROM conversation_turns t WHERE t.session_id = sessions.id)
         AND NOT EXISTS (SELECT 1 FROM memory_gate_decisions d WHERE d.session_id = sessions.id)
