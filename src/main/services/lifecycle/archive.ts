@@ -122,7 +122,7 @@ export async function exportConversations(ctx: ServiceContext, options: ExportCo
   const since = options.since ?? 0;
   const until = options.until ?? nowOf(ctx) + 1;
   if (!(since < until)) throw new AppError('Invalid', `since: must be before until (${new Date(since).toISOString()} >= ${new Date(until).toISOString()})`);
-  const file = path.resolve(options.output ?? path.join(exportsDir(ctx.workspaceDir), `conversations-${utcDay(since)}_${utcDay(until - 1)}.jsonl`));
+  const file = path.resolve(options.output ?? path.join(exportsDir(ctx.workspaceDir), `conversations-${options.since === undefined ? 'start' : utcDay(since)}_${utcDay(until - 1)}.jsonl`));
   const partial = `${file}.partial`;
   fs.rmSync(partial, { force: true });
   const builder = new LineBuilder(ctx.db);
