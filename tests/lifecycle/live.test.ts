@@ -169,6 +169,27 @@ describe('live capture', () => {
   }, 60_000);
 });
 
+describe('live capture safety', () => {
+  it('never reads a memory file that is a symlink leaving the workspace', async () => {
+    const workspace = tempWorkspace();
+    const outside = tempWorkspace('reflection-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.md'), 'secret outside the workspace\n');
+    fs.symlinkSync(path.join(outside, 'secret.md'), path.join(workspace, 'SOUL.md'));
+    fs.writeFileSync(path.join(workspace, 'USER.md'), '# USER.md\n');
+    const pluginRoot = path.join(workspace, 'plugin');
+    fs.mkdirSync(pluginRoot);
+    const { db } = openWorkspaceDatabase(workspace);
+    const capture = startLiveCapture({ db, workspaceDir: workspace }, { pluginRoot });
+    await capture.sync();
+    fs.appendFileSync(path.join(outside, 'secret.md'), 'more\n');
+    await capture.sync();
+    await capture.stop();
+    expect(db.prepare("SELECT count(*) FROM file_snapshots WHERE content LIKE '%secret outside%'").pluck().get()).toBe(0);
+    expect(db.prepare("SELECT count(*) FROM file_state WHERE file_name = 'USER.md'").pluck().get()).toBe(1);
+    db.close();
+  });
+});
+
 describe('live capture under a burst', () => {
   it('never gives a write a diff that is not its own: writes it cannot tell apart stay one external change naming them', async () => {
     const workspace = tempWorkspace();

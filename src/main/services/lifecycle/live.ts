@@ -3,7 +3,7 @@ import path from 'node:path';
 import { MEMORY_FILES, type MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import { STATE_DIR, writeTx, type DB } from '../../db/connection';
-import { LOCK_STALE_MS } from '../../files/memoryFiles';
+import { LOCK_STALE_MS, memoryFilePath } from '../../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
 import { getFileState, setFileState } from '../guardian/external';
 import { RecorderCore } from '../../recorder/recorder';
@@ -153,7 +153,12 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
   const scanMemoryFiles = (): boolean => {
     let busy = false;
     for (const name of MEMORY_FILES) {
-      const file = path.join(workspace, name);
+      let file: string;
+      try {
+        file = memoryFilePath(workspace, name);
+      } catch {
+        continue; // a symlink leaving the workspace, or not a regular file: never read it
+      }
       const lookedAt = Date.now();
       const first = statOf(file);
       if (memorySigs.get(name)?.sig === first.sig) {
