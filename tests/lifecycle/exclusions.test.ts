@@ -32,12 +32,17 @@ describe('opt-out exclusions', () => {
     expect(() => addExclusion(ctx, { kind: 'session', value: TOUR_SESSION_ID })).toThrow(/already excluded/);
     expect(() => addExclusion(ctx, { kind: 'target', value: 'no-colon' })).toThrow(/expected "<channel>:<target>"/);
     expect(() => addExclusion(ctx, { kind: 'account', value: '  ' })).toThrow(/empty/);
+    db.prepare("INSERT INTO session_aliases (alias, session_id, source, created_at) VALUES ('agent:main:discord:dm-alex', ?, 'test', 1)").run(TOUR_SESSION_ID);
+    removeExclusion(ctx, bySession.id);
+    const byAlias = addExclusion(ctx, { kind: 'session', value: 'agent:main:discord:dm-alex' });
+    expect(byAlias.value).toBe(TOUR_SESSION_ID); // an OpenClaw key names the same session
+    expect(byAlias.sessions).toBe(1);
     const future = addExclusion(ctx, { kind: 'account', value: 'nobody-yet' });
     expect(future.sessions).toBe(0);
-    expect(listExclusions(ctx).map((e) => e.kind)).toEqual(['session', 'target', 'account']);
+    expect(listExclusions(ctx).map((e) => e.kind).sort()).toEqual(['account', 'session', 'target']);
     expect(count(db, 'SELECT count(*) FROM excluded_sessions')).toBe(1);
 
-    removeExclusion(ctx, bySession.id);
+    removeExclusion(ctx, byAlias.id);
     removeExclusion(ctx, byTarget.id);
     expect(count(db, 'SELECT count(*) FROM excluded_sessions')).toBe(0);
     expect(() => removeExclusion(ctx, 'missing')).toThrow(/not found/);

@@ -39,7 +39,8 @@ export function startWorkspaceLifecycle(
 ): WorkspaceLifecycle {
   const { settings, warnings } = loadSettings(ctx.workspaceDir);
   const root = options.pluginRoot ?? settings.pluginRoot;
-  const capture = root
+  if (root && !settings.storage.enabled) warnings.push('storage.enabled is false: live capture is off');
+  const capture = root && settings.storage.enabled
     ? startLiveCapture(ctx, {
         pluginRoot: path.resolve(ctx.workspaceDir, root),
         auditMatchWindowMs: settings.liveCapture.auditMatchWindowMs,
