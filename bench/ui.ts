@@ -55,11 +55,10 @@ async function scrollRows(page: Page, rows: number): Promise<{ ms: number; longT
       return m;
     };
     const t0 = performance.now();
-    const frame = () => new Promise((r) => requestAnimationFrame(r));
     // About 25 rows a frame: a fast fling, waiting for pages where the loaded rows end.
     while (maxIndex() < target && performance.now() - t0 < 120_000) {
       scroller.scrollTop += 1000;
-      await frame();
+      await new Promise((r) => requestAnimationFrame(r));
     }
     const ms = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 200));
@@ -85,6 +84,8 @@ async function main() {
   const chrome = await launchChromium();
   try {
     const page = chrome.context.pages()[0] ?? (await chrome.context.newPage());
+    // tsx keeps function names through a __name helper; functions sent to the page need it there too.
+    await page.addInitScript({ content: 'window.__name = (f) => f;' });
     const base = served.url; // carries ?token=
     const withHash = (h: string) => `${base}${h}`;
     // Warm the server and the browser cache once, as a curator's second launch would be.
@@ -102,7 +103,7 @@ async function main() {
     const scroll = await scrollRows(page, SCROLL_ROWS);
     const over50 = scroll.longTasks.filter((d) => d > 50);
     console.log(
-      `scroll ${scroll.reached} Decisions rows: ${fmt(scroll.ms / 1000, 1)} s, long tasks: ${scroll.longTasks.length} (over 50 ms: ${over50.length}, longest ${fmt(Math.max(0, ...scroll.longTasks), 0)} ms)`,
+      `scroll ${scroll.reached} Decisions rows: ${fmt(scroll.ms / 1000, 1)} s, long tasks: ${scroll.longTasks.length} (over 50 ms: ${over50.length}, longest ${fmt(Math.max(0, ...scroll.longTasks), 0)} ms; all: ${scroll.longTasks.map((d) => d.toFixed(0)).join(" ")})`,
     );
 
     // Review: collect one day's samples (a full collection of a million turns is the dataset bench's job).
@@ -117,7 +118,7 @@ async function main() {
       }
       await new Promise((r) => setTimeout(r, 500));
     }
-    await page.goto(withHash('#/review'), { waitUntil: 'load' });
+    await page.goto(withHash('#/review?status=all'), { waitUntil: 'load' });
     await page.waitForSelector('[data-testid=review-sample]', { timeout: 60_000 });
     for (let i = 0; i < REVIEW_KEYS; i++) {
       await page.keyboard.press(i % 5 === 4 ? 'r' : 'a');

@@ -24,8 +24,11 @@ interface Props<T, C> {
   className?: string;
   selectedKey?: string;
   onSelect?: (item: T) => void;
-  /** Rows that change height (expanded) are measured. */
-  dynamic?: boolean;
+  /** Rows of varying height: true measures every row; a predicate measures only the rows it picks
+   *  (an expanded row), so a fast scroll does not pay a layout read per row. */
+  dynamic?: boolean | ((item: T) => boolean);
+  /** Changes when rows change height (a row expands or collapses): measured sizes are dropped. */
+  layoutKey?: string;
 }
 
 interface ListState<T, C> {
@@ -93,13 +96,21 @@ export function PagedList<T, C>(props: Props<T, C>) {
   }, [version, estimateSize, loadMore]);
 
   const { items, done, loading, error } = state;
+  const measured = (item: T | undefined) => item !== undefined && (typeof dynamic === 'function' ? dynamic(item) : !!dynamic);
+  // Stable callbacks: the virtualizer recomputes every row's offset when they change identity.
+  const getKeyRef = useRef(getKey);
+  getKeyRef.current = getKey;
+  const getItemKey = useCallback((i: number) => (i < items.length ? getKeyRef.current(items[i]) : '__loader'), [items]);
+  const estimate = useCallback(() => estimateSize, [estimateSize]);
+  const getScrollElement = useCallback(() => scrollRef.current, []);
   const virtualizer = useVirtualizer({
     count: items.length + (done ? 0 : 1),
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => estimateSize,
+    getScrollElement,
+    estimateSize: estimate,
     overscan: 8,
-    getItemKey: (i) => (i < items.length ? getKey(items[i]) : '__loader'),
+    getItemKey,
   });
+  useEffect(() => virtualizer.measure(), [props.layoutKey, virtualizer]);
   const virtualItems = virtualizer.getVirtualItems();
   const last = virtualItems[virtualItems.length - 1];
   useEffect(() => {
@@ -127,9 +138,9 @@ export function PagedList<T, C>(props: Props<T, C>) {
                 <div
                   key={vi.key}
                   data-index={vi.index}
-                  ref={dynamic ? virtualizer.measureElement : undefined}
+                  ref={measured(item) ? virtualizer.measureElement : undefined}
                   className={`row${key === props.selectedKey ? ' selected' : ''}${vi.index % 2 ? ' odd' : ''}`}
-                  style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${vi.start}px)`, height: dynamic ? undefined : vi.size }}
+                  style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${vi.start}px)`, height: measured(item) ? undefined : vi.size }}
                   onClick={item !== undefined && props.onSelect ? () => props.onSelect!(item) : undefined}
                   aria-selected={key === props.selectedKey}
                 >

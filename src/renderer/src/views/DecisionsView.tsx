@@ -77,7 +77,8 @@ export function DecisionsView() {
           fetchPage={fetchPage}
           getKey={(d) => d.id}
           estimateSize={38}
-          dynamic
+          dynamic={(d) => d.id === params.id}
+          layoutKey={params.id}
           action="Loading decisions"
           selectedKey={params.id}
           empty="No decisions match these filters."
