@@ -136,7 +136,7 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
             </details>
           )}
           {detail.corrections.length > 0 && (
-            <div className="small muted">Earlier corrections: {detail.corrections.map((c) => `${c.correctedStatus} (${formatTime(c.correctedAt)})`).join(', ')}</div>
+            <div className="small muted">Corrections of this write: {detail.corrections.map((c) => `${c.correctedStatus} (${formatTime(c.correctedAt)})`).join(', ')}</div>
           )}
         </div>
         <form
