@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { AppError, isAppError } from '../shared/errors';
 import { openWorkspaceDatabase, type OpenedDatabase } from '../main/db/connection';
+import { loadSettings } from '../main/services/lifecycle/settings';
 
 export interface GlobalOptions {
   workspace?: string;
@@ -19,10 +20,10 @@ export function workspaceDir(opts: GlobalOptions): string {
   return path.resolve(opts.workspace ?? process.cwd());
 }
 
-/** Opens the workspace database for a command and closes it afterwards. */
+/** Opens the workspace database the way its settings say (storage.dbPath, pragmas), and closes it afterwards. */
 export async function withDatabase<T>(opts: GlobalOptions, fn: (opened: OpenedDatabase, dir: string) => T | Promise<T>): Promise<T> {
   const dir = workspaceDir(opts);
-  const opened = openWorkspaceDatabase(dir);
+  const opened = openWorkspaceDatabase(dir, { config: loadSettings(dir).settings.storage });
   try {
     return await fn(opened, dir);
   } finally {

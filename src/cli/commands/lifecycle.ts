@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { action, printJson, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
-import type { OpenedDatabase } from '../../main/db/connection';
+import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
 import { backupDatabase } from '../../main/services/lifecycle/backup';
 import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
 import { pruneOldData } from '../../main/services/lifecycle/retention';
@@ -9,17 +8,6 @@ import { startWorkspaceLifecycle } from '../../main/services/lifecycle';
 import { openWorkspaceDatabase } from '../../main/db/connection';
 import { AppError } from '../../shared/errors';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
-
-/** Opens the workspace database the way its settings say (storage.dbPath, pragmas), and closes it afterwards. */
-async function withDatabase<T>(opts: GlobalOptions, fn: (opened: OpenedDatabase, dir: string) => T | Promise<T>): Promise<T> {
-  const dir = workspaceDir(opts);
-  const opened = openWorkspaceDatabase(dir, { config: loadSettings(dir).settings.storage });
-  try {
-    return await fn(opened, dir);
-  } finally {
-    opened.db.close();
-  }
-}
 
 function printWarnings(warnings: string[]): void {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
