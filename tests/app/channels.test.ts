@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
-  AuditRow, CollectResult, ExportPreview, ExportRow, GateDecisionRow, JobStatus, Page, RollbackOutcome, SampleDetail, SampleRow,
-  SearchHit, SessionRow, TurnView,
+  AuditRow, CollectResult, ConversationExportResult, ExclusionDto, ExportPreview, ExportRow, GateDecisionRow, JobStatus, Page,
+  PruneOutcome, PurgeOutcome, RollbackOutcome, SampleDetail, SampleRow, SearchHit, SessionRow, SettingsValidation, TurnView,
 } from '../../src/shared/contract';
 import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/main/services/demo';
 import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
@@ -194,5 +194,147 @@ describe('every channel against the real services', () => {
     const backup = await api<{ file: string; bytes: number }>('backup.create', {});
     expect(fs.statSync(backup.file).size).toBe(backup.bytes);
     expect(await fails('backup.create', { file: '../outside.db' })).toBe('Invalid');
+  });
+});
+
+describe('opt-out, retention, conversation export and settings validation over HTTP', () => {
+  let dir: string;
+  let web: WorkbenchServer;
+  const send = (channel: string, input: unknown = {}) => call(web.server.port, web.token, channel, input);
+  const api = async <T>(channel: string, input: unknown = {}): Promise<T> => {
+    const body = (await send(channel, input)).json<{ ok: boolean; value?: T; error?: { kind: string; message: string } }>();
+    if (!body.ok) throw new Error(`${channel}: ${body.error?.kind} ${body.error?.message}`);
+    return body.value as T;
+  };
+  const fails = async (channel: string, input: unknown) => {
+    const body = (await send(channel, input)).json<{ ok: boolean; error?: { kind: string; message: string } }>();
+    return body.ok ? null : body.error!;
+  };
+  const runJob = async <T>(channel: string, input: unknown): Promise<T> => {
+    const { jobId } = await api<{ jobId: string }>(channel, input);
+    for (let i = 0; i < 600; i++) {
+      const j = await api<JobStatus>('jobs.get', { jobId });
+      if (j.state === 'done') return j.result as T;
+      if (j.state !== 'running') throw new Error(`${channel}: ${j.state} ${JSON.stringify(j.error)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('job did not finish');
+  };
+  const count = (sql: string, ...params: unknown[]) => web.runtime.session.db.prepare(sql).pluck().get(...params) as number;
+  const tableCounts = () =>
+    Object.fromEntries(['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples', 'file_snapshots'].map((t) => [t, count(`SELECT count(*) FROM ${t}`)]));
+
+  beforeAll(async () => {
+    dir = tempWorkspace();
+    generateDemoWorkspace(dir, { sessions: 8 });
+    web = await serveWorkspace(dir);
+  });
+  afterAll(async () => {
+    await web?.close();
+  });
+
+  it('an excluded session is not collected; purge dry run changes nothing; purge removes it; remove lifts it', async () => {
+    const busiest = web.runtime.session.db
+      .prepare("SELECT session_id FROM memory_gate_decisions WHERE decision != 'NO_WRITE' GROUP BY session_id ORDER BY count(*) DESC LIMIT 1")
+      .pluck()
+      .get() as string;
+    // Without the exclusion this session would give samples.
+    const wouldCollect = await runJob<CollectResult>('dataset.collect', { sessionId: busiest, dryRun: true });
+    expect(wouldCollect.added).toBeGreaterThan(0);
+
+    expect(await api<ExclusionDto[]>('exclusions.list')).toEqual([]);
+    const excl = await api<ExclusionDto>('exclusions.add', { kind: 'session', value: busiest, reason: 'asked to be forgotten' });
+    expect(excl).toMatchObject({ kind: 'session', value: busiest, reason: 'asked to be forgotten', sessions: 1 });
+    expect((await api<ExclusionDto[]>('exclusions.list')).map((e) => e.id)).toEqual([excl.id]);
+    expect(await fails('exclusions.add', { kind: 'session', value: busiest })).toMatchObject({ kind: 'Conflict' });
+    expect(await fails('exclusions.add', { kind: 'target', value: 'no-colon' })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/target/) });
+
+    const collected = await runJob<CollectResult>('dataset.collect', { type: 'all' });
+    expect(collected.added).toBeGreaterThan(0);
+    expect(count('SELECT count(*) FROM dataset_samples')).toBe(collected.added);
+    expect(count('SELECT count(*) FROM dataset_samples WHERE session_id = ?', busiest)).toBe(0);
+    const listed = await api<Page<SampleRow>>('dataset.list', { limit: 500 });
+    expect(listed.items.some((s) => s.sessionId === busiest)).toBe(false);
+
+    const turnsOfSession = count('SELECT count(*) FROM conversation_turns WHERE session_id = ?', busiest);
+    expect(turnsOfSession).toBeGreaterThan(0);
+    const before = tableCounts();
+    const preview = await api<PurgeOutcome>('exclusions.purge', { id: excl.id, dryRun: true });
+    expect(preview).toMatchObject({ dryRun: true, sessionIds: [busiest] });
+    expect(preview.deleted.conversation_turns).toBe(turnsOfSession);
+    expect(tableCounts()).toEqual(before);
+    expect(await fails('exclusions.purge', { id: excl.id })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/irreversible/) });
+    expect(tableCounts()).toEqual(before);
+
+    const purged = await api<PurgeOutcome>('exclusions.purge', { id: excl.id, confirm: true });
+    expect(purged.deleted).toEqual(preview.deleted);
+    expect(count('SELECT count(*) FROM conversation_turns WHERE session_id = ?', busiest)).toBe(0);
+    expect(count('SELECT count(*) FROM memory_gate_decisions WHERE session_id = ?', busiest)).toBe(0);
+    expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns - turnsOfSession);
+
+    const removed = await api<ExclusionDto>('exclusions.remove', { id: excl.id });
+    expect(removed.id).toBe(excl.id);
+    expect(await api<ExclusionDto[]>('exclusions.list')).toEqual([]);
+    expect(await fails('exclusions.remove', { id: excl.id })).toMatchObject({ kind: 'NotFound' });
+    expect(await fails('exclusions.purge', { id: excl.id, dryRun: true })).toMatchObject({ kind: 'NotFound' });
+  });
+
+  it('conversations.export writes the turns of a range as a job; excluded sessions are skipped', async () => {
+    const db = web.runtime.session.db;
+    const [first, last] = db.prepare('SELECT min(created_at), max(created_at) FROM conversation_turns').raw().get() as [number, number];
+    const until = first + Math.floor((last - first) / 2);
+    const target = db.prepare('SELECT session_id FROM conversation_turns WHERE created_at < ? ORDER BY created_at LIMIT 1').pluck().get(until) as string;
+    const excl = await api<ExclusionDto>('exclusions.add', { kind: 'session', value: target });
+    const expected = count(
+      'SELECT count(*) FROM conversation_turns WHERE created_at >= ? AND created_at < ? AND session_id NOT IN (SELECT session_id FROM excluded_sessions)',
+      first, until,
+    );
+    const r = await runJob<ConversationExportResult>('conversations.export', { since: first, until });
+    expect(r.turns).toBe(expected);
+    expect(r.turns).toBeGreaterThan(0);
+    expect(path.dirname(r.file)).toBe(path.join(dir, '.openclaw-reflection', 'exports'));
+    const lines = fs.readFileSync(r.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(expected);
+    expect(fs.statSync(r.file).size).toBe(r.bytes);
+    expect(JSON.stringify(lines)).not.toContain(target);
+    await api('exclusions.remove', { id: excl.id });
+    expect(await fails('conversations.export', { since: until, until: first })).toBeNull(); // a job: the error comes with the job
+    const { jobId } = await api<{ jobId: string }>('conversations.export', { since: until, until: first });
+    let status: JobStatus;
+    do status = await api<JobStatus>('jobs.get', { jobId }); while (status.state === 'running');
+    expect(status).toMatchObject({ state: 'failed', error: { kind: 'Invalid', message: expect.stringMatching(/since/) } });
+  });
+
+  it('retention.prune: the dry run says what would go and why old rows stay, and changes nothing', async () => {
+    const sample = (await api<Page<SampleRow>>('dataset.list', { limit: 1 })).items[0];
+    await api('dataset.review', { id: sample.id, action: 'approve' });
+    const before = tableCounts();
+    const dry = await api<PruneOutcome>('retention.prune', { days: 30, dryRun: true });
+    expect(dry.dryRun).toBe(true);
+    expect(dry.deleted.conversation_turns).toBeGreaterThan(0);
+    expect(dry.kept).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'approved dataset sample', count: expect.any(Number) })]));
+    expect(tableCounts()).toEqual(before);
+    // No retention limit given and none configured: named.
+    expect(await fails('retention.prune', { dryRun: true })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/retentionDays/) });
+    const real = await api<PruneOutcome>('retention.prune', { days: 30 });
+    expect(real.deleted).toEqual(dry.deleted);
+    expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns - dry.deleted.conversation_turns);
+    expect(count('SELECT count(*) FROM dataset_samples WHERE id = ?', sample.id)).toBe(1);
+  });
+
+  it('settings.validate names each bad value and saves nothing', async () => {
+    const stored = await api<SettingsValidation>('settings.validate');
+    expect(stored).toMatchObject({ valid: true, problems: [], source: 'file' });
+    const bad = await api<SettingsValidation>('settings.validate', { settings: { storage: { busyTimeoutMs: 'soon', retentionDays: 90 }, colour: 'blue' } });
+    expect(bad.valid).toBe(false);
+    expect(bad.source).toBe('input');
+    expect(bad.problems.join('\n')).toMatch(/storage\.busyTimeoutMs/);
+    expect(bad.problems.join('\n')).toMatch(/colour/);
+    expect(bad.values).toMatchObject({ storage: { busyTimeoutMs: 5000, retentionDays: 90 } });
+    expect(fs.existsSync(bad.file)).toBe(false);
+    fs.mkdirSync(path.dirname(bad.file), { recursive: true });
+    fs.writeFileSync(bad.file, JSON.stringify({ storage: { mmapSizeMB: 'big' } }));
+    const fromFile = await api<SettingsValidation>('settings.validate');
+    expect(fromFile).toMatchObject({ valid: false, source: 'file', problems: [expect.stringMatching(/storage\.mmapSizeMB/)] });
   });
 });

@@ -63,8 +63,9 @@ describe('handler registry', () => {
   });
 
   it('marks mutating channels and declares a zod schema for each', () => {
-    expect(MUTATING_CHANNELS).toEqual(expect.arrayContaining(['guardian.rollback', 'guardian.retry', 'guardian.correct', 'dataset.review', 'dataset.undo', 'workspace.open', 'settings.set', 'backup.create']));
-    for (const q of ['sessions.list', 'gate.list', 'guardian.diff', 'dataset.previewExport', 'search.query'] as const) expect(contracts[q].mutating).toBe(false);
+    expect(MUTATING_CHANNELS).toEqual(expect.arrayContaining(['guardian.rollback', 'guardian.retry', 'guardian.correct', 'dataset.review', 'dataset.undo', 'workspace.open', 'settings.set', 'backup.create', 'exclusions.add', 'exclusions.remove', 'exclusions.purge', 'retention.prune']));
+    expect(contracts['conversations.export'].kind).toBe('job');
+    for (const q of ['sessions.list', 'gate.list', 'guardian.diff', 'dataset.previewExport', 'search.query', 'exclusions.list', 'settings.validate'] as const) expect(contracts[q].mutating).toBe(false);
     for (const c of CHANNELS) expect(contracts[c].input).toBeInstanceOf(z.ZodType);
   });
 
@@ -99,6 +100,10 @@ describe('handler registry', () => {
     expect(missing).toMatchObject({ ok: false, error: { kind: 'NotFound' } });
     const badDir = await runtime.registry.dispatch('workspace.open', { dir: path.join(dir, 'does-not-exist') });
     expect(badDir).toMatchObject({ ok: false, error: { kind: 'NotFound' } });
+    const badKind = await runtime.registry.dispatch('exclusions.add', { kind: 'user', value: 'x' });
+    expect(badKind).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/kind/) } });
+    const badDays = await runtime.registry.dispatch('retention.prune', { days: -3, dryRun: true });
+    expect(badDays).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/days/) } });
     const badSetting = await runtime.registry.dispatch('settings.set', { patch: { storage: { busyTimeoutMs: 'soon' } } });
     expect(badSetting).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/busyTimeoutMs/) } });
   });

@@ -452,8 +452,63 @@ export interface DragResult {
   file: string;
 }
 
+// ---- opt-out, retention, conversation archives ----
+export type ExclusionKind = 'session' | 'target' | 'account';
+export interface ExclusionDto {
+  id: string;
+  kind: ExclusionKind;
+  /** A session key, "<channel>:<target>", or an account id. */
+  value: string;
+  reason: string | null;
+  createdBy: string | null;
+  createdAt: number;
+  /** Sessions it matches now (later sessions of a target or account are matched as they appear). */
+  sessions: number;
+}
+export interface PurgeOutcome {
+  exclusion: ExclusionDto;
+  sessionIds: string[];
+  /** Rows removed (or, in a dry run, that would be removed) per table. */
+  deleted: Record<string, number>;
+  dryRun: boolean;
+}
+export interface PruneKept {
+  table: string;
+  reason: string;
+  count: number;
+}
+export interface PruneOutcome {
+  days: number;
+  /** Rows created before this instant are old. */
+  cutoff: number;
+  dryRun: boolean;
+  /** Rows removed (or, in a dry run, that would be removed) per table. */
+  deleted: Record<string, number>;
+  /** Old rows that stay, and why (approved dataset sample, correction, rollback, ...). */
+  kept: PruneKept[];
+  freedPages: number;
+}
+export interface ConversationExportResult {
+  file: string;
+  turns: number;
+  bytes: number;
+}
+export interface SettingsValidation {
+  /** No problem found: every value is used as given. */
+  valid: boolean;
+  /** One line per ignored value, naming it. */
+  problems: string[];
+  /** The effective settings (defaults in place of ignored values). */
+  values: Record<string, unknown>;
+  /** What was validated: the stored workbench.json, or the object passed in. */
+  source: 'file' | 'input';
+  file: string;
+}
+
 // ---- push events ----
+export type DataChangeSource = 'live-capture' | 'archive' | 'retention';
 export type ChangeEvent =
-  | { type: 'data'; version: number; at: number }
+  /** `source` names what wrote, when main knows it (live capture, the archive schedule, retention). */
+  | { type: 'data'; version: number; at: number; source?: DataChangeSource }
   | { type: 'job'; job: JobStatus }
   | { type: 'workspace'; workspace: WorkspaceInfo };

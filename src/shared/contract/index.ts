@@ -209,6 +209,34 @@ export const contracts = {
     z.strictObject({ exportId: id, fileName: z.string().min(1).max(255) }),
     'Drag an export file out of the window (Electron only; browser mode downloads instead)',
   ),
+
+  // ---- opt-out, retention, conversation archives, settings validation ----
+  'exclusions.list': query<D.ExclusionDto[]>()(empty, 'Excluded sessions, targets and accounts, with the sessions each matches'),
+  'exclusions.add': mutation<D.ExclusionDto>()(
+    z.strictObject({
+      kind: z.enum(['session', 'target', 'account']),
+      value: z.string().trim().min(1, 'the session, target or account to exclude is required').max(500),
+      reason: z.string().trim().max(2000).optional(),
+    }),
+    'Exclude a session, a channel target ("<channel>:<target>") or an account from collection and every export',
+  ),
+  'exclusions.remove': mutation<D.ExclusionDto>()(z.strictObject({ id }), 'Lift an exclusion: its data (if not purged) is collected and exported again'),
+  'exclusions.purge': mutation<D.PurgeOutcome>()(
+    z.strictObject({ id, dryRun: z.boolean().default(false), confirm: z.boolean().default(false) }),
+    'Delete everything recorded for the excluded sessions (irreversible: needs confirm; dryRun gives exact counts)',
+  ),
+  'retention.prune': mutation<D.PruneOutcome>()(
+    z.strictObject({ days: z.number().positive().max(36_500).optional(), dryRun: z.boolean().default(false) }),
+    'Delete data older than N days (default storage.retentionDays); dryRun lists what would go and why old rows are kept',
+  ),
+  'conversations.export': job<D.ConversationExportResult>()(
+    z.strictObject(timeRange),
+    'Write the turns of a time range, with their decisions and writes, to a JSONL archive (job)',
+  ),
+  'settings.validate': query<D.SettingsValidation>()(
+    z.strictObject({ settings: z.record(z.string(), z.unknown()).optional() }),
+    'Check workbench.json (or a settings object, without saving) value by value; each problem names the value',
+  ),
 } satisfies Record<string, Contract>;
 
 export type Contracts = typeof contracts;

@@ -6,6 +6,7 @@ import { appHandlers } from './app';
 import { datasetHandlers } from './dataset';
 import { guardianHandlers } from './guardian';
 import { importHandlers } from './imports';
+import { lifecycleHandlers } from './lifecycle';
 import { recordHandlers } from './records';
 
 const wired: Partial<Handlers> = {
@@ -14,6 +15,7 @@ const wired: Partial<Handlers> = {
   ...guardianHandlers,
   ...datasetHandlers,
   ...importHandlers,
+  ...lifecycleHandlers,
 };
 
 export function buildHandlers(overrides: Partial<Handlers> = {}): Handlers {
