@@ -2,7 +2,7 @@
 // (data_version changes, workspace switches) that both transports forward to the renderer.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChangeEvent, RecentWorkspace, WorkspaceInfo } from '../../shared/contract';
+import type { ChangeEvent, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../db/connection';
 import type { ServiceContext } from '../services/context';
@@ -135,10 +135,13 @@ export class WorkspaceSession {
     }
   }
 
-  /** Call after a mutating call succeeded on our own connection. */
-  noteLocalWrite(): void {
+  /**
+   * Call after something wrote on our own connection (a mutating call, a job, live capture, the
+   * schedules): data_version does not see those commits, so this pushes the 'data' event itself.
+   */
+  noteLocalWrite(source?: DataChangeSource): void {
     this.localWrites++;
-    this.checkDataVersion();
+    this.checkDataVersion(source);
   }
 
   /** Polls PRAGMA data_version (cheap: no disk read) and pushes a 'data' event when another connection committed. */
@@ -153,12 +156,12 @@ export class WorkspaceSession {
     this.poll = null;
   }
 
-  checkDataVersion(): void {
+  checkDataVersion(source?: DataChangeSource): void {
     if (!this.opened) return;
     const version = this.readDataVersion();
     if (version !== this.lastDataVersion) {
       this.lastDataVersion = version;
-      this.emit({ type: 'data', version, at: this.now });
+      this.emit(source ? { type: 'data', version, at: this.now, source } : { type: 'data', version, at: this.now });
     }
   }
 

@@ -3,8 +3,12 @@
 // (live capture when a plugin root is configured, the archive schedule, retention).
 import { reconcilePending, recordExternalChanges } from '../services/guardian';
 import { startWorkspaceLifecycle, type WorkspaceLifecycle } from '../services/lifecycle';
+import type { DataChangeSource } from '../../shared/contract';
 import type { Logger } from '../ipc/registry';
 import type { WorkspaceSession } from './session';
+
+/** Live capture can run a pass every 20 ms under load; the renderer needs at most one refresh per this interval. */
+export const LIVE_PUSH_EVERY_MS = 100;
 
 export interface WorkspaceServices {
   /** Resolves when the services of the current workspace have started (tests wait on it). */
@@ -15,11 +19,33 @@ export interface WorkspaceServices {
 export function attachWorkspaceServices(session: WorkspaceSession, log: Logger = console): WorkspaceServices {
   let lifecycle: WorkspaceLifecycle | null = null;
   let chain: Promise<void> = Promise.resolve();
+  let pushTimer: ReturnType<typeof setTimeout> | null = null;
+  let pending: DataChangeSource | null = null;
+
+  // The lifecycle writes on the session's own connection, which PRAGMA data_version does not see, so
+  // its writes are pushed here: the same 'data' event reaches SSE (browser) and IPC (Electron) listeners.
+  const push = (source: DataChangeSource) => {
+    pending = source;
+    if (pushTimer) return;
+    pushTimer = setTimeout(() => {
+      pushTimer = null;
+      const s = pending;
+      pending = null;
+      if (s && session.isOpen()) session.noteLocalWrite(s);
+    }, LIVE_PUSH_EVERY_MS);
+    pushTimer.unref?.();
+  };
+  const flushPush = () => {
+    if (pushTimer) clearTimeout(pushTimer);
+    pushTimer = null;
+    pending = null;
+  };
 
   const stopLifecycle = async () => {
     const running = lifecycle;
     lifecycle = null;
     await running?.stop().catch((e: Error) => log.warn(`stopping the workspace lifecycle failed: ${e.message}`));
+    flushPush();
   };
 
   const start = async (dir: string) => {
@@ -35,7 +61,16 @@ export function attachWorkspaceServices(session: WorkspaceSession, log: Logger =
       }
       if (session.dir !== dir) return;
       lifecycle = startWorkspaceLifecycle(ctx, {
-        onEvent: () => undefined,
+        onEvent: (e) => {
+          if (e.type === 'error') log.warn(`live capture: ${(e.error as Error)?.message ?? String(e.error)}`);
+          else push('live-capture');
+        },
+        onArchive: (r) => {
+          if (r.turns > 0 || r.removed.length > 0) push('archive');
+        },
+        onPrune: (r) => {
+          if (Object.keys(r.deleted).length > 0) push('retention');
+        },
         onArchiveError: (e) => log.warn(`scheduled archive failed: ${(e as Error).message}`),
         onPruneError: (e) => log.warn(`retention failed: ${(e as Error).message}`),
       });

@@ -3,6 +3,7 @@ import type { ServiceContext } from '../context';
 import { startLiveCapture, type LiveCapture, type LiveCaptureEvent } from './live';
 import { startConfiguredArchive, startRetentionSchedule, type ArchiveSchedule, type RetentionSchedule } from './schedule';
 import type { PruneResult } from './retention';
+import type { ScheduledArchiveResult } from './archive';
 import { loadSettings, type WorkbenchSettings } from './settings';
 
 export { loadSettings, saveSettings, validateSettings, defaultSettings, getSetting, settingsPath, type WorkbenchSettings, type LoadedSettings } from './settings';
@@ -33,6 +34,7 @@ export function startWorkspaceLifecycle(
     pluginRoot?: string;
     onEvent?: (e: LiveCaptureEvent) => void;
     onArchiveError?: (e: unknown) => void;
+    onArchive?: (r: ScheduledArchiveResult) => void;
     onPrune?: (r: PruneResult) => void;
     onPruneError?: (e: unknown) => void;
   } = {},
@@ -50,7 +52,7 @@ export function startWorkspaceLifecycle(
     : null;
   let archive: ArchiveSchedule | null = null;
   try {
-    archive = startConfiguredArchive(ctx, settings, { onError: options.onArchiveError });
+    archive = startConfiguredArchive(ctx, settings, { onError: options.onArchiveError, onRun: options.onArchive });
   } catch (e) {
     void capture?.stop();
     throw e;
