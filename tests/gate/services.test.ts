@@ -133,6 +133,12 @@ describe('sessions, search, overview', () => {
     const second = listSessions(ctx, { limit: 7, cursor: first.nextCursor! });
     const expected = all('SELECT id FROM sessions ORDER BY last_activity_at DESC, rowid DESC LIMIT 14').map((r) => r.id);
     expect([...first.items, ...second.items].map((s) => s.id)).toEqual(expected);
+    // Opt-out by channel target shows on the session (through the excluded_sessions view).
+    ctx.db.prepare("INSERT INTO exclusions (id, kind, value, created_at) VALUES ('x2', 'target', 'discord:dm-alex', 1)").run();
+    const flagged = listSessions(ctx, { limit: 1000 }).items;
+    expect(flagged.filter((s) => s.excluded).map((s) => s.id)).toEqual([TOUR_SESSION_ID]);
+    ctx.db.prepare("DELETE FROM exclusions WHERE id = 'x2'").run();
+    expect(listSessions(ctx, { limit: 1000 }).items.some((s) => s.excluded)).toBe(false);
     const tour = listSessions(ctx, { query: 'dm-alex', limit: 50 }).items.find((s) => s.id === TOUR_SESSION_ID)!;
     expect(tour.turnCount).toBe(18);
     expect(tour.decisionCount).toBe(18);

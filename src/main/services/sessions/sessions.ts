@@ -69,7 +69,7 @@ export function listSessionsSql(input: ListSessionsInput): { sql: string; params
   const sql = `SELECT s.rowid AS rid, s.*,
       (SELECT count(*) FROM conversation_turns t WHERE t.session_id = s.id) AS turn_count,
       (SELECT count(*) FROM memory_gate_decisions d WHERE d.session_id = s.id) AS decision_count,
-      s.id IN (SELECT session_id FROM excluded_sessions) AS excluded
+      EXISTS (SELECT 1 FROM excluded_sessions x WHERE x.session_id = s.id) AS excluded
     FROM sessions s ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''}
     ORDER BY s.last_activity_at DESC, s.rowid DESC LIMIT @limitPlusOne`;
   return { sql, params, limit };
