@@ -50,6 +50,8 @@ describe('gate list', () => {
     const iso = listDecisions(ctx, { since: new Date(since).toISOString(), until: new Date(until).toISOString(), limit: 1000 });
     expect(iso.items.map((i) => i.id)).toEqual(range.items.map((i) => i.id));
     const zh = listDecisions(ctx, { query: '咖啡', limit: 1000 });
+    expect(zh.scanned).toBe(20_000);
+    expect(listDecisions(ctx, { query: '早上偏好' }).scanned).toBeUndefined();
     expect(zh.items.length).toBeGreaterThan(0);
     expect(zh.items.every((i) => `${i.reason}${i.candidateFact}${i.userMessage}${i.agentReply}`.includes('咖啡'))).toBe(true);
     const withContext = listDecisions(ctx, { sessionId: TOUR_SESSION_ID, limit: 2, withContext: true });

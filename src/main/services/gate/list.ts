@@ -47,6 +47,8 @@ export interface DecisionListItem {
 export interface DecisionPage {
   items: DecisionListItem[];
   nextCursor: string | null;
+  /** Set when a free-text filter had no term of 3+ characters: only the newest this-many decisions were searched. */
+  scanned?: number;
 }
 
 interface DecisionRow {
@@ -97,10 +99,18 @@ export function decisionFromRow(r: DecisionRow): DecisionListItem {
 }
 
 /** WHERE clauses and parameters for the filters; every clause is a fixed fragment with named parameters. */
-export function decisionWhere(ctx: ServiceContext, f: DecisionFilters): { clauses: string[]; params: Record<string, unknown>; needsTurn: boolean } {
+/** How many of the newest decisions a free-text filter without any 3+ character term looks at. */
+export const SHORT_TEXT_SCAN_BOUND = 20_000;
+
+export function decisionWhere(
+  ctx: ServiceContext,
+  f: DecisionFilters,
+  options: { boundShortText?: boolean } = {},
+): { clauses: string[]; params: Record<string, unknown>; needsTurn: boolean; scanned?: number } {
   const clauses: string[] = [];
   const params: Record<string, unknown> = {};
   let needsTurn = false;
+  let scanned: number | undefined;
   if (f.sessionId !== undefined) {
     if (typeof f.sessionId !== 'string' || !f.sessionId) throw new AppError('Invalid', 'sessionId: expected a session key');
     clauses.push('d.session_id = @sessionId');
@@ -144,13 +154,24 @@ export function decisionWhere(ctx: ServiceContext, f: DecisionFilters): { clause
       params.match = q.match;
     }
     needsTurn = q.shortTerms.length > 0;
+    if (!q.match && options.boundShortText) {
+      // No trigram index can serve 1-2 characters: bound the scan to the newest decisions, as search does.
+      const floor = prepareCached(ctx.db, 'SELECT created_at FROM memory_gate_decisions ORDER BY created_at DESC LIMIT 1 OFFSET ?')
+        .pluck()
+        .get(SHORT_TEXT_SCAN_BOUND - 1) as number | undefined;
+      if (floor !== undefined) {
+        clauses.push('d.created_at >= @scanFloor');
+        params.scanFloor = floor;
+      }
+      scanned = SHORT_TEXT_SCAN_BOUND;
+    }
     q.shortTerms.forEach((term, i) => {
       clauses.push(`(instr(lower(d.reason), @short${i}) > 0 OR instr(lower(coalesce(d.candidate_fact, '')), @short${i}) > 0
         OR instr(lower(t.user_message_content), @short${i}) > 0 OR instr(lower(t.agent_message_content), @short${i}) > 0)`);
       params[`short${i}`] = term;
     });
   }
-  return { clauses, params, needsTurn };
+  return { clauses, params, needsTurn, scanned };
 }
 
 const CONTEXT_SQL = `SELECT id, turn_id AS turnId, role, message, timestamp, sequence_number AS sequenceNumber
@@ -161,9 +182,10 @@ export function contextOf(ctx: ServiceContext, turnId: string): ConversationCont
 }
 
 /** The SQL of one page, exposed so tests can check its query plan. */
-export function listDecisionsSql(ctx: ServiceContext, input: ListDecisionsInput): { sql: string; params: Record<string, unknown>; limit: number } {
+export function listDecisionsSql(ctx: ServiceContext, input: ListDecisionsInput): { sql: string; params: Record<string, unknown>; limit: number; scanned?: number } {
   const limit = clampLimit(input.limit, 50);
-  const { clauses, params } = decisionWhere(ctx, input);
+  // Pages are interactive: a 1-2 character filter must not scan a million rows. Stats and exports stay complete.
+  const { clauses, params, scanned } = decisionWhere(ctx, input, { boundShortText: true });
   const key = decodeCursor(input.cursor, ['number', 'number']);
   if (key) {
     // Row-value comparison lets SQLite seek the (…, created_at, rowid) index directly to the page start.
@@ -176,15 +198,19 @@ export function listDecisionsSql(ctx: ServiceContext, input: ListDecisionsInput)
     ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''}
     ORDER BY d.created_at DESC, d.seq DESC LIMIT @limitPlusOne`;
   params.limitPlusOne = limit + 1;
-  return { sql, params, limit };
+  return { sql, params, limit, scanned };
 }
 
 export function listDecisions(ctx: ServiceContext, input: ListDecisionsInput = {}): DecisionPage {
-  const { sql, params, limit } = listDecisionsSql(ctx, input);
+  const { sql, params, limit, scanned } = listDecisionsSql(ctx, input);
   const rows = prepareCached(ctx.db, sql).all(params) as DecisionRow[];
   const page = rows.slice(0, limit);
   const items = page.map(decisionFromRow);
   if (input.withContext) for (const item of items) item.context = contextOf(ctx, item.turnId);
   const last = page[page.length - 1];
-  return { items, nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.seq]) : null };
+  return {
+    items,
+    nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.seq]) : null,
+    ...(scanned ? { scanned } : {}),
+  };
 }
