@@ -1,4 +1,5 @@
 // Every channel through browser mode's HTTP API against the real services on a demo workspace.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -336,5 +337,87 @@ describe('opt-out, retention, conversation export and settings validation over H
     fs.writeFileSync(bad.file, JSON.stringify({ storage: { mmapSizeMB: 'big' } }));
     const fromFile = await api<SettingsValidation>('settings.validate');
     expect(fromFile).toMatchObject({ valid: false, source: 'file', problems: [expect.stringMatching(/storage\.mmapSizeMB/)] });
+  });
+});
+
+describe('idempotency keys persist in the workspace database', () => {
+  let dir: string;
+  let web: WorkbenchServer | null = null;
+  const send = (channel: string, input: unknown, key: string) => call(web!.server.port, web!.token, channel, input, { 'idempotency-key': key });
+  const db = () => web!.runtime.session.db;
+  const rollbacks = () => db().prepare('SELECT count(*) FROM rollbacks').pluck().get() as number;
+
+  beforeAll(async () => {
+    dir = tempWorkspace();
+    generateDemoWorkspace(dir, { sessions: 4 });
+    web = await serveWorkspace(dir);
+  });
+  afterAll(async () => {
+    await web?.close();
+  });
+
+  it('a repeated key after a server restart replays the result and does not repeat the rollback', async () => {
+    const newest = db()
+      .prepare("SELECT id, target_file FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' AND after_snapshot_id IS NOT NULL ORDER BY created_at DESC LIMIT 1")
+      .get() as { id: string; target_file: string };
+    const body = { auditId: newest.id, reason: 'wrong fact' };
+    const first = await send('guardian.rollback', body, 'restart-key-1');
+    expect(first.json()).toMatchObject({ ok: true, value: { applied: true } });
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const fileAfter = fs.readFileSync(path.join(dir, newest.target_file), 'utf8');
+    const count = rollbacks();
+    expect(db().prepare("SELECT result IS NOT NULL FROM api_idempotency WHERE idem_key = 'restart-key-1'").pluck().get()).toBe(1);
+
+    // A new server process on the same workspace: new token, new port, fresh memory.
+    await web!.close();
+    web = await serveWorkspace(dir);
+    const repeat = await send('guardian.rollback', body, 'restart-key-1');
+    expect(repeat.status).toBe(200);
+    expect(repeat.headers['idempotent-replayed']).toBe('true');
+    expect(repeat.json()).toEqual(first.json());
+    expect(rollbacks()).toBe(count);
+    expect(fs.readFileSync(path.join(dir, newest.target_file), 'utf8')).toBe(fileAfter);
+
+    const changed = await send('guardian.rollback', { ...body, reason: 'another reason' }, 'restart-key-1');
+    expect(changed.status).toBe(409);
+    expect(changed.json()).toMatchObject({ ok: false, error: { kind: 'Conflict', message: expect.stringMatching(/different request/) } });
+    // The same key on another channel is another key.
+    const other = await send('exclusions.add', { kind: 'account', value: 'acct-restart' }, 'restart-key-1');
+    expect(other.json()).toMatchObject({ ok: true, value: { kind: 'account' } });
+    expect(rollbacks()).toBe(count);
+  });
+
+  it('a key reserved by a server that stopped mid-call is refused, never run again; expired keys run anew', async () => {
+    const target = db()
+      .prepare("SELECT id FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' AND id NOT IN (SELECT audit_id FROM rollbacks) ORDER BY created_at DESC LIMIT 1")
+      .pluck()
+      .get() as string;
+    const body = JSON.stringify({ auditId: target, reason: 'interrupted' });
+    const hash = crypto.createHash('sha256').update(body).digest('hex');
+    db().prepare("INSERT INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES ('guardian.rollback', 'crashed-key', ?, NULL, ?)").run(hash, Date.now() - 1000);
+    const count = rollbacks();
+    const r = await send('guardian.rollback', JSON.parse(body), 'crashed-key');
+    expect(r.status).toBe(409);
+    expect(r.json()).toMatchObject({ ok: false, error: { kind: 'Conflict', message: expect.stringMatching(/interrupted/) } });
+    expect(rollbacks()).toBe(count);
+
+    const stale = { ok: true, value: { stale: true } };
+    db().prepare("INSERT INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES ('exclusions.add', 'old-key', ?, ?, ?)")
+      .run(crypto.createHash('sha256').update(JSON.stringify({ kind: 'account', value: 'acct-old' })).digest('hex'), JSON.stringify(stale), Date.now() - 25 * 3600_000);
+    const fresh = await send('exclusions.add', { kind: 'account', value: 'acct-old' }, 'old-key');
+    expect(fresh.headers['idempotent-replayed']).toBeUndefined();
+    expect(fresh.json()).toMatchObject({ ok: true, value: { value: 'acct-old' } });
+    expect(db().prepare("SELECT count(*) FROM exclusions WHERE value = 'acct-old'").pluck().get()).toBe(1);
+  });
+
+  it('creates its table in a database that was migrated past 0060 before the table existed', async () => {
+    db().exec('DROP TABLE api_idempotency');
+    await web!.close();
+    web = await serveWorkspace(dir);
+    const r = await send('exclusions.add', { kind: 'account', value: 'acct-late' }, 'late-key');
+    expect(r.json()).toMatchObject({ ok: true });
+    const again = await send('exclusions.add', { kind: 'account', value: 'acct-late' }, 'late-key');
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(db().prepare("SELECT count(*) FROM api_idempotency WHERE idem_key = 'late-key'").pluck().get()).toBe(1);
   });
 });

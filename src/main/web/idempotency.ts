@@ -1,39 +1,94 @@
 // Mutating calls may carry an Idempotency-Key: a repeat returns the stored result and does not
-// repeat the action (a rollback retried after a dropped connection runs once). Concurrent repeats
-// share the first call's promise. Keys are scoped to the session token and the channel.
+// repeat the action (a rollback retried after a dropped connection runs once). Keys and results are
+// kept in the workspace database (api_idempotency, migration 0060), so they survive a restart of the
+// server; concurrent repeats in one process share the first call's promise. Scoped to channel and key.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Result } from '../../shared/errors';
+import type { DB } from '../db/connection';
+import { migrationsDir } from '../db/migrate';
 
-const MAX_ENTRIES = 5000;
-const TTL_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const TRANSIENT = new Set(['Locked', 'Io', 'RateLimited']);
+const MIGRATION = '0060_idempotency.sql';
 
-interface Entry {
-  bodyHash: string;
-  at: number;
-  result: Promise<Result<unknown>>;
+interface Row {
+  body_hash: string;
+  result: string | null;
+}
+
+const conflict = (message: string): Result<unknown> => ({ ok: false, error: { kind: 'Conflict', message } });
+
+export interface IdempotencyOptions {
+  now?: () => number;
+  ttlMs?: number;
 }
 
 export class IdempotencyStore {
-  private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, { bodyHash: string; result: Promise<Result<unknown>> }>();
+  private readonly ready = new WeakSet<DB>();
+  private readonly now: () => number;
+  private readonly ttlMs: number;
 
-  async run(scope: string, key: string, body: string, fn: () => Promise<Result<unknown>>): Promise<{ result: Result<unknown>; replayed: boolean }> {
-    const id = `${scope}\u0000${key}`;
+  /** `database` answers the open workspace's connection (it changes when another workspace opens). */
+  constructor(private readonly database: () => DB, opts: IdempotencyOptions = {}) {
+    this.now = opts.now ?? Date.now;
+    this.ttlMs = opts.ttlMs ?? IDEMPOTENCY_TTL_MS;
+  }
+
+  async run(channel: string, key: string, body: string, fn: () => Promise<Result<unknown>>): Promise<{ result: Result<unknown>; replayed: boolean }> {
+    const id = `${channel}\u0000${key}`;
     const bodyHash = crypto.createHash('sha256').update(body).digest('hex');
-    const now = Date.now();
-    const existing = this.entries.get(id);
-    if (existing && now - existing.at < TTL_MS) {
-      if (existing.bodyHash !== bodyHash) {
-        return { result: { ok: false, error: { kind: 'Conflict', message: 'Idempotency-Key was already used with a different request' } }, replayed: true };
-      }
-      return { result: await existing.result, replayed: true };
+    const running = this.inFlight.get(id);
+    if (running) {
+      if (running.bodyHash !== bodyHash) return { result: conflict('Idempotency-Key was already used with a different request'), replayed: true };
+      return { result: await running.result, replayed: true };
     }
+    const db = this.database();
+    this.ensureTable(db);
+    const now = this.now();
+    const stored = db
+      .prepare('SELECT body_hash, result FROM api_idempotency WHERE channel = ? AND idem_key = ? AND created_at > ?')
+      .get(channel, key, now - this.ttlMs) as Row | undefined;
+    if (stored) {
+      if (stored.body_hash !== bodyHash) return { result: conflict('Idempotency-Key was already used with a different request'), replayed: true };
+      if (stored.result === null) {
+        // Reserved by a server that stopped before the call finished: it may or may not have happened.
+        return { result: conflict('a request with this Idempotency-Key was interrupted; check the outcome before sending it again with a new key'), replayed: true };
+      }
+      return { result: JSON.parse(stored.result) as Result<unknown>, replayed: true };
+    }
+    // Reserve the key before acting, so a crash in between never lets a retry run the action twice.
+    db.prepare('DELETE FROM api_idempotency WHERE created_at <= ?').run(now - this.ttlMs);
+    db.prepare('INSERT OR REPLACE INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES (?, ?, ?, NULL, ?)').run(channel, key, bodyHash, now);
     const result = fn();
-    this.entries.set(id, { bodyHash, at: now, result });
-    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    const settled = await result;
-    // A transient failure did nothing: let the client retry it with the same key.
-    if (!settled.ok && TRANSIENT.has(settled.error.kind)) this.entries.delete(id);
-    return { result: settled, replayed: false };
+    this.inFlight.set(id, { bodyHash, result });
+    try {
+      const settled = await result;
+      this.settle(db, channel, key, settled);
+      return { result: settled, replayed: false };
+    } finally {
+      this.inFlight.delete(id);
+    }
+  }
+
+  private settle(db: DB, channel: string, key: string, settled: Result<unknown>): void {
+    // workspace.open closes the connection the key was reserved in; the new workspace never saw it.
+    if (!db.open) return;
+    if (!settled.ok && TRANSIENT.has(settled.error.kind)) {
+      // A transient failure did nothing: let the client retry it with the same key.
+      db.prepare('DELETE FROM api_idempotency WHERE channel = ? AND idem_key = ?').run(channel, key);
+    } else {
+      db.prepare('UPDATE api_idempotency SET result = ? WHERE channel = ? AND idem_key = ?').run(JSON.stringify(settled), channel, key);
+    }
+  }
+
+  /** A database migrated past 0060 before that file existed has no table yet: create it the same way. */
+  private ensureTable(db: DB): void {
+    if (this.ready.has(db)) return;
+    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'api_idempotency'").get();
+    if (!exists) db.exec(fs.readFileSync(path.join(migrationsDir(), MIGRATION), 'utf8'));
+    this.ready.add(db);
   }
 }

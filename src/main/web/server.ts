@@ -84,7 +84,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const { runtime } = opts;
   const token = opts.token ?? newToken();
   const limiter = new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT);
-  const idempotency = new IdempotencyStore();
+  const idempotency = new IdempotencyStore(() => runtime.session.db);
   const rendererDir = path.resolve(opts.rendererDir);
   const sseClients = new Set<ServerResponse>();
   let port = 0;
@@ -117,7 +117,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     }
     const key = req.headers[IDEMPOTENCY_HEADER];
     let result: Result<unknown>;
-    if (typeof key === 'string' && key.length > 0 && isChannel(channel) && contracts[channel].mutating) {
+    if (typeof key === 'string' && key.length > 0 && isChannel(channel) && contracts[channel].mutating && runtime.session.isOpen()) {
       if (key.length > 200) return sendError(res, 'Invalid', 'Idempotency-Key is too long');
       const r = await idempotency.run(channel, key, body, () => runtime.registry.dispatch(channel, input));
       result = r.result;
