@@ -139,7 +139,7 @@ export function register(program: Command): void {
           withContext: Boolean(opts.withContext),
         });
         if (opts.json) return printJson(page);
-        if (!page.items.length) return void process.stdout.write('No decisions match.\n');
+        if (!page.items.length) return void process.stdout.write(`No decisions match${page.scanned ? ` among the newest ${page.scanned}` : ''}.\n`);
         const t = table({ head: ['Decision id', 'Time (UTC)', 'Session', 'Decision', 'Write', 'Conversation', 'Candidate fact / reason'] });
         for (const d of page.items) {
           t.push([
@@ -158,7 +158,8 @@ export function register(program: Command): void {
             process.stdout.write(`\nContext of ${d.id} (${d.sessionId} turn ${d.turnNumber}):\n${contextTable(d.context ?? [])}\n`);
           }
         }
-        process.stdout.write(`${page.items.length} decision(s)${page.nextCursor ? `; more with --cursor ${page.nextCursor}` : ''}\n`);
+        const scannedNote = page.scanned ? ` (text under 3 characters: looked at the newest ${page.scanned} decisions)` : '';
+        process.stdout.write(`${page.items.length} decision(s)${scannedNote}${page.nextCursor ? `; more with --cursor ${page.nextCursor}` : ''}\n`);
       }),
     ),
   );
