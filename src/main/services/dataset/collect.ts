@@ -137,9 +137,11 @@ function statements(ctx: ServiceContext) {
     count: db.prepare(`SELECT count(*) FROM memory_gate_decisions d
       WHERE d.created_at >= @since AND d.created_at < @until AND (@session IS NULL OR d.session_id = @session)
         AND d.session_id NOT IN (SELECT session_id FROM excluded_sessions)`).pluck(),
+    // NOT INDEXED: walk decisions in seq order; with the created_at index SQLite would re-sort the
+    // whole window for every page, which is quadratic over 100,000 decisions.
     page: db.prepare(`SELECT d.seq, d.id, d.turn_id, d.session_id, d.decision, d.reason, d.candidate_fact, d.raw_response,
         d.created_at, t.turn_number, t.user_message_content, t.agent_message_content, t.created_at AS turn_created_at
-      FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id
+      FROM memory_gate_decisions d NOT INDEXED JOIN conversation_turns t ON t.id = d.turn_id
       WHERE d.seq > @after AND d.created_at >= @since AND d.created_at < @until
         AND (@session IS NULL OR d.session_id = @session)
         AND d.session_id NOT IN (SELECT session_id FROM excluded_sessions)

@@ -115,7 +115,7 @@ function selection(r: Resolved): { where: string; params: Record<string, unknown
     if (r.format === 'openai-dpo') parts.push(`${a}.correction_id IS NOT NULL`);
     return parts.join(' AND ');
   };
-  const where = `${filter('s')} AND NOT EXISTS (SELECT 1 FROM dataset_samples o
+  const where = `${filter("s")} AND NOT EXISTS (SELECT 1 FROM dataset_samples o INDEXED BY idx_samples_cluster
       WHERE o.cluster_id = s.cluster_id AND o.rowid < s.rowid AND ${filter('o')})`;
   const params: Record<string, unknown> = { types: JSON.stringify(r.sampleTypes) };
   if (r.minQuality !== null) params.minQuality = r.minQuality;
@@ -202,9 +202,11 @@ interface PageItem {
 async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>): AsyncGenerator<PageItem[]> {
   const sel = selection(r);
   const detect = r.includePii ? null : await loadPiiDetector();
+  // NOT INDEXED: pages walk the table in rowid order; an index on sample_type would make SQLite
+  // re-sort every remaining row for each page (quadratic at 100,000 samples).
   const page = ctx.db.prepare(
     `SELECT s.rowid AS _rowid, ${SAMPLE_COLUMNS.split(',').map((c) => `s.${c.trim()}`).join(', ')}
-     FROM dataset_samples s WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
+     FROM dataset_samples s NOT INDEXED WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
   );
   const labels = new Map<string, string>();
   let after = 0;
