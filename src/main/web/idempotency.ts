@@ -1,17 +1,13 @@
 // Mutating calls may carry an Idempotency-Key: a repeat returns the stored result and does not
 // repeat the action (a rollback retried after a dropped connection runs once). Keys and results are
-// kept in the workspace database (api_idempotency, migration 0060), so they survive a restart of the
+// kept in the workspace database (api_idempotency, migration 0080), so they survive a restart of the
 // server; concurrent repeats in one process share the first call's promise. Scoped to channel and key.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Result } from '../../shared/errors';
 import type { DB } from '../db/connection';
-import { migrationsDir } from '../db/migrate';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const TRANSIENT = new Set(['Locked', 'Io', 'RateLimited']);
-const MIGRATION = '0060_idempotency.sql';
 
 interface Row {
   body_hash: string;
@@ -27,7 +23,6 @@ export interface IdempotencyOptions {
 
 export class IdempotencyStore {
   private readonly inFlight = new Map<string, { bodyHash: string; result: Promise<Result<unknown>> }>();
-  private readonly ready = new WeakSet<DB>();
   private readonly now: () => number;
   private readonly ttlMs: number;
 
@@ -46,7 +41,6 @@ export class IdempotencyStore {
       return { result: await running.result, replayed: true };
     }
     const db = this.database();
-    this.ensureTable(db);
     const now = this.now();
     const stored = db
       .prepare('SELECT body_hash, result FROM api_idempotency WHERE channel = ? AND idem_key = ? AND created_at > ?')
@@ -82,13 +76,5 @@ export class IdempotencyStore {
     } else {
       db.prepare('UPDATE api_idempotency SET result = ? WHERE channel = ? AND idem_key = ?').run(JSON.stringify(settled), channel, key);
     }
-  }
-
-  /** A database migrated past 0060 before that file existed has no table yet: create it the same way. */
-  private ensureTable(db: DB): void {
-    if (this.ready.has(db)) return;
-    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'api_idempotency'").get();
-    if (!exists) db.exec(fs.readFileSync(path.join(migrationsDir(), MIGRATION), 'utf8'));
-    this.ready.add(db);
   }
 }
