@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { dbPathFor } from '../src/main/db/connection';
-import { generateDemoWorkspace } from '../src/main/services/demo';
+import { DEMO_BASE_TIME, generateDemoWorkspace } from '../src/main/services/demo';
 import { launchChromium, serveWorkspace } from '../tests/helpers/browser';
 import { fmt, percentile } from './util';
 
@@ -68,11 +68,20 @@ async function scrollRows(page: Page, rows: number): Promise<{ ms: number; longT
 }
 
 async function api(origin: string, token: string, channel: string, input: unknown): Promise<unknown> {
-  const res = await fetch(`${origin}/api/${channel}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Reflection-Token': token },
-    body: JSON.stringify(input),
-  });
+  let res: Response | undefined;
+  for (let attempt = 0; !res; attempt++) {
+    try {
+      res = await fetch(`${origin}/api/${channel}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Reflection-Token': token },
+        body: JSON.stringify(input),
+      });
+    } catch (e) {
+      // A long job can hold main's event loop; a kept-alive socket may be dropped meanwhile.
+      if (attempt >= 5) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
   const body = (await res.json()) as { ok: boolean; value?: unknown; error?: { message: string } };
   if (!body.ok) throw new Error(`${channel}: ${body.error?.message}`);
   return body.value;
@@ -106,17 +115,23 @@ async function main() {
       `scroll ${scroll.reached} Decisions rows: ${fmt(scroll.ms / 1000, 1)} s, long tasks: ${scroll.longTasks.length} (over 50 ms: ${over50.length}, longest ${fmt(Math.max(0, ...scroll.longTasks), 0)} ms; all: ${scroll.longTasks.map((d) => d.toFixed(0)).join(" ")})`,
     );
 
-    // Review: collect one day's samples (a full collection of a million turns is the dataset bench's job).
-    const first = (await api(served.origin, served.token, 'gate.list', { limit: 1 })) as { items: { createdAt: number }[] };
-    const until = first.items[0]?.createdAt ?? Date.now();
-    const job = (await api(served.origin, served.token, 'dataset.collect', { since: until - 86_400_000, until })) as { jobId: string };
-    for (;;) {
-      const st = (await api(served.origin, served.token, 'jobs.get', { jobId: job.jobId })) as { state: string; result: { added: number } | null; error: unknown };
-      if (st.state !== 'running') {
-        console.log(`collected ${st.result?.added ?? 0} samples for the review queue (${st.state})`);
-        break;
+    // Review: collect the samples of two days (a full collection of a million turns is the dataset bench's
+    // job). The demo's first days hold its real file writes; another workspace falls back to its newest days.
+    const newest = (await api(served.origin, served.token, 'gate.list', { limit: 1 })) as { items: { createdAt: number }[] };
+    const windows = [DEMO_BASE_TIME, (newest.items[0]?.createdAt ?? Date.now()) - 2 * 86_400_000];
+    for (const since of windows) {
+      const job = (await api(served.origin, served.token, 'dataset.collect', { since, until: since + 2 * 86_400_000 })) as { jobId: string };
+      let added = 0;
+      for (;;) {
+        const st = (await api(served.origin, served.token, 'jobs.get', { jobId: job.jobId })) as { state: string; result: { added: number } | null; error: { message: string } | null };
+        if (st.state !== 'running') {
+          added = st.result?.added ?? 0;
+          console.log(`collected ${added} samples for the review queue (${st.state}${st.error ? `: ${st.error.message}` : ''})`);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 500));
       }
-      await new Promise((r) => setTimeout(r, 500));
+      if (added > 0) break;
     }
     await page.goto(withHash('#/review?status=all'), { waitUntil: 'load' });
     await page.waitForSelector('[data-testid=review-sample]', { timeout: 60_000 });
