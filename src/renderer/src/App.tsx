@@ -66,7 +66,8 @@ export function App() {
     [api],
   );
 
-  const ws = useAsync((signal) => api.call('workspace.current', {}), []);
+  // Counting a million rows is not free: the status bar's counts refresh at most every 5 s.
+  const ws = useAsync(() => api.call('workspace.current', {}), [], { throttleMs: 5000 });
   useEffect(() => {
     if (ws.data) setWorkspace(ws.data);
     setConnected(!ws.error);

@@ -12,9 +12,37 @@ export interface AsyncState<T> {
   reload: () => void;
 }
 
-/** Runs `fn` when deps or the data version change; keeps the last data while reloading. */
-export function useAsync<T>(fn: (signal: AbortSignal) => Promise<T>, deps: readonly unknown[], opts: { live?: boolean; skip?: boolean } = {}): AsyncState<T> {
-  const version = useDataVersion();
+/** The value, at most once per `ms` (the last change always lands). */
+export function useThrottled<T>(value: T, ms: number): T {
+  const [shown, setShown] = useState(value);
+  const last = useRef(0);
+  useEffect(() => {
+    if (ms <= 0) return setShown(value);
+    const wait = last.current + ms - Date.now();
+    if (wait <= 0) {
+      last.current = Date.now();
+      setShown(value);
+      return;
+    }
+    const t = setTimeout(() => {
+      last.current = Date.now();
+      setShown(value);
+    }, wait);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return shown;
+}
+
+/**
+ * Runs `fn` when deps or the data version change; keeps the last data while reloading.
+ * `throttleMs`: aggregate queries (counts, stats) re-run at most that often while the plugin writes.
+ */
+export function useAsync<T>(
+  fn: (signal: AbortSignal) => Promise<T>,
+  deps: readonly unknown[],
+  opts: { live?: boolean; skip?: boolean; throttleMs?: number } = {},
+): AsyncState<T> {
+  const version = useThrottled(useDataVersion(), opts.throttleMs ?? 0);
   const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: !opts.skip });
   const [nonce, setNonce] = useState(0);
   const fnRef = useRef(fn);

@@ -41,7 +41,7 @@ export function ReviewView() {
   const [help, setHelp] = useState(false);
   const [editing, setEditing] = useState(false);
   const [spanIndex, setSpanIndex] = useState(0);
-  const stats = useAsync(() => api.call('dataset.stats', {}), []);
+  const stats = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 3000 });
   const keyAt = useRef<number | null>(null);
   const [lastSwitchMs, setLastSwitchMs] = useState<number | null>(null);
 

@@ -22,8 +22,8 @@ function useCssColor(name: string, fallback: string): string {
 
 export function StatsView() {
   const api = useApi();
-  const gate = useAsync(() => api.call('gate.stats', { groupBy: 'daily', limit: 60 }), []);
-  const dataset = useAsync(() => api.call('dataset.stats', {}), []);
+  const gate = useAsync(() => api.call('gate.stats', { groupBy: 'daily', limit: 60 }), [], { throttleMs: 10_000 });
+  const dataset = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 10_000 });
   // There is no stats channel for writes: count each status from its list (the total when the service
   // gives one, else by paging, capped so a huge workspace stays quick; capped bars are marked "at least").
   const writes = useAsync(async () => {
@@ -40,7 +40,7 @@ export function StatsView() {
       }),
     );
     return counts;
-  }, []);
+  }, [], { throttleMs: 10_000 });
   const text = useCssColor('--text', '#333');
   const grid = useCssColor('--border', '#ddd');
   const axes = {
