@@ -90,6 +90,17 @@ describe('browsing', () => {
     expect(await page.locator('[data-testid=session-row]').first().innerText()).toContain('live-check');
   });
 
+  it('shows a failed call as a readable message naming the action, and keeps working', async () => {
+    const { page } = ui;
+    await go(page, '#/writes?id=no-such-write', '[data-testid=view-writes]');
+    const error = page.locator('[data-testid=write-detail] .error-message', { hasText: 'Loading the write failed' });
+    await error.waitFor();
+    expect(await error.innerText()).toMatch(/Loading the write failed\s+NotFound\s+\S+/);
+    // The list beside it still works.
+    await page.locator('[data-testid=write-row]').first().click();
+    await page.locator('[data-testid=write-detail] [data-testid=diff-view]').waitFor();
+  });
+
   it('draws the stats charts', async () => {
     const { page } = ui;
     await go(page, '#/stats', '[data-testid=view-stats]');
