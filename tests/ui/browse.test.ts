@@ -31,6 +31,13 @@ describe('browsing', () => {
     await page.locator('[data-testid=context-window]').first().waitFor();
     await noErrorsOnScreen(page);
     await ui.wb.screenshot('sessions-timeline');
+    // The list walks with the keyboard: ↓ selects the next session and opens its timeline.
+    const selected = () => page.evaluate(() => new URLSearchParams(location.hash.split('?')[1]).get('id'));
+    const first = await selected();
+    await page.locator('[data-testid=view-sessions] [data-testid=list-scroll]').first().focus();
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(selected).not.toBe(first);
+    await page.locator('[data-testid=turn]').first().waitFor();
   });
 
   it('filters decisions by type and text, keeps the filters in the URL, and expands a row', async () => {

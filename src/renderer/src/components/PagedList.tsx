@@ -2,7 +2,7 @@
 // next page is fetched when the viewport nears the end of what is loaded. A million rows cost what
 // the rows on screen cost.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
+import { type KeyboardEvent as ReactKeyboardEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import { useDataVersion } from '../lib/useAsync';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -117,6 +117,19 @@ export function PagedList<T, C>(props: Props<T, C>) {
     if (last && last.index >= items.length - 20 && !done && !loading && !error) loadMore(false);
   }, [last, items.length, done, loading, error, loadMore]);
 
+  // With focus in the list, ↑/↓ (or k/j) move the selection, so a curator can walk the rows without the mouse.
+  function onListKey(e: ReactKeyboardEvent) {
+    const step = e.key === 'ArrowDown' || e.key === 'j' ? 1 : e.key === 'ArrowUp' || e.key === 'k' ? -1 : 0;
+    if (!step || !props.onSelect) return;
+    e.preventDefault();
+    const at = items.findIndex((it) => getKey(it) === props.selectedKey);
+    const next = Math.max(0, Math.min(items.length - 1, at + step));
+    if (items[next] && next !== at) {
+      props.onSelect(items[next]);
+      virtualizer.scrollToIndex(next, { align: 'auto' });
+    }
+  }
+
   return (
     <div className={`paged-list ${props.className ?? ''}`}>
       {props.header}
@@ -126,7 +139,14 @@ export function PagedList<T, C>(props: Props<T, C>) {
         </button>
       )}
       <ErrorMessage action={action} error={error} onRetry={() => loadMore(items.length === 0)} />
-      <div ref={scrollRef} className="paged-list-scroll" data-testid="list-scroll">
+      <div
+        ref={scrollRef}
+        className="paged-list-scroll"
+        data-testid="list-scroll"
+        tabIndex={props.onSelect ? 0 : undefined}
+        onKeyDown={props.onSelect ? onListKey : undefined}
+        aria-label={props.onSelect ? 'list: ↑/↓ or j/k to move' : undefined}
+      >
         {!loading && !error && items.length === 0 ? (
           <div className="empty">{props.empty ?? 'Nothing here yet.'}</div>
         ) : (
