@@ -20,8 +20,8 @@ export const REVIEW_KEYS: { keys: string[]; label: string }[] = [
   { keys: ['u', 'Ctrl+Z'], label: 'Undo the last action' },
   { keys: ['j', '↓', '→'], label: 'Next sample' },
   { keys: ['k', '↑', '←'], label: 'Previous sample' },
-  { keys: [']', '['], label: 'Select next / previous PII span' },
-  { keys: ['x'], label: 'Toggle the selected span: redact / keep' },
+  { keys: [']', '['], label: 'Select the next / previous PII value' },
+  { keys: ['x'], label: 'Toggle the selected PII value: redact / keep' },
   { keys: ['?'], label: 'Show / hide this list' },
   { keys: ['Esc'], label: 'Close overlay or editor' },
 ];
