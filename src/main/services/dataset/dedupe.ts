@@ -27,6 +27,22 @@ export interface ClusterAssignment {
   bandKeys: number[];
 }
 
+/**
+ * Databases migrated with an early draft of migration 0050 (before the signatures moved to their own
+ * table) lack these objects; creating them if missing is idempotent and keeps those workspaces working.
+ */
+function ensureDedupeSchema(db: DB): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS dataset_minhash (
+      sample_id  TEXT PRIMARY KEY REFERENCES dataset_samples(id) ON DELETE CASCADE,
+      cluster_id TEXT NOT NULL,
+      signature  BLOB NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS idx_samples_fingerprint_cluster ON dataset_samples(fingerprint, sample_type, cluster_id, id);
+    CREATE INDEX IF NOT EXISTS idx_samples_cluster_filters
+      ON dataset_samples(cluster_id, sample_type, annotation_status, quality_score, session_id, correction_id);`);
+}
+
 export class Deduper {
   private readonly byFingerprint;
   private readonly byBand;
@@ -34,6 +50,7 @@ export class Deduper {
   private readonly insertSignature;
 
   constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe']) {
+    if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'dataset_minhash'").get()) ensureDedupeSchema(db);
     this.byFingerprint = db.prepare(
       // any member will do: exact duplicates all join the first one's cluster
       'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? AND sample_type = ? LIMIT 1',
