@@ -156,6 +156,19 @@ describe('dataset collection', () => {
     expect(JSON.stringify(key.piiRedactedContent)).not.toContain(PII.apiKey);
   });
 
+  it('uses the configured rollback window: a rollback after it leaves a positive', async () => {
+    const f = await buildFixture();
+    await collectSamples(f.ctx, { config: { positiveCriteria: { notRolledBackWithinDays: 1 } } });
+    expect(count(f, 'source_key = ?', `neg:rollback:${f.ids.dave1.auditId}`)).toBe(0);
+    const pos = bySource(f, `pos:${f.ids.dave1.decisionId}`);
+    expect(pos.labels.criteria).toMatchObject({ wasWritten: true });
+    // turning off the guardian-refused criterion drops that negative
+    const g = await buildFixture();
+    await collectSamples(g.ctx, { config: { negativeCriteria: { guardianRefused: false } } });
+    expect(count(g, 'source_key = ?', `neg:${g.ids.dave0.decisionId}`)).toBe(0);
+    expect(count(g, 'source_key = ?', `wg:${g.ids.dave0.auditId}`)).toBe(1);
+  });
+
   it('supports dry runs, type filters, sessions, time windows and cancellation', async () => {
     const f = await buildFixture();
     const dry = await collectSamples(f.ctx, { dryRun: true });
