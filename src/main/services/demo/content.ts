@@ -125,13 +125,13 @@ const zh: Record<GateDecision, Maker[]> = {
 /** Turns whose text carries personal data or a secret, for the PII detector and the guardian's refusals. */
 const piiMakers: Record<Lang, Maker[]> = {
   en: [
-    (r) => { const f = fill(r); const who = f.person('en').toLowerCase(); return { user: `My work email changed, it's ${who}.${f.n(3)}@example.com now.`, agent: 'Thanks, I will use the new address for work mail.', decision: 'UPDATE_USER', reason: 'New contact detail for the user.', fact: `User's work email is ${who}.${f.n(3)}@example.com.`, pii: true }; },
-    (r) => { const f = fill(r); return { user: `If anything breaks, call me at +1 415 555 0${f.n(3)}.`, agent: 'Noted. I will call that number for urgent issues.', decision: 'UPDATE_USER', reason: 'Emergency contact number.', fact: `User's phone for urgent issues is +1 415 555 0${f.n(3)}.`, pii: true }; },
+    (r) => { const f = fill(r); const email = `${f.person('en').toLowerCase()}.${f.n(3)}@example.com`; return { user: `My work email changed, it's ${email} now.`, agent: 'Thanks, I will use the new address for work mail.', decision: 'UPDATE_USER', reason: 'New contact detail for the user.', fact: `User's work email is ${email}.`, pii: true }; },
+    (r) => { const f = fill(r); const phone = `+1 415 555 0${f.n(3)}`; return { user: `If anything breaks, call me at ${phone}.`, agent: 'Noted. I will call that number for urgent issues.', decision: 'UPDATE_USER', reason: 'Emergency contact number.', fact: `User's phone for urgent issues is ${phone}.`, pii: true }; },
     (r) => { const f = fill(r); const key = `sk-proj-${f.n(6)}Ab9xQ${f.n(8)}Zt7LmN${f.n(6)}`; return { user: `Here is the OpenAI key for the build box: ${key}`, agent: 'I received it. I will not store secrets in memory files.', decision: 'UPDATE_TOOLS', reason: 'The user shares a credential for a tool.', fact: `OpenAI API key for the build box: ${key}`, mustRefuse: 'Refused: the fact contains an API key; secrets never go into TOOLS.md.', pii: true }; },
   ],
   zh: [
-    (r) => { const f = fill(r); return { user: `我换手机号了，新号码是 13${r.range(0, 9)}${f.n(4)}${f.n(4)}，有急事打这个。`, agent: '好的，紧急情况我会打新号码。', decision: 'UPDATE_USER', reason: '用户的联系方式变更。', fact: `用户手机号：13${r.range(0, 9)}${f.n(4)}${f.n(4)}`, pii: true }; },
-    (r) => { const f = fill(r); return { user: `发票请寄到 zhang.wei${f.n(2)}@example.cn，谢谢。`, agent: '收到，发票会发到这个邮箱。', decision: 'UPDATE_USER', reason: '用户提供了接收发票的邮箱。', fact: `用户收发票的邮箱是 zhang.wei${f.n(2)}@example.cn。`, pii: true }; },
+    (r) => { const f = fill(r); const mobile = `13${r.range(0, 9)}${f.n(4)}${f.n(4)}`; return { user: `我换手机号了，新号码是 ${mobile}，有急事打这个。`, agent: '好的，紧急情况我会打新号码。', decision: 'UPDATE_USER', reason: '用户的联系方式变更。', fact: `用户手机号：${mobile}`, pii: true }; },
+    (r) => { const f = fill(r); const email = `zhang.wei${f.n(2)}@example.cn`; return { user: `发票请寄到 ${email}，谢谢。`, agent: '收到，发票会发到这个邮箱。', decision: 'UPDATE_USER', reason: '用户提供了接收发票的邮箱。', fact: `用户收发票的邮箱是 ${email}。`, pii: true }; },
     (r) => { const f = fill(r); const key = `AKIA${f.n(8)}QZXW${f.n(4)}`; return { user: `服务器的 AWS 密钥是 ${key}，你记一下。`, agent: '我收到了，但密钥不会写进记忆文件。', decision: 'UPDATE_TOOLS', reason: '用户分享了工具的凭据。', fact: `AWS 密钥：${key}`, mustRefuse: '拒绝写入：内容包含 API 密钥，凭据不能写入 TOOLS.md。', pii: true }; },
   ],
 };

@@ -6,7 +6,7 @@ import { parseMoment, prepareCached } from './sql';
 export interface StatsOverviewInput {
   since?: number | string;
   until?: number | string;
-  /** Without since/until: this many days ending at the newest decision (default 30). */
+  /** Without since/until: this many days ending at the newest decision or write (default 30). */
   days?: number;
 }
 
@@ -29,7 +29,12 @@ export function statsOverview(ctx: ServiceContext, input: StatsOverviewInput = {
     writes: count('write_guardian_audit'),
     snapshots: count('file_snapshots'),
   };
-  const newest = prepareCached(ctx.db, 'SELECT max(created_at) FROM memory_gate_decisions').pluck().get() as number | null;
+  // The newest record of either kind: a write lands just after its decision, so the range must reach it too.
+  const newest = prepareCached(
+    ctx.db,
+    `SELECT nullif(max(coalesce((SELECT max(created_at) FROM memory_gate_decisions), -1),
+                       coalesce((SELECT max(created_at) FROM write_guardian_audit), -1)), -1)`,
+  ).pluck().get() as number | null;
   const until = parseMoment(ctx, input.until, 'until') ?? (newest === null ? undefined : newest + 1);
   const since = parseMoment(ctx, input.since, 'since') ?? (until === undefined ? undefined : until - (input.days ?? 30) * DAY);
   if (since === undefined || until === undefined) {
