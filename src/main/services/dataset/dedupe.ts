@@ -2,9 +2,12 @@
 import type { DB } from '../../db/connection';
 import type { DatasetCollectionConfig } from './config';
 import { forEachText } from './privacy';
-import { LSH_BANDS, bandKeys, blobToSignature, fingerprintNormalized, minhashNormalized, normalizeText, signatureToBlob, similarity } from './similarity';
+import { bandKeys, blobToSignature, fingerprintNormalized, minhashNormalized, normalizeText, signatureToBlob, similarity } from './similarity';
 
-const keysPlaceholders = Array.from({ length: LSH_BANDS }, () => '?').join(', ');
+/** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
+const BAND_CANDIDATES = 32;
+/** Entries per cache before it is dropped and refilled from the database (memory stays flat). */
+const CACHE_LIMIT = 200_000;
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
 
@@ -46,8 +49,16 @@ function ensureDedupeSchema(db: DB): void {
 export class Deduper {
   private readonly byFingerprint;
   private readonly byBand;
+  private readonly signatureOf;
   private readonly insertBand;
   private readonly insertSignature;
+  /**
+   * One collection run looks up the same band keys and signatures over and over; caching them
+   * (band key -> its first BAND_CANDIDATES sample ids, sample id -> cluster and signature) turns most
+   * lookups into map reads. Index() keeps them in step with what it writes; bounded by clearing.
+   */
+  private readonly bandCache = new Map<number, string[]>();
+  private readonly signatureCache = new Map<string, { clusterId: string; signature: Uint32Array } | null>();
 
   constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe']) {
     if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'dataset_minhash'").get()) ensureDedupeSchema(db);
@@ -55,11 +66,9 @@ export class Deduper {
       // any member will do: exact duplicates all join the first one's cluster
       'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? AND sample_type = ? LIMIT 1',
     );
-    // one statement for all bands; only cluster leaders are indexed, so each candidate is a cluster
-    this.byBand = db.prepare(
-      `SELECT m.sample_id AS id, m.cluster_id, m.signature AS minhash FROM dataset_minhash m
-       WHERE m.sample_id IN (SELECT b.sample_id FROM dataset_lsh_bands b WHERE b.band_key IN (${keysPlaceholders}) LIMIT 32)`,
-    );
+    // only cluster leaders are indexed, so each candidate is a cluster
+    this.byBand = db.prepare(`SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ${BAND_CANDIDATES}`).pluck();
+    this.signatureOf = db.prepare('SELECT cluster_id, signature FROM dataset_minhash WHERE sample_id = ?');
     this.insertBand = db.prepare('INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
     this.insertSignature = db.prepare('INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature) VALUES (?, ?, ?)');
   }
@@ -76,12 +85,14 @@ export class Deduper {
 
     let best: { id: string; cluster: string; sim: number } | undefined;
     const related = new Map<string, number>();
-    for (const c of this.byBand.all(...keys) as { id: string; cluster_id: string; minhash: Buffer }[]) {
-      const sim = similarity(sig, blobToSignature(c.minhash));
+    for (const id of this.candidates(keys)) {
+      const c = this.signature(id);
+      if (!c) continue;
+      const sim = similarity(sig, c.signature);
       if (sim >= this.cfg.sameThreshold) {
-        if (!best || sim > best.sim) best = { id: c.id, cluster: c.cluster_id, sim };
+        if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
       } else if (sim >= this.cfg.relatedThreshold) {
-        related.set(c.id, sim);
+        related.set(id, sim);
       }
     }
     const relatedSampleIds = [...related.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id]) => id);
@@ -93,6 +104,51 @@ export class Deduper {
   index(sampleId: string, a: ClusterAssignment): void {
     if (a.clusterId !== sampleId) return;
     this.insertSignature.run(sampleId, a.clusterId, a.signature);
-    for (const k of a.bandKeys) this.insertBand.run(k, sampleId);
+    this.signatureCache.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature) });
+    for (const k of a.bandKeys) {
+      this.insertBand.run(k, sampleId);
+      const list = this.bandCache.get(k);
+      if (!list || list.includes(sampleId)) continue;
+      // keep the cached list exactly what the query would return: ids in order, at most BAND_CANDIDATES
+      let at = list.length;
+      while (at > 0 && list[at - 1] > sampleId) at--;
+      if (at < BAND_CANDIDATES) {
+        list.splice(at, 0, sampleId);
+        if (list.length > BAND_CANDIDATES) list.pop();
+      }
+    }
+  }
+
+  /**
+   * The candidate ids for a sample's band keys, as one query over all bands would give them: keys in
+   * ascending order, each key's ids in order, the first BAND_CANDIDATES rows, then distinct ids in order.
+   */
+  private candidates(keys: number[]): string[] {
+    if (this.bandCache.size > CACHE_LIMIT) this.bandCache.clear();
+    const rows: string[] = [];
+    for (const k of [...new Set(keys)].sort((a, b) => a - b)) {
+      let list = this.bandCache.get(k);
+      if (!list) {
+        list = this.byBand.all(k) as string[];
+        this.bandCache.set(k, list);
+      }
+      for (const id of list) {
+        if (rows.length >= BAND_CANDIDATES) break;
+        rows.push(id);
+      }
+      if (rows.length >= BAND_CANDIDATES) break;
+    }
+    return [...new Set(rows)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  private signature(id: string): { clusterId: string; signature: Uint32Array } | null {
+    let c = this.signatureCache.get(id);
+    if (c === undefined) {
+      if (this.signatureCache.size > CACHE_LIMIT) this.signatureCache.clear();
+      const row = this.signatureOf.get(id) as { cluster_id: string; signature: Buffer } | undefined;
+      c = row ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature) } : null;
+      this.signatureCache.set(id, c);
+    }
+    return c;
   }
 }
