@@ -11,6 +11,7 @@ import { DataVersionContext, useAsync } from './lib/useAsync';
 import { CorrectionsView } from './views/CorrectionsView';
 import { DatasetsView } from './views/DatasetsView';
 import { DecisionsView } from './views/DecisionsView';
+import { PrivacyView } from './views/PrivacyView';
 import { ReviewView } from './views/ReviewView';
 import { SearchView } from './views/SearchView';
 import { SessionsView } from './views/SessionsView';
@@ -28,6 +29,7 @@ const NAV: { view: ViewName; label: string }[] = [
   { view: 'datasets', label: 'Datasets' },
   { view: 'search', label: 'Search' },
   { view: 'stats', label: 'Stats' },
+  { view: 'privacy', label: 'Privacy & retention' },
 ];
 
 function CurrentView({ view }: { view: ViewName }): ReactNode {
@@ -39,6 +41,7 @@ function CurrentView({ view }: { view: ViewName }): ReactNode {
     case 'review': return <ReviewView />;
     case 'datasets': return <DatasetsView />;
     case 'search': return <SearchView />;
+    case 'privacy': return <PrivacyView />;
     case 'stats': return <Suspense fallback={<div className="pad muted">Loading charts…</div>}><StatsView /></Suspense>;
   }
 }
@@ -73,7 +76,7 @@ export function App() {
     setConnected(!ws.error);
   }, [ws.data, ws.error]);
 
-  // 1..7 jump between views when the curator is not typing.
+  // 1..8 jump between views when the curator is not typing.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.altKey || e.ctrlKey || e.metaKey || isTypingTarget(e.target)) return;

@@ -9,6 +9,7 @@ import { dateToMs, formatBytes, formatCount, formatTime } from '../lib/format';
 import { startJob } from '../lib/jobs';
 import { useAsync, useDebounced, useStoredState } from '../lib/useAsync';
 import { ExportHistory } from './datasets/ExportHistory';
+import { StrategyForm } from './datasets/StrategyForm';
 
 interface RunningJob {
   label: string;
@@ -89,9 +90,9 @@ function CollectPanel() {
       <label className="inline"><input type="checkbox" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} /> Auto-approve samples that meet the auto-approve criteria</label>
       <label className="inline"><input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Dry run (count only, write nothing)</label>
       {strategy != null && (
-        <details>
-          <summary>Strategy settings (workbench.json)</summary>
-          <pre className="preview-records prewrap">{JSON.stringify(strategy, null, 2)}</pre>
+        <details data-testid="strategy-details">
+          <summary>Collection strategy (workbench.json)</summary>
+          <StrategyForm strategy={strategy} onSaved={settings.reload} />
         </details>
       )}
       <ErrorMessage action="Loading the collection strategy" error={settings.error} />
@@ -113,10 +114,9 @@ function CollectPanel() {
   );
 }
 
-function findStrategy(values: Record<string, unknown> | undefined): unknown {
-  if (!values) return null;
-  for (const k of ['datasetCollection', 'dataset', 'collection']) if (values[k]) return values[k];
-  return null;
+function findStrategy(values: Record<string, unknown> | undefined): Record<string, unknown> | null {
+  const s = values?.datasetCollection;
+  return s && typeof s === 'object' && !Array.isArray(s) ? (s as Record<string, unknown>) : null;
 }
 
 interface ExportForm {
