@@ -2,7 +2,7 @@
 import type { DB } from '../../db/connection';
 import type { DatasetCollectionConfig } from './config';
 import { forEachText } from './privacy';
-import { bandKeys, blobToSignature, fingerprintNormalized, minhashNormalized, normalizeText, signatureToBlob, similarity } from './similarity';
+import { LSH_BANDS, bandKeys, blobToSignature, fingerprintNormalized, minhashNormalized, normalizeText, signatureToBlob, similarity } from './similarity';
 
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
 const BAND_CANDIDATES = 32;
@@ -50,7 +50,7 @@ export class Deduper {
   private readonly byFingerprint;
   private readonly byBand;
   private readonly signatureOf;
-  private readonly insertBand;
+  private readonly insertBands;
   private readonly insertSignature;
   /**
    * One collection run looks up the same band keys and signatures over and over; caching them
@@ -69,7 +69,10 @@ export class Deduper {
     // only cluster leaders are indexed, so each candidate is a cluster
     this.byBand = db.prepare(`SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ${BAND_CANDIDATES}`).pluck();
     this.signatureOf = db.prepare('SELECT cluster_id, signature FROM dataset_minhash WHERE sample_id = ?');
-    this.insertBand = db.prepare('INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
+    // all of a sample's bands in one statement: one call into SQLite instead of eight
+    this.insertBands = db.prepare(
+      `INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES ${Array.from({ length: LSH_BANDS }, () => '(?, ?)').join(', ')}`,
+    );
     this.insertSignature = db.prepare('INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature) VALUES (?, ?, ?)');
   }
 
@@ -105,8 +108,8 @@ export class Deduper {
     if (a.clusterId !== sampleId) return;
     this.insertSignature.run(sampleId, a.clusterId, a.signature);
     this.signatureCache.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature) });
+    this.insertBands.run(a.bandKeys.flatMap((k) => [k, sampleId]));
     for (const k of a.bandKeys) {
-      this.insertBand.run(k, sampleId);
       const list = this.bandCache.get(k);
       if (!list || list.includes(sampleId)) continue;
       // keep the cached list exactly what the query would return: ids in order, at most BAND_CANDIDATES
