@@ -94,4 +94,33 @@ describe('privacy and strategy settings', () => {
     await noErrorsOnScreen(page);
     expect(ui.pageErrors).toEqual([]);
   });
+
+  it('previews a prune without deleting, and archives conversations as a job without the excluded session', async () => {
+    const { page } = ui;
+    await go(page, '#/privacy', '[data-testid=retention-panel]');
+    const before = tableCounts();
+    const retention = page.locator('[data-testid=retention-panel]');
+    await retention.getByLabel('Retention days').fill('1');
+    await retention.getByRole('button', { name: 'Preview prune' }).click();
+    await retention.locator('[data-testid=prune-preview]').waitFor();
+    expect(await retention.locator('[data-testid=prune-preview]').innerText()).toContain('Dry run: would delete');
+    expect(await retention.getByRole('button', { name: 'Apply prune' }).isDisabled()).toBe(true);
+    expect(tableCounts()).toEqual(before);
+
+    const excluded = ui.db.prepare("SELECT value FROM exclusions WHERE kind = 'session'").pluck().get() as string;
+    const archive = page.locator('[data-testid=archive-panel]');
+    await archive.getByRole('button', { name: 'Export conversations' }).click();
+    await archive.locator('[data-testid=archive-result]').waitFor({ timeout: 30_000 });
+    await ui.wb.screenshot('privacy-retention-archive');
+    const dir = path.join(ui.dir, '.openclaw-reflection', 'exports');
+    const file = fs.readdirSync(dir).find((f) => f.startsWith('conversations-') && f.endsWith('.jsonl'));
+    expect(file).toBeDefined();
+    const lines = fs.readFileSync(path.join(dir, file!), 'utf8').trim().split('\n');
+    expect(await archive.locator('[data-testid=archive-result]').innerText()).toContain(`Wrote ${lines.length} turns`);
+    expect(lines.length).toBeGreaterThan(0);
+    const sessions = new Set(lines.map((l) => (JSON.parse(l) as { session: { id: string } }).session.id));
+    expect(sessions.size).toBeGreaterThan(1);
+    expect(sessions.has(excluded)).toBe(false);
+    await noErrorsOnScreen(page);
+  });
 });
