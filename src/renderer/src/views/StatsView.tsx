@@ -24,7 +24,8 @@ export function StatsView() {
   const api = useApi();
   const gate = useAsync(() => api.call('gate.stats', { groupBy: 'daily', limit: 60 }), [], { throttleMs: 10_000 });
   const dataset = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 10_000 });
-  // There is no stats channel for writes: count each status from its list (the total when the service
+  // No contract channel returns exact write outcomes (statsOverview in the gate service has them, but only
+  // gate.stats and dataset.stats are exposed): count each status from its list (the total when the service
   // gives one, else by paging, capped so a huge workspace stays quick; capped bars are marked "at least").
   const writes = useAsync(async () => {
     const counts = await Promise.all(
