@@ -62,10 +62,18 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
 export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDetail; selectedKey?: string; onToggle: (span: PiiSpanDto) => void }) {
   const c = (sample.content ?? {}) as Record<string, unknown>;
   const p = { sample, selectedKey, onToggle };
-  const f = (path: string) => (textAt(c, path) != null ? <FieldText {...p} path={path} /> : null);
+  // The fields this layout shows; a PII span anywhere else is listed below it, so none is hidden.
+  const shown = new Set<string>();
+  let conversationBase: string | null = null;
+  const f = (path: string) => {
+    if (textAt(c, path) == null) return null;
+    shown.add(path);
+    return <FieldText {...p} path={path} />;
+  };
   const type = typeof c.type === 'string' ? c.type : sample.sampleType;
   let body: ReactNode;
   if (type === 'memory_gate_positive' || type === 'memory_gate_negative') {
+    conversationBase = 'conversation';
     body = (
       <>
         <h3>Conversation</h3>
@@ -105,6 +113,7 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
       </>
     );
   } else if (type === 'annotated_turn') {
+    conversationBase = 'context';
     body = (
       <>
         <details>
@@ -124,6 +133,7 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
       </>
     );
   } else {
+    for (const x of textFields(c)) shown.add(x.path);
     body = (
       <dl className="kv">
         {textFields(c).map((x) => (
@@ -143,6 +153,28 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
         <span className="muted small mono">{sample.id}</span>
       </div>
       {body}
+      <OtherPiiFields {...p} shown={shown} conversationBase={conversationBase} />
     </div>
+  );
+}
+
+function OtherPiiFields({ shown, conversationBase, ...p }: Omit<FieldProps, 'path'> & { shown: Set<string>; conversationBase: string | null }) {
+  const isShown = (field: string) =>
+    shown.has(field) || (conversationBase != null && field.startsWith(`${conversationBase}.`) && field.endsWith('.message'));
+  const fields = [...new Set(p.sample.piiSpans.map((s) => s.field ?? ''))].filter((field) => !isShown(field) && textAt(p.sample.content, field) != null);
+  if (!fields.length) return null;
+  return (
+    <>
+      <h3>Other fields with detected PII</h3>
+      <dl className="kv" data-testid="other-pii-fields">
+        {fields.map((field) => (
+          <Row key={field} label={humanizePath(field)}>
+            <div className="prewrap mono small">
+              <FieldText {...p} path={field} />
+            </div>
+          </Row>
+        ))}
+      </dl>
+    </>
   );
 }
