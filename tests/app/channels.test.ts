@@ -92,6 +92,13 @@ describe('every channel against the real services', () => {
     expect(diff.diff).toContain('@@');
     const history = await api<Page<{ auditId: string }>>('guardian.history', { file: a.targetFile, limit: 5 });
     expect(history.items.length).toBeGreaterThan(0);
+    const stats = await api<Array<{ status: string; count: number }>>('guardian.stats', {});
+    expect(stats.map((c) => c.status)).toEqual(['written', 'refused', 'failed', 'skipped', 'rolled_back']);
+    const db = web.runtime.session.db;
+    for (const c of stats) {
+      expect(c.count, c.status).toBe(db.prepare('SELECT count(*) FROM write_guardian_audit WHERE status = ?').pluck().get(c.status));
+    }
+    expect(stats.find((c) => c.status === 'written')!.count).toBeGreaterThan(0);
     const before = fs.readFileSync(path.join(dir, a.targetFile), 'utf8');
     const retry = await api<{ content: string; auditId: string | null; dryRun: boolean }>('guardian.retry', { auditId: a.id, fact: 'Prefers tea over coffee', dryRun: true });
     expect(retry).toMatchObject({ dryRun: true, auditId: null });

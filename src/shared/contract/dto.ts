@@ -512,3 +512,8 @@ export type ChangeEvent =
   | { type: 'data'; version: number; at: number; source?: DataChangeSource }
   | { type: 'job'; job: JobStatus }
   | { type: 'workspace'; workspace: WorkspaceInfo };
+
+export interface AuditStatusCount {
+  status: AuditStatus;
+  count: number;
+}

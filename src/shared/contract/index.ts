@@ -96,6 +96,7 @@ export const contracts = {
     'write_guardian audits, newest first',
   ),
   'guardian.show': query<D.AuditDetail>()(z.strictObject({ id }), 'An audit with its decision, turn, rollback and corrections'),
+  'guardian.stats': query<D.AuditStatusCount[]>()(empty, 'How many writes carry each status, all time'),
   'guardian.diff': query<D.AuditDiff>()(z.strictObject({ id }), 'Before/after content and unified diff of a write'),
   'guardian.history': query<D.Page<D.FileVersion>>()(
     z.strictObject({ file: memoryFile, limit: limit(), cursor }),

@@ -16,7 +16,7 @@ import {
   type RollbackResult,
 } from '../../services/guardian';
 import { getAuditRow, snapshotContent } from '../../services/guardian/rows';
-import { auditDiff } from '../../services/guardian';
+import { auditDiff, auditStatusCounts } from '../../services/guardian';
 import type { Handlers } from '../registry';
 import { turnDto } from './records';
 
@@ -67,6 +67,7 @@ const isConflictPreview = (e: unknown): e is AppError & { details: RollbackPrevi
   isAppError(e) && (e as AppError).kind === 'Conflict' && typeof ((e as AppError).details as RollbackPreview | undefined)?.targetFile === 'string';
 
 export const guardianHandlers = {
+  'guardian.stats': (_input, env) => auditStatusCounts(env.session.serviceContext()),
   'guardian.list': (input, env) => {
     const page = listAudits(env.session.serviceContext(), {
       sessionKey: input.sessionId, file: input.file, status: input.status, source: input.source,

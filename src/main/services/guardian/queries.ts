@@ -264,3 +264,9 @@ export function fileHistory(ctx: ServiceContext, input: { file: string; limit?: 
     nextCursor: more && last ? encodeCursor(last.created_at, last.rowid) : null,
   };
 }
+
+/** How many audits carry each status, all time. Counted from the (status, created_at) index alone. */
+export function auditStatusCounts(ctx: ServiceContext): Array<{ status: AuditStatus; count: number }> {
+  const rows = ctx.db.prepare('SELECT status, count(*) AS n FROM write_guardian_audit GROUP BY status').all() as Array<{ status: AuditStatus; n: number }>;
+  return AUDIT_STATUSES.map((status) => ({ status, count: rows.find((r) => r.status === status)?.n ?? 0 }));
+}

@@ -1,6 +1,6 @@
 import { BarElement, CategoryScale, Chart as ChartJS, Legend, LinearScale, Tooltip } from 'chart.js';
 import { Bar } from 'react-chartjs-2';
-import { AUDIT_STATUSES, GATE_DECISIONS } from '../../../shared/domain';
+import { GATE_DECISIONS } from '../../../shared/domain';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useApi } from '../lib/api';
 import { formatCount } from '../lib/format';
@@ -13,7 +13,6 @@ const STATUS_COLORS: Record<string, string> = {
   written: '#1a7f37', approved: '#1a7f37', auto_approved: '#0a7f8c', refused: '#c4314b', rejected: '#c4314b',
   failed: '#b35c00', needs_review: '#b35c00', skipped: '#8c96a3', pending: '#8c96a3', rolled_back: '#8250df',
 };
-const WRITE_COUNT_PAGES = 10;
 const PALETTE = ['#8c96a3', '#2f6fed', '#1a7f37', '#b35c00', '#8250df', '#c4314b', '#0a7f8c'];
 
 function useCssColor(name: string, fallback: string): string {
@@ -24,24 +23,12 @@ export function StatsView() {
   const api = useApi();
   const gate = useAsync(() => api.call('gate.stats', { groupBy: 'daily', limit: 60 }), [], { throttleMs: 10_000 });
   const dataset = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 10_000 });
-  // No contract channel returns exact write outcomes (statsOverview in the gate service has them, but only
-  // gate.stats and dataset.stats are exposed): count each status from its list (the total when the service
-  // gives one, else by paging, capped so a huge workspace stays quick; capped bars are marked "at least").
-  const writes = useAsync(async () => {
-    const counts = await Promise.all(
-      AUDIT_STATUSES.map(async (status) => {
-        let page = await api.call('guardian.list', { status, limit: 500 });
-        if (page.total != null) return [status, page.total, false] as const;
-        let n = page.items.length;
-        for (let i = 1; i < WRITE_COUNT_PAGES && page.nextCursor; i++) {
-          page = await api.call('guardian.list', { status, limit: 500, cursor: page.nextCursor });
-          n += page.items.length;
-        }
-        return [status, n, page.nextCursor != null] as const;
-      }),
-    );
-    return counts;
-  }, [], { throttleMs: 10_000 });
+  // Exact counts per status, all time (counted from the status index in main).
+  const writes = useAsync(
+    async () => (await api.call('guardian.stats', {})).map((c) => [c.status, c.count] as const),
+    [],
+    { throttleMs: 10_000 },
+  );
   const text = useCssColor('--text', '#333');
   const grid = useCssColor('--border', '#ddd');
   const axes = {
@@ -76,7 +63,7 @@ export function StatsView() {
           <div className="chart-box">
             <Bar
               aria-label="Write outcomes"
-              data={{ labels: (writes.data ?? []).map(([s, , capped]) => (capped ? `${s} (at least)` : s)), datasets: [{ label: 'writes', data: (writes.data ?? []).map(([, n]) => n ?? 0), backgroundColor: (writes.data ?? []).map(([s]) => STATUS_COLORS[s] ?? '#8c96a3') }] }}
+              data={{ labels: (writes.data ?? []).map(([s]) => s), datasets: [{ label: 'writes', data: (writes.data ?? []).map(([, n]) => n ?? 0), backgroundColor: (writes.data ?? []).map(([s]) => STATUS_COLORS[s] ?? '#8c96a3') }] }}
               options={{ maintainAspectRatio: false, animation: false, scales: axes, plugins: { legend: { display: false } } }}
             />
           </div>
