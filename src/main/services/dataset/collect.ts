@@ -103,6 +103,8 @@ interface Draft {
 const DAY = 86_400_000;
 const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
+/** Page cache during collection (KiB). */
+const COLLECT_CACHE_KIB = 65_536;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -221,26 +223,39 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
   const batchSize = opts.batchSize ?? 500;
   let after = 0;
   ctx.progress?.(0, total, 'collect');
-
-  for (;;) {
-    if (ctx.signal?.aborted) {
-      result.cancelled = true;
-      break;
-    }
-    const rows = st.page.all({ ...params, after, limit: batchSize }) as DecisionRow[];
-    if (!rows.length) break;
-    after = rows[rows.length - 1].seq;
-    const work = () => {
-      for (const d of rows) collectDecision(d);
-    };
-    if (opts.dryRun) work();
-    else writeTx(ctx.db, work);
-    result.decisionsScanned += rows.length;
-    ctx.progress?.(result.decisionsScanned, total, 'collect');
-    // let the event loop run between pages: progress renders, cancellation arrives
-    await new Promise((r) => setImmediate(r));
+  // A page of decisions writes ~2,500 rows spread over a dozen indexes (random fingerprints and band
+  // keys): with the connection's small default page cache SQLite spills and re-reads pages all the
+  // time. A larger cache for this job only, restored afterwards.
+  const cacheSize = ctx.db.pragma('cache_size', { simple: true }) as number;
+  const cacheKiB = cacheSize < 0 ? -cacheSize : (cacheSize * (ctx.db.pragma('page_size', { simple: true }) as number)) / 1024;
+  if (cacheKiB < COLLECT_CACHE_KIB) ctx.db.pragma(`cache_size = -${COLLECT_CACHE_KIB}`);
+  try {
+    await collectPages();
+  } finally {
+    if (cacheKiB < COLLECT_CACHE_KIB) ctx.db.pragma(`cache_size = ${cacheSize}`);
   }
   return result;
+
+  async function collectPages(): Promise<void> {
+    for (;;) {
+      if (ctx.signal?.aborted) {
+        result.cancelled = true;
+        break;
+      }
+      const rows = st.page.all({ ...params, after, limit: batchSize }) as DecisionRow[];
+      if (!rows.length) break;
+      after = rows[rows.length - 1].seq;
+      const work = () => {
+        for (const d of rows) collectDecision(d);
+      };
+      if (opts.dryRun) work();
+      else writeTx(ctx.db, work);
+      result.decisionsScanned += rows.length;
+      ctx.progress?.(result.decisionsScanned, total, 'collect');
+      // let the event loop run between pages: progress renders, cancellation arrives
+      await new Promise((r) => setImmediate(r));
+    }
+  }
 
   function followingSignals(d: DecisionRow): { signals: SampleFeedback[]; laterTurns: { id: string; text: string }[] } {
     const turns = st.following.all(d.session_id, d.turn_created_at, d.turn_created_at, d.turn_number, cfg.feedbackWindowTurns) as {

@@ -58,6 +58,7 @@ export class Deduper {
    * lookups into map reads. Index() keeps them in step with what it writes; bounded by clearing.
    */
   private readonly bandCache = new Map<number, string[]>();
+  private readonly normalizedCache = new Map<string, string>();
   private readonly signatureCache = new Map<string, { clusterId: string; signature: Uint32Array } | null>();
 
   constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe']) {
@@ -78,7 +79,7 @@ export class Deduper {
 
   assign(sampleId: string, sampleType: string, content: unknown): ClusterAssignment {
     const texts = sampleTexts(content);
-    const normalized = texts.map(normalizeText);
+    const normalized = texts.map((t) => this.normalized(t));
     const fp = fingerprintNormalized([normalizeText(sampleType), ...normalized]);
     const sig = minhashNormalized(normalized.filter((t, i) => texts[i] !== sampleType).join(' '));
     const keys = bandKeys(sig, sampleType);
@@ -142,6 +143,18 @@ export class Deduper {
       if (rows.length >= BAND_CANDIDATES) break;
     }
     return [...new Set(rows)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /** The samples of one decision share their conversation and file snapshot (up to 20,000 characters): normalize those once. */
+  private normalized(text: string): string {
+    if (text.length < 64) return normalizeText(text);
+    let n = this.normalizedCache.get(text);
+    if (n === undefined) {
+      if (this.normalizedCache.size >= 256) this.normalizedCache.clear();
+      n = normalizeText(text);
+      this.normalizedCache.set(text, n);
+    }
+    return n;
   }
 
   private signature(id: string): { clusterId: string; signature: Uint32Array } | null {

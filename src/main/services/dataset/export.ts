@@ -320,8 +320,12 @@ export async function exportDataset(ctx: ServiceContext, opts: ExportOptions): P
     for await (const items of exportPages(ctx, r, train)) {
       if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
       const bySplit: Record<'train' | 'validation', unknown[]> = { train: [], validation: [] };
+      // JSON Lines: each record is stringified once, for the token check and the file alike
+      const linesBySplit: Record<'train' | 'validation', string> = { train: '', validation: '' };
       for (const it of items) {
-        bySplit[it.split].push(it.record);
+        const line = r.format === 'csv' ? null : JSON.stringify(it.record);
+        if (line === null) bySplit[it.split].push(it.record);
+        else linesBySplit[it.split] += `${line}\n`;
         sinks[it.split].records++;
         if (it.sample.annotationStatus === 'approved' || it.sample.annotationStatus === 'auto_approved') approved++;
         if (it.sample.qualityScore !== null) {
@@ -329,7 +333,7 @@ export async function exportDataset(ctx: ServiceContext, opts: ExportOptions): P
           qualityCount++;
         }
         if (encoder) {
-          const text = JSON.stringify(it.record);
+          const text = line ?? JSON.stringify(it.record);
           // tokens never outnumber UTF-8 bytes, so short examples skip the tokenizer
           if (text.length * 3 > TOKEN_LIMIT && Buffer.byteLength(text) > TOKEN_LIMIT && encoder.isWithinTokenLimit(text, TOKEN_LIMIT) === false) {
             tokenWarnings.count++;
@@ -337,8 +341,8 @@ export async function exportDataset(ctx: ServiceContext, opts: ExportOptions): P
           }
         }
       }
-      await sinks.train.write(serialize(r, bySplit.train));
-      await sinks.validation.write(serialize(r, bySplit.validation));
+      await sinks.train.write(r.format === 'csv' ? serialize(r, bySplit.train) : linesBySplit.train);
+      await sinks.validation.write(r.format === 'csv' ? serialize(r, bySplit.validation) : linesBySplit.validation);
       done += items.length;
       ctx.progress?.(done, total, 'export');
     }
