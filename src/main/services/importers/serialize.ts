@@ -1,4 +1,5 @@
 import type { DB } from '../../db/connection';
+import { withoutMmap } from '../../db/bulk';
 
 const running = new Map<string, Promise<unknown>>();
 
@@ -18,27 +19,4 @@ export function serialized<T>(db: DB, importer: string, fn: () => Promise<T>): P
     if (running.get(key) === settled) running.delete(key);
   });
   return next;
-}
-
-// A bulk import touches every index page it updates; read through a memory map, each of those pages
-// stays resident in the process. With the map off for the import, reads go through SQLite's small page
-// cache and the OS cache instead, so the importer's memory stays bounded whatever the database size.
-const unmapped = new WeakMap<DB, { depth: number; previous: number }>();
-
-async function withoutMmap<T>(db: DB, fn: () => Promise<T>): Promise<T> {
-  const held = unmapped.get(db);
-  if (held) held.depth++;
-  else {
-    unmapped.set(db, { depth: 1, previous: db.pragma('mmap_size', { simple: true }) as number });
-    db.pragma('mmap_size = 0');
-  }
-  try {
-    return await fn();
-  } finally {
-    const state = unmapped.get(db)!;
-    if (--state.depth === 0) {
-      unmapped.delete(db);
-      if (db.open) db.pragma(`mmap_size = ${state.previous}`);
-    }
-  }
 }
