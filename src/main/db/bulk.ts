@@ -1,8 +1,9 @@
 import type { DB } from './connection';
 
-// Bulk work (imports, dataset collection and export) touches every index page it reads or updates; read through a memory map, each of those pages
-// stays resident in the process. With the map off for the import, reads go through SQLite's small page
-// cache and the OS cache instead, so the process's memory stays bounded whatever the database size.
+// Bulk work (imports, dataset collection and export) touches every index page it reads or updates. Read
+// through a memory map, each of those pages stays resident in the process. With the map off for the
+// duration, reads go through SQLite's small page cache and the OS cache instead, so the process's memory
+// stays bounded whatever the database size.
 const unmapped = new WeakMap<DB, { depth: number; previous: number }>();
 
 export async function withoutMmap<T>(db: DB, fn: () => Promise<T>): Promise<T> {
