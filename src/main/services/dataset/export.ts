@@ -196,10 +196,25 @@ interface PageItem {
   split: 'train' | 'validation';
   sample: DatasetSample;
   record: unknown;
+  /** The record's JSON line when it was built from stored JSON text (raw), without the trailing newline. */
+  line?: string;
+}
+
+const CONTENT_SENTINEL = '\u0000content\u0000';
+const CONTENT_SENTINEL_JSON = JSON.stringify(CONTENT_SENTINEL);
+
+/**
+ * The content JSON exactly as the export would serialize it, straight from the row, when no scan is
+ * needed: stored content is JSON.stringify output, so parsing and serializing it again gives the same text.
+ */
+function storedContentJson(row: SampleRow, r: Resolved): string | null {
+  if (r.includePii) return row.content;
+  if (row.privacy_checked !== 1) return null;
+  return row.pii_redacted_content ?? row.content;
 }
 
 /** Yields the export's records page by page, in rowid order, already split. */
-async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>): AsyncGenerator<PageItem[]> {
+async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>, fast = false): AsyncGenerator<PageItem[]> {
   const sel = selection(r);
   const detect = r.includePii ? null : await loadPiiDetector();
   // NOT INDEXED: pages walk the table in rowid order; an index on sample_type would make SQLite
@@ -216,10 +231,22 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>
     after = rows[rows.length - 1]._rowid;
     const items: PageItem[] = [];
     for (const row of rows) {
+      const split = train.has(row.session_id) ? 'train' : 'validation';
+      const stored = fast ? storedContentJson(row, r) : null;
+      if (stored !== null && r.format === 'raw') {
+        // raw records embed the whole content: splice the stored JSON in rather than parse and re-serialize it
+        const sample = sampleFromRow({ ...row, content: 'null', pii_redacted_content: null });
+        const record = rawRecord(sample, CONTENT_SENTINEL as unknown as SampleContent, sessionLabel(sample, r, detect, labels));
+        const line = JSON.stringify(record).replace(CONTENT_SENTINEL_JSON, () => stored);
+        items.push({ split, sample, record, line });
+        continue;
+      }
       const sample = sampleFromRow(row);
-      const record = buildRecord(r, sample, exportContent(sample, r, detect), sessionLabel(sample, r, detect, labels));
+      const content = exportContent(sample, r, detect);
+      const label = sessionLabel(sample, r, detect, labels);
+      const record = stored !== null && r.format === 'csv' ? csvRow(sample, content, label, stored) : buildRecord(r, sample, content, label);
       if (record === null) continue;
-      items.push({ split: train.has(sample.sessionId) ? 'train' : 'validation', sample, record });
+      items.push({ split, sample, record });
     }
     yield items;
   }
@@ -317,13 +344,13 @@ export async function exportDataset(ctx: ServiceContext, opts: ExportOptions): P
       await sinks.train.write(header);
       await sinks.validation.write(header);
     }
-    for await (const items of exportPages(ctx, r, train)) {
+    for await (const items of exportPages(ctx, r, train, true)) {
       if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
       const bySplit: Record<'train' | 'validation', unknown[]> = { train: [], validation: [] };
       // JSON Lines: each record is stringified once, for the token check and the file alike
       const linesBySplit: Record<'train' | 'validation', string> = { train: '', validation: '' };
       for (const it of items) {
-        const line = r.format === 'csv' ? null : JSON.stringify(it.record);
+        const line = r.format === 'csv' ? null : (it.line ?? JSON.stringify(it.record));
         if (line === null) bySplit[it.split].push(it.record);
         else linesBySplit[it.split] += `${line}\n`;
         sinks[it.split].records++;

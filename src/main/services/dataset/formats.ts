@@ -198,7 +198,8 @@ export const CSV_FIELDS = [
   'created_at',
 ] as const;
 
-export function csvRow(s: DatasetSample, content: SampleContent, sessionId = s.sessionId): (string | number | null)[] {
+/** contentJson: the content as stored (JSON.stringify of it), which saves serializing it again. */
+export function csvRow(s: DatasetSample, content: SampleContent, sessionId = s.sessionId, contentJson?: string): (string | number | null)[] {
   const t = taskOf(content);
   const f: QualityFactors | null = s.qualityFactors;
   return [
@@ -213,7 +214,7 @@ export function csvRow(s: DatasetSample, content: SampleContent, sessionId = s.s
     t.instruction,
     t.input,
     t.output,
-    JSON.stringify(content),
+    contentJson ?? JSON.stringify(content),
     JSON.stringify(s.labels),
     new Date(s.createdAt).toISOString(),
   ];
