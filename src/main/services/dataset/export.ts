@@ -122,10 +122,16 @@ function selection(r: Resolved): { where: string; params: Record<string, unknown
   return { where, params };
 }
 
+/**
+ * Preference pairs come only from corrected samples, a few percent of the table: find them through the
+ * correction index instead of walking every row (and its large content) of the table.
+ */
+const BY_CORRECTION = 'INDEXED BY idx_samples_correction';
+
 /** Sessions in seeded-hash order fill train up to the split share of samples; the rest is validation. */
 function splitSessions(ctx: ServiceContext, r: Resolved, sel: ReturnType<typeof selection>): { train: Set<string>; total: number } {
   const rows = ctx.db
-    .prepare(`SELECT s.session_id AS id, count(*) AS n FROM dataset_samples s WHERE ${sel.where} GROUP BY s.session_id`)
+    .prepare(`SELECT s.session_id AS id, count(*) AS n FROM dataset_samples s ${r.format === 'openai-dpo' ? BY_CORRECTION : ''} WHERE ${sel.where} GROUP BY s.session_id`)
     .all(sel.params) as { id: string; n: number }[];
   const total = rows.reduce((a, x) => a + x.n, 0);
   const keyed = rows.map((x) => ({ ...x, key: createHash('sha256').update(`${r.seed}\u0000${x.id}`).digest('hex') }));
@@ -221,7 +227,7 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>
   // re-sort every remaining row for each page (quadratic at 100,000 samples).
   const page = ctx.db.prepare(
     `SELECT s.rowid AS _rowid, ${SAMPLE_COLUMNS.split(',').map((c) => `s.${c.trim()}`).join(', ')}
-     FROM dataset_samples s NOT INDEXED WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
+     FROM dataset_samples s ${r.format === 'openai-dpo' ? BY_CORRECTION : 'NOT INDEXED'} WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
   );
   const labels = new Map<string, string>();
   let after = 0;
