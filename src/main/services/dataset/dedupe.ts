@@ -6,8 +6,8 @@ import { LSH_BANDS, bandKeys, blobToSignature, fingerprintNormalized, minhashNor
 
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
 const BAND_CANDIDATES = 32;
-/** Entries per cache before it is dropped and refilled from the database (memory stays flat). */
-const CACHE_LIMIT = 200_000;
+/** Entries per cache before it is dropped and refilled from the database: a few MB at most. */
+const CACHE_LIMIT = 20_000;
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
 
@@ -150,7 +150,7 @@ export class Deduper {
     if (text.length < 64) return normalizeText(text);
     let n = this.normalizedCache.get(text);
     if (n === undefined) {
-      if (this.normalizedCache.size >= 256) this.normalizedCache.clear();
+      if (this.normalizedCache.size >= 32) this.normalizedCache.clear();
       n = normalizeText(text);
       this.normalizedCache.set(text, n);
     }
