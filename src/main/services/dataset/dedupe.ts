@@ -108,6 +108,7 @@ export class Deduper {
   index(sampleId: string, a: ClusterAssignment): void {
     if (a.clusterId !== sampleId) return;
     this.insertSignature.run(sampleId, a.clusterId, a.signature);
+    if (this.signatureCache.size > CACHE_LIMIT) this.signatureCache.clear();
     this.signatureCache.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature) });
     this.insertBands.run(a.bandKeys.flatMap((k) => [k, sampleId]));
     for (const k of a.bandKeys) {
