@@ -6,7 +6,7 @@ import { LSH_BANDS, bandKeys, blobToSignature, fingerprintNormalized, minhashNor
 
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
 const BAND_CANDIDATES = 32;
-/** Entries per cache before it is dropped and refilled from the database: a few MB at most. */
+/** Entries per cache (least recently used go first; a miss reads the database): a few MB. */
 const CACHE_LIMIT = 20_000;
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
@@ -18,6 +18,13 @@ export function sampleTexts(content: unknown): string[] {
     if (!ID_FIELDS.test(field)) parts.push(text);
   });
   return parts;
+}
+
+/** Least-recently-used bound: a Map iterates in insertion order, so the first key is the oldest. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > CACHE_LIMIT) map.delete(map.keys().next().value as K);
 }
 
 export interface ClusterAssignment {
@@ -108,8 +115,7 @@ export class Deduper {
   index(sampleId: string, a: ClusterAssignment): void {
     if (a.clusterId !== sampleId) return;
     this.insertSignature.run(sampleId, a.clusterId, a.signature);
-    if (this.signatureCache.size > CACHE_LIMIT) this.signatureCache.clear();
-    this.signatureCache.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature) });
+    remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature) });
     this.insertBands.run(a.bandKeys.flatMap((k) => [k, sampleId]));
     for (const k of a.bandKeys) {
       const list = this.bandCache.get(k);
@@ -129,14 +135,11 @@ export class Deduper {
    * ascending order, each key's ids in order, the first BAND_CANDIDATES rows, then distinct ids in order.
    */
   private candidates(keys: number[]): string[] {
-    if (this.bandCache.size > CACHE_LIMIT) this.bandCache.clear();
     const rows: string[] = [];
     for (const k of [...new Set(keys)].sort((a, b) => a - b)) {
       let list = this.bandCache.get(k);
-      if (!list) {
-        list = this.byBand.all(k) as string[];
-        this.bandCache.set(k, list);
-      }
+      if (!list) list = this.byBand.all(k) as string[];
+      remember(this.bandCache, k, list);
       for (const id of list) {
         if (rows.length >= BAND_CANDIDATES) break;
         rows.push(id);
@@ -161,11 +164,10 @@ export class Deduper {
   private signature(id: string): { clusterId: string; signature: Uint32Array } | null {
     let c = this.signatureCache.get(id);
     if (c === undefined) {
-      if (this.signatureCache.size > CACHE_LIMIT) this.signatureCache.clear();
       const row = this.signatureOf.get(id) as { cluster_id: string; signature: Buffer } | undefined;
       c = row ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature) } : null;
-      this.signatureCache.set(id, c);
     }
+    remember(this.signatureCache, id, c);
     return c;
   }
 }
