@@ -6,8 +6,8 @@ import { LSH_BANDS, bandKeys, blobToSignature, fingerprintNormalized, minhashNor
 
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
 const BAND_CANDIDATES = 32;
-/** Entries per cache (least recently used go first; a miss reads the database): a few MB. */
-const CACHE_LIMIT = 20_000;
+/** Entries per cache (least recently used go first; a miss reads the database): tens of MB at most. */
+const CACHE_LIMIT = 100_000;
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
 
