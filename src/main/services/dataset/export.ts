@@ -14,6 +14,7 @@ import { CSV_FIELDS, alpacaRecord, csvRow, openaiDpoRecord, openaiRecord, rawRec
 import { loadPiiDetector, redactContent, scanContent, type Detect } from './privacy';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
 import { writeDatasetCard, writeDatasetInfo } from './card';
+import { withoutMmap } from '../../db/bulk';
 
 export interface ExportOptions {
   format: ExportFormat;
@@ -323,7 +324,11 @@ export function fileSha256(file: string): { bytes: number; sha256: string } {
 }
 
 /** Writes the dataset folder and records the export. Progress via ctx.progress, cancel via ctx.signal. */
-export async function exportDataset(ctx: ServiceContext, opts: ExportOptions): Promise<ExportResult> {
+export function exportDataset(ctx: ServiceContext, opts: ExportOptions): Promise<ExportResult> {
+  return withoutMmap(ctx.db, () => writeExport(ctx, opts));
+}
+
+async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<ExportResult> {
   const r = resolve(opts);
   const now = nowOf(ctx);
   const outDir = path.resolve(
