@@ -336,7 +336,8 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
         const correctedFile = correction.corrected_target_file ?? audit.target_file;
         const correctedDecision = decisionForFile(correctedFile);
         const correctedFact = correction.corrected_candidate_fact ?? audit.candidate_fact ?? gateFact;
-        if (correction.corrected_status === 'refused') {
+        // A correction that refuses, or moves the fact to another file or wording, makes the gate's output a negative.
+        const correctionNegative = (correctDecision: GateDecision, correctFact: string | null) =>
           drafts.push({
             type: 'memory_gate_negative',
             sourceKey: `neg:corr:${correction.id}`,
@@ -346,43 +347,24 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
               conversation,
               incorrectDecision: d.decision,
               incorrectFact: gateFact,
-              correctDecision: 'NO_WRITE',
+              correctDecision,
+              ...(correctFact === null ? {} : { correctFact }),
               rejectionReason: correction.correction_reason,
-                originalReason: d.reason,
+              originalReason: d.reason,
             },
             evidence: 'curator_correction',
-            fact: null,
+            fact: correctFact,
             correctionId: correction.id,
             auditId: audit.id,
-            labeledWrite: false,
+            labeledWrite: correctFact !== null,
+            ...(correctFact === null ? {} : { targetFile: correctedFile }),
             labels: {},
           });
+        if (correction.corrected_status === 'refused') {
+          correctionNegative('NO_WRITE', null);
         } else {
           const changed = correctedDecision !== d.decision || correctedFact.trim() !== gateFact.trim();
-          if (changed) {
-            drafts.push({
-              type: 'memory_gate_negative',
-              sourceKey: `neg:corr:${correction.id}`,
-              strategy: 'manual_correction',
-              content: {
-                type: 'memory_gate_negative',
-                conversation,
-                incorrectDecision: d.decision,
-                incorrectFact: gateFact,
-                correctDecision: correctedDecision,
-                correctFact: correctedFact,
-                rejectionReason: correction.correction_reason,
-                originalReason: d.reason,
-              },
-              evidence: 'curator_correction',
-              fact: correctedFact,
-              correctionId: correction.id,
-              auditId: audit.id,
-              labeledWrite: true,
-              targetFile: correctedFile,
-              labels: {},
-            });
-          }
+          if (changed) correctionNegative(correctedDecision, correctedFact);
           drafts.push({
             type: 'memory_gate_positive',
             sourceKey: `pos:corr:${correction.id}`,
