@@ -4,7 +4,7 @@ import path from 'node:path';
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
-import { collectSamples, exportDataset, previewExport, reviewSample, type ExportResult } from '../../src/main/services/dataset';
+import { collectSamples, exportDataset, exportSelectionCounts, previewExport, reviewSample, type ExportResult } from '../../src/main/services/dataset';
 import { tempWorkspace } from '../helpers/workspace';
 import { openWorkspaceDatabase } from '../../src/main/db/connection';
 import { RecorderCore } from '../../src/main/recorder/recorder';
@@ -208,6 +208,20 @@ describe('dataset export', () => {
     expect(approved.total).toBeLessThan(r.total);
     const quality = await exportDataset(f.ctx, { format: 'raw', outDir: out('quality'), minQuality: 0.9 });
     expect(both(quality).every((x) => (x.qualityScore as number) >= 0.9)).toBe(true);
+  });
+
+  it('filters by conversation time: since and until split the samples exactly, and the counts agree', async () => {
+    const all = both(await exportDataset(f.ctx, { format: 'raw', outDir: out('all-times') }));
+    const times = all.map((x) => x.createdAt as number).sort((a, b) => a - b);
+    const cut = times[Math.floor(times.length / 2)];
+    const early = await exportDataset(f.ctx, { format: 'raw', outDir: out('early'), until: cut });
+    const late = await exportDataset(f.ctx, { format: 'raw', outDir: out('late'), since: cut });
+    expect(both(early).every((x) => (x.createdAt as number) < cut)).toBe(true);
+    expect(both(late).every((x) => (x.createdAt as number) >= cut)).toBe(true);
+    expect(early.total + late.total).toBe(all.length);
+    expect(early.total).toBeGreaterThan(0);
+    expect(exportSelectionCounts(f.ctx, { format: 'raw', since: cut }).total).toBe(late.total);
+    await expect(exportDataset(f.ctx, { format: 'raw', outDir: out('bad-range'), since: cut, until: cut })).rejects.toThrow(/since must be before until/);
   });
 
   it('records the export with counts, average quality, size and checksums, and writes a dataset card', async () => {

@@ -12,6 +12,7 @@ import {
   getSample,
   listSamples,
   previewExport,
+  exportSelectionCounts,
   reviewSample,
   setPiiSpanDecision,
   undoLastReview,
@@ -144,9 +145,6 @@ interface ExportInput {
 }
 
 function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
-  if (input.since !== undefined || input.until !== undefined) {
-    throw new AppError('Invalid', 'export: a time range (since/until) is not supported by the dataset export yet; leave the dates empty');
-  }
   return {
     format: input.format,
     // The renderer only names the folder; it always lands under the workspace's exports folder.
@@ -157,6 +155,8 @@ function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
     minQuality: input.minQuality,
     includePii: input.includePii,
     sampleTypes: input.sampleTypes,
+    since: input.since,
+    until: input.until,
   };
 }
 
@@ -164,24 +164,6 @@ function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
  * How many samples an export with these options holds, and how many of them contain PII.
  * Mirrors the export's selection (dataset/export.ts): excluded sessions out, one sample per near-duplicate cluster.
  */
-function exportCounts(db: DB, o: ExportOptions): { total: number; withPii: number } {
-  const types = o.format === 'openai-dpo' ? ['memory_gate_negative'] : o.sampleTypes?.length ? o.sampleTypes : null;
-  const filter = (a: string) =>
-    [
-      `${a}.session_id NOT IN (SELECT session_id FROM excluded_sessions)`,
-      types ? `${a}.sample_type IN (SELECT value FROM json_each(@types))` : '1',
-      o.onlyApproved ? `${a}.annotation_status IN ('approved', 'auto_approved')` : `${a}.annotation_status <> 'rejected'`,
-      o.minQuality !== undefined ? `${a}.quality_score >= @minQuality` : '1',
-    ].join(' AND ');
-  const row = db
-    .prepare(
-      `SELECT count(*) AS total, coalesce(sum(s.contains_pii), 0) AS withPii FROM dataset_samples s WHERE ${filter('s')}
-       AND NOT EXISTS (SELECT 1 FROM dataset_samples o WHERE o.cluster_id = s.cluster_id AND o.rowid < s.rowid AND ${filter('o')})`,
-    )
-    .get({ types: JSON.stringify(types ?? []), minQuality: o.minQuality ?? 0 }) as { total: number; withPii: number };
-  return row;
-}
-
 const fileExt = (f: ExportFormat) => (f === 'csv' ? 'csv' : 'jsonl');
 
 export const datasetHandlers = {
@@ -246,7 +228,7 @@ export const datasetHandlers = {
     const ctx = env.session.serviceContext();
     const opts = exportOptions(env, input);
     const records = await previewExport(ctx, opts, input.limit);
-    const counts = exportCounts(ctx.db, opts);
+    const counts = exportSelectionCounts(ctx, opts);
     return {
       format: input.format, records: records.map((r) => r.text.replace(/\r?\n$/, '')), fileName: `train.${fileExt(input.format)}`,
       total: counts.total, includePii: input.includePii, withPii: counts.withPii,

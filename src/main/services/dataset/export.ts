@@ -31,6 +31,10 @@ export interface ExportOptions {
   /** CSV only: start files with a UTF-8 BOM (Excel shows Chinese). */
   bom?: boolean;
   sampleTypes?: SampleType[];
+  /** Only samples of conversations from this time on (ms; a sample carries its decision's time). */
+  since?: number;
+  /** Only samples of conversations before this time (ms). */
+  until?: number;
   /** Rows per page read from the database. */
   pageSize?: number;
 }
@@ -81,6 +85,8 @@ interface Resolved {
   includePii: boolean;
   bom: boolean;
   sampleTypes: SampleType[];
+  since: number | null;
+  until: number | null;
   pageSize: number;
 }
 
@@ -89,6 +95,10 @@ function resolve(o: ExportOptions): Resolved {
   const trainSplit = o.trainSplit ?? 0.8;
   if (!(trainSplit >= 0 && trainSplit <= 1)) throw new AppError('Invalid', 'export: trainSplit must be between 0 and 1');
   if (o.minQuality !== undefined && !(o.minQuality >= 0 && o.minQuality <= 1)) throw new AppError('Invalid', 'export: minQuality must be between 0 and 1');
+  for (const [k, v] of [['since', o.since], ['until', o.until]] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new AppError('Invalid', `export: ${k} must be a time in ms since the epoch`);
+  }
+  if (o.since !== undefined && o.until !== undefined && o.since >= o.until) throw new AppError('Invalid', 'export: since must be before until');
   const types = o.sampleTypes?.length ? o.sampleTypes : [...SAMPLE_TYPES];
   for (const t of types) if (!SAMPLE_TYPES.includes(t)) throw new AppError('Invalid', `export: unknown sample type ${t}`);
   return {
@@ -100,6 +110,8 @@ function resolve(o: ExportOptions): Resolved {
     includePii: Boolean(o.includePii),
     bom: Boolean(o.bom),
     sampleTypes: o.format === 'openai-dpo' ? ['memory_gate_negative'] : types,
+    since: o.since ?? null,
+    until: o.until ?? null,
     pageSize: o.pageSize ?? 1000,
   };
 }
@@ -113,6 +125,8 @@ function selection(r: Resolved): { where: string; params: Record<string, unknown
       r.onlyApproved ? `${a}.annotation_status IN ('approved', 'auto_approved')` : `${a}.annotation_status <> 'rejected'`,
     ];
     if (r.minQuality !== null) parts.push(`${a}.quality_score >= @minQuality`);
+    if (r.since !== null) parts.push(`${a}.created_at >= @since`);
+    if (r.until !== null) parts.push(`${a}.created_at < @until`);
     if (r.format === 'openai-dpo') parts.push(`${a}.correction_id IS NOT NULL`);
     return parts.join(' AND ');
   };
@@ -120,7 +134,17 @@ function selection(r: Resolved): { where: string; params: Record<string, unknown
       WHERE o.cluster_id = s.cluster_id AND o.rowid < s.rowid AND ${filter('o')})`;
   const params: Record<string, unknown> = { types: JSON.stringify(r.sampleTypes) };
   if (r.minQuality !== null) params.minQuality = r.minQuality;
+  if (r.since !== null) params.since = r.since;
+  if (r.until !== null) params.until = r.until;
   return { where, params };
+}
+
+/** How many samples an export with these options would write, and how many of them contain PII. */
+export function exportSelectionCounts(ctx: ServiceContext, opts: ExportOptions): { total: number; withPii: number } {
+  const { where, params } = selection(resolve(opts));
+  return ctx.db
+    .prepare(`SELECT count(*) AS total, coalesce(sum(s.contains_pii), 0) AS withPii FROM dataset_samples s WHERE ${where}`)
+    .get(params) as { total: number; withPii: number };
 }
 
 /**
@@ -429,7 +453,7 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
       name: path.basename(outDir),
       format: r.format,
       types: JSON.stringify(r.sampleTypes),
-      filters: JSON.stringify({ onlyApproved: r.onlyApproved, minQuality: r.minQuality, trainSplit: r.trainSplit, seed: r.seed, bom: r.bom }),
+      filters: JSON.stringify({ onlyApproved: r.onlyApproved, minQuality: r.minQuality, since: r.since, until: r.until, trainSplit: r.trainSplit, seed: r.seed, bom: r.bom }),
       total: count,
       approved,
       train: trainFile.records,

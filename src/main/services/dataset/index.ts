@@ -16,7 +16,7 @@ export {
   type UndoResult,
 } from './review';
 export { datasetStats, qualityReport, type DatasetStats, type QualityReport, type FactorSummary } from './stats';
-export { exportDataset, previewExport, TOKEN_LIMIT, type ExportOptions, type ExportResult, type ExportedFile, type PreviewRecord } from './export';
+export { exportDataset, exportSelectionCounts, previewExport, TOKEN_LIMIT, type ExportOptions, type ExportResult, type ExportedFile, type PreviewRecord } from './export';
 export { detectFeedbackSignals, FEEDBACK_TYPES, type FeedbackSignal, type FeedbackType } from './feedback';
 export { minhash, similarity, fingerprint, normalizeText } from './similarity';
 export { scoreQuality, type QualityFactors } from './quality';
