@@ -312,12 +312,17 @@ export function register(program: Command): void {
       .option('--seed <seed>', 'split seed', 'reflection')
       .option('--only-approved', 'only approved and auto-approved samples')
       .option('--min-quality <x>', 'minimum quality score')
+      .option('--since <time>', 'only conversations from this time (ISO 8601 or ms)')
+      .option('--until <time>', 'only conversations before this time')
       .option('--include-pii', 'export personal data as recorded instead of redacted (recorded in the export row)')
       .option('--bom', 'CSV: start with a UTF-8 BOM (Excel)'),
   ).action(
     action(
       async (
-        opts: GlobalOptions & { format: string; output?: string; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string; includePii?: boolean; bom?: boolean },
+        opts: GlobalOptions & {
+          format: string; output?: string; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
+          since?: string; until?: string; includePii?: boolean; bom?: boolean;
+        },
       ) => {
         if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
         const result = await withDatabase(opts, ({ db }, dir) =>
@@ -330,6 +335,8 @@ export function register(program: Command): void {
               seed: opts.seed,
               onlyApproved: opts.onlyApproved,
               minQuality: parseUnit(opts.minQuality, '--min-quality'),
+              since: parseTime(opts.since, '--since'),
+              until: parseTime(opts.until, '--until'),
               includePii: opts.includePii,
               bom: opts.bom,
             },
