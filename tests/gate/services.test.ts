@@ -125,6 +125,15 @@ describe('gate show, stats, export', () => {
     const rows = JSON.parse(fs.readFileSync(json, 'utf8')) as Array<{ decision: string }>;
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => r.decision === 'UPDATE_SOUL')).toBe(true);
+    // Personal data leaves only when asked for: the demo's e-mail addresses are placeholders by default.
+    const emails = all("SELECT user_message_content AS m FROM conversation_turns WHERE user_message_content LIKE '%@example.com%'");
+    expect(emails.length).toBeGreaterThan(0);
+    const address = /[\w.]+@example\.com/.exec(emails[0].m as string)![0];
+    expect(text).not.toContain(address);
+    expect(text).toContain('[EMAIL_1]');
+    const rawFile = path.join(ctx.workspaceDir, 'decisions-pii.csv');
+    await exportDecisions(ctx, { format: 'csv', file: rawFile, includePii: true });
+    expect(fs.readFileSync(rawFile, 'utf8')).toContain(address);
     ctx.db.prepare("DELETE FROM exclusions WHERE id = 'x1'").run();
   });
 });

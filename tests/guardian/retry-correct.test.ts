@@ -120,9 +120,13 @@ describe('queries, export and retention', () => {
     expect(m.text()).not.toContain('private fact');
     f.pluginWrite('TOOLS.md', '# Tools\n- contact ops@example.com\n', { fact: 'contact ops@example.com' });
     const r = collect();
-    await exportAudits(f.ctx, { format: 'json', includeContent: true, redact: true, file: 'TOOLS.md' }, r.out);
+    // Redacted by default; personal data only when asked for.
+    await exportAudits(f.ctx, { format: 'json', includeContent: true, file: 'TOOLS.md' }, r.out);
     expect(r.text()).not.toContain('ops@example.com');
     expect(JSON.parse(r.text())[0]).toMatchObject({ candidateFact: 'contact [EMAIL_1]', afterContent: '# Tools\n- contact [EMAIL_1]\n' });
+    const raw = collect();
+    await exportAudits(f.ctx, { format: 'json', includeContent: true, includePii: true, file: 'TOOLS.md' }, raw.out);
+    expect(JSON.parse(raw.text())[0]).toMatchObject({ candidateFact: 'contact ops@example.com' });
     f.close();
   });
 

@@ -227,7 +227,8 @@ export function register(program: Command): void {
     withWorkspace(gate.command('export').description('export decisions with their conversation text (oldest first; opted-out sessions are left out)'))
       .option('-f, --format <format>', 'json, csv or markdown', 'json')
       .option('-o, --output <file>', 'write to this file (default: standard output)')
-      .option('--bom', 'CSV: start with a UTF-8 byte order mark (for Excel)'),
+      .option('--bom', 'CSV: start with a UTF-8 byte order mark (for Excel)')
+      .option('--include-pii', 'export personal data and secrets as recorded (by default they are replaced with placeholders)'),
   ).action(
     action(async (opts: Opts) =>
       withDatabase(opts, async ({ db }, dir) => {
@@ -239,7 +240,7 @@ export function register(program: Command): void {
           throw e;
         });
         if (file && fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new AppError('Invalid', `--output: ${file} is a folder`);
-        const result = await exportDecisions(ctxOf(db, dir), { ...filtersFrom(opts), format, bom: Boolean(opts.bom), file, output: file ? undefined : process.stdout });
+        const result = await exportDecisions(ctxOf(db, dir), { ...filtersFrom(opts), format, bom: Boolean(opts.bom), includePii: Boolean(opts.includePii), file, output: file ? undefined : process.stdout });
         if (file) process.stderr.write(`exported ${result.rows} decision(s) as ${format} to ${file}\n`);
       }),
     ),

@@ -132,7 +132,7 @@ export function register(program: Command): void {
     .option('--format <format>', 'json | csv | markdown', 'json')
     .option('-o, --output <file>', 'write to a file instead of stdout')
     .option('--include-content', 'include full before/after file content')
-    .option('--redact', 'replace detected PII and secrets with placeholders')
+    .option('--include-pii', 'export personal data and secrets as recorded (by default they are replaced with placeholders)')
     .option('--session <key>', 'only this session')
     .option('-f, --file <file>', 'only this memory file')
     .option('-s, --status <status>', 'only this status')
@@ -141,7 +141,7 @@ export function register(program: Command): void {
     .action(action(async (opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
       const out = opts.output ? fs.createWriteStream(path.resolve(opts.output as string)) : process.stdout;
       const res = await exportAudits(context(db, dir), {
-        format: opts.format as AuditExportFormat, includeContent: Boolean(opts.includeContent), redact: Boolean(opts.redact), sessionKey: opts.session as string,
+        format: opts.format as AuditExportFormat, includeContent: Boolean(opts.includeContent), includePii: Boolean(opts.includePii), sessionKey: opts.session as string,
         file: opts.file as string, status: opts.status as string, since: opts.since as string, until: opts.until as string,
       }, out);
       if (opts.output) {

@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import Papa from 'papaparse';
 import { AppError } from '../../../shared/errors';
 import type { ServiceContext } from '../context';
+import { createRedactor, detectPii } from '../pii';
 import { DECISION_COLUMNS, decisionFromRow, decisionWhere, type DecisionFilters, type DecisionListItem } from './list';
 
 export const DECISION_EXPORT_FORMATS = ['json', 'csv', 'markdown'] as const;
@@ -16,6 +17,8 @@ export interface ExportDecisionsInput extends DecisionFilters {
   output?: Writable;
   /** CSV only: start with a UTF-8 byte order mark so Excel shows Chinese correctly. */
   bom?: boolean;
+  /** Export personal data and secrets as recorded. By default they are replaced with typed placeholders. */
+  includePii?: boolean;
 }
 
 export interface ExportDecisionsResult {
@@ -63,7 +66,7 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
       await write(out, '[');
     }
     for (const row of stmt.iterate(params) as IterableIterator<Parameters<typeof decisionFromRow>[0]>) {
-      const d = decisionFromRow(row);
+      const d = input.includePii ? decisionFromRow(row) : redactDecision(decisionFromRow(row));
       if (format === 'csv') {
         // escapeFormulae prefixes cells starting with = + - @ (and tab, CR) with ', so a spreadsheet never runs them.
         await write(out, `${Papa.unparse([csvRecord(d)], { header: false, newline: '\r\n', escapeFormulae: true })}\r\n`);
@@ -81,4 +84,17 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
     if (!input.output) await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
   }
   return { format, rows, file: input.file };
+}
+
+/** One numbering per decision: the same address is the same placeholder in its messages, reason and fact. */
+function redactDecision(d: DecisionListItem): DecisionListItem {
+  const redactor = createRedactor();
+  const clean = (t: string) => redactor.redact(t, detectPii(t)).text;
+  return {
+    ...d,
+    userMessage: clean(d.userMessage),
+    agentReply: clean(d.agentReply),
+    reason: clean(d.reason),
+    candidateFact: d.candidateFact == null ? d.candidateFact : clean(d.candidateFact),
+  };
 }

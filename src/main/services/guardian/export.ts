@@ -15,7 +15,8 @@ export interface ExportAuditsInput {
   format?: AuditExportFormat;
   includeContent?: boolean;
   /** Replace detected PII and secrets in facts, reasons, diffs and content with numbered placeholders. */
-  redact?: boolean;
+  /** Export personal data and secrets as recorded. By default they are replaced with typed placeholders. */
+  includePii?: boolean;
   sessionKey?: string;
   file?: string;
   status?: string;
@@ -62,7 +63,7 @@ export async function exportAudits(ctx: ServiceContext, input: ExportAuditsInput
   if (format === 'markdown') await write(out, `# write_guardian audit export\n\nExported ${new Date(now).toISOString()}.\n`);
   for (const row of stmt.iterate(...params) as IterableIterator<ExportRow>) {
     const a = { ...auditFromRow(row, true), ...(input.includeContent ? { beforeContent: row.before_content, afterContent: row.after_content } : {}) };
-    if (input.redact) {
+    if (!input.includePii) {
       // One redactor per audit: the same address is the same placeholder in its fact, diff and content.
       const redactor = createRedactor();
       const clean = (t: string | null | undefined) => (t ? redactor.redact(t, detectPii(t)).text : t ?? null);
