@@ -33,7 +33,7 @@ function computeDiff(fileName: string, before: string | null, after: string | nu
   const b = after ?? '';
   const trimmed = trimCommonLines(a, b, CONTEXT_MARGIN);
   const patch = shiftedPatch(before === null ? '/dev/null' : `a/${fileName}`, after === null ? '/dev/null' : `b/${fileName}`, trimmed);
-  return { diff: formatPatch(patch), lines: countLineChanges(trimmed.a, trimmed.b) };
+  return { diff: formatPatch(patch), lines: countLineChanges(patch) };
 }
 
 // A margin beyond the 3 context lines lets jsdiff pick the same alignment among repeated lines as on the whole text.
@@ -73,8 +73,8 @@ function trimCommonLines(a: string, b: string, keep: number): { a: string; b: st
   return { a: la.slice(skipped, la.length - cutEnd).join(''), b: lb.slice(skipped, lb.length - cutEnd).join(''), skipped };
 }
 
-export function countLineChanges(before: string, after: string): LineChanges {
-  const patch = structuredPatch('a', 'b', before, after, undefined, undefined, { context: 0 });
+/** Line counts of a patch. Context lines end a run of changes, so any context width gives the same counts. */
+function countLineChanges(patch: StructuredPatch): LineChanges {
   let added = 0;
   let removed = 0;
   let modified = 0;
