@@ -24,6 +24,14 @@ import {
   type WriteInput,
 } from './schemas';
 
+/** Shared with the importers, which write turns with the same columns. */
+export const INSERT_TURN_SQL = `
+  INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from,
+    user_metadata, agent_message_id, agent_message_content, agent_metadata, created_at)
+  VALUES (@id, @sessionId, @turnNumber, @userMessageId, @userContent, @userFrom, @userMetadata,
+    @agentMessageId, @agentContent, @agentMetadata, @createdAt)`;
+export const NEXT_TURN_NUMBER_SQL = 'SELECT coalesce(max(turn_number) + 1, 0) FROM conversation_turns WHERE session_id = ?';
+
 export interface RecordedWrite {
   auditId: string;
   beforeSnapshotId: string | null;
@@ -115,12 +123,8 @@ export class RecorderCore {
           last_activity_at = max(last_activity_at, excluded.last_activity_at),
           metadata = coalesce(excluded.metadata, metadata)`),
       touchSession: db.prepare('UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?'),
-      nextTurnNumber: db.prepare('SELECT coalesce(max(turn_number) + 1, 0) FROM conversation_turns WHERE session_id = ?').pluck(),
-      insertTurn: db.prepare(`
-        INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from,
-          user_metadata, agent_message_id, agent_message_content, agent_metadata, created_at)
-        VALUES (@id, @sessionId, @turnNumber, @userMessageId, @userContent, @userFrom, @userMetadata,
-          @agentMessageId, @agentContent, @agentMetadata, @createdAt)`),
+      nextTurnNumber: db.prepare(NEXT_TURN_NUMBER_SQL).pluck(),
+      insertTurn: db.prepare(INSERT_TURN_SQL),
       insertContext: db.prepare(
         'INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)',
       ),

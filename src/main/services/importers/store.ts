@@ -1,4 +1,5 @@
 import type { DB } from '../../db/connection';
+import { INSERT_TURN_SQL, NEXT_TURN_NUMBER_SQL } from '../../recorder/recorder';
 import type { ReportBuilder } from './report';
 
 export interface SessionRow {
@@ -82,12 +83,8 @@ export class ImportStore {
              AND user_message_content = ? AND instr(agent_message_content, ?) > 0 LIMIT 1`,
         )
         .pluck(),
-      nextTurnNumber: db.prepare('SELECT coalesce(max(turn_number) + 1, 0) FROM conversation_turns WHERE session_id = ?').pluck(),
-      insertTurn: db.prepare(`
-        INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from,
-          user_metadata, agent_message_id, agent_message_content, agent_metadata, created_at)
-        VALUES (@id, @sessionId, @turnNumber, @userMessageId, @userContent, @userFrom, @userMetadata,
-          @agentMessageId, @agentContent, @agentMetadata, @createdAt)`),
+      nextTurnNumber: db.prepare(NEXT_TURN_NUMBER_SQL).pluck(),
+      insertTurn: db.prepare(INSERT_TURN_SQL),
       insertContext: db.prepare(
         'INSERT OR IGNORE INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)',
       ),
