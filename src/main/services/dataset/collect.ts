@@ -463,6 +463,16 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
         const evidence: LabelEvidence = correction ? 'curator_correction' : rolledBackInWindow ? 'rollback' : refused ? 'guardian_refused' : 'guardian_agreed';
         const guardianDecision = refused ? 'refused' : 'written';
         const wgFact = audit.candidate_fact ?? gateFact;
+        // What the write_guardian sample and the annotated turn of this write share (fresh labels for each).
+        const writeDraftFields = () => ({
+          evidence,
+          fact: wgFact,
+          auditId: audit.id,
+          correctionId: correction?.id,
+          labeledWrite: correction ? correction.corrected_status === 'written' : !refused && !rolledBackInWindow,
+          targetFile: audit.target_file,
+          labels: {},
+        });
         drafts.push({
           type: 'write_guardian_decision',
           sourceKey: `wg:${audit.id}`,
@@ -486,13 +496,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
                 }
               : {}),
           },
-          evidence,
-          fact: wgFact,
-          auditId: audit.id,
-          correctionId: correction?.id,
-          labeledWrite: correction ? correction.corrected_status === 'written' : !refused && !rolledBackInWindow,
-          targetFile: audit.target_file,
-          labels: {},
+          ...writeDraftFields(),
         });
 
         const gateLabel: TurnLabel = correction ? 'corrected' : rolledBackInWindow || refused ? 'incorrect' : 'correct';
@@ -540,13 +544,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
           sourceKey: `turn:${d.id}`,
           strategy: correction ? 'manual_correction' : 'auto_turn',
           content: turnContent,
-          evidence,
-          fact: wgFact,
-          auditId: audit.id,
-          correctionId: correction?.id,
-          labeledWrite: correction ? correction.corrected_status === 'written' : !refused && !rolledBackInWindow,
-          targetFile: audit.target_file,
-          labels: {},
+          ...writeDraftFields(),
         });
       }
     }
