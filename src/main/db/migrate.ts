@@ -9,8 +9,11 @@ export interface Migration {
   sql: string;
 }
 
-/** The migrations folder, found from source (tests, CLI) and from the bundled main process. */
+let foundDir: string | undefined;
+
+/** The migrations folder, found from source (tests, CLI) and from the bundled main process. Looked up once. */
 export function migrationsDir(): string {
+  if (foundDir) return foundDir;
   const candidates = [
     process.env.REFLECTION_MIGRATIONS_DIR,
     path.resolve(__dirname, '../../../migrations'),
@@ -20,14 +23,16 @@ export function migrationsDir(): string {
   ].filter((p): p is string => Boolean(p));
   const found = candidates.find((p) => fs.existsSync(path.join(p, '0010_init.sql')));
   if (!found) throw new AppError('Internal', `migrations folder not found (looked in ${candidates.join(', ')})`);
+  foundDir = found;
   return found;
 }
 
-let cached: Migration[] | undefined;
+const cached = new Map<string, Migration[]>();
 
 /** Numbered SQL files (0010_init.sql, 0020_fts.sql, ...), applied in order; the number is the user_version. */
 export function loadMigrations(dir = migrationsDir()): Migration[] {
-  if (cached && dir === migrationsDir()) return cached;
+  const known = cached.get(dir);
+  if (known) return known;
   const list = fs
     .readdirSync(dir)
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
@@ -38,7 +43,7 @@ export function loadMigrations(dir = migrationsDir()): Migration[] {
     if (seen.has(m.version)) throw new AppError('Internal', `two migrations share version ${m.version}`);
     seen.add(m.version);
   }
-  cached = list;
+  cached.set(dir, list);
   return list;
 }
 
