@@ -32,7 +32,7 @@ export interface AppRuntime {
 export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
   const session = new WorkspaceSession({ stateDir: opts.stateDir, nativeBinding: opts.nativeBinding });
   const services = attachWorkspaceServices(session, opts.log);
-  const jobs = new JobManager((e) => session.emit(e), Date.now, () => session.noteLocalWrite());
+  const jobs = new JobManager((e) => session.emit(e), Date.now, (change) => session.noteLocalWrite(undefined, change));
   const registry = createRegistry(
     buildHandlers(opts.handlers),
     { mode: opts.mode, version: opts.version ?? '0.1.0', session, jobs, startDrag: opts.startDrag },

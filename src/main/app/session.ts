@@ -2,7 +2,7 @@
 // (data_version changes, workspace switches) that both transports forward to the renderer.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChangeEvent, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../../shared/contract';
+import type { ChangeEvent, DataChange, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../db/connection';
 import type { ServiceContext } from '../services/context';
@@ -138,10 +138,11 @@ export class WorkspaceSession {
   /**
    * Call after something wrote on our own connection (a mutating call, a job, live capture, the
    * schedules): data_version does not see those commits, so this pushes the 'data' event itself.
+   * `change` names the areas and ids that changed, so views reload only what shows them.
    */
-  noteLocalWrite(source?: DataChangeSource): void {
+  noteLocalWrite(source?: DataChangeSource, change?: DataChange): void {
     this.localWrites++;
-    this.checkDataVersion(source);
+    this.checkDataVersion(source, change);
   }
 
   /** Polls PRAGMA data_version (cheap: no disk read) and pushes a 'data' event when another connection committed. */
@@ -156,12 +157,15 @@ export class WorkspaceSession {
     this.poll = null;
   }
 
-  checkDataVersion(source?: DataChangeSource): void {
+  checkDataVersion(source?: DataChangeSource, change?: DataChange): void {
     if (!this.opened) return;
     const version = this.readDataVersion();
     if (version !== this.lastDataVersion) {
+      // Another connection committed too: what it changed is unknown, so the event names no areas.
+      const external = Math.floor(version / 1_000_000) !== Math.floor(this.lastDataVersion / 1_000_000);
       this.lastDataVersion = version;
-      this.emit(source ? { type: 'data', version, at: this.now, source } : { type: 'data', version, at: this.now });
+      const known = change && !external ? { areas: change.areas, ids: change.ids } : {};
+      this.emit({ type: 'data', version, at: this.now, ...(source ? { source } : {}), ...known });
     }
   }
 

@@ -1,7 +1,7 @@
 // Long work (imports, collect, export) runs as a job: the call returns a JobHandle at once, progress
 // and the result are pushed as change events, and an AbortController lets the curator cancel.
 import { ulid } from 'ulid';
-import type { ChangeEvent, JobHandle, JobStatus } from '../../shared/contract';
+import { DATA_AREAS, type ChangeEvent, type DataChange, type JobHandle, type JobStatus } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { toErrorBody } from './errors';
 
@@ -19,11 +19,16 @@ export class JobManager {
   constructor(
     private readonly emit: (event: ChangeEvent) => void,
     private readonly now: () => number = Date.now,
-    /** Called when a job ends (jobs write on main's own connection, which data_version does not see). */
-    private readonly onFinished: () => void = () => undefined,
+    /** Called when a job that changed data ends (jobs write on main's own connection, which data_version does not see). */
+    private readonly onFinished: (change: DataChange) => void = () => undefined,
   ) {}
 
-  start(channel: string, run: (ctx: JobRunContext) => Promise<unknown> | unknown): JobHandle {
+  /** `changeOf` says what a finished job changed (null: nothing, e.g. a dry run); a failed or cancelled job may have written part. */
+  start(
+    channel: string,
+    run: (ctx: JobRunContext) => Promise<unknown> | unknown,
+    changeOf: (result: unknown) => DataChange | null = () => ({ areas: [...DATA_AREAS] }),
+  ): JobHandle {
     const jobId = ulid();
     const controller = new AbortController();
     const status: JobStatus = {
@@ -65,7 +70,8 @@ export class JobManager {
         }
         status.finishedAt = this.now();
         this.push(status);
-        this.onFinished();
+        const change = changeOf(status.result);
+        if (change && change.areas.length > 0) this.onFinished(change);
       })();
     });
     this.push(status);

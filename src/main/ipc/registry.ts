@@ -2,6 +2,7 @@
 // call dispatch(): it validates the input with the contract's zod schema (malformed input never
 // reaches a service), runs the handler, maps errors to kinds, and logs slow calls.
 import {
+  changeOf,
   contracts,
   isChannel,
   type Channel,
@@ -68,12 +69,17 @@ export function createRegistry(handlers: Handlers, env: Omit<HandlerEnv, 'unavai
     const contract = contracts[channel];
     const handler = handlers[channel] as (...args: unknown[]) => unknown;
     if (contract.kind === 'job') {
-      return fullEnv.jobs.start(channel, ({ signal, progress }) =>
-        handler(input, fullEnv.session.serviceContext({ signal, progress }), fullEnv),
+      // A job announces its change when it ends; a dry run (collect's preview) announces nothing.
+      return fullEnv.jobs.start(
+        channel,
+        ({ signal, progress }) => handler(input, fullEnv.session.serviceContext({ signal, progress }), fullEnv),
+        (result) => changeOf(channel, input, result),
       );
     }
     const value = await handler(input, fullEnv);
-    if (contract.mutating && fullEnv.session.isOpen()) fullEnv.session.noteLocalWrite();
+    // A dry run is a read: announcing it would make every open view reload (and re-run its preview).
+    const change = contract.mutating ? changeOf(channel, input, value) : null;
+    if (change && fullEnv.session.isOpen()) fullEnv.session.noteLocalWrite(undefined, change);
     return value;
   }
 

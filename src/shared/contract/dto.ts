@@ -508,8 +508,9 @@ export interface SettingsValidation {
 // ---- push events ----
 export type DataChangeSource = 'live-capture' | 'archive' | 'retention';
 export type ChangeEvent =
-  /** `source` names what wrote, when main knows it (live capture, the archive schedule, retention). */
-  | { type: 'data'; version: number; at: number; source?: DataChangeSource }
+  /** `source` names what wrote, when main knows it (live capture, the archive schedule, retention);
+   *  `areas` (and `ids`) what changed. Without both, another process wrote: any area may have changed. */
+  | { type: 'data'; version: number; at: number; source?: DataChangeSource; areas?: import('./changes').DataArea[]; ids?: string[] }
   | { type: 'job'; job: JobStatus }
   | { type: 'workspace'; workspace: WorkspaceInfo };
 

@@ -15,6 +15,7 @@ import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract 
 import type * as D from './dto';
 
 export * from './dto';
+export * from './changes';
 export type { Contract, CallKind } from './define';
 
 const memoryFile = z.enum(MEMORY_FILES);
