@@ -18,12 +18,12 @@ interface TurnRow {
 }
 
 describe('import reflection-logs', () => {
-  it('rebuilds the Discord log day exactly: one session, six turns from five user messages, six decisions, three writes', async () => {
+  it('rebuilds the Discord log day exactly: one session, six turns from five user messages, five decisions, one failed gate run, three writes', async () => {
     const ctx = newContext();
     const report = await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace });
     expect(report.status).toBe('ok');
     expect(report.skippedCount).toBe(0);
-    expect(report.inserted).toMatchObject({ sessions: 1, conversation_turns: 6, memory_gate_decisions: 6, write_guardian_audit: 3 });
+    expect(report.inserted).toMatchObject({ sessions: 1, conversation_turns: 6, memory_gate_decisions: 5, memory_gate_failures: 1, write_guardian_audit: 3 });
 
     const sessions = ctx.db.prepare('SELECT * FROM sessions').all() as Array<Record<string, unknown>>;
     expect(sessions).toHaveLength(1);
@@ -64,9 +64,12 @@ describe('import reflection-logs', () => {
       expect(d.prompt_tokens).toBeNull();
       expect(d.raw_response).toBeNull();
     }
-    // The 429: memory_gate fell back to NO_WRITE, with the provider error as its reason.
-    const rateLimited = decisions.find((d) => String(d.reason).includes('429'));
-    expect(rateLimited).toMatchObject({ decision: 'NO_WRITE', turn_id: turns[4].id });
+    // The 429: the plugin logs NO_WRITE, but nothing was judged: a failed gate run, not a decision.
+    expect(decisions.find((d) => String(d.reason).includes('429'))).toBeUndefined();
+    const failures = ctx.db.prepare('SELECT * FROM memory_gate_failures').all() as Array<Record<string, unknown>>;
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ kind: 'llm_request_failed', turn_id: turns[4].id, session_id: SESSION });
+    expect(String(failures[0].reason)).toContain('429');
 
     const audits = ctx.db.prepare('SELECT * FROM write_guardian_audit ORDER BY created_at').all() as Array<Record<string, unknown>>;
     expect(audits.map((a) => [a.status, a.target_file])).toEqual([

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { AppError } from '../../../shared/errors';
 
 /** One line of a JSON Lines file, located by byte offsets so a cursor can resume right after it. */
 export interface SourceLine {
@@ -50,8 +51,10 @@ function decode(buf: Buffer): string | undefined {
 export async function* readLines(file: string, opts: ReadLinesOptions = {}): AsyncGenerator<SourceLine> {
   const maxLine = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const chunkSize = opts.chunkBytes ?? 1024 * 1024;
-  const handle = await fs.promises.open(file, 'r');
+  // O_NONBLOCK: a FIFO put where a file was listed must not hang the open; then only a regular file is read.
+  const handle = await fs.promises.open(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   try {
+    if (!(await handle.stat()).isFile()) throw new AppError('Invalid', `${file} is not a regular file; it was not read`);
     const chunk = Buffer.allocUnsafe(chunkSize);
     let position = opts.start ?? 0;
     let lineNumber = opts.startLine ?? 0;

@@ -10,6 +10,7 @@ import { RecorderCore } from '../../recorder/recorder';
 import { writeInput } from '../../recorder/schemas';
 import { sha256 } from '../textDiff';
 import { importReflectionLogs, type ImportReport } from '../importers';
+import { claimConsolidationWrites } from '../importers/pluginLogStore';
 import { AuditAttacher, type OpenAudit } from './attach';
 import { getState, setState } from './state';
 
@@ -236,6 +237,8 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
     // record by the time the line that claims it is imported.
     let busy = scanMemoryFiles();
     if (await importLogs()) busy = scanMemoryFiles() || busy; // so every imported write's change is on record
+    // A consolidation line comes just before the files change: claim the change, whichever came first.
+    writeTx(ctx.db, () => claimConsolidationWrites(ctx.db));
     joinAudits();
     if (busy || open.size) trigger(busy ? 25 : 100);
   };
