@@ -7,7 +7,9 @@ import { formatCount } from './lib/format';
 import { useJobs } from './lib/jobs';
 import { isTypingTarget } from './lib/keys';
 import { hrefFor, navigate, useRoute, type ViewName } from './lib/route';
-import { DataVersionContext, useAsync } from './lib/useAsync';
+import { useQueryClient } from '@tanstack/react-query';
+import { DATA_AREAS } from '../../shared/contract';
+import { areasOf, invalidateAreas, useApiQuery } from './lib/queries';
 import { CorrectionsView } from './views/CorrectionsView';
 import { DatasetsView } from './views/DatasetsView';
 import { DecisionsView } from './views/DecisionsView';
@@ -49,28 +51,33 @@ function CurrentView({ view }: { view: ViewName }): ReactNode {
 export function App() {
   const api = useApi();
   const route = useRoute();
-  const [version, setVersion] = useState(0);
+  const queryClient = useQueryClient();
   const [pulse, setPulse] = useState(0);
   const [connected, setConnected] = useState(true);
   const [workspace, setWorkspace] = useState<WorkspaceInfo | undefined>();
 
-  useEffect(
-    () =>
-      api.onChange((e) => {
-        if (e.type === 'data') {
-          setVersion((v) => v + 1);
-          setPulse((p) => p + 1);
-          setConnected(true);
-        } else if (e.type === 'workspace') {
-          setWorkspace(e.workspace);
-          setVersion((v) => v + 1);
-        }
-      }),
-    [api],
-  );
+  // One subscription for the window: each change event marks stale the queries that read a changed area.
+  useEffect(() => {
+    const timers = new Map<string, ReturnType<typeof setTimeout>>();
+    const off = api.onChange((e) => {
+      if (e.type === 'data') {
+        invalidateAreas(queryClient, areasOf(e), timers);
+        setPulse((p) => p + 1);
+        setConnected(true);
+      } else if (e.type === 'workspace') {
+        setWorkspace(e.workspace);
+        invalidateAreas(queryClient, DATA_AREAS, timers);
+      }
+    });
+    return () => {
+      off();
+      for (const t of timers.values()) clearTimeout(t);
+    };
+  }, [api, queryClient]);
 
-  // Counting a million rows is not free: the status bar's counts refresh at most every 5 s.
-  const ws = useAsync(() => api.call('workspace.current', {}), [], { throttleMs: 5000 });
+  // The status-bar counts follow the same events (CLI, import and collect included); counting a
+  // million rows is not free, so they refetch at most every 2 s.
+  const ws = useApiQuery('workspace.current', {}, { throttleMs: 2000 });
   useEffect(() => {
     if (ws.data) setWorkspace(ws.data);
     setConnected(!ws.error);
@@ -90,7 +97,7 @@ export function App() {
   const jobs = useJobs();
   const navView = route.view === 'corrections' ? 'writes' : route.view;
   return (
-    <DataVersionContext.Provider value={version}>
+    <>
       <div className="app">
         <nav className="nav" aria-label="Main">
           <div className="brand">
@@ -104,10 +111,10 @@ export function App() {
             </a>
           ))}
           <div className="nav-spacer" />
-          <WorkspaceSwitcher workspace={workspace} onOpened={(w) => { setWorkspace(w); setVersion((v) => v + 1); }} />
+          <WorkspaceSwitcher workspace={workspace} onOpened={(w) => { setWorkspace(w); void queryClient.invalidateQueries(); }} />
         </nav>
         <main className="main">
-          {ws.error && !workspace ? <ErrorMessage action="Loading the workspace" error={ws.error} onRetry={ws.reload} /> : null}
+          {ws.error && !workspace ? <ErrorMessage action="Loading the workspace" error={ws.error} onRetry={() => void ws.refetch()} /> : null}
           <CurrentView view={route.view} />
         </main>
         <footer className="statusbar" data-testid="statusbar">
@@ -128,6 +135,6 @@ export function App() {
           ))}
         </footer>
       </div>
-    </DataVersionContext.Provider>
+    </>
   );
 }

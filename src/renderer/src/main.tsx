@@ -1,9 +1,11 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { getApiClient, type ApiClient } from './api';
 import { App } from './App';
 import { ErrorMessage } from './components/ErrorMessage';
 import { ApiContext } from './lib/api';
+import { createQueryClient } from './lib/queries';
 import './styles/app.css';
 
 const root = createRoot(document.getElementById('root')!);
@@ -19,7 +21,9 @@ root.render(
   <StrictMode>
     {client ? (
       <ApiContext.Provider value={client}>
-        <App />
+        <QueryClientProvider client={createQueryClient()}>
+          <App />
+        </QueryClientProvider>
       </ApiContext.Provider>
     ) : (
       <div className="pad">

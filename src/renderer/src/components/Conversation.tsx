@@ -2,10 +2,9 @@
 // text children: untrusted conversation content can never become markup.
 import { useState, type ReactNode } from 'react';
 import type { AuditRow, ContextItemDto, GateDecisionRow, TurnDto } from '../../../shared/contract';
-import { useApi } from '../lib/api';
 import { formatTime } from '../lib/format';
 import { hrefFor } from '../lib/route';
-import { useAsync } from '../lib/useAsync';
+import { useApiQuery } from '../lib/queries';
 import { Chip, LineCounts } from './Chip';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -31,9 +30,8 @@ export function ContextList({ items }: { items: ContextItemDto[] }) {
 
 /** The context window the gate saw, fetched only when opened. */
 export function LazyContext({ turnId, initial }: { turnId: string; initial?: ContextItemDto[] }) {
-  const api = useApi();
   const [open, setOpen] = useState(false);
-  const ctx = useAsync((signal) => api.call('context.get', { turnId }), [turnId], { skip: !open || !!initial, live: false });
+  const ctx = useApiQuery('context.get', { turnId }, { skip: !open || !!initial, live: false });
   const items = initial ?? ctx.data;
   return (
     <details onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>

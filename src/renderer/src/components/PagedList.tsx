@@ -3,7 +3,8 @@
 // the rows on screen cost.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type KeyboardEvent as ReactKeyboardEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
-import { useDataVersion } from '../lib/useAsync';
+import { DATA_AREAS, type DataArea } from '../../../shared/contract';
+import { useAreaChanges } from '../lib/queries';
 import { ErrorMessage } from './ErrorMessage';
 
 export interface PageResult<T, C> {
@@ -29,6 +30,8 @@ interface Props<T, C> {
   dynamic?: boolean | ((item: T) => boolean);
   /** Changes when rows change height (a row expands or collapses): measured sizes are dropped. */
   layoutKey?: string;
+  /** Data areas the rows show: the list reloads when one of them changes (default: any change). */
+  areas?: readonly DataArea[];
 }
 
 interface ListState<T, C> {
@@ -41,7 +44,6 @@ interface ListState<T, C> {
 
 export function PagedList<T, C>(props: Props<T, C>) {
   const { resetKey, fetchPage, getKey, renderRow, estimateSize, action, dynamic } = props;
-  const version = useDataVersion();
   const scrollRef = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<ListState<T, C>>({ items: [], cursor: undefined, done: false, loading: true, error: undefined });
   const [fresh, setFresh] = useState(false);
@@ -87,13 +89,10 @@ export function PagedList<T, C>(props: Props<T, C>) {
 
   // On a database change: near the top, reload quietly; deep in the list, offer to reload rather than
   // yank the rows from under the curator.
-  const firstVersion = useRef(version);
-  useEffect(() => {
-    if (version === firstVersion.current) return;
-    firstVersion.current = version;
+  useAreaChanges(props.areas ?? DATA_AREAS, () => {
     if ((scrollRef.current?.scrollTop ?? 0) < estimateSize * 5) loadMore(true);
     else setFresh(true);
-  }, [version, estimateSize, loadMore]);
+  });
 
   const { items, done, loading, error } = state;
   const measured = (item: T | undefined) => item !== undefined && (typeof dynamic === 'function' ? dynamic(item) : !!dynamic);

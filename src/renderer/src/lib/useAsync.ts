@@ -1,9 +1,10 @@
-// Small data hooks. Every view re-reads when the database changes (the client's onChange push of
-// PRAGMA data_version), so what the plugin writes while the app is open shows up without a reload.
-import { createContext, useCallback, useContext, useEffect, useRef, useState } from 'react';
-
-export const DataVersionContext = createContext(0);
-export const useDataVersion = () => useContext(DataVersionContext);
+// Small data hooks. useAsync runs any async function as a TanStack query keyed by its call site and
+// deps; it reloads when a change event names an area it reads (`areas`; default: every area, since
+// the function may read anything). Prefer useApiQuery (lib/queries.ts) for a single API call.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useCallback, useId, useRef, useState, useEffect } from 'react';
+import { DATA_AREAS, type DataArea } from '../../../shared/contract';
+import type { QueryMeta } from './queries';
 
 export interface AsyncState<T> {
   data: T | undefined;
@@ -12,58 +13,32 @@ export interface AsyncState<T> {
   reload: () => void;
 }
 
-/** The value, at most once per `ms` (the last change always lands). */
-export function useThrottled<T>(value: T, ms: number): T {
-  const [shown, setShown] = useState(value);
-  const last = useRef(0);
-  useEffect(() => {
-    if (ms <= 0) return setShown(value);
-    const wait = last.current + ms - Date.now();
-    if (wait <= 0) {
-      last.current = Date.now();
-      setShown(value);
-      return;
-    }
-    const t = setTimeout(() => {
-      last.current = Date.now();
-      setShown(value);
-    }, wait);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return shown;
-}
-
 /**
- * Runs `fn` when deps or the data version change; keeps the last data while reloading.
+ * Runs `fn` when deps change or an area it reads changes; keeps the last data while reloading.
  * `throttleMs`: aggregate queries (counts, stats) re-run at most that often while the plugin writes.
+ * `live: false`: never reloaded by change events.
  */
 export function useAsync<T>(
   fn: (signal: AbortSignal) => Promise<T>,
   deps: readonly unknown[],
-  opts: { live?: boolean; skip?: boolean; throttleMs?: number } = {},
+  opts: { live?: boolean; skip?: boolean; throttleMs?: number; areas?: readonly DataArea[] } = {},
 ): AsyncState<T> {
-  const version = useThrottled(useDataVersion(), opts.throttleMs ?? 0);
-  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: undefined, loading: !opts.skip });
-  const [nonce, setNonce] = useState(0);
+  const site = useId();
   const fnRef = useRef(fn);
   fnRef.current = fn;
-  const live = opts.live !== false;
-  useEffect(() => {
-    if (opts.skip) {
-      setState({ data: undefined, error: undefined, loading: false });
-      return;
-    }
-    const ctrl = new AbortController();
-    setState((s) => ({ ...s, loading: true }));
-    fnRef.current(ctrl.signal).then(
-      (data) => !ctrl.signal.aborted && setState({ data, error: undefined, loading: false }),
-      (error) => !ctrl.signal.aborted && setState((s) => ({ data: s.data, error, loading: false })),
-    );
-    return () => ctrl.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, nonce, live ? version : 0, opts.skip]);
-  const reload = useCallback(() => setNonce((n) => n + 1), []);
-  return { ...state, reload };
+  const meta: QueryMeta = { areas: opts.live === false ? [] : (opts.areas ?? DATA_AREAS), throttleMs: opts.throttleMs };
+  const q = useQuery({
+    queryKey: ['async', site, ...deps],
+    queryFn: ({ signal }) => fnRef.current(signal),
+    enabled: !opts.skip,
+    placeholderData: keepPreviousData,
+    // As before TanStack: a view that mounts reads fresh data (the cache only bridges the wait).
+    refetchOnMount: 'always',
+    meta,
+  });
+  const { refetch } = q;
+  const reload = useCallback(() => void refetch(), [refetch]);
+  return { data: opts.skip ? undefined : q.data, error: q.error ?? undefined, loading: !opts.skip && q.isFetching, reload };
 }
 
 /** A mutation with its pending state and the last error, for buttons that call the API. */

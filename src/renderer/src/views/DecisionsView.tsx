@@ -9,7 +9,7 @@ import { PagedList } from '../components/PagedList';
 import { useApi } from '../lib/api';
 import { dateToMs, formatTime, truncate } from '../lib/format';
 import { useViewParams } from '../lib/route';
-import { useAsync } from '../lib/useAsync';
+import { useApiQuery } from '../lib/queries';
 
 const COLS = '150px 140px 1fr 1.2fr';
 
@@ -75,6 +75,7 @@ export function DecisionsView() {
         <PagedList<GateDecisionRow, string>
           resetKey={filterKey}
           fetchPage={fetchPage}
+          areas={['decisions', 'writes']}
           getKey={(d) => d.id}
           estimateSize={38}
           dynamic={(d) => d.id === params.id}
@@ -108,8 +109,7 @@ export function DecisionsView() {
 }
 
 function DecisionDetail({ id, row, query }: { id: string; row: GateDecisionRow; query: string }) {
-  const api = useApi();
-  const detail = useAsync((signal) => api.call('gate.show', { id }), [id]);
+  const detail = useApiQuery('gate.show', { id });
   const d = detail.data;
   return (
     <div className="pad stack" style={{ background: 'var(--panel)', cursor: 'auto' }} onClick={(e) => e.stopPropagation()} data-testid="decision-detail">
@@ -123,7 +123,7 @@ function DecisionDetail({ id, row, query }: { id: string; row: GateDecisionRow; 
         <dt>Session</dt>
         <dd className="mono">{row.sessionId}</dd>
       </dl>
-      <ErrorMessage action="Loading the decision" error={detail.error} onRetry={detail.reload} />
+      <ErrorMessage action="Loading the decision" error={detail.error} onRetry={() => void detail.refetch()} />
       {d && (
         <>
           <h3>Context window</h3>

@@ -53,6 +53,7 @@ export function SearchView() {
           <PagedList<SearchHit, string>
             resetKey={`${query}|${kind ?? ''}`}
             fetchPage={fetchPage}
+            areas={['sessions', 'decisions']}
             getKey={(h) => `${h.kind}:${h.id}:${h.field}`}
             estimateSize={76}
             dynamic

@@ -6,7 +6,7 @@ import { PagedList } from '../components/PagedList';
 import { useApi } from '../lib/api';
 import { formatCount, formatRelative, formatTime } from '../lib/format';
 import { useViewParams } from '../lib/route';
-import { useAsync } from '../lib/useAsync';
+import { useApiQuery } from '../lib/queries';
 
 const COLS = '1.1fr 1.3fr 70px 110px';
 
@@ -31,6 +31,7 @@ export function SessionsView() {
         <PagedList<SessionRow, string>
           resetKey={text}
           fetchPage={fetchPage}
+          areas={['sessions', 'exclusions']}
           getKey={(s) => s.id}
           estimateSize={38}
           action="Loading sessions"
@@ -64,7 +65,7 @@ export function SessionsView() {
 
 function SessionTimeline({ id }: { id: string }) {
   const api = useApi();
-  const detail = useAsync((signal) => api.call('sessions.get', { id }), [id]);
+  const detail = useApiQuery('sessions.get', { id });
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
       const page = await api.call('turns.list', { sessionId: id, limit: 50, cursor });
@@ -76,7 +77,7 @@ function SessionTimeline({ id }: { id: string }) {
   return (
     <>
       <div className="pad" style={{ borderBottom: '1px solid var(--border)' }}>
-        <ErrorMessage action="Loading the session" error={detail.error} onRetry={detail.reload} />
+        <ErrorMessage action="Loading the session" error={detail.error} onRetry={() => void detail.refetch()} />
         <h2 className="prewrap">{s?.conversationTarget ?? id}</h2>
         {s && (
           <div className="muted small">
@@ -88,6 +89,7 @@ function SessionTimeline({ id }: { id: string }) {
       <PagedList<TurnView, string>
         resetKey={id}
         fetchPage={fetchPage}
+        areas={['sessions', 'decisions', 'writes']}
         getKey={(t) => t.id}
         estimateSize={220}
         dynamic

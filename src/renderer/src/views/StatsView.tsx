@@ -4,6 +4,7 @@ import { GATE_DECISIONS } from '../../../shared/domain';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useApi } from '../lib/api';
 import { formatCount } from '../lib/format';
+import { useApiQuery } from '../lib/queries';
 import { useAsync } from '../lib/useAsync';
 
 // Only the pieces used: chart.js is tree-shakable when registered piecemeal.
@@ -21,13 +22,13 @@ function useCssColor(name: string, fallback: string): string {
 
 export function StatsView() {
   const api = useApi();
-  const gate = useAsync(() => api.call('gate.stats', { groupBy: 'daily', limit: 60 }), [], { throttleMs: 10_000 });
-  const dataset = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 10_000 });
+  const gate = useApiQuery('gate.stats', { groupBy: 'daily', limit: 60 }, { throttleMs: 10_000 });
+  const dataset = useApiQuery('dataset.stats', {}, { throttleMs: 10_000 });
   // Exact counts per status, all time (counted from the status index in main).
   const writes = useAsync(
     async () => (await api.call('guardian.stats', {})).map((c) => [c.status, c.count] as const),
     [],
-    { throttleMs: 10_000 },
+    { throttleMs: 10_000, areas: ['writes'] },
   );
   const text = useCssColor('--text', '#333');
   const grid = useCssColor('--border', '#ddd');
@@ -45,7 +46,7 @@ export function StatsView() {
       <div className="charts">
         <div className="card">
           <h2>Decisions per day, by type</h2>
-          <ErrorMessage action="Loading decision stats" error={gate.error} onRetry={gate.reload} />
+          <ErrorMessage action="Loading decision stats" error={gate.error} onRetry={() => void gate.refetch()} />
           <div className="chart-box">
             <Bar
               aria-label="Decisions per day"
@@ -71,7 +72,7 @@ export function StatsView() {
         <div className="card">
           <h2>Quality-score distribution</h2>
           {dataset.data?.total === 0 && <div className="muted small">No samples yet: collect them in Datasets.</div>}
-          <ErrorMessage action="Loading dataset stats" error={dataset.error} onRetry={dataset.reload} />
+          <ErrorMessage action="Loading dataset stats" error={dataset.error} onRetry={() => void dataset.refetch()} />
           <div className="chart-box">
             <Bar
               aria-label="Quality distribution"

@@ -58,6 +58,7 @@ export function WritesView() {
         <PagedList<AuditRow, string>
           resetKey={filterKey}
           fetchPage={fetchPage}
+          areas={['writes']}
           getKey={(a) => a.id}
           estimateSize={38}
           action="Loading writes"

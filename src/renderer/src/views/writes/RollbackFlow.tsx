@@ -19,7 +19,8 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
   const preview = useAsync(
     () => api.call('guardian.rollback', { auditId: audit.id, reason: PREVIEW_REASON, dryRun: true, force }),
     [audit.id, force],
-    { live: step === 'preview' },
+    // A dry run announces nothing, so this never triggers itself; it re-runs only when a write lands.
+    { live: step === 'preview', areas: ['writes'] },
   );
   const apply = useAction(async () => {
     const r = await api.call('guardian.rollback', { auditId: audit.id, reason: reason.trim(), dryRun: false, force });

@@ -1,10 +1,9 @@
 import { Chip } from '../../components/Chip';
 import { Message } from '../../components/Conversation';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { useApi } from '../../lib/api';
 import { formatTime } from '../../lib/format';
 import { hrefFor, useViewParams } from '../../lib/route';
-import { useAsync } from '../../lib/useAsync';
+import { useApiQuery } from '../../lib/queries';
 import { DiffView } from '../../monaco/DiffView';
 import { FileHistory } from './FileHistory';
 import { RetryFlow } from './RetryFlow';
@@ -18,14 +17,13 @@ const TABS = [
 ] as const;
 
 export function WriteDetail({ id }: { id: string }) {
-  const api = useApi();
   const [params, setParams] = useViewParams('writes');
   const tab = TABS.some((t) => t.id === params.tab) ? params.tab : 'diff';
-  const detail = useAsync((signal) => api.call('guardian.show', { id }), [id]);
+  const detail = useApiQuery('guardian.show', { id });
   const a = detail.data?.audit;
   return (
     <div className="stack" data-testid="write-detail">
-      <ErrorMessage action="Loading the write" error={detail.error} onRetry={detail.reload} />
+      <ErrorMessage action="Loading the write" error={detail.error} onRetry={() => void detail.refetch()} />
       {a && (
         <div className="card stack">
           <div className="row-flex">
@@ -84,16 +82,15 @@ export function WriteDetail({ id }: { id: string }) {
       </div>
       {tab === 'diff' && <AuditDiffPane id={id} />}
       {tab === 'history' && a && <FileHistory file={a.targetFile} initialAuditId={id} />}
-      {tab === 'rollback' && a && <RollbackFlow audit={a} onDone={detail.reload} />}
+      {tab === 'rollback' && a && <RollbackFlow audit={a} onDone={() => void detail.refetch()} />}
       {tab === 'retry' && a && <RetryFlow audit={a} corrections={detail.data?.corrections ?? []} />}
     </div>
   );
 }
 
 export function AuditDiffPane({ id, height = 440 }: { id: string; height?: number }) {
-  const api = useApi();
-  const diff = useAsync((signal) => api.call('guardian.diff', { id }), [id]);
-  if (diff.error) return <ErrorMessage action="Loading the diff" error={diff.error} onRetry={diff.reload} />;
+  const diff = useApiQuery('guardian.diff', { id });
+  if (diff.error) return <ErrorMessage action="Loading the diff" error={diff.error} onRetry={() => void diff.refetch()} />;
   if (!diff.data) return <div className="muted">Loading diff…</div>;
   const d = diff.data;
   return (
