@@ -10,6 +10,7 @@ import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, writeTx, type DB, type OpenOptions } from '../db/connection';
 import { storeSnapshot } from '../db/snapshots';
 import { diffFile } from '../services/textDiff';
+import { onWriteRecorded } from '../services/health/hook';
 import {
   contextItemInput,
   decisionInput,
@@ -304,6 +305,7 @@ export class RecorderCore {
       metadata: json(w.metadata),
       createdAt: w.createdAt,
     });
+    onWriteRecorded(this.db, id, changed?.diff ?? null, w.createdAt);
     return { auditId: id, beforeSnapshotId, afterSnapshotId, diff: changed?.diff ?? null, lines: changed?.lines ?? null };
   }
 }
