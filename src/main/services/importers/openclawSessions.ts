@@ -23,28 +23,63 @@ export interface OpenClawSessionEntry {
 }
 
 export interface OpenClawSource {
+  /** Primary transcripts and plain (uncompressed) .reset./.deleted. archives: read as growing JSONL files. */
   transcripts: string[];
+  /** `.jsonl.reset.<ts>.zst` / `.jsonl.deleted.<ts>.zst` archives: decompressed, read once. */
+  compressedArchives: string[];
+  /** Per-agent SQLite stores: agents/<agentId>/agent/openclaw-agent.sqlite. */
+  databases: string[];
+  /** Files seen and knowingly not read as transcripts (checkpoint copies, trajectories), by kind. */
+  notTranscripts: Record<string, number>;
   /** sessions.json entries by transcript base name and by sessionId. */
   byFile: Map<string, OpenClawSessionEntry>;
   byId: Map<string, OpenClawSessionEntry>;
   entries: OpenClawSessionEntry[];
 }
 
-const TRANSCRIPT = /\.jsonl(?:\.(?:reset|deleted)\.[^/\\]+)?$/;
+// OpenClaw's own classifiers (config/sessions/artifacts.ts): an archive suffix is a file-safe ISO
+// time; a checkpoint copy is `<id>.checkpoint.<uuid>.jsonl`; a trajectory is `*.trajectory.jsonl`.
+const ARCHIVE = /\.jsonl\.(reset|deleted)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)(\.zst)?$/;
+const CHECKPOINT = /^(.+)\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.jsonl$/i;
+const BACKUP = /\.(?:bak|reset|deleted)\.[^/\\]+$/;
+export const AGENT_DATABASE = 'openclaw-agent.sqlite';
+
+/** OpenClaw's isPrimarySessionTranscriptFileName: live session history, not a copy or side file. */
+export function isPrimaryTranscriptName(name: string): boolean {
+  if (name === 'sessions.json' || !name.endsWith('.jsonl')) return false;
+  if (name.endsWith('.trajectory.jsonl') || CHECKPOINT.test(name)) return false;
+  return !BACKUP.test(name);
+}
+
+type FileKind = 'primary' | 'archive' | 'compressed-archive' | 'checkpoint copies' | 'trajectories' | undefined;
+
+function classify(name: string): FileKind {
+  if (isPrimaryTranscriptName(name)) return 'primary';
+  const archive = ARCHIVE.exec(name);
+  if (archive) return archive[3] ? 'compressed-archive' : 'archive';
+  if (CHECKPOINT.test(name)) return 'checkpoint copies';
+  if (name.endsWith('.trajectory.jsonl')) return 'trajectories';
+  return undefined;
+}
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
-function sessionsDirs(source: string): string[] {
+const isDir = (d: string) => fs.existsSync(d) && fs.statSync(d).isDirectory();
+const isFile = (f: string) => fs.existsSync(f) && fs.statSync(f).isFile();
+
+/** Session folders and agent databases under a state dir, an agent dir, or a sessions dir. */
+function storesUnder(source: string): { dirs: string[]; databases: string[] } {
   const dirs: string[] = [];
-  const consider = (d: string) => {
-    if (fs.existsSync(d) && fs.statSync(d).isDirectory()) dirs.push(d);
+  const databases: string[] = [];
+  const agent = (a: string) => {
+    if (isDir(path.join(a, 'sessions'))) dirs.push(path.join(a, 'sessions'));
+    if (isFile(path.join(a, 'agent', AGENT_DATABASE))) databases.push(path.join(a, 'agent', AGENT_DATABASE));
   };
   const agents = path.join(source, 'agents');
-  if (fs.existsSync(agents) && fs.statSync(agents).isDirectory()) {
-    for (const a of fs.readdirSync(agents).sort()) consider(path.join(agents, a, 'sessions'));
-  }
-  if (!dirs.length) consider(path.join(source, 'sessions'));
-  if (!dirs.length) consider(source);
-  return dirs;
+  if (isDir(agents)) for (const a of fs.readdirSync(agents).sort()) agent(path.join(agents, a));
+  if (!dirs.length && !databases.length) agent(source);
+  if (!dirs.length && !databases.length && isFile(path.join(source, AGENT_DATABASE))) databases.push(path.join(source, AGENT_DATABASE));
+  if (!dirs.length && !databases.length) dirs.push(source);
+  return { dirs, databases };
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
@@ -52,20 +87,33 @@ const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 /** Finds sessions.json and every transcript (topic files and .reset./.deleted. archives included). */
 export function discoverOpenClaw(source: string, report: ReportBuilder): OpenClawSource {
   if (!fs.existsSync(source)) throw new AppError('NotFound', `${source} does not exist`);
-  const out: OpenClawSource = { transcripts: [], byFile: new Map(), byId: new Map(), entries: [] };
-  const isFile = fs.statSync(source).isFile();
-  const dirs = isFile ? [path.dirname(path.resolve(source))] : sessionsDirs(path.resolve(source));
-  for (const dir of dirs) {
+  const out: OpenClawSource = { transcripts: [], compressedArchives: [], databases: [], notTranscripts: {}, byFile: new Map(), byId: new Map(), entries: [] };
+  const one = fs.statSync(source).isFile();
+  if (one && path.basename(source) === AGENT_DATABASE) {
+    out.databases.push(path.resolve(source));
+    return out;
+  }
+  const found = one ? { dirs: [path.dirname(path.resolve(source))], databases: [] } : storesUnder(path.resolve(source));
+  out.databases.push(...found.databases);
+  for (const dir of found.dirs) {
     const index = path.join(dir, 'sessions.json');
     if (fs.existsSync(index)) readIndex(index, out, report);
-    if (!isFile) {
-      for (const f of fs.readdirSync(dir).sort()) {
-        if (TRANSCRIPT.test(f) && fs.statSync(path.join(dir, f)).isFile()) out.transcripts.push(path.join(dir, f));
-      }
-    }
+    if (!one) for (const f of fs.readdirSync(dir).sort()) addFile(out, dir, f);
   }
-  if (isFile) out.transcripts.push(path.resolve(source));
+  if (one) {
+    const kind = classify(path.basename(source));
+    if (kind === 'compressed-archive') out.compressedArchives.push(path.resolve(source));
+    else out.transcripts.push(path.resolve(source));
+  }
   return out;
+}
+
+function addFile(out: OpenClawSource, dir: string, name: string): void {
+  const kind = classify(name);
+  if (!kind || !fs.statSync(path.join(dir, name)).isFile()) return;
+  if (kind === 'primary' || kind === 'archive') out.transcripts.push(path.join(dir, name));
+  else if (kind === 'compressed-archive') out.compressedArchives.push(path.join(dir, name));
+  else out.notTranscripts[kind] = (out.notTranscripts[kind] ?? 0) + 1;
 }
 
 function readIndex(file: string, out: OpenClawSource, report: ReportBuilder): void {
@@ -89,24 +137,29 @@ function readIndex(file: string, out: OpenClawSource, report: ReportBuilder): vo
       report.skip(file, 0, `sessions.json: entry ${JSON.stringify(key.slice(0, 60))}: sessionId missing or not a string`);
       continue;
     }
-    const origin = isObj(value.origin) ? value.origin : {};
-    const entry: OpenClawSessionEntry = {
-      key,
-      sessionId: value.sessionId,
-      sessionFile: str(value.sessionFile),
-      channel: str(value.channel) ?? str(value.lastChannel) ?? str(origin.provider),
-      accountId: str(value.lastAccountId) ?? str(origin.accountId),
-      updatedAt: parseTime(value.updatedAt),
-      startedAt: parseTime(value.sessionStartedAt),
-      displayName: str(value.displayName),
-      chatType: str(value.chatType),
-      subject: str(value.subject),
-    };
+    const entry = sessionEntryFrom(key, value, value.sessionId);
     out.entries.push(entry);
     out.byId.set(entry.sessionId, entry);
     if (entry.sessionFile) out.byFile.set(path.basename(entry.sessionFile), entry);
   }
   report.report.linesUnderstood += out.entries.length;
+}
+
+/** A SessionEntry (sessions.json value or session_nodes.entry_json), reduced to what the workbench keeps. */
+export function sessionEntryFrom(key: string, value: Record<string, unknown>, sessionId: string): OpenClawSessionEntry {
+  const origin = isObj(value.origin) ? value.origin : {};
+  return {
+    key,
+    sessionId,
+    sessionFile: str(value.sessionFile),
+    channel: str(value.channel) ?? str(value.lastChannel) ?? str(origin.provider),
+    accountId: str(value.lastAccountId) ?? str(origin.accountId),
+    updatedAt: parseTime(value.updatedAt),
+    startedAt: parseTime(value.sessionStartedAt),
+    displayName: str(value.displayName) ?? str(value.label),
+    chatType: str(value.chatType),
+    subject: str(value.subject),
+  };
 }
 
 /** The transcript's own name without archive suffixes: `<id>.jsonl`, `<id>-topic-42.jsonl`. */

@@ -12,6 +12,22 @@ export const skipLine = (reason: string): never => {
   throw new SkipLine(reason);
 };
 
+/**
+ * Runs one entry's handler (inside its own savepoint, which the caller provides): a SkipLine or a
+ * constraint the database enforces skips that entry alone, with the reason; anything else is a bug.
+ */
+export function handleEntry(report: ReportBuilder, source: string, position: number, run: () => void): void {
+  try {
+    run();
+    report.report.linesUnderstood++;
+  } catch (e) {
+    if (e instanceof SkipLine) report.skip(source, position, e.message);
+    else if ((e as { code?: unknown }).code && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) {
+      report.skip(source, position, `the database refused it (${(e as Error).message})`);
+    } else throw e;
+  }
+}
+
 export interface FileImport {
   importer: CursorImporter;
   file: string;
@@ -78,15 +94,7 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
       report.skip(job.file, line.lineNumber, parsed.error);
       return;
     }
-    try {
-      lineTx(() => job.handle(parsed.value, line));
-      report.report.linesUnderstood++;
-    } catch (e) {
-      if (e instanceof SkipLine) report.skip(job.file, line.lineNumber, e.message);
-      else if ((e as { code?: unknown }).code && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) {
-        report.skip(job.file, line.lineNumber, `the database refused it (${(e as Error).message})`);
-      } else throw e;
-    }
+    handleEntry(report, job.file, line.lineNumber, () => lineTx(() => job.handle(parsed.value, line)));
   };
 
   const flush = () => {
