@@ -163,6 +163,7 @@ export class LogReplay {
     if (e.component === 'MessageHandler' && e.event === 'Skipped duplicate agent message event') return 'replies the plugin skipped as already judged';
     if (e.component === 'PluginLifecycle' && LIFECYCLE_NOISE.test(e.event)) return 'plugin lifecycle events';
     if (e.component === 'Heartbeat') return 'plugin heartbeats';
+    if (e.component === 'ConsolidationScheduler' || e.component === 'Consolidator') return 'consolidation scheduler events';
     return 'other log events';
   }
 

@@ -1,0 +1,173 @@
+// Deterministic checks of how plugin log events are attributed, on a synthetic log written event by
+// event the way the plugin's FileLogger writes them (tests/importers/fixtures/plugin-logs). The same
+// situations are driven through the real plugin in tests/plugin/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importReflectionLogs } from '../../src/main/services/importers';
+import { startLiveCapture } from '../../src/main/services/lifecycle/live';
+import { count, dataCounts, lines, newContext, writeFile } from './helpers';
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'plugin-logs');
+const LOG = path.join(FIXTURE, 'logs', 'reflection-2026-03-20.log');
+const AUDIT_LOG = path.join(FIXTURE, 'workspace', '.openclaw-reflection', 'write-guardian.log.jsonl');
+const S1 = 'channel:discord:channel:100';
+const S2 = 'channel:telegram:200';
+
+type Row = Record<string, unknown>;
+
+/** A plugin root and workspace in the test's own folder, holding the first `upTo` log lines. */
+function copyFixture(dir: string, upTo?: number): { root: string; log: string } {
+  const root = path.join(dir, 'plugin');
+  const log = writeFile(path.join(root, 'logs', path.basename(LOG)), lines(LOG).slice(0, upTo).join('\n') + '\n');
+  writeFile(path.join(dir, '.openclaw-reflection', 'write-guardian.log.jsonl'), fs.readFileSync(AUDIT_LOG));
+  return { root, log };
+}
+
+function decisionsByReply(ctx: ReturnType<typeof newContext>, session: string): Array<[string, string[]]> {
+  const rows = ctx.db
+    .prepare(
+      `SELECT t.agent_message_content AS reply, group_concat(d.decision || ':' || d.reason, '|') AS decisions
+       FROM conversation_turns t LEFT JOIN (SELECT * FROM memory_gate_decisions ORDER BY created_at) d ON d.turn_id = t.id
+       WHERE t.session_id = ? GROUP BY t.id ORDER BY t.turn_number`,
+    )
+    .all(session) as Array<{ reply: string; decisions: string | null }>;
+  return rows.map((r) => [r.reply, r.decisions ? r.decisions.split('|') : []]);
+}
+
+describe('reflection-logs attribution (synthetic plugin log)', () => {
+  it('gives every decision and write outcome to the reply that queued its gate run, first in first out per session', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    const report = await importReflectionLogs(ctx, { source: root });
+    expect(report.skipped.map((s) => s.reason)).toEqual([expect.stringContaining('no agent reply waiting')]);
+
+    // 1 s gate, second reply 300 ms later: each reply gets its own decision, not the latest both.
+    expect(decisionsByReply(ctx, S1)).toEqual([
+      ['Noted. Let me check your settings.', ['UPDATE_USER:Stable language preference.']],
+      ['Done: British English from now on.', ['NO_WRITE:Confirmation of an earlier turn.']],
+      // A new user message arrived while the run above was in the gate: its decision is still its own.
+      ["You're welcome.", ['NO_WRITE:Small talk.']],
+      ['Timezone set to Europe/London.', []], // its run threw: a failed run, not a decision
+      ['Anything else?', ['UPDATE_USER:Stable timezone.']],
+      ['Sure, Sam.', []], // queued when the plugin restarted: never judged
+    ]);
+    const audits = ctx.db.prepare('SELECT a.status, a.target_file, a.candidate_fact, t.agent_message_content AS reply FROM write_guardian_audit a JOIN conversation_turns t ON t.id = a.turn_id ORDER BY a.created_at').all();
+    expect(audits).toEqual([
+      { status: 'written', target_file: 'USER.md', candidate_fact: 'prefers British English', reply: 'Noted. Let me check your settings.' },
+      { status: 'refused', target_file: 'TOOLS.md', candidate_fact: 'bluebird refers to the staging box', reply: 'Got it, bluebird is staging.' },
+    ]);
+    // Interleaved session: its own decisions, in its own order.
+    expect(decisionsByReply(ctx, S2)).toEqual([
+      ['Got it, bluebird is staging.', ['UPDATE_TOOLS:Environment-specific host alias.']],
+      ["It's bluebird. Done.", ['NO_WRITE:Recall, nothing new.', 'NO_WRITE:Same reply again.']],
+      ['Done.', []],
+    ]);
+  });
+
+  it('folds only a true duplicate snapshot and names why; a shorter later reply stays its own turn', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    const report = await importReflectionLogs(ctx, { source: root });
+    expect(report.ignored['repeated snapshots of the same reply (the hook fired twice)']).toBe(1);
+    expect(report.ignored['turns already imported from OpenClaw transcripts']).toBeUndefined();
+    const replies = ctx.db.prepare('SELECT agent_message_content FROM conversation_turns WHERE session_id = ? ORDER BY turn_number').pluck().all(S2);
+    expect(replies).toEqual(['Got it, bluebird is staging.', "It's bluebird. Done.", 'Done.']);
+  });
+
+  it('records a gate LLM failure, a throwing run and a restart as failed runs, and a guardian outage as the outcome', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    await importReflectionLogs(ctx, { source: root });
+    const failures = ctx.db
+      .prepare('SELECT f.kind, f.reason, t.agent_message_content AS reply FROM memory_gate_failures f JOIN conversation_turns t ON t.id = f.turn_id ORDER BY f.created_at')
+      .all();
+    expect(failures).toEqual([
+      { kind: 'llm_request_failed', reason: 'LLM request failed: Provider request failed with status 503', reply: 'Done.' },
+      { kind: 'trigger_failed', reason: 'socket hang up', reply: 'Timezone set to Europe/London.' },
+      { kind: 'lost_in_restart', reason: expect.stringContaining('restarted'), reply: 'Sure, Sam.' },
+    ]);
+    // Not a NO_WRITE anywhere: neither in decisions nor in the stats view.
+    expect(count(ctx.db, "memory_gate_decisions WHERE reason LIKE 'LLM request failed%'")).toBe(0);
+    expect(ctx.db.prepare('SELECT sum(no_write_count) FROM memory_gate_stats').pluck().get()).toBe(4);
+    expect(ctx.db.prepare("SELECT outcome FROM memory_gate_decisions WHERE reason = 'Stable timezone.'").pluck().get()).toBe('guardian_unavailable');
+    expect(count(ctx.db, 'write_guardian_audit WHERE turn_id IN (SELECT id FROM conversation_turns WHERE agent_message_content = \'Anything else?\')')).toBe(0);
+  });
+
+  it('records the files a consolidation run rewrote as consolidation writes, not anonymous external ones', async () => {
+    const ctx = newContext();
+    fs.writeFileSync(path.join(ctx.workspaceDir, 'MEMORY.md'), '# Memory\n\n- old fact\n- old fact, again\n');
+    fs.writeFileSync(path.join(ctx.workspaceDir, 'USER.md'), '# User\n');
+    const cut = lines(LOG).findIndex((l) => l.includes('Consolidation cleanup completed'));
+    const { root, log } = copyFixture(ctx.workspaceDir, cut);
+    await importReflectionLogs(ctx, { source: root });
+    // The plugin rewrites the file right after the line; the user also edits USER.md by hand.
+    fs.writeFileSync(path.join(ctx.workspaceDir, 'MEMORY.md'), '# Memory\n\n- old fact\n');
+    fs.writeFileSync(path.join(ctx.workspaceDir, 'USER.md'), '# User\n\n- edited by hand\n');
+    fs.writeFileSync(log, lines(LOG).join('\n') + '\n');
+    await importReflectionLogs(ctx, { source: root });
+    const writes = ctx.db.prepare("SELECT target_file AS file, json_extract(metadata, '$.origin') AS origin, lines_removed AS removed FROM write_guardian_audit WHERE source = 'external' ORDER BY target_file").all();
+    expect(writes).toEqual([
+      { file: 'MEMORY.md', origin: 'consolidation', removed: 1 },
+      { file: 'USER.md', origin: null, removed: 0 },
+    ]);
+  });
+
+  it('recognises lifecycle lines of newer plugins instead of counting them as unknown events', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    const report = await importReflectionLogs(ctx, { source: root });
+    expect(report.ignored['plugin lifecycle events']).toBe(2); // gateway methods and tools registered
+    expect(report.ignored['consolidation scheduler events']).toBe(2);
+    expect(report.ignored['other log events']).toBeUndefined();
+  });
+
+  it('adds nothing from a copied or renamed log, and a fresh import of both equals one (ids from content, not file names)', async () => {
+    const ctx = newContext();
+    const { root, log } = copyFixture(ctx.workspaceDir);
+    await importReflectionLogs(ctx, { source: root });
+    const before = { ...dataCounts(ctx.db), failures: count(ctx.db, 'memory_gate_failures') };
+    fs.copyFileSync(log, path.join(path.dirname(log), 'reflection-2026-03-20 (copy).log'));
+    fs.copyFileSync(log, path.join(path.dirname(log), 'reflection-2026-03-21.log'));
+    const again = await importReflectionLogs(ctx, { source: root });
+    expect(again.inserted).toEqual({});
+    expect({ ...dataCounts(ctx.db), failures: count(ctx.db, 'memory_gate_failures') }).toEqual(before);
+
+    const fresh = newContext();
+    const copy = copyFixture(fresh.workspaceDir);
+    fs.renameSync(copy.log, path.join(path.dirname(copy.log), 'reflection-2026-03-20 (copy).log'));
+    fs.copyFileSync(LOG, copy.log);
+    await importReflectionLogs(fresh, { source: copy.root });
+    expect({ ...dataCounts(fresh.db), failures: count(fresh.db, 'memory_gate_failures') }).toEqual(before);
+    const ids = (db: typeof ctx.db) => db.prepare('SELECT id FROM memory_gate_decisions UNION ALL SELECT id FROM write_guardian_audit ORDER BY 1').pluck().all();
+    expect(ids(fresh.db)).toEqual(ids(ctx.db));
+  });
+
+  it('reports and skips a FIFO and a folder named like a log, in the importer and in live capture, without hanging', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    const logs = path.join(root, 'logs');
+    execFileSync('mkfifo', [path.join(logs, 'reflection-2026-03-19.log')]);
+    fs.mkdirSync(path.join(logs, 'reflection-2026-03-21.log'));
+    const report = await importReflectionLogs(ctx, { source: root });
+    expect(report.notes).toEqual(
+      expect.arrayContaining([
+        'reflection-2026-03-19.log is a FIFO, not a log file: it was skipped.',
+        'reflection-2026-03-21.log is a folder, not a log file: it was skipped.',
+      ]),
+    );
+    expect(count(ctx.db, 'memory_gate_decisions')).toBe(7);
+    await expect(importReflectionLogs(ctx, { source: path.join(logs, 'reflection-2026-03-19.log') })).rejects.toThrow(/is a FIFO, not a log file/);
+
+    const live = newContext();
+    const liveRoot = copyFixture(live.workspaceDir).root;
+    execFileSync('mkfifo', [path.join(liveRoot, 'logs', 'reflection-2026-03-19.log')]);
+    const errors: unknown[] = [];
+    const capture = startLiveCapture(live, { pluginRoot: liveRoot, onEvent: (e) => e.type === 'error' && errors.push(e.error) });
+    await capture.sync();
+    await capture.stop();
+    expect(errors).toEqual([]);
+    expect(count(live.db, 'memory_gate_decisions')).toBe(7);
+  });
+});
