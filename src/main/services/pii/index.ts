@@ -1,23 +1,30 @@
 // PII and secret detection for English and Chinese text, and redaction with numbered placeholders.
 import { detectEmails, detectPhones } from './detectors/contact';
+import { detectPassports, detectQq, detectWechat } from './detectors/chinese';
 import { detectNames } from './detectors/names';
 import { detectIps, detectUrlCredentials } from './detectors/network';
 import { detectCards, detectChineseIds, detectIbans, isValidChineseId } from './detectors/numbers';
 import { DEFAULT_KEY_PATTERNS, detectSecrets } from './detectors/secrets';
+import { detectionView, toOriginal, type DetectionView } from './normalize';
 import { resolveOverlaps } from './resolve';
 import type { DetectOptions, PiiSpan } from './types';
 
 export * from './types';
 export { createRedactor, redact, type Redactor, type RedactOptions } from './redact';
+export { createRedactionScope, normalizedValue, type RedactionScope } from './scope';
+export { detectionView, foldValue } from './normalize';
 export { resolveOverlaps, isValidChineseId, DEFAULT_KEY_PATTERNS };
 
 /**
  * Finds PII and secrets. Returns non-overlapping spans sorted by start; when detectors disagree the
  * more confident, then more specific match wins (a Chinese ID beats a card reading of the same digits).
+ * Detectors read a folded view of the text (NFKC, invisible characters removed); offsets and values
+ * are always the original text's, and cover any invisible characters hidden inside a value.
  */
 export function detectPii(text: string, opts: DetectOptions = {}): PiiSpan[] {
   if (!text) return [];
-  const input = foldFullWidth(text);
+  const view = detectionView(text);
+  const input = view?.text ?? text;
   const candidates: PiiSpan[] = [
     ...detectSecrets(input, opts.redactPatterns),
     ...detectUrlCredentials(input),
@@ -28,19 +35,17 @@ export function detectPii(text: string, opts: DetectOptions = {}): PiiSpan[] {
     ...detectIps(input),
     ...detectPhones(input),
   ];
-  if (opts.names) candidates.push(...detectNames(input));
+  // The Chinese account and document detectors all need a cue word; most texts have none.
+  if (CHINESE_ID_CUES.test(input)) candidates.push(...detectQq(input), ...detectWechat(input), ...detectPassports(input));
+  if (opts.names !== 'none') candidates.push(...detectNames(input, opts.names === true));
   const min = opts.minConfidence ?? 0;
   const spans = resolveOverlaps(candidates).filter((s) => s.confidence >= min);
-  // Offsets are shared by both strings; values must be the original characters.
-  if (input !== text) for (const s of spans) s.value = text.slice(s.start, s.end);
-  return spans;
+  return view ? spans.map((s) => mapToOriginal(text, view, s)) : spans;
 }
 
-/**
- * Chinese input methods type full-width digits and punctuation ("１３８１２３４５６７８", "＠"). Each folds to
- * its ASCII twin one code unit for one, so detector offsets stay valid in the original text.
- */
-function foldFullWidth(text: string): string {
-  if (!/[\uFF01-\uFF5E\u3000]/.test(text)) return text;
-  return text.replace(/[\uFF01-\uFF5E\u3000]/g, (ch) => (ch === '\u3000' ? ' ' : String.fromCharCode(ch.charCodeAt(0) - 0xfee0)));
+const CHINESE_ID_CUES = /qq|扣扣|企鹅|Q号|微信|威信|薇信|wechat|weixin|wx|vx|v信|加v|微x|护照|passport|旅行证件|travel\s+document|通行证|证件号/i;
+
+function mapToOriginal(text: string, view: DetectionView, s: PiiSpan): PiiSpan {
+  const [start, end] = toOriginal(view, s.start, s.end);
+  return { ...s, id: `${s.type}:${start}:${end}`, start, end, value: text.slice(start, end) };
 }

@@ -14,6 +14,10 @@ export const PII_TYPES = [
   'PERSON',
   // Added after the first contract: bank account numbers in IBAN form (mod-97 checked).
   'IBAN',
+  // Added with issue 12: Chinese messaging accounts and travel documents.
+  'QQ',
+  'WECHAT',
+  'CN_PASSPORT',
 ] as const;
 export type PiiType = (typeof PII_TYPES)[number];
 
@@ -32,8 +36,12 @@ export interface PiiSpan {
 }
 
 export interface DetectOptions {
-  /** Also look for person names (low confidence). Off by default. */
-  names?: boolean;
+  /**
+   * Person names (low confidence). By default (undefined or false) only names a cue introduces outright:
+   * "我叫王小明", "联系人：李娜", "张先生", "My name is ...", "Dr. ...". true adds the weaker English
+   * heuristics (greetings, "I'm ...", "said ..."); 'none' turns name detection off.
+   */
+  names?: boolean | 'none';
   /** Extra key patterns from the workspace config (seed 000's privacyFiltering.redactPatterns). */
   redactPatterns?: string[];
   /** Drop spans below this confidence (after overlap resolution). Default 0: keep all. */

@@ -1,16 +1,27 @@
 import type { PiiSpan } from '../types';
 import { makeSpan } from '../util';
+import { AMBIGUOUS_SURNAMES, COMPOUND_SURNAMES, SURNAMES } from './surnames';
 
 // A capitalised word in any Latin script ("Šárka", "O'Neil", "Jean-Luc").
 const NAME = "\\p{Lu}\\p{Ll}+(?:[-'’]\\p{Lu}?\\p{Ll}+)?";
 const FULL = `${NAME}(?:\\s+(?:\\p{Lu}\\.?\\s+)?${NAME}){0,2}`;
-const PATTERNS: { re: RegExp; detector: string; confidence: number }[] = [
-  { re: new RegExp(`\\b(?:[Mm]y name is|[Mm]y name's|[Cc]all me|I'm|I am)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'), detector: 'context:intro', confidence: 0.4 },
-  { re: new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam)\\.?\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.45 },
-  { re: new RegExp(`\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.4 },
-  { re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'), detector: 'context:salutation', confidence: 0.3 },
-  { re: new RegExp(`\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`, 'gu'), detector: 'context:mention', confidence: 0.3 },
-  { re: /(?:我叫|我的名字是|我的名字叫|本人|姓名[:：]?\s*|名字[:：]\s*|联系人[:：]?\s*)([\u4e00-\u9fff]{2,3})(?=[，。,.\s！!；;、\d]|$|是|的)/gu, detector: 'context:zh-intro', confidence: 0.35 },
+
+interface NamePattern {
+  re: RegExp;
+  detector: string;
+  confidence: number;
+  /** A cue that names a person outright ("my name is", "Dr."): on by default. The rest only with names: true. */
+  cued: boolean;
+}
+
+const PATTERNS: NamePattern[] = [
+  { re: new RegExp(`\\b(?:[Mm]y name is|[Mm]y name's|[Mm]y full name is)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'), detector: 'context:intro', confidence: 0.45, cued: true },
+  { re: new RegExp(`\\b(?:[Cc]all me|I'm|I am)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'), detector: 'context:intro', confidence: 0.4, cued: false },
+  { re: new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\\.?\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.45, cued: true },
+  { re: new RegExp(`\\b(?:Sir|Madam)\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.4, cued: false },
+  { re: new RegExp(`\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.45, cued: true },
+  { re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'), detector: 'context:salutation', confidence: 0.3, cued: false },
+  { re: new RegExp(`\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`, 'gu'), detector: 'context:mention', confidence: 0.3, cued: false },
 ];
 
 // Capitalised words that follow "I am", "Hi" or "call me" but are not names.
@@ -21,9 +32,10 @@ const NOT_NAMES = new Set([
   'Working', 'Looking', 'Trying', 'English', 'Chinese', 'American', 'British', 'Customer', 'Support', 'Admin', 'User',
 ]);
 
-export function detectNames(text: string): PiiSpan[] {
+function detectLatinNames(text: string, all: boolean): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const p of PATTERNS) {
+    if (!p.cued && !all) continue;
     for (const m of text.matchAll(p.re)) {
       let name = m[1];
       const words = name.split(/\s+/);
@@ -34,5 +46,75 @@ export function detectNames(text: string): PiiSpan[] {
       out.push(makeSpan(text, 'PERSON', start, start + name.length, p.confidence, p.detector));
     }
   }
+  return out;
+}
+
+const HAN = /[\u4e00-\u9fff]/;
+// Characters that end a given name: particles, verbs and the first characters of "电话", "手机", "微信"...
+const NOT_GIVEN = new Set(Array.from('的是在了和与跟及说要去来到把被给让请叫也都就还又很吗呢吧啊呀哦嘛着过们这那有没不从对为以而但或电手微邮号住今昨家先女老师'));
+
+/** The surname (compound first) that starts at i, or ''. */
+function surnameAt(text: string, i: number): string {
+  const two = text.slice(i, i + 2);
+  if (COMPOUND_SURNAMES.has(two)) return two;
+  return SURNAMES.has(text[i] ?? '') ? text[i] : '';
+}
+
+/** Surname plus up to two given-name characters starting at i; '' when no surname starts there. */
+function fullNameAt(text: string, i: number, maxGiven = 2): string {
+  const surname = surnameAt(text, i);
+  if (!surname) return '';
+  let end = i + surname.length;
+  while (end - i - surname.length < maxGiven && HAN.test(text[end] ?? '') && !NOT_GIVEN.has(text[end])) end++;
+  return text.slice(i, end);
+}
+
+// "我叫王小明", "联系人：欧阳娜娜", "我的名字是李雷": the name follows the cue.
+const ZH_INTRO =
+  /(?:我叫|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)|我是|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?)(?=[\u4e00-\u9fff])/gu;
+// "张先生", "王芳女士", "陈老师": a title after the name.
+const ZH_TITLE = /(?:先生|女士|小姐|老师|医生|教授|经理|总监|主任|律师|师傅|同学|博士|阿姨|叔叔|大夫|太太|校长|院长|老板|总(?=[,，。.!！?？\s]|$))/gu;
+// Words that stand before a title but are not names: subjects, shifts, "班主任".
+const NOT_NAME_BEFORE_TITLE = /(?:历史|语文|中文|英文|日文|人文|天文|值班|班|文科|理科|车间|党委)$/;
+
+function detectChineseNames(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(ZH_INTRO)) {
+    const at = m.index + m[0].length;
+    const name = fullNameAt(text, at);
+    const surname = surnameAt(text, at);
+    if (name.length < 2 || name.length === surname.length) continue;
+    // "我是高手": after the loose cue "我是" the name must be followed by a pause and not start with a word.
+    if (m[0] === '我是' && (AMBIGUOUS_SURNAMES.has(name[0]) || HAN.test(text[at + name.length] ?? ''))) continue;
+    out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.5, 'context:zh-intro'));
+  }
+  for (const m of text.matchAll(ZH_TITLE)) {
+    const end = m.index;
+    if (NOT_NAME_BEFORE_TITLE.test(text.slice(Math.max(0, end - 4), end))) continue;
+    const start = nameStartBefore(text, end);
+    if (start < 0) continue;
+    out.push(makeSpan(text, 'PERSON', start, end, 0.5, 'context:zh-title'));
+  }
+  return out;
+}
+
+/** Where the name that ends at `end` starts: the longest surname-led run of up to three characters. */
+function nameStartBefore(text: string, end: number): number {
+  for (const len of [3, 2]) {
+    const i = end - len;
+    if (i < 0 || (AMBIGUOUS_SURNAMES.has(text[i]) && !COMPOUND_SURNAMES.has(text.slice(i, i + 2)))) continue;
+    // Another surname right before makes the reading doubtful ("李王老师"): fall back to a shorter one.
+    if (fullNameAt(text, i).length === len && (i === 0 || !SURNAMES.has(text[i - 1]) || NOT_GIVEN.has(text[i - 1]))) return i;
+  }
+  const single = text[end - 1] ?? '';
+  if (!SURNAMES.has(single)) return -1;
+  // "对方老师": an everyday-word surname alone counts only at the start of a clause.
+  return AMBIGUOUS_SURNAMES.has(single) && HAN.test(text[end - 2] ?? '') ? -1 : end - 1;
+}
+
+/** Person names: cued ones by default, the weaker English heuristics only when `all` is set. */
+export function detectNames(text: string, all = false): PiiSpan[] {
+  const out = detectLatinNames(text, all);
+  if (HAN.test(text)) out.push(...detectChineseNames(text));
   return out;
 }

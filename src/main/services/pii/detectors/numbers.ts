@@ -74,7 +74,8 @@ function classifyCard(text: string, digits: string, start: number, end: number):
   if (!luhn) return null;
   // A 13-digit product barcode (EAN-13) can pass Luhn too; without a card word it is a product code.
   if (digits.length === 13 && !cardContext && isValidEan13(digits)) return null;
-  const cn = cardContext && /[\u4e00-\u9fff]/.test(before);
+  // 银行卡/储蓄卡/借记卡 name a bank (debit) card; 信用卡 is a credit card in any language.
+  const cn = cardContext && /[\u4e00-\u9fff]/.test(before) && !/信用卡[^\n]{0,14}$/.test(before);
   return makeSpan(text, cn ? 'BANK_CARD' : 'CREDIT_CARD', start, end, 0.9, `luhn:${issuer}`);
 }
 
@@ -91,23 +92,45 @@ const PROVINCES = new Set([
   '44', '45', '46', '50', '51', '52', '53', '54', '61', '62', '63', '64', '65', '71', '81', '82', '83',
 ]);
 
+/** Foreign permanent residents' IDs since 2023: 9, then the first digit of the province code. */
+const FOREIGN_RESIDENT = /^9[1-8]/;
+
 /** GB 11643-1999: province code, a real birth date, and the ISO 7064 MOD 11-2 check character. */
 export function isValidChineseId(id: string, now = new Date()): boolean {
   if (!/^\d{17}[\dXx]$/.test(id)) return false;
-  if (!PROVINCES.has(id.slice(0, 2))) return false;
+  if (!PROVINCES.has(id.slice(0, 2)) && !FOREIGN_RESIDENT.test(id)) return false;
   const y = Number(id.slice(6, 10));
   const mo = Number(id.slice(10, 12));
   const d = Number(id.slice(12, 14));
   const birth = new Date(Date.UTC(y, mo - 1, d));
-  if (y < 1900 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d) return false;
+  // The checksum is the real test; any birth year from 1800 on is plausible (old records, the deceased).
+  if (y < 1800 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d) return false;
   if (birth.getTime() > now.getTime()) return false;
   let sum = 0;
   for (let i = 0; i < 17; i++) sum += (id.charCodeAt(i) - 48) * ID_WEIGHTS[i];
   return ID_CHECK[sum % 11] === id[17].toUpperCase();
 }
 
-const CN_ID = /(?<![0-9A-Za-z])\d{6}(?:18|19|20)\d{2}[01]\d[0-3]\d{4}[\dXx](?![0-9A-Za-z])/g;
-const CN_ID_SPACED = /(?<![0-9A-Za-z])\d{6} (?:18|19|20)\d{6} \d{3}[\dXx](?![0-9A-Za-z])/g;
+// Digit groups joined by single spaces or hyphens, the last one possibly ending in the X check character.
+const ID_RUN = /(?<![0-9A-Za-z])\d+(?:[ -]\d+)*(?:[ -]?[Xx])?(?![0-9A-Za-z])/g;
+
+/** 18-character IDs however their digits are grouped ("110101 19491231 002X", "1101-0519-..."). */
+function detectGroupedIds(text: string, out: PiiSpan[]): void {
+  for (const m of text.matchAll(ID_RUN)) {
+    if (m[0].length < 18) continue;
+    const groups = [...m[0].matchAll(/\d+[Xx]?|[Xx]/g)].map((g) => ({ start: m.index + g.index, end: m.index + g.index + g[0].length, chars: g[0] }));
+    for (let i = 0; i < groups.length; i++) {
+      let id = '';
+      for (let j = i; j < groups.length && id.length < 18; j++) {
+        id += groups[j].chars;
+        if (id.length === 18 && isValidChineseId(id)) {
+          out.push(makeSpan(text, 'CN_ID', groups[i].start, groups[j].end, 0.95, 'checksum:gb11643'));
+          i = j;
+        }
+      }
+    }
+  }
+}
 
 // First-generation IDs (before 1999): 15 digits, two-digit year, no check digit.
 const CN_ID_15 = /(?<![0-9A-Za-z])\d{6}\d{2}[01]\d[0-3]\d\d{3}(?![0-9A-Za-z])/g;
@@ -124,11 +147,7 @@ function validOldId(id: string): boolean {
 
 export function detectChineseIds(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const re of [CN_ID, CN_ID_SPACED]) {
-    for (const m of text.matchAll(re)) {
-      if (isValidChineseId(m[0].replace(/ /g, ''))) out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.95, 'checksum:gb11643'));
-    }
-  }
+  detectGroupedIds(text, out);
   // Without a check digit only the words before it make a 15-digit run an ID.
   for (const m of text.matchAll(CN_ID_15)) {
     if (validOldId(m[0]) && ID_CONTEXT.test(text.slice(Math.max(0, m.index - 16), m.index))) {

@@ -1,0 +1,85 @@
+// Identifiers of Chinese messaging accounts and travel documents. A QQ number or a passport number is
+// just a digit run or a short code without the word that introduces it, so these need their cue words;
+// only the "wxid_" form of a WeChat id is specific enough on its own.
+import type { PiiSpan } from '../types';
+import { makeSpan } from '../util';
+
+/** "QQ", "扣扣", "企鹅号"; not QQ groups, QQ mail, QQ music and the other products. */
+const QQ_CUE = /(?<![A-Za-z])(?:qq|扣扣|企鹅号?|Q号)(?!群|空间|音乐|等级|飞车|浏览器|会员|钱包|邮箱|游戏|堂|[A-Za-z])/giu;
+/** Words between a cue and its value: "号码是", "number:", "ID =", "同号", "/微信". */
+const FILLER =
+  /\s*(?:(?:[/、&]\s*(?:微信|wechat|weixin|vx|wx|手机|电话|tel|phone)号?|号码|帐号|账号|号|number|no\.?|num|id|#|is|was|同号|也是|是|为|:|=|\(|（|\[|【)\s*){0,4}/iy;
+const QQ_NUMBER = /[1-9]\d{4,10}(?![\d@A-Za-z_]|\.\d)/y;
+const LIST_NEXT = /\s*(?:[,，、/]|or|或|和|及)\s*(?=[1-9]\d{4,10}(?![\d@A-Za-z_]|\.\d))/iy;
+
+/** Runs a sticky regex at `at`; returns the match or null. */
+function stickyAt(re: RegExp, text: string, at: number): RegExpExecArray | null {
+  re.lastIndex = at;
+  return re.exec(text);
+}
+
+export function detectQq(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const cue of text.matchAll(QQ_CUE)) {
+    let at = cue.index + cue[0].length;
+    at += stickyAt(FILLER, text, at)?.[0].length ?? 0;
+    if (/\d/.test(text[at - 1] ?? '')) continue; // "QQ2 12345" is something else
+    for (;;) {
+      const m = stickyAt(QQ_NUMBER, text, at);
+      if (!m) break;
+      out.push(makeSpan(text, 'QQ', at, at + m[0].length, 0.8, 'context:qq'));
+      at += m[0].length;
+      const next = stickyAt(LIST_NEXT, text, at);
+      if (!next) break;
+      at += next[0].length;
+    }
+  }
+  return out;
+}
+
+const WXID = /(?<![A-Za-z0-9_])wxid_[A-Za-z0-9]{6,24}(?![A-Za-z0-9_])/gi;
+const WECHAT_CUE = /(?:微信号?|威信|薇信|(?<![A-Za-z])(?:wechat|weixin|wx|vx|v信|加v|微x)(?![A-Za-z]))/giu;
+// WeChat's rule: 6-20 letters, digits, "_" or "-", starting with a letter. Old accounts use a QQ number or a phone.
+const WECHAT_ID = /(?:[A-Za-z][A-Za-z0-9_-]{5,19}|[1-9]\d{4,10})(?![A-Za-z0-9_@-]|\.[A-Za-z]|:\/\/)/y;
+
+export function detectWechat(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const m of text.matchAll(WXID)) out.push(makeSpan(text, 'WECHAT', m.index, m.index + m[0].length, 0.95, 'pattern:wxid'));
+  for (const cue of text.matchAll(WECHAT_CUE)) {
+    const afterCue = cue.index + cue[0].length;
+    const filler = stickyAt(FILLER, text, afterCue)?.[0] ?? '';
+    const at = afterCue + filler.length;
+    const m = stickyAt(WECHAT_ID, text, at);
+    if (!m || /^wxid_/i.test(m[0])) continue;
+    const id = m[0];
+    // A plain word ("WeChat is great") is not an id unless a separator or "号"/"ID" says one follows.
+    if (/^[A-Za-z]+$/.test(id) && !/[:：=号]|id/i.test(filler + cue[0].slice(-1))) continue;
+    if (/^\d+$/.test(id)) {
+      out.push(makeSpan(text, 'WECHAT', at, at + id.length, 0.7, 'context:wechat-number'));
+      continue;
+    }
+    out.push(makeSpan(text, 'WECHAT', at, at + id.length, 0.8, 'context:wechat'));
+  }
+  return out;
+}
+
+/**
+ * Passports of the PRC (G or E + 8 digits; E + a letter other than I/O + 7 digits since the E series
+ * ran out; DE/SE/PE + 7 digits for diplomatic, service and public-affairs), Hong Kong (K + 8) and
+ * mainland travel permits (C + 8). Codes this short are also part and train numbers: only with a cue.
+ */
+const PASSPORT = /(?<![A-Za-z0-9])(?:[EGKC]\d{8}|[EC][A-HJ-NP-Z]\d{7}|[DSP]E\d{7})(?![A-Za-z0-9])/gi;
+const PASSPORT_CUE = /护照|passport|旅行证件|travel\s+document|通行证|证件号/i;
+
+export function detectPassports(text: string): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  if (!PASSPORT_CUE.test(text)) return out;
+  for (const m of text.matchAll(PASSPORT)) {
+    const before = text.slice(Math.max(0, m.index - 48), m.index);
+    const after = text.slice(m.index + m[0].length, m.index + m[0].length + 16);
+    const line = before.slice(before.lastIndexOf('\n') + 1);
+    if (!PASSPORT_CUE.test(line) && !PASSPORT_CUE.test(after.split('\n')[0])) continue;
+    out.push(makeSpan(text, 'CN_PASSPORT', m.index, m.index + m[0].length, 0.85, 'context:passport'));
+  }
+  return out;
+}
