@@ -1,7 +1,6 @@
 // Privacy at collection: PII spans over every text field of a sample, and the redacted copy of its
 // content with typed, numbered placeholders ([EMAIL_1]) that stay the same across the sample's fields.
-// pii's own redact() numbers placeholders per text; a sample has many texts, so numbering is done here.
-import { detectPii } from '../pii';
+import { createRedactionScope, detectPii, type RedactionScope } from '../pii';
 import type { DetectOptions, PiiSpan, PiiType } from '../pii/types';
 
 export interface StoredPiiSpan {
@@ -82,57 +81,31 @@ export function scanContent(
   return spans;
 }
 
-/** The content with every accepted span replaced by its placeholder; one value keeps one placeholder. */
-export function redactContent(content: unknown, spans: StoredPiiSpan[]): { redacted: unknown; placeholders: Record<string, string> } {
+/**
+ * The content with every accepted span replaced by its placeholder. One value keeps one placeholder and one
+ * type across all fields (pii's redaction scope); pass a scope to share the numbering wider (a session).
+ */
+export function redactContent(
+  content: unknown,
+  spans: StoredPiiSpan[],
+  scope: RedactionScope = createRedactionScope(),
+): { redacted: unknown; placeholders: Record<string, string> } {
   const byField = new Map<string, StoredPiiSpan[]>();
-  for (const s of spans) {
-    if (!s.accepted) continue;
-    const list = byField.get(s.field) ?? [];
-    list.push(s);
-    byField.set(s.field, list);
-  }
-  const numbering = new Map<string, string>(); // `${type}\u0000${value}` -> placeholder
-  const counters = new Map<string, number>();
-  const placeholders: Record<string, string> = {};
-  const placeholderFor = (s: StoredPiiSpan) => {
-    const key = `${s.type}\u0000${s.value}`;
-    let p = numbering.get(key);
-    if (!p) {
-      const n = (counters.get(s.type) ?? 0) + 1;
-      counters.set(s.type, n);
-      p = `[${s.type}_${n}]`;
-      numbering.set(key, p);
-      placeholders[p] = s.value;
-    }
-    return p;
-  };
-  // Number placeholders in order of first appearance, then replace.
+  for (const s of spans) byField.set(s.field, [...(byField.get(s.field) ?? []), s]);
+  const accepted = spans.filter((s) => s.accepted);
+  const rejectedIds = spans.filter((s) => !s.accepted).map((s) => s.id);
+  // Every field's reading of a value is seen before numbering, then numbers follow first appearance.
+  scope.observe(accepted);
   forEachText(content, (field) => {
-    const list = byField.get(field);
-    if (!list) return;
-    list.sort((a, b) => a.start - b.start || b.end - a.end);
-    for (const s of list) placeholderFor(s);
+    const list = (byField.get(field) ?? []).filter((s) => s.accepted).sort((a, b) => a.start - b.start || b.end - a.end);
+    for (const s of list) scope.placeholderFor(s);
   });
-  // A value detected once is also hidden where the detector did not flag it again (another field, a skipped field).
-  const leftovers = [...numbering.entries()]
-    .map(([key, p]) => [key.slice(key.indexOf('\u0000') + 1), p] as const)
-    .filter(([value]) => value.length >= 4)
-    .sort((a, b) => b[0].length - a[0].length);
+  const placeholders: Record<string, string> = {};
+  // Fields without spans are still swept: a value detected once is hidden wherever it recurs.
   const redacted = mapTexts(content, (field, text) => {
-    const list = byField.get(field);
-    let out = text;
-    if (list) {
-      out = '';
-      let at = 0;
-      for (const s of list) {
-        if (s.start < at || s.end > text.length || text.slice(s.start, s.end) !== s.value) continue;
-        out += text.slice(at, s.start) + placeholderFor(s);
-        at = s.end;
-      }
-      out += text.slice(at);
-    }
-    for (const [value, p] of leftovers) if (out.includes(value)) out = out.split(value).join(p);
-    return out;
+    const result = scope.redact(text, byField.get(field) ?? [], { rejectedIds });
+    Object.assign(placeholders, result.placeholders);
+    return result.text;
   });
   return { redacted, placeholders };
 }

@@ -161,7 +161,7 @@ function sweepKnownValues(text: string, covered: PiiSpan[], entries: Map<string,
           digits += groups[j].digits;
           const hit = numeric.find(([k]) => k === digits || (k.length >= 7 && digits.length - k.length <= 4 && digits.endsWith(k) && /^(?:0{0,2}86|1|0)$/.test(digits.slice(0, -k.length))));
           if (hit) {
-            add(groups[i].start, groups[j].end, hit[1]);
+            add(i === 0 && m[0][0] === '+' ? m.index : groups[i].start, groups[j].end, hit[1]);
             i = j;
             break;
           }
