@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { DEMO_BASE_TIME, generateDemoWorkspace } from '../../src/main/services/demo';
 import { pruneOldData } from '../../src/main/services/lifecycle/retention';
+import { backupDatabase } from '../../src/main/services/lifecycle/backup';
 import { saveSettings } from '../../src/main/services/lifecycle/settings';
 import { startRetentionSchedule } from '../../src/main/services/lifecycle/schedule';
 import type { PruneResult } from '../../src/main/services/lifecycle/retention';
@@ -72,7 +73,7 @@ describe('retention', () => {
 
     const preview = pruneOldData(ctx, { days: DAYS, dryRun: true });
     expect(count(db, 'SELECT count(*) FROM conversation_turns WHERE created_at < ?', CUTOFF)).toBe(oldTurns);
-    const result = pruneOldData(ctx, { days: DAYS });
+    const result = pruneOldData(ctx, { days: DAYS, confirm: true, previewToken: preview.previewToken, force: true });
     expect(result.deleted).toEqual(preview.deleted);
     expect(result.kept).toEqual(preview.kept);
     expect(result.cutoff).toBe(CUTOFF);
@@ -95,8 +96,8 @@ describe('retention', () => {
     const oldLeft = count(db, 'SELECT count(*) FROM write_guardian_audit WHERE created_at < ?', CUTOFF);
     expect(oldLeft).toBe(Object.values(result.kept.write_guardian_audit ?? {}).reduce((a, b) => a + b, 0));
     expect(result.kept.write_guardian_audit).toMatchObject({ correction: 1, rollback: 1 });
-    expect(result.kept.memory_gate_decisions).toMatchObject({ 'approved dataset sample': 1, 'referenced by a kept write': 2 });
-    expect(result.kept.conversation_turns?.['approved dataset sample']).toBe(1);
+    expect(result.kept.memory_gate_decisions).toMatchObject({ 'curated dataset sample': 1, 'referenced by a kept write': 2 });
+    expect(result.kept.conversation_turns?.['curated dataset sample']).toBe(1);
     expect(count(db, 'SELECT count(*) FROM conversation_turns WHERE created_at < ?', CUTOFF)).toBe(
       Object.values(result.kept.conversation_turns ?? {}).reduce((a, b) => a + b, 0),
     );
@@ -119,7 +120,7 @@ describe('retention', () => {
     expect(() => db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('integrity-check')")).not.toThrow();
 
     // running again deletes nothing more
-    expect(pruneOldData(ctx, { days: DAYS }).deleted).toEqual({});
+    expect(pruneOldData(ctx, { days: DAYS, dryRun: true }).deleted).toEqual({});
     db.close();
   }, 60_000);
 
@@ -129,13 +130,13 @@ describe('retention', () => {
     const { db } = openWorkspaceDatabase(dir);
     const ctx = { db, workspaceDir: dir, now: () => NOW };
     expect(() => pruneOldData(ctx)).toThrow(/retentionDays is not set/);
-    expect(() => pruneOldData(ctx, { days: -1 })).toThrow(/days: expected/);
+    expect(() => pruneOldData(ctx, { days: -1, dryRun: true })).toThrow(/days: expected a whole number/);
     saveSettings(dir, { storage: { retentionDays: 400 } });
     const r = pruneOldData(ctx, { dryRun: true });
     expect(r.days).toBe(400);
     expect(r.deleted).toEqual({});
     db.close();
-    const cli = spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'prune', '--dry-run', '--days', '1', '--workspace', dir, '--json'], { encoding: 'utf8' });
+    const cli = spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'prune', '--dry-run', '--days', '10', '--workspace', dir, '--json'], { encoding: 'utf8' });
     expect(cli.status).toBe(0);
     const out = JSON.parse(cli.stdout) as { dryRun: boolean; deleted: Record<string, number> };
     expect(out.dryRun).toBe(true);
@@ -148,6 +149,8 @@ describe('retention', () => {
     const { db } = openWorkspaceDatabase(dir);
     const clock = new FakeClock(NOW);
     const runs: PruneResult[] = [];
+    // Scheduled retention deletes only what a backup holds.
+    await backupDatabase({ db, workspaceDir: dir, now: () => NOW }, {});
     const schedule = startRetentionSchedule({ db, workspaceDir: dir }, { days: DAYS, clock, onRun: (r) => runs.push(r), onError: (e) => { throw e; } });
     await clock.advanceTo(NOW + 30_000, () => schedule.idle());
     expect(runs).toHaveLength(0);

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import readline from 'node:readline';
 import type { Command } from 'commander';
 import Table from 'cli-table3';
@@ -6,6 +7,7 @@ import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } fr
 import { AppError } from '../../shared/errors';
 import { ANNOTATION_STATUSES, EXPORT_FORMATS, SAMPLE_TYPES, type AnnotationStatus, type ExportFormat, type SampleType } from '../../shared/domain';
 import { loadSettings } from '../../main/services/lifecycle/settings';
+import { refuseFilledFolder } from '../../main/services/lifecycle/outputFiles';
 import type { ServiceContext } from '../../main/services/context';
 import {
   collectSamples,
@@ -308,6 +310,7 @@ export function register(program: Command): void {
       .description('write train/validation files, a dataset card and dataset_info.json')
       .requiredOption('--format <format>', EXPORT_FORMATS.join(' | '))
       .option('-o, --output <folder>', 'output folder (default .openclaw-reflection/exports/dataset-<format>-<time>)')
+      .option('--overwrite', 'replace the files of an earlier export in the output folder')
       .option('--train-split <x>', 'share of samples in train, grouped by session', '0.8')
       .option('--seed <seed>', 'split seed', 'reflection')
       .option('--only-approved', 'only approved and auto-approved samples')
@@ -320,11 +323,12 @@ export function register(program: Command): void {
     action(
       async (
         opts: GlobalOptions & {
-          format: string; output?: string; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
+          format: string; output?: string; overwrite?: boolean; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
           since?: string; until?: string; includePii?: boolean; bom?: boolean;
         },
       ) => {
         if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
+        if (opts.output) refuseFilledFolder(path.resolve(opts.output), opts.overwrite);
         const result = await withDatabase(opts, ({ db }, dir) =>
           exportDataset(
             { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('samples') },

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import Table from 'cli-table3';
 import pc from 'picocolors';
@@ -14,6 +15,7 @@ import {
   type DecisionFilters,
   type GateStatsGrouping,
 } from '../../main/services/gate';
+import { refuseExisting } from '../../main/services/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 
 type Opts = GlobalOptions & Record<string, unknown>;
@@ -228,6 +230,7 @@ export function register(program: Command): void {
       .option('-f, --format <format>', 'json, csv or markdown', 'json')
       .option('-o, --output <file>', 'write to this file (default: standard output)')
       .option('--bom', 'CSV: start with a UTF-8 byte order mark (for Excel)')
+      .option('--overwrite', 'replace an existing output file')
       .option('--include-pii', 'export personal data and secrets as recorded (by default they are replaced with placeholders)'),
   ).action(
     action(async (opts: Opts) =>
@@ -240,6 +243,7 @@ export function register(program: Command): void {
           throw e;
         });
         if (file && fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new AppError('Invalid', `--output: ${file} is a folder`);
+        if (file) refuseExisting([path.resolve(file)], Boolean(opts.overwrite));
         const result = await exportDecisions(ctxOf(db, dir), { ...filtersFrom(opts), format, bom: Boolean(opts.bom), includePii: Boolean(opts.includePii), file, output: file ? undefined : process.stdout });
         if (file) process.stderr.write(`exported ${result.rows} decision(s) as ${format} to ${file}\n`);
       }),

@@ -22,6 +22,7 @@ import {
   showAudit,
   type AuditExportFormat,
 } from '../../main/services/guardian';
+import { refuseExisting } from '../../main/services/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 
 type Opts = GlobalOptions & Record<string, unknown>;
@@ -131,6 +132,7 @@ export function register(program: Command): void {
   withWorkspace(g.command('export').description('export audits (streamed)'))
     .option('--format <format>', 'json | csv | markdown', 'json')
     .option('-o, --output <file>', 'write to a file instead of stdout')
+    .option('--overwrite', 'replace an existing output file')
     .option('--include-content', 'include full before/after file content')
     .option('--include-pii', 'export personal data and secrets as recorded (by default they are replaced with placeholders)')
     .option('--session <key>', 'only this session')
@@ -139,6 +141,7 @@ export function register(program: Command): void {
     .option('--since <time>', 'from')
     .option('--until <time>', 'until')
     .action(action(async (opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+      if (opts.output) refuseExisting([path.resolve(opts.output as string)], Boolean(opts.overwrite));
       const out = opts.output ? fs.createWriteStream(path.resolve(opts.output as string)) : process.stdout;
       const res = await exportAudits(context(db, dir), {
         format: opts.format as AuditExportFormat, includeContent: Boolean(opts.includeContent), includePii: Boolean(opts.includePii), sessionKey: opts.session as string,

@@ -1,8 +1,9 @@
+import readline from 'node:readline/promises';
 import type { Command } from 'commander';
 import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
 import { backupDatabase } from '../../main/services/lifecycle/backup';
 import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
-import { pruneOldData } from '../../main/services/lifecycle/retention';
+import { MIN_RETENTION_DAYS, pruneOldData, type PruneResult } from '../../main/services/lifecycle/retention';
 import { exportConversations } from '../../main/services/lifecycle/archive';
 import { startWorkspaceLifecycle } from '../../main/services/lifecycle';
 import { openWorkspaceDatabase } from '../../main/db/connection';
@@ -135,39 +136,68 @@ function registerExportConversations(program: Command): void {
       .description('write conversations (one turn with its decisions and writes per line) as JSONL; excluded sessions are left out')
       .option('--since <time>', 'from (inclusive): YYYY-MM-DD, ISO time or ms')
       .option('--until <time>', 'to (exclusive): YYYY-MM-DD, ISO time or ms')
-      .option('-o, --output <file>', 'output file (default .openclaw-reflection/exports/conversations-<since>_<until>.jsonl)'),
+      .option('-o, --output <file>', 'output file (default .openclaw-reflection/exports/conversations-<since>_<until>.jsonl)')
+      .option('--overwrite', 'replace an existing output file'),
   ).action(
-    action(async (opts: GlobalOptions & { since?: string; until?: string; output?: string }) => {
+    action(async (opts: GlobalOptions & { since?: string; until?: string; output?: string; overwrite?: boolean }) => {
       const since = parseTime('since', opts.since);
       const until = parseTime('until', opts.until);
-      const r = await withDatabase(opts, ({ db }, dir) => exportConversations({ db, workspaceDir: dir }, { since, until, output: opts.output }));
+      const r = await withDatabase(opts, ({ db }, dir) => exportConversations({ db, workspaceDir: dir }, { since, until, output: opts.output, overwrite: opts.overwrite }));
       if (opts.json) printJson(r);
       else process.stdout.write(`${r.turns} turns written to ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB)\n`);
     }),
   );
 }
 
+function printPrune(r: PruneResult): void {
+  process.stdout.write(`${r.dryRun ? 'would delete' : 'deleted'} data older than ${r.days} days (before ${new Date(r.cutoff).toISOString()}):\n`);
+  const del = Object.entries(r.deleted);
+  if (!del.length) process.stdout.write('  nothing\n');
+  for (const [t, n] of del) process.stdout.write(`  ${t}: ${n}\n`);
+  const kept = Object.entries(r.kept);
+  if (kept.length) process.stdout.write('kept although old:\n');
+  for (const [t, reasons] of kept) {
+    for (const [why, n] of Object.entries(reasons)) process.stdout.write(`  ${t}: ${n} (${why})\n`);
+  }
+  if (r.dryRun && r.needsForce) {
+    const copy = r.safeCopyUntil === null ? 'no backup or conversation archive exists' : `the last backup or archive holds data up to ${new Date(r.safeCopyUntil).toISOString()}`;
+    process.stdout.write(`warning: this deletes data no copy holds (${copy}); make a backup first or add --force\n`);
+  }
+  if (!r.dryRun && r.freedPages) process.stdout.write(`incremental vacuum freed ${r.freedPages} pages\n`);
+}
+
+async function askYes(question: string): Promise<boolean> {
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
 function registerPrune(program: Command): void {
   withWorkspace(
     program
       .command('prune')
-      .description('delete conversations, decisions and audits older than the retention limit (kept: what curation references)')
-      .option('--days <n>', 'age limit in days (default: storage.retentionDays)', (v) => Number(v))
-      .option('--dry-run', 'show what would go and why things are kept; delete nothing'),
+      .description('delete conversations, decisions and audits older than the retention limit (irreversible; kept: every curated sample and what it references)')
+      .option('--days <n>', `age limit in whole days, at least ${MIN_RETENTION_DAYS} (default: storage.retentionDays)`, (v) => Number(v))
+      .option('--dry-run', 'show what would go and why things are kept; delete nothing')
+      .option('--yes', 'delete without asking (the preview is still printed)')
+      .option('--force', 'also delete data that no backup or conversation archive holds yet'),
   ).action(
-    action(async (opts: GlobalOptions & { days?: number; dryRun?: boolean }) => {
-      const r = await withDatabase(opts, ({ db }, dir) => pruneOldData({ db, workspaceDir: dir }, { days: opts.days, dryRun: opts.dryRun }));
-      if (opts.json) return printJson(r);
-      process.stdout.write(`${r.dryRun ? 'would delete' : 'deleted'} data older than ${r.days} days (before ${new Date(r.cutoff).toISOString()}):\n`);
-      const del = Object.entries(r.deleted);
-      if (!del.length) process.stdout.write('  nothing\n');
-      for (const [t, n] of del) process.stdout.write(`  ${t}: ${n}\n`);
-      const kept = Object.entries(r.kept);
-      if (kept.length) process.stdout.write('kept although old:\n');
-      for (const [t, reasons] of kept) {
-        for (const [why, n] of Object.entries(reasons)) process.stdout.write(`  ${t}: ${n} (${why})\n`);
-      }
-      if (!r.dryRun && r.freedPages) process.stdout.write(`incremental vacuum freed ${r.freedPages} pages\n`);
+    action(async (opts: GlobalOptions & { days?: number; dryRun?: boolean; yes?: boolean; force?: boolean }) => {
+      await withDatabase(opts, async ({ db }, dir) => {
+        const ctx = { db, workspaceDir: dir };
+        const preview = pruneOldData(ctx, { days: opts.days, dryRun: true, force: opts.force });
+        if (opts.dryRun || Object.keys(preview.deleted).length === 0) return opts.json ? printJson(preview) : printPrune(preview);
+        if (!opts.json) printPrune(preview);
+        if (!opts.yes) {
+          if (!process.stdin.isTTY) throw new AppError('Invalid', 'prune is irreversible: pass --yes to confirm it (or run it in a terminal to be asked)');
+          if (!(await askYes('Delete these rows for good? [y/N] '))) throw new AppError('Conflict', 'prune cancelled: nothing was deleted');
+        }
+        const r = pruneOldData(ctx, { days: preview.days, confirm: true, previewToken: preview.previewToken, force: opts.force });
+        return opts.json ? printJson(r) : printPrune(r);
+      });
     }),
   );
 }

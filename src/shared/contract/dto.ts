@@ -518,3 +518,9 @@ export interface AuditStatusCount {
   status: AuditStatus;
   count: number;
 }
+  /** From a dry run: pass it with confirm to delete exactly what the preview listed. */
+  previewToken: string;
+  /** Up to when a backup or conversation archive holds the data (null: none does). */
+  safeCopyUntil: number | null;
+  /** The deletion reaches data no copy holds: a real run needs force. */
+  needsForce: boolean;

@@ -35,6 +35,8 @@ const exportOptions = {
   ...timeRange,
 };
 
+  /** Replace files of an existing export folder of the same name (default: refuse). */
+  overwrite: z.boolean().default(false),
 export const contracts = {
   // ---- app & workspace ----
   'app.info': query<D.AppInfo>()(empty, 'Runtime mode, version and channels not available yet'),
@@ -228,11 +230,17 @@ export const contracts = {
     'Delete everything recorded for the excluded sessions (irreversible: needs confirm; dryRun gives exact counts)',
   ),
   'retention.prune': mutation<D.PruneOutcome>()(
-    z.strictObject({ days: z.number().positive().max(36_500).optional(), dryRun: z.boolean().default(false) }),
-    'Delete data older than N days (default storage.retentionDays); dryRun lists what would go and why old rows are kept',
+    z.strictObject({
+      days: z.number().int('days: whole days only').min(7, 'days: at least 7').max(36_500).optional(),
+      dryRun: z.boolean().default(false),
+      confirm: z.boolean().default(false),
+      previewToken: z.string().max(200).optional(),
+      force: z.boolean().default(false),
+    }),
+    'Delete data older than N whole days (irreversible: dryRun first, then confirm with its previewToken; force for data no backup holds)',
   ),
   'conversations.export': job<D.ConversationExportResult>()(
-    z.strictObject(timeRange),
+    z.strictObject({ ...timeRange, overwrite: z.boolean().default(false) }),
     'Write the turns of a time range, with their decisions and writes, to a JSONL archive (job)',
   ),
   'settings.validate': query<D.SettingsValidation>()(

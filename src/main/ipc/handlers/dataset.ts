@@ -22,6 +22,7 @@ import {
 } from '../../services/dataset';
 import { auditFromRow, getAuditRow } from '../../services/guardian/rows';
 import { loadSettings } from '../../services/lifecycle/settings';
+import { refuseFilledFolder } from '../../services/lifecycle/outputFiles';
 import { getTurn } from '../../services/sessions';
 import type { Handlers, HandlerEnv } from '../registry';
 import { auditDto } from './guardian';
@@ -141,7 +142,7 @@ function exportById(db: DB, id: string): ExportRow {
 
 interface ExportInput {
   format: ExportFormat; name?: string; sampleTypes?: SampleType[]; trainSplit: number; onlyApproved: boolean;
-  minQuality?: number; includePii: boolean; seed?: number; since?: number; until?: number;
+  minQuality?: number; includePii: boolean; seed?: number; since?: number; until?: number; overwrite?: boolean;
 }
 
 function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
@@ -221,7 +222,9 @@ export const datasetHandlers = {
     };
   },
   'dataset.export': async (input, ctx, env) => {
-    const r = await exportDataset(ctx, exportOptions(env, input));
+    const opts = exportOptions(env, input);
+    if (opts.outDir) refuseFilledFolder(opts.outDir, input.overwrite);
+    const r = await exportDataset(ctx, opts);
     return exportById(ctx.db, r.exportId);
   },
   'dataset.previewExport': async (input, env) => {

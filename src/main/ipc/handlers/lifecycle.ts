@@ -18,6 +18,9 @@ export const pruneDto = (r: PruneResult): PruneOutcome => ({
   deleted: r.deleted,
   kept: Object.entries(r.kept).flatMap(([table, reasons]) => Object.entries(reasons).map(([reason, count]) => ({ table, reason, count }))),
   freedPages: r.freedPages,
+  previewToken: r.previewToken,
+  safeCopyUntil: r.safeCopyUntil,
+  needsForce: r.needsForce,
 });
 
 export const lifecycleHandlers = {
@@ -28,10 +31,11 @@ export const lifecycleHandlers = {
     const r = purgeExclusion(env.session.serviceContext(), input.id, { dryRun: input.dryRun, confirm: input.confirm });
     return { exclusion: exclusionDto(r.exclusion), sessionIds: r.sessionIds, deleted: r.deleted, dryRun: r.dryRun };
   },
-  'retention.prune': (input, env) => pruneDto(pruneOldData(env.session.serviceContext(), { days: input.days, dryRun: input.dryRun })),
+  'retention.prune': (input, env) =>
+    pruneDto(pruneOldData(env.session.serviceContext(), { days: input.days, dryRun: input.dryRun, confirm: input.confirm, previewToken: input.previewToken, force: input.force })),
   // The renderer is untrusted, so it cannot choose the output path: archives go to the workspace's exports folder.
   'conversations.export': async (input, ctx) => {
-    const r = await exportConversations(ctx, { since: input.since, until: input.until });
+    const r = await exportConversations(ctx, { since: input.since, until: input.until, overwrite: input.overwrite });
     return { file: r.file, turns: r.turns, bytes: r.bytes };
   },
   'settings.validate': (input, env) => {

@@ -6,6 +6,7 @@ import type Database from 'better-sqlite3';
 import { STATE_DIR, type DB } from '../../db/connection';
 import { AppError } from '../../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
+import { refuseExisting, removeStalePartials } from './outputFiles';
 import { getState, setState } from './state';
 
 export const EXPORTS_DIR = 'exports';
@@ -109,6 +110,8 @@ export interface ExportConversationsOptions {
   until?: number;
   /** Output file; default <workspace>/.openclaw-reflection/exports/conversations-<since>_<until>.jsonl. */
   output?: string;
+  /** Replace an existing output file (default: refuse). */
+  overwrite?: boolean;
 }
 
 export interface ExportConversationsResult {
@@ -123,7 +126,9 @@ export async function exportConversations(ctx: ServiceContext, options: ExportCo
   const until = options.until ?? nowOf(ctx) + 1;
   if (!(since < until)) throw new AppError('Invalid', `since: must be before until (${new Date(since).toISOString()} >= ${new Date(until).toISOString()})`);
   const file = path.resolve(options.output ?? path.join(exportsDir(ctx.workspaceDir), `conversations-${options.since === undefined ? 'start' : utcDay(since)}_${utcDay(until - 1)}.jsonl`));
-  const partial = `${file}.partial`;
+  refuseExisting([file], options.overwrite);
+  removeStalePartials(path.dirname(file));
+  const partial = `${file}.partial-${process.pid}`;
   fs.rmSync(partial, { force: true });
   const builder = new LineBuilder(ctx.db);
   const writer = new JsonlWriter();

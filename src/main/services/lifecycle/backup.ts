@@ -2,7 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { nativeBindingOption, STATE_DIR } from '../../db/connection';
+import { MEMORY_FILES } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
+import { refuseExisting, removeStalePartials } from './outputFiles';
+import { recordBackup } from './retention';
+import { SETTINGS_FILE as SETTINGS_NAME } from './settings';
 import { nowOf, type ServiceContext } from '../context';
 
 export interface BackupOptions {
@@ -28,6 +32,50 @@ export function defaultBackupPath(workspaceDir: string, at: number): string {
   return path.join(workspaceDir, STATE_DIR, 'backups', `reflection-${stamp(at)}.db`);
 }
 
+/** File names the plugin or the workbench use for themselves: a backup must never land on one. */
+function reservedNameProblem(name: string): string | null {
+  const lower = name.toLowerCase();
+  if ((MEMORY_FILES as readonly string[]).some((m) => m.toLowerCase() === lower)) return 'is a memory file name';
+  if (lower.endsWith('.md')) return 'is a Markdown file name (the agent reads those as memory)';
+  if (lower.endsWith('.lock')) return 'is a lock name (a file there blocks every write to that memory file)';
+  if (/\.db-(wal|shm|journal)$/.test(lower) || lower === 'reflection.db') return 'is the name of the live database or its journal';
+  if (lower === SETTINGS_NAME || lower.endsWith('.log')) return 'is a settings or log file name';
+  return null;
+}
+
+/** The real path the backup would be written to, after refusing names, symlinks and the live database. */
+export function checkBackupTarget(output: string, liveDb?: string): string {
+  const name = path.basename(output);
+  const problem = reservedNameProblem(name);
+  if (problem) throw new AppError('Invalid', `output: ${name} ${problem}; choose a name ending in .db`);
+  if (output.split(path.sep).some((part) => part.toLowerCase().endsWith('.lock'))) {
+    throw new AppError('Invalid', `output: ${output} is inside a lock folder`);
+  }
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.lstatSync(output);
+  } catch {
+    stat = undefined;
+  }
+  if (stat?.isSymbolicLink()) throw new AppError('Invalid', `output: ${output} is a symlink; refusing to follow it`);
+  if (stat && !stat.isFile()) throw new AppError('Invalid', `output: ${output} is not a regular file`);
+  const real = path.join(realExistingAncestor(path.dirname(output)), name);
+  if (liveDb && real === realExistingAncestor(liveDb)) throw new AppError('Invalid', `output: ${output} is the live database itself`);
+  return real;
+}
+
+/** realpath of the path, or of its nearest existing ancestor with the rest appended (for a file not written yet). */
+export function realExistingAncestor(p: string): string {
+  const abs = path.resolve(p);
+  try {
+    return fs.realpathSync(abs);
+  } catch {
+    const parent = path.dirname(abs);
+    if (parent === abs) return abs;
+    return path.join(realExistingAncestor(parent), path.basename(abs));
+  }
+}
+
 /**
  * Copies the live database through SQLite's online backup API. Copying every page in one step
  * means the copy is one consistent read transaction: in WAL mode the plugin and the app keep
@@ -38,13 +86,11 @@ export function defaultBackupPath(workspaceDir: string, at: number): string {
  */
 export async function backupDatabase(ctx: ServiceContext, options: BackupOptions = {}): Promise<BackupResult> {
   const started = performance.now();
-  const output = path.resolve(options.output ?? defaultBackupPath(ctx.workspaceDir, nowOf(ctx)));
-  const source = ctx.db.name ? path.resolve(ctx.db.name) : undefined;
-  if (source && output === source) throw new AppError('Invalid', `output: ${output} is the live database itself`);
-  if (fs.existsSync(output) && !options.overwrite) {
-    throw new AppError('Conflict', `output: ${output} already exists (pass overwrite to replace it)`);
-  }
+  const startedAt = nowOf(ctx);
+  const output = checkBackupTarget(path.resolve(options.output ?? defaultBackupPath(ctx.workspaceDir, nowOf(ctx))), ctx.db.name || undefined);
+  refuseExisting([output], options.overwrite);
   fs.mkdirSync(path.dirname(output), { recursive: true });
+  removeStalePartials(path.dirname(output));
   const partial = `${output}.partial-${process.pid}`;
   fs.rmSync(partial, { force: true });
   try {
@@ -60,6 +106,7 @@ export async function backupDatabase(ctx: ServiceContext, options: BackupOptions
     }
     if (integrity !== 'ok') throw new AppError('Internal', `backup failed its integrity check: ${integrity}`);
     fs.renameSync(partial, output);
+    recordBackup(ctx.db, output, startedAt);
     return { file: output, bytes: fs.statSync(output).size, pages: progress.totalPages, integrity, tookMs: performance.now() - started };
   } catch (e) {
     fs.rmSync(partial, { force: true });

@@ -106,7 +106,8 @@ export interface RetentionSchedule {
 
 /**
  * Applies storage.retentionDays while the workbench runs: once shortly after start, then daily.
- * Pruning is idempotent, so running it on every start as well as daily costs little.
+ * Pruning is idempotent, so running it on every start as well as daily costs little. The setting is
+ * its confirmation; it still deletes only data a backup or conversation archive already holds.
  */
 export function startRetentionSchedule(
   ctx: ServiceContext,
@@ -121,7 +122,7 @@ export function startRetentionSchedule(
     if (stopped) return;
     running = running.then(() => {
       try {
-        options.onRun?.(pruneOldData({ ...ctx, now: () => clock.now() }, { days: options.days }));
+        options.onRun?.(pruneOldData({ ...ctx, now: () => clock.now() }, { days: options.days, confirm: true, scheduled: true }));
       } catch (e) {
         options.onError?.(e);
       }

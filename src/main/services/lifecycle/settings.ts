@@ -10,6 +10,8 @@ import { describeIssue, parseLenient } from './lenient';
 import { datasetCollectionConfigSchema, type DatasetCollectionConfig } from '../dataset/config';
 
 export const SETTINGS_FILE = 'workbench.json';
+/** Shortest retention limit (storage.retentionDays, `prune --days`): a typo must not wipe the workspace. */
+export const MIN_RETENTION_DAYS = 7;
 
 export const memoryGateAuditingSchema = z
   .object({
@@ -90,6 +92,11 @@ export function validateSettings(raw: unknown): { settings: WorkbenchSettings; w
     return { settings: defaultSettings(), warnings: ['settings: expected a JSON object; using all defaults'] };
   }
   const settings = parseLenient(workbenchSettingsSchema, raw ?? {}, '', warnings) as WorkbenchSettings;
+  const retention = settings.storage.retentionDays;
+  if (retention !== undefined && retention < MIN_RETENTION_DAYS) {
+    warnings.push(`storage.retentionDays: ${retention} is below the minimum of ${MIN_RETENTION_DAYS} days, ignored`);
+    delete settings.storage.retentionDays;
+  }
   const schedule = settings.storage.jsonlExport.schedule;
   const problem = schedule === undefined ? undefined : cronProblem(schedule);
   if (problem) {
