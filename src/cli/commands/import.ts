@@ -5,7 +5,7 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import type { ServiceContext } from '../../main/services/context';
-import { importEvals, importOpenClaw, importReflectionLogs, type ImportReport } from '../../main/services/importers';
+import { importDailyNotes, importEvals, importOpenClaw, importReflectionLogs, type ImportReport } from '../../main/services/importers';
 
 interface ImportOptions extends GlobalOptions {
   guardianLog?: string;
@@ -95,7 +95,7 @@ export function register(program: Command): void {
   withWorkspace(
     cmd
       .command('openclaw <source>')
-      .description('OpenClaw session transcripts: a state dir, an agents/<id>/sessions dir, or one transcript .jsonl')
+      .description('OpenClaw sessions: a state dir (file store and per-agent SQLite store), an agents/<id>/sessions dir, an openclaw-agent.sqlite, or one transcript')
       .option('--max-line-mb <n>', 'skip lines longer than this (default 16)'),
   ).action(
     action(async (source: string, opts: ImportOptions) =>
@@ -104,6 +104,18 @@ export function register(program: Command): void {
   );
 
   withWorkspace(
-    cmd.command('evals <datasets>').description("The plugin's labelled eval sets (shared/scenarios.jsonl + memory-gate/ + write-guardian/) as gold samples"),
+    cmd
+      .command('evals <source>')
+      .description(
+        "The plugin's labelled eval sets as gold samples, every version (current, v1-research, v2) in one run, and its model runs (evals/results/*.json): a plugin root, evals/datasets, one task folder (evals/datasets/memory-gate) or results files",
+      ),
   ).action(action(async (source: string, opts: ImportOptions) => run(opts, (ctx) => importEvals(ctx, { source: path.resolve(source) }))));
+
+  withWorkspace(
+    cmd.command('daily-notes [source]').description("OpenClaw's daily memory notes (memory/YYYY-MM-DD.md) as read-only documents: an OpenClaw workspace (default: --workspace), its memory/ folder, or one note"),
+  ).action(
+    action(async (source: string | undefined, opts: ImportOptions) =>
+      run(opts, (ctx) => importDailyNotes(ctx, { source: path.resolve(source ?? ctx.workspaceDir) })),
+    ),
+  );
 }

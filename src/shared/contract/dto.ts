@@ -385,7 +385,7 @@ export interface ImportSkip {
   reason: string;
 }
 export interface ImportReport {
-  source: 'reflection-logs' | 'openclaw' | 'evals';
+  source: 'reflection-logs' | 'openclaw' | 'evals' | 'daily-notes';
   /** Rows added per table. */
   added: Record<string, number>;
   skipped: number;
@@ -393,6 +393,39 @@ export interface ImportReport {
   filesRead: number;
   elapsedMs: number;
   summary: string;
+}
+
+// ---- eval runs and daily notes (importers) ----
+export interface EvalModelScoreDto {
+  modelId: string;
+  modelLabel: string | null;
+  runId: string;
+  runAt: number;
+  total: number;
+  passed: number;
+  /** Passed among the scenarios every model of the suite ran: the fair comparison. */
+  commonPassed: number;
+  errors: Record<string, number>;
+}
+export interface EvalSuiteComparisonDto {
+  suite: string;
+  commonScenarios: number;
+  models: EvalModelScoreDto[];
+  /** Scenario by scenario: model id -> passed; hardest first. */
+  scenarios: Array<{ scenarioId: string; results: Record<string, boolean> }>;
+}
+export interface DailyNoteDto {
+  /** YYYY-MM-DD */
+  date: string;
+  path: string;
+  content: string;
+  updatedAt: number;
+}
+export interface DailyNoteHit {
+  date: string;
+  path: string;
+  snippet: string;
+  matches: Array<{ start: number; end: number }>;
 }
 
 // ---- jobs ----

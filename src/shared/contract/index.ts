@@ -22,6 +22,7 @@ const memoryFile = z.enum(MEMORY_FILES);
 const timeRange = { since: epochMs.optional(), until: epochMs.optional() };
 const text = (max = 100_000) => z.string().max(max);
 const reason = z.string().trim().min(1, 'a reason is required').max(2000);
+const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
 
 const exportOptions = {
   format: z.enum(EXPORT_FORMATS),
@@ -187,6 +188,19 @@ export const contracts = {
   'dataset.exports': query<D.ExportRow[]>()(z.strictObject({ limit: limit(200, 50) }), 'Past exports with their files and checksums'),
 
   // ---- imports ----
+  'import.dailyNotes': job<D.ImportReport>()(
+    z.strictObject({ path: z.string().min(1).max(4096) }),
+    "Import OpenClaw's daily memory notes (memory/YYYY-MM-DD.md) as read-only documents (job)",
+  ),
+  'stats.evalModels': query<D.EvalSuiteComparisonDto[]>()(empty, 'Per-model pass rates of imported eval runs, compared on the same scenarios'),
+  'notes.list': query<D.DailyNoteDto[]>()(
+    z.strictObject({ from: isoDay, to: isoDay }),
+    'Daily memory notes of a day range (at most 62 days), oldest first',
+  ),
+  'notes.search': query<D.DailyNoteHit[]>()(
+    z.strictObject({ text: z.string().trim().min(1, 'search text is required').max(500), limit: limit(200, 50) }),
+    'Search the daily memory notes (Chinese too), newest first',
+  ),
   'import.reflectionLogs': job<D.ImportReport>()(
     z.strictObject({ path: z.string().min(1).max(4096) }),
     'Import the plugin logs and write-guardian audit log (job)',

@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-export type ImporterKind = 'reflection-logs' | 'openclaw' | 'evals';
+export type ImporterKind = 'reflection-logs' | 'openclaw' | 'evals' | 'daily-notes';
 
 export interface SkippedLine {
   file: string;
@@ -121,6 +121,10 @@ const LABELS: Record<string, [string, string]> = {
   session_aliases: ['session key link', 'session key links'],
   guardian_log_lines: ['audit-log line', 'audit-log lines'],
   file_snapshots: ['memory file baseline', 'memory file baselines'],
+  eval_scenario_versions: ['scenario version label', 'scenario version labels'],
+  eval_runs: ['model run', 'model runs'],
+  eval_results: ['scenario result', 'scenario results'],
+  daily_notes: ['daily note', 'daily notes'],
 };
 
 const plural = (n: number, table: string) => {
@@ -130,7 +134,7 @@ const plural = (n: number, table: string) => {
 
 /** A few sentences a curator can read without knowing the schema. */
 export function summarize(r: ImportReport): string {
-  const what = r.importer === 'reflection-logs' ? 'Reflection plugin logs' : r.importer === 'openclaw' ? 'OpenClaw transcripts' : 'eval sets';
+  const what = ({ 'reflection-logs': 'Reflection plugin logs', openclaw: 'OpenClaw transcripts', evals: 'eval sets', 'daily-notes': 'daily notes' } as const)[r.importer];
   const fileCount = `${r.files.length} file${r.files.length === 1 ? '' : 's'}`;
   const parts: string[] = [];
   if (r.status === 'failed') {
@@ -140,7 +144,8 @@ export function summarize(r: ImportReport): string {
         : `Nothing could be read from ${fileCount} of ${what}: every line was damaged or of an unknown kind.`,
     );
   } else {
-    const tables = r.importer === 'evals' ? ['dataset_samples', 'conversation_turns'] : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit'];
+    const tables =
+      r.importer === 'evals' ? ['dataset_samples', 'conversation_turns', 'eval_runs'] : r.importer === 'daily-notes' ? ['daily_notes'] : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit'];
     const main = tables
       .filter((t) => r.inserted[t])
       .map((t) => plural(r.inserted[t], t));
