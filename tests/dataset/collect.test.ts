@@ -17,7 +17,8 @@ describe('dataset collection', () => {
     const progress: number[] = [];
     const first = await collectSamples({ ...f.ctx, progress: (done) => progress.push(done) }, { autoApprove: true });
     expect(first.decisionsScanned).toBe(13); // frank's decision is excluded
-    expect(first.added).toEqual({ memory_gate_positive: 6, memory_gate_negative: 5, write_guardian_decision: 9, annotated_turn: 9 });
+    // alice1 and carol1 are NO_WRITE decisions: each a positive that teaches NO_WRITE
+    expect(first.added).toEqual({ memory_gate_positive: 8, memory_gate_negative: 5, write_guardian_decision: 9, annotated_turn: 9 });
     expect(progress[progress.length - 1]).toBe(13);
     expect(count(f, 'session_id = ?', S.frank)).toBe(0);
 
@@ -63,9 +64,14 @@ describe('dataset collection', () => {
     const hankNeg = bySource(f, `neg:corr:${hankCorrection}`).content as MemoryGateNegativeSample;
     expect(hankNeg).toMatchObject({ incorrectDecision: 'UPDATE_MEMORY', incorrectFact: 'Hank drinks tea', correctDecision: 'UPDATE_USER' });
 
-    // NO_WRITE, then the user asked to remember the same -> userLaterRequestedSimilar negative, for review
+    // a NO_WRITE nobody contradicted teaches NO_WRITE
+    const smallTalk = bySource(f, `pos:nowrite:${f.ids.alice1.decisionId}`);
+    expect(smallTalk.content).toMatchObject({ type: 'memory_gate_positive', correctDecision: 'NO_WRITE', correctFact: '', reason: 'Small talk.', evidence: { wasWritten: false } });
+
+    // NO_WRITE, then the user asked to remember the same -> userLaterRequestedSimilar negative (with the later fact), for review
     const gina = bySource(f, `neg:later:${f.ids.gina0.decisionId}`);
-    expect(gina.content).toMatchObject({ incorrectDecision: 'NO_WRITE', correctDecision: 'UPDATE_USER' });
+    expect(gina.content).toMatchObject({ incorrectDecision: 'NO_WRITE', correctDecision: 'UPDATE_USER', correctFact: 'Sister Lily lives in Hangzhou' });
+    expect(count(f, 'source_key = ?', `pos:nowrite:${f.ids.gina0.decisionId}`)).toBe(0);
     expect(gina.annotationStatus).toBe('needs_review');
 
     // write_guardian sample carries the file content before the write and the correction
@@ -113,10 +119,16 @@ describe('dataset collection', () => {
     expect(new Set(erin.map((s) => s.clusterId)).size).toBe(1);
     expect(erin[1].labels.duplicateOf).toBe(erin[0].id);
     expect(erin[0].fingerprint).toBe(erin[2].fingerprint);
-    // alice and bob say the same thing differently: separate clusters
+    // alice and bob said the same words and got the same target: one lesson, one cluster, although
+    // their agents replied differently; alice's next turn (a NO_WRITE, same session) is another lesson
     const alice = bySource(f, `pos:${f.ids.alice0.decisionId}`);
     const bob = bySource(f, `pos:${f.ids.bob0.decisionId}`);
-    expect(alice.clusterId).not.toBe(bob.clusterId);
+    expect(bob.clusterId).toBe(alice.clusterId);
+    expect(bySource(f, `pos:nowrite:${f.ids.alice1.decisionId}`).clusterId).not.toBe(alice.clusterId);
+    // dedupe looked at the redacted text: units stored for the exact check hold no PII
+    const units = f.db.prepare('SELECT unit FROM dataset_minhash').pluck().all() as string[];
+    expect(units.length).toBeGreaterThan(0);
+    for (const u of units) expect(u).not.toContain(PII.email.split('@')[0]);
   });
 
   it('scores three quality factors with configurable weights and stores them', async () => {
@@ -172,7 +184,7 @@ describe('dataset collection', () => {
   it('supports dry runs, type filters, sessions, time windows and cancellation', async () => {
     const f = await buildFixture();
     const dry = await collectSamples(f.ctx, { dryRun: true });
-    expect(dry.addedTotal).toBe(29);
+    expect(dry.addedTotal).toBe(31);
     expect(count(f)).toBe(0);
     expect(f.db.prepare('SELECT count(*) FROM dataset_feedback_signals').pluck().get()).toBe(0);
 
@@ -182,7 +194,7 @@ describe('dataset collection', () => {
 
     const one = await collectSamples(f.ctx, { sessionId: S.alice });
     expect(one.decisionsScanned).toBe(2);
-    expect(listSamples(f.ctx, { sessionId: S.alice }).items.length).toBe(3);
+    expect(listSamples(f.ctx, { sessionId: S.alice }).items.length).toBe(4);
 
     const controller = new AbortController();
     controller.abort();

@@ -10,7 +10,7 @@ import { writeTx } from '../../db/connection';
 import { nowOf, type ServiceContext } from '../context';
 import type { PiiSpan } from '../pii/types';
 import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput } from './config';
-import { Deduper } from './dedupe';
+import { Deduper, clustersAreStale, reclusterSamples } from './dedupe';
 import { detectFeedbackSignals, isObjection, isRememberRequest, type FeedbackSignal } from './feedback';
 import { loadPiiDetector, redactContent, scanContent } from './privacy';
 import { scoreQuality, type LabelEvidence, type QualityFactors } from './quality';
@@ -67,6 +67,7 @@ interface AuditRow {
   target_file: MemoryFileName;
   candidate_fact: string | null;
   before_snapshot_id: string | null;
+  after_snapshot_id: string | null;
   status: string;
   reason: string | null;
   created_at: number;
@@ -83,6 +84,15 @@ interface CorrectionRow {
   corrected_candidate_fact: string | null;
   corrected_target_file: MemoryFileName | null;
   correction_reason: string;
+  corrected_at: number;
+}
+
+interface GateCorrectionRow {
+  id: string;
+  corrected_decision: GateDecision;
+  corrected_fact: string;
+  corrected_target_file: MemoryFileName;
+  reason: string;
   corrected_at: number;
 }
 
@@ -150,7 +160,7 @@ function statements(ctx: ServiceContext) {
         AND d.session_id NOT IN (SELECT session_id FROM excluded_sessions)
       ORDER BY d.seq LIMIT @limit`),
     context: db.prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number DESC LIMIT ?'),
-    audits: db.prepare(`SELECT a.id, a.target_file, a.candidate_fact, a.before_snapshot_id, a.status, a.reason, a.created_at,
+    audits: db.prepare(`SELECT a.id, a.target_file, a.candidate_fact, a.before_snapshot_id, a.after_snapshot_id, a.status, a.reason, a.created_at,
         r.rolled_back_at, r.reason AS rollback_reason
       FROM write_guardian_audit a LEFT JOIN rollbacks r ON r.audit_id = a.id
       WHERE a.decision_id = ? AND a.source = 'plugin' ORDER BY a.created_at, a.id`),
@@ -158,10 +168,15 @@ function statements(ctx: ServiceContext) {
         corrected_candidate_fact, corrected_target_file, correction_reason, corrected_at
       FROM behavior_corrections WHERE audit_id = ? ORDER BY corrected_at DESC, id DESC LIMIT 1`),
     snapshot: db.prepare('SELECT substr(content, 1, ?) FROM file_snapshots WHERE id = ?').pluck(),
+    // the file as it was when write_guardian judged: a refusal records no before snapshot of its own
+    snapshotAt: db.prepare(`SELECT substr(content, 1, ?) FROM file_snapshots WHERE file_name = ? AND created_at <= ?
+      ORDER BY created_at DESC LIMIT 1`).pluck(),
+    gateCorrection: db.prepare(`SELECT id, corrected_decision, corrected_fact, corrected_target_file, reason, corrected_at
+      FROM dataset_gate_corrections WHERE decision_id = ? ORDER BY corrected_at DESC, id DESC LIMIT 1`),
     following: db.prepare(`SELECT id, user_message_content, created_at FROM conversation_turns
       WHERE session_id = ? AND (created_at > ? OR (created_at = ? AND turn_number > ?))
       ORDER BY created_at, turn_number LIMIT ?`),
-    laterWrite: db.prepare("SELECT decision FROM memory_gate_decisions WHERE turn_id = ? AND decision <> 'NO_WRITE' LIMIT 1").pluck(),
+    laterWrite: db.prepare("SELECT decision, candidate_fact FROM memory_gate_decisions WHERE turn_id = ? AND decision <> 'NO_WRITE' LIMIT 1"),
     exists: db.prepare('SELECT 1 FROM dataset_samples WHERE source_key = ?').pluck(),
     insertSignal: db.prepare(`INSERT OR IGNORE INTO dataset_feedback_signals
       (id, turn_id, session_id, type, source, language, rule, evidence, confidence, created_at)
@@ -203,6 +218,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
   const st = statements(ctx);
   const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
   const detectOpts = { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns };
+  if (!opts.dryRun && clustersAreStale(ctx.db)) reclusterSamples(ctx.db, cfg.dedupe);
   const dedupe = new Deduper(ctx.db, cfg.dedupe);
   // Context windows overlap from turn to turn, so the same message is scanned for PII many times: cache it.
   const piiCache = new Map<string, PiiSpan[]>();
@@ -278,6 +294,68 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
     return { signals, laterTurns: turns.map((t) => ({ id: t.id, text: t.user_message_content })) };
   }
 
+  /**
+   * A NO_WRITE decision teaches "do not write" (a positive whose decision is NO_WRITE), unless the
+   * curator marked it a missed write (a positive with the curator's fact and file, and the negative
+   * pair for preference data) or the user later asked to remember the same thing (a negative).
+   */
+  function noWriteDrafts(d: DecisionRow, conversation: Message[], laterTurns: { id: string; text: string }[]): Draft[] {
+    const missed = st.gateCorrection.get(d.id) as GateCorrectionRow | undefined;
+    if (missed) {
+      const labels = (): SampleLabels => ({ gateCorrectionId: missed.id });
+      const shared = { strategy: 'missed_write', evidence: 'curator_correction' as const, fact: missed.corrected_fact, labeledWrite: true, targetFile: missed.corrected_target_file };
+      return [
+        {
+          ...shared, type: 'memory_gate_positive', sourceKey: `pos:missed:${missed.id}`, labels: labels(),
+          content: {
+            type: 'memory_gate_positive', conversation, correctDecision: missed.corrected_decision, correctFact: missed.corrected_fact,
+            reason: missed.reason, evidence: { wasWritten: false, userFeedback: 'corrected', missedWrite: true },
+          },
+        },
+        {
+          ...shared, type: 'memory_gate_negative', sourceKey: `neg:missed:${missed.id}`, labels: labels(),
+          content: {
+            type: 'memory_gate_negative', conversation, incorrectDecision: 'NO_WRITE', incorrectFact: '',
+            correctDecision: missed.corrected_decision, correctFact: missed.corrected_fact, rejectionReason: missed.reason, originalReason: d.reason,
+          },
+        },
+      ];
+    }
+    // userLaterRequestedSimilar: the gate said NO_WRITE, then the user asked to remember something like it
+    const later = cfg.negativeCriteria.userLaterRequestedSimilar
+      ? laterTurns.find((t) => isRememberRequest(t.text) && jaccard(t.text, d.user_message_content) >= cfg.dedupe.relatedThreshold)
+      : undefined;
+    if (later) {
+      const laterWrite = st.laterWrite.get(later.id) as { decision: GateDecision; candidate_fact: string | null } | undefined;
+      const laterDecision = laterWrite?.decision ?? 'UPDATE_MEMORY';
+      const laterFact = laterWrite?.candidate_fact ?? null;
+      return [{
+        type: 'memory_gate_negative', sourceKey: `neg:later:${d.id}`, strategy: 'user_later_requested_similar',
+        content: {
+          type: 'memory_gate_negative', conversation, incorrectDecision: 'NO_WRITE', incorrectFact: '', correctDecision: laterDecision,
+          ...(laterFact ? { correctFact: laterFact } : {}),
+          rejectionReason: `The user later asked to remember this: "${later.text.slice(0, 200)}"`, originalReason: d.reason,
+        },
+        evidence: 'user_request', fact: laterFact, labeledWrite: true, targetFile: fileForDecision(laterDecision),
+        labels: { userLaterRequestedSimilar: true },
+      }];
+    }
+    return [{
+      type: 'memory_gate_positive', sourceKey: `pos:nowrite:${d.id}`, strategy: 'gate_no_write',
+      content: { type: 'memory_gate_positive', conversation, correctDecision: 'NO_WRITE', correctFact: '', reason: d.reason, evidence: { wasWritten: false } },
+      evidence: 'gate_no_write', fact: null, labeledWrite: false, labels: {},
+    }];
+  }
+
+  /**
+   * The target file as write_guardian saw it: its before snapshot, else (a refusal or skip records
+   * none) the newest snapshot of the file at that time, so refused and written samples get the same input.
+   */
+  function fileBefore(audit: AuditRow): string {
+    if (audit.before_snapshot_id) return (st.snapshot.get(SNAPSHOT_LIMIT, audit.before_snapshot_id) as string | undefined) ?? '';
+    return (st.snapshotAt.get(SNAPSHOT_LIMIT, audit.target_file, audit.created_at) as string | undefined) ?? '';
+  }
+
   function collectDecision(d: DecisionRow): void {
     const audits = d.decision === 'NO_WRITE' ? [] : (st.audits.all(d.id) as AuditRow[]);
     const { signals, laterTurns } = followingSignals(d);
@@ -293,35 +371,8 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
     const gateFact = d.candidate_fact ?? '';
 
     if (d.decision === 'NO_WRITE') {
-      // userLaterRequestedSimilar: the gate said NO_WRITE, then the user asked to remember something like it
-      if (cfg.negativeCriteria.userLaterRequestedSimilar) {
-        const later = laterTurns.find(
-          (t) => isRememberRequest(t.text) && jaccard(t.text, d.user_message_content) >= cfg.dedupe.relatedThreshold,
-        );
-        if (later) {
-          const laterDecision = (st.laterWrite.get(later.id) as GateDecision | undefined) ?? 'UPDATE_MEMORY';
-          drafts.push({
-            type: 'memory_gate_negative',
-            sourceKey: `neg:later:${d.id}`,
-            strategy: 'user_later_requested_similar',
-            content: {
-              type: 'memory_gate_negative',
-              conversation,
-              incorrectDecision: 'NO_WRITE',
-              incorrectFact: '',
-              correctDecision: laterDecision,
-              rejectionReason: `The user later asked to remember this: "${later.text.slice(0, 200)}"`,
-            },
-            evidence: 'user_request',
-            fact: null,
-            labeledWrite: true,
-            targetFile: fileForDecision(laterDecision),
-            labels: { userLaterRequestedSimilar: true },
-          });
-        }
-      }
+      drafts.push(...noWriteDrafts(d, conversation, laterTurns));
     }
-
     const audit = audits[0];
     if (d.decision !== 'NO_WRITE' && (audit || !cfg.positiveCriteria.wasWritten)) {
       const correction = audit ? (st.correction.get(audit.id) as CorrectionRow | undefined) : undefined;
@@ -330,6 +381,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
       const rolledBackInWindow = rolledBack && rollbackAge <= cfg.positiveCriteria.notRolledBackWithinDays * DAY;
       const written = Boolean(audit && (audit.status === 'written' || audit.status === 'rolled_back'));
       const refused = audit?.status === 'refused';
+      const skipped = audit?.status === 'skipped';
       const gateFile = fileForDecision(d.decision);
 
       if (correction && cfg.negativeCriteria.hasBehaviorCorrection) {
@@ -458,10 +510,11 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
         });
       }
 
-      if (audit && (written || refused)) {
-        const current = audit.before_snapshot_id ? ((st.snapshot.get(SNAPSHOT_LIMIT, audit.before_snapshot_id) as string | undefined) ?? '') : '';
+      if (audit && (written || refused || skipped)) {
+        const current = fileBefore(audit);
+        const after = written && audit.after_snapshot_id ? ((st.snapshot.get(SNAPSHOT_LIMIT, audit.after_snapshot_id) as string | undefined) ?? undefined) : undefined;
         const evidence: LabelEvidence = correction ? 'curator_correction' : rolledBackInWindow ? 'rollback' : refused ? 'guardian_refused' : 'guardian_agreed';
-        const guardianDecision = refused ? 'refused' : 'written';
+        const guardianDecision = refused ? 'refused' : skipped ? 'skipped' : 'written';
         const wgFact = audit.candidate_fact ?? gateFact;
         // What the write_guardian sample and the annotated turn of this write share (fresh labels for each).
         const writeDraftFields = () => ({
@@ -484,6 +537,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
             currentFileContent: current,
             decision: guardianDecision,
             ...(audit.reason ? { reason: audit.reason } : {}),
+            ...(after !== undefined ? { newFileContent: after } : {}),
             ...(correction
               ? {
                   userCorrection: {
@@ -624,7 +678,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
     if (auto.length) labels.autoApproveReasons = auto;
 
     const id = sampleId(d.created_at, draft.sourceKey);
-    const cluster = dedupe.assign(id, draft.type, draft.content);
+    const cluster = dedupe.assign(id, (redacted ?? draft.content) as SampleContent);
     if (cluster.duplicateOf) {
       labels.duplicateOf = cluster.duplicateOf;
       result.duplicates++;

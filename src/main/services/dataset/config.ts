@@ -5,6 +5,17 @@ export const DEFAULT_REDACT_PATTERNS = ['api[_-]?key', 'password', 'token', 'sec
 
 const weight = z.number().min(0).max(10);
 
+/** Fine-tunable model classes: tokenizer and the longest training example (tokens) each accepts. */
+export const TARGET_MODELS = {
+  'gpt-4o': { encoding: 'o200k_base', limit: 65_536 },
+  'gpt-4o-mini': { encoding: 'o200k_base', limit: 65_536 },
+  'gpt-4.1': { encoding: 'o200k_base', limit: 65_536 },
+  'gpt-4.1-mini': { encoding: 'o200k_base', limit: 65_536 },
+  'gpt-3.5-turbo': { encoding: 'cl100k_base', limit: 16_385 },
+} as const;
+export type TargetModel = keyof typeof TARGET_MODELS;
+const TARGET_MODEL_NAMES = Object.keys(TARGET_MODELS) as [TargetModel, ...TargetModel[]];
+
 /**
  * Seed 000's DatasetCollectionStrategy plus the datasetCollection settings, with the seed's defaults.
  * The lifecycle settings loader composes this schema into workbench.json; services take the parsed object.
@@ -77,6 +88,17 @@ export const datasetCollectionConfigSchema = z
         sameThreshold: z.number().min(0).max(1).default(0.85),
         /** Seed 004: at or above (and below sameThreshold), related. */
         relatedThreshold: z.number().min(0).max(1).default(0.6),
+      })
+      .prefault({}),
+    export: z
+      .object({
+        /** Hugging Face licence id for the dataset card; "other" needs licenseName and licenseLink. */
+        license: z.string().trim().min(1).max(100).default('other'),
+        licenseName: z.string().trim().min(1).max(100).default('private-memory-data'),
+        /** A URL, or a file name written beside the data (a short LICENSE.md is written when missing). */
+        licenseLink: z.string().trim().min(1).max(500).default('LICENSE.md'),
+        /** The model the data is for: its tokenizer and context limit drive the long-example warning. */
+        targetModel: z.enum(TARGET_MODEL_NAMES).default('gpt-4o-mini'),
       })
       .prefault({}),
     /** How many following user turns are read for feedback on a decision. */

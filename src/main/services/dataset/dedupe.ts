@@ -1,11 +1,25 @@
-// Cluster assignment for a new sample: exact fingerprint first, then MinHash LSH candidates.
+// Cluster assignment for a new sample: exact fingerprint first, then MinHash LSH candidates confirmed
+// with an exact Jaccard. Both work on what the record teaches (the judged turn and its target),
+// redacted, never on the shared context window: consecutive turns share most of their context.
 import type { DB } from '../../db/connection';
 import type { DatasetCollectionConfig } from './config';
+import { taskOf } from './formats';
 import { forEachText } from './privacy';
-import { LSH_BANDS, bandKeys, blobToSignature, fingerprintNormalized, minhashNormalized, normalizeText, signatureToBlob, similarity } from './similarity';
+import type { Message, SampleContent } from './types';
+import {
+  LSH_BANDS,
+  MINHASH_SIZE,
+  bandKeys,
+  blobToSignature,
+  fingerprintNormalized,
+  jaccardNormalized,
+  minhashNormalized,
+  normalizeText,
+  signatureToBlob,
+} from './similarity';
 
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
-const BAND_CANDIDATES = 32;
+const BAND_CANDIDATES = 64;
 /** Entries per cache (least recently used go first; a miss reads the database): tens of MB at most. */
 const CACHE_LIMIT = 100_000;
 
@@ -20,6 +34,35 @@ export function sampleTexts(content: unknown): string[] {
   return parts;
 }
 
+/** The judged turn: the last user message and the agent reply after it. */
+function judgedTurn(conversation: Message[]): string {
+  let i = conversation.length - 1;
+  while (i >= 0 && conversation[i].role !== 'user') i--;
+  if (i < 0) return '';
+  const reply = conversation.slice(i + 1).find((m) => m.role === 'agent')?.message ?? '';
+  return `${conversation[i].message}\n${reply}`;
+}
+
+/**
+ * What a record teaches, as one text: the step, the judged input (the turn the gate judged: user
+ * message and agent reply, or the fact and file the guardian judged) and the target (decision and
+ * fact, or the action). The context window and the reasons are left out: the window is shared by
+ * different lessons of consecutive turns, and reasons vary between copies of one lesson.
+ */
+export function teachingUnit(content: SampleContent): string {
+  const t = taskOf(content);
+  if (content.type === 'write_guardian_decision') {
+    return `guardian\n${content.candidateFact}\n${content.targetFile}\n${t.decision ?? ''} ${t.targetFile ?? ''}`;
+  }
+  const conv = content.type === 'annotated_turn' ? content.context : content.conversation;
+  const judged = content.type === 'annotated_turn' ? `${content.memoryGate.input.currentUserMessage}\n${content.memoryGate.input.currentAgentReply}` : judgedTurn(conv);
+  const step = content.type === 'annotated_turn' ? 'turn' : 'gate';
+  return `${step}\n${judged}\n${t.decision ?? ''} ${t.fact ?? ''}`;
+}
+
+/** Dedupe compares only records of one kind: gate samples (positive and negative alike), guardian samples, turns. */
+const namespaceOf = (unit: string) => unit.slice(0, unit.indexOf('\n'));
+
 /** Least-recently-used bound: a Map iterates in insertion order, so the first key is the oldest. */
 function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   map.delete(key);
@@ -29,6 +72,8 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
 
 export interface ClusterAssignment {
   fingerprint: string;
+  /** The normalized teaching unit, stored for the exact check of later candidates. */
+  unit: string;
   clusterId: string;
   duplicateOf?: string;
   similarity?: number;
@@ -53,6 +98,12 @@ function ensureDedupeSchema(db: DB): void {
       ON dataset_samples(cluster_id, sample_type, annotation_status, quality_score, session_id, correction_id);`);
 }
 
+interface Leader {
+  clusterId: string;
+  signature: Uint32Array;
+  unit: string;
+}
+
 export class Deduper {
   private readonly byFingerprint;
   private readonly byBand;
@@ -65,33 +116,33 @@ export class Deduper {
    * lookups into map reads. Index() keeps them in step with what it writes; bounded by clearing.
    */
   private readonly bandCache = new Map<number, string[]>();
-  private readonly normalizedCache = new Map<string, string>();
-  private readonly signatureCache = new Map<string, { clusterId: string; signature: Uint32Array } | null>();
+  private readonly signatureCache = new Map<string, Leader | null>();
 
   constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe']) {
     if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'dataset_minhash'").get()) ensureDedupeSchema(db);
     this.byFingerprint = db.prepare(
       // any member will do: exact duplicates all join the first one's cluster
-      'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? AND sample_type = ? LIMIT 1',
+      'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1',
     );
     // only cluster leaders are indexed, so each candidate is a cluster
     this.byBand = db.prepare(`SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ${BAND_CANDIDATES}`).pluck();
-    this.signatureOf = db.prepare('SELECT cluster_id, signature FROM dataset_minhash WHERE sample_id = ?');
+    this.signatureOf = db.prepare('SELECT cluster_id, signature, unit FROM dataset_minhash WHERE sample_id = ?');
     // all of a sample's bands in one statement: one call into SQLite instead of eight
     this.insertBands = db.prepare(
       `INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES ${Array.from({ length: LSH_BANDS }, () => '(?, ?)').join(', ')}`,
     );
-    this.insertSignature = db.prepare('INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature) VALUES (?, ?, ?)');
+    this.insertSignature = db.prepare('INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature, unit) VALUES (?, ?, ?, ?)');
   }
 
-  assign(sampleId: string, sampleType: string, content: unknown): ClusterAssignment {
-    const texts = sampleTexts(content);
-    const normalized = texts.map((t) => this.normalized(t));
-    const fp = fingerprintNormalized([normalizeText(sampleType), ...normalized]);
-    const sig = minhashNormalized(normalized.filter((t, i) => texts[i] !== sampleType).join(' '));
-    const keys = bandKeys(sig, sampleType);
-    const base = { fingerprint: fp, signature: signatureToBlob(sig), bandKeys: keys, relatedSampleIds: [] as string[] };
-    const exact = this.byFingerprint.get(fp, sampleType) as { id: string; cluster_id: string | null } | undefined;
+  /** content: the content as it will be exported (redacted), so copies that differ only in a secret match. */
+  assign(sampleId: string, content: SampleContent): ClusterAssignment {
+    const unit = normalizeText(teachingUnit(content));
+    const namespace = namespaceOf(teachingUnit(content));
+    const fp = fingerprintNormalized([unit]);
+    const sig = minhashNormalized(unit);
+    const keys = bandKeys(sig, namespace);
+    const base = { fingerprint: fp, unit, signature: signatureToBlob(sig), bandKeys: keys, relatedSampleIds: [] as string[] };
+    const exact = this.byFingerprint.get(fp) as { id: string; cluster_id: string | null } | undefined;
     if (exact) return { ...base, clusterId: exact.cluster_id ?? exact.id, duplicateOf: exact.id, similarity: 1 };
 
     let best: { id: string; cluster: string; sim: number } | undefined;
@@ -99,7 +150,8 @@ export class Deduper {
     for (const id of this.candidates(keys)) {
       const c = this.signature(id);
       if (!c) continue;
-      const sim = similarity(sig, c.signature);
+      // the estimate only proposes; the thresholds apply to the exact Jaccard of the two units
+      const sim = jaccardNormalized(unit, c.unit);
       if (sim >= this.cfg.sameThreshold) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
       } else if (sim >= this.cfg.relatedThreshold) {
@@ -114,8 +166,8 @@ export class Deduper {
   /** Indexes a stored sample that opened a cluster, so later samples find the cluster (leader clustering). */
   index(sampleId: string, a: ClusterAssignment): void {
     if (a.clusterId !== sampleId) return;
-    this.insertSignature.run(sampleId, a.clusterId, a.signature);
-    remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature) });
+    this.insertSignature.run(sampleId, a.clusterId, a.signature, a.unit);
+    remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit });
     this.insertBands.run(a.bandKeys.flatMap((k) => [k, sampleId]));
     for (const k of a.bandKeys) {
       const list = this.bandCache.get(k);
@@ -149,25 +201,59 @@ export class Deduper {
     return [...new Set(rows)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
-  /** The samples of one decision share their conversation and file snapshot (up to 20,000 characters): normalize those once. */
-  private normalized(text: string): string {
-    if (text.length < 64) return normalizeText(text);
-    let n = this.normalizedCache.get(text);
-    if (n === undefined) {
-      if (this.normalizedCache.size >= 32) this.normalizedCache.clear();
-      n = normalizeText(text);
-      this.normalizedCache.set(text, n);
-    }
-    return n;
-  }
-
-  private signature(id: string): { clusterId: string; signature: Uint32Array } | null {
+  private signature(id: string): Leader | null {
     let c = this.signatureCache.get(id);
     if (c === undefined) {
-      const row = this.signatureOf.get(id) as { cluster_id: string; signature: Buffer } | undefined;
-      c = row ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature) } : null;
+      const row = this.signatureOf.get(id) as { cluster_id: string; signature: Buffer; unit: string | null } | undefined;
+      // a signature of the old scheme (no unit, 32 hashes) cannot be compared: reclusterSamples rebuilds those
+      c = row && row.unit !== null && row.signature.byteLength === MINHASH_SIZE * 4 ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature), unit: row.unit } : null;
     }
     remember(this.signatureCache, id, c);
     return c;
   }
+}
+
+/** True when some stored signature predates the teaching-unit scheme (or no leader is indexed yet while samples exist). */
+export function clustersAreStale(db: DB): boolean {
+  return Boolean(db.prepare('SELECT 1 FROM dataset_minhash WHERE unit IS NULL LIMIT 1').get());
+}
+
+/**
+ * Re-clusters every sample from its exported (redacted) content, in collection order: the workspaces
+ * clustered by the old whole-sample scheme merged different facts. Labels keep everything but the
+ * duplicate links, which are recomputed. One transaction; returns how many samples now duplicate another.
+ */
+export function reclusterSamples(db: DB, cfg: DatasetCollectionConfig['dedupe']): { samples: number; duplicates: number } {
+  let samples = 0;
+  let duplicates = 0;
+  db.transaction(() => {
+    db.exec('DELETE FROM dataset_lsh_bands; DELETE FROM dataset_minhash;');
+    // clear fingerprints first, or the exact lookup would find a sample's own stale row
+    db.exec('UPDATE dataset_samples SET fingerprint = NULL');
+    const dedupe = new Deduper(db, cfg);
+    const update = db.prepare('UPDATE dataset_samples SET fingerprint = ?, cluster_id = ?, labels = ? WHERE id = ?');
+    const page = db.prepare(`SELECT rowid AS r, id, content, pii_redacted_content AS redacted, labels FROM dataset_samples
+      WHERE rowid > ? ORDER BY rowid LIMIT 500`);
+    let after = 0;
+    for (;;) {
+      const rows = page.all(after) as { r: number; id: string; content: string; redacted: string | null; labels: string | null }[];
+      if (!rows.length) break;
+      after = rows[rows.length - 1].r;
+      for (const row of rows) {
+        const a = dedupe.assign(row.id, JSON.parse(row.redacted ?? row.content) as SampleContent);
+        const labels = (row.labels ? JSON.parse(row.labels) : {}) as Record<string, unknown>;
+        delete labels.duplicateOf;
+        delete labels.relatedSampleIds;
+        if (a.duplicateOf) {
+          labels.duplicateOf = a.duplicateOf;
+          duplicates++;
+        }
+        if (a.relatedSampleIds.length) labels.relatedSampleIds = a.relatedSampleIds;
+        update.run(a.fingerprint, a.clusterId, JSON.stringify(labels), row.id);
+        dedupe.index(row.id, a);
+        samples++;
+      }
+    }
+  }).immediate();
+  return { samples, duplicates };
 }

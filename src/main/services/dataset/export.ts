@@ -1,43 +1,25 @@
-// Export: streams selected samples to train/validation files in one of six formats, with a Hugging Face
-// dataset card and a LLaMA-Factory dataset_info.json entry, and records a dataset_exports row.
+// Export: streams the planned samples (exportPlan.ts) to per-format train/validation files, with a
+// Hugging Face dataset card, a LLaMA-Factory dataset_info.json entry and a dataset_exports row that
+// holds the summary (what was included, label balance, folded duplicates, tokens, languages).
 // Reads in keyset pages and writes through streams with backpressure, so memory stays flat.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { ulid } from 'ulid';
-import { EXPORT_FORMATS, SAMPLE_TYPES, type ExportFormat, type SampleType } from '../../../shared/domain';
+import type { ExportFormat, SampleType } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import { STATE_DIR } from '../../db/connection';
+import { withoutMmap } from '../../db/bulk';
 import { actorOf, nowOf, type ServiceContext } from '../context';
-import { CSV_FIELDS, alpacaRecord, csvRow, openaiDpoRecord, openaiRecord, rawRecord, sharegptRecord } from './formats';
+import { CSV_FIELDS } from './formats';
 import { loadPiiDetector, redactContent, scanContent, type Detect } from './privacy';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
-import { writeDatasetCard, writeDatasetInfo } from './card';
-import { withoutMmap } from '../../db/bulk';
+import { writeDatasetCard, writeDatasetInfo, writeLicenseFile } from './card';
+import { emptyExportMessage, planExport, resolveExport, selectionWhere, targetModelOf, type ExportOptions, type ExportPlan, type Resolved } from './exportPlan';
+import { ExportTally, fitCells, recordText, recordsOf, type LabelBalance, type TokenReport } from './exportRecords';
 
-export interface ExportOptions {
-  format: ExportFormat;
-  /** Folder to write into (created). Default: <workspace>/.openclaw-reflection/exports/dataset-<format>-<time>. */
-  outDir?: string;
-  /** Share of samples (grouped by session) in train; default 0.8. */
-  trainSplit?: number;
-  /** Seed of the split; the same seed and data give the same split. */
-  seed?: string | number;
-  onlyApproved?: boolean;
-  minQuality?: number;
-  /** Raw PII instead of the redacted content; recorded in the dataset_exports row. */
-  includePii?: boolean;
-  /** CSV only: start files with a UTF-8 BOM (Excel shows Chinese). */
-  bom?: boolean;
-  sampleTypes?: SampleType[];
-  /** Only samples of conversations from this time on (ms; a sample carries its decision's time). */
-  since?: number;
-  /** Only samples of conversations before this time (ms). */
-  until?: number;
-  /** Rows per page read from the database. */
-  pageSize?: number;
-}
+export type { ExportOptions } from './exportPlan';
 
 export interface ExportedFile {
   name: string;
@@ -45,6 +27,24 @@ export interface ExportedFile {
   bytes: number;
   sha256: string;
   records?: number;
+  /** A name that says what the file is when it leaves the folder: <workspace>-<format>-<date>.<split>.<ext>. */
+  downloadName?: string;
+}
+
+export interface ExportSummary {
+  /** Which review statuses and quality floor the export took. */
+  included: { statuses: string[]; minQuality: number | null; sampleTypes: SampleType[]; balanced: boolean };
+  balance: LabelBalance;
+  /** Approved samples folded into a near-duplicate cluster's representative, and which one kept. */
+  folded: { approved: number; total: number; samples: { sampleId: string; keptSampleId: string }[] };
+  /** Records dropped because an identical record (after redaction) was already written. */
+  identicalDropped: { count: number; sampleIds: string[] };
+  balancedOut: number;
+  tokens: TokenReport | null;
+  languages: string[];
+  split: { by: 'session' | 'turn'; requested: number; achieved: number | null; validationWritten: boolean };
+  csvCellsTruncated: number;
+  notes: string[];
 }
 
 export interface ExportResult {
@@ -58,9 +58,10 @@ export interface ExportResult {
   approved: number;
   avgQuality: number | null;
   includePii: boolean;
-  /** OpenAI formats: examples over 16,385 tokens (gpt-3.5-turbo's context), which fine-tuning truncates. */
+  /** Examples over the target model's token limit (see summary.tokens). */
   tokenWarnings: { count: number; sampleIds: string[] };
   checksum: string;
+  summary: ExportSummary;
 }
 
 export interface PreviewRecord {
@@ -72,104 +73,20 @@ export interface PreviewRecord {
   text: string;
 }
 
-export const TOKEN_LIMIT = 16_385;
-const FORMULA = /^[=+\-@]/;
-const fileExt = (f: ExportFormat) => (f === 'csv' ? 'csv' : 'jsonl');
-
-interface Resolved {
-  format: ExportFormat;
-  trainSplit: number;
-  seed: string;
-  onlyApproved: boolean;
-  minQuality: number | null;
-  includePii: boolean;
-  bom: boolean;
-  sampleTypes: SampleType[];
-  since: number | null;
-  until: number | null;
-  pageSize: number;
-}
-
-function resolve(o: ExportOptions): Resolved {
-  if (!o || !EXPORT_FORMATS.includes(o.format)) throw new AppError('Invalid', `export: format must be one of ${EXPORT_FORMATS.join(', ')}`);
-  const trainSplit = o.trainSplit ?? 0.8;
-  if (!(trainSplit >= 0 && trainSplit <= 1)) throw new AppError('Invalid', 'export: trainSplit must be between 0 and 1');
-  if (o.minQuality !== undefined && !(o.minQuality >= 0 && o.minQuality <= 1)) throw new AppError('Invalid', 'export: minQuality must be between 0 and 1');
-  for (const [k, v] of [['since', o.since], ['until', o.until]] as const) {
-    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new AppError('Invalid', `export: ${k} must be a time in ms since the epoch`);
-  }
-  if (o.since !== undefined && o.until !== undefined && o.since >= o.until) throw new AppError('Invalid', 'export: since must be before until');
-  const types = o.sampleTypes?.length ? o.sampleTypes : [...SAMPLE_TYPES];
-  for (const t of types) if (!SAMPLE_TYPES.includes(t)) throw new AppError('Invalid', `export: unknown sample type ${t}`);
-  return {
-    format: o.format,
-    trainSplit,
-    seed: String(o.seed ?? 'reflection'),
-    onlyApproved: Boolean(o.onlyApproved),
-    minQuality: o.minQuality ?? null,
-    includePii: Boolean(o.includePii),
-    bom: Boolean(o.bom),
-    sampleTypes: o.format === 'openai-dpo' ? ['memory_gate_negative'] : types,
-    since: o.since ?? null,
-    until: o.until ?? null,
-    pageSize: o.pageSize ?? 1000,
-  };
-}
-
-/** The selection, for alias s or o; a cluster (near duplicates) is exported once, as its first selected member. */
-function selection(r: Resolved): { where: string; params: Record<string, unknown> } {
-  const filter = (a: string) => {
-    const parts = [
-      `${a}.session_id NOT IN (SELECT session_id FROM excluded_sessions)`,
-      `${a}.sample_type IN (SELECT value FROM json_each(@types))`,
-      r.onlyApproved ? `${a}.annotation_status IN ('approved', 'auto_approved')` : `${a}.annotation_status <> 'rejected'`,
-    ];
-    if (r.minQuality !== null) parts.push(`${a}.quality_score >= @minQuality`);
-    if (r.since !== null) parts.push(`${a}.created_at >= @since`);
-    if (r.until !== null) parts.push(`${a}.created_at < @until`);
-    if (r.format === 'openai-dpo') parts.push(`${a}.correction_id IS NOT NULL`);
-    return parts.join(' AND ');
-  };
-  const where = `${filter("s")} AND NOT EXISTS (SELECT 1 FROM dataset_samples o INDEXED BY idx_samples_cluster
-      WHERE o.cluster_id = s.cluster_id AND o.rowid < s.rowid AND ${filter('o')})`;
-  const params: Record<string, unknown> = { types: JSON.stringify(r.sampleTypes) };
-  if (r.minQuality !== null) params.minQuality = r.minQuality;
-  if (r.since !== null) params.since = r.since;
-  if (r.until !== null) params.until = r.until;
-  return { where, params };
-}
+/** The data file name of a format and split: alpaca.train.jsonl, so formats can share a folder. */
+export const dataFileName = (format: ExportFormat, split: 'train' | 'validation') => `${format}.${split}.${format === 'csv' ? 'csv' : 'jsonl'}`;
 
 /** How many samples an export with these options would write, and how many of them contain PII. */
 export function exportSelectionCounts(ctx: ServiceContext, opts: ExportOptions): { total: number; withPii: number } {
-  const { where, params } = selection(resolve(opts));
-  return ctx.db
-    .prepare(`SELECT count(*) AS total, coalesce(sum(s.contains_pii), 0) AS withPii FROM dataset_samples s WHERE ${where}`)
-    .get(params) as { total: number; withPii: number };
-}
-
-/**
- * Preference pairs come only from corrected samples, a few percent of the table: find them through the
- * correction index instead of walking every row (and its large content) of the table.
- */
-const BY_CORRECTION = 'INDEXED BY idx_samples_correction';
-
-/** Sessions in seeded-hash order fill train up to the split share of samples; the rest is validation. */
-function splitSessions(ctx: ServiceContext, r: Resolved, sel: ReturnType<typeof selection>): { train: Set<string>; total: number } {
-  const rows = ctx.db
-    .prepare(`SELECT s.session_id AS id, count(*) AS n FROM dataset_samples s ${r.format === 'openai-dpo' ? BY_CORRECTION : ''} WHERE ${sel.where} GROUP BY s.session_id`)
-    .all(sel.params) as { id: string; n: number }[];
-  const total = rows.reduce((a, x) => a + x.n, 0);
-  const keyed = rows.map((x) => ({ ...x, key: createHash('sha256').update(`${r.seed}\u0000${x.id}`).digest('hex') }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const train = new Set<string>();
-  const target = r.trainSplit * total;
-  let acc = 0;
-  for (const x of keyed) {
-    if (acc >= target) break;
-    train.add(x.id);
-    acc += x.n;
-  }
-  return { train, total };
+  const r = resolveExport(opts);
+  const plan = planExport(ctx, r);
+  const { where, params } = selectionWhere(r);
+  const ids = JSON.stringify([...plan.split.keys()]);
+  const withPii = ctx.db
+    .prepare(`SELECT coalesce(sum(s.contains_pii), 0) FROM dataset_samples s WHERE ${where} AND s.id IN (SELECT value FROM json_each(@ids))`)
+    .pluck()
+    .get({ ...params, ids }) as number;
+  return { total: plan.split.size, withPii };
 }
 
 function exportContent(s: DatasetSample, r: Resolved, detect: Detect | null): SampleContent {
@@ -196,63 +113,22 @@ function sessionLabel(s: DatasetSample, r: Resolved, detect: Detect | null, cach
   return label;
 }
 
-function buildRecord(r: Resolved, s: DatasetSample, content: SampleContent, sessionId: string): unknown {
-  switch (r.format) {
-    case 'alpaca':
-      return alpacaRecord(content);
-    case 'sharegpt':
-      return sharegptRecord(content);
-    case 'openai':
-      return openaiRecord(content);
-    case 'openai-dpo':
-      return openaiDpoRecord(content);
-    case 'raw':
-      return rawRecord(s, content, sessionId);
-    case 'csv':
-      return csvRow(s, content, sessionId);
-  }
-}
-
-function serialize(r: Resolved, records: unknown[]): string {
-  if (!records.length) return '';
-  if (r.format === 'csv') {
-    return `${Papa.unparse(records as unknown[][], { header: false, newline: '\r\n', escapeFormulae: FORMULA })}\r\n`;
-  }
-  let out = '';
-  for (const rec of records) out += `${JSON.stringify(rec)}\n`;
-  return out;
-}
-
 interface PageItem {
   split: 'train' | 'validation';
   sample: DatasetSample;
-  record: unknown;
-  /** The record's JSON line when it was built from stored JSON text (raw), without the trailing newline. */
-  line?: string;
+  content: SampleContent;
+  records: unknown[];
 }
 
-const CONTENT_SENTINEL = '\u0000content\u0000';
-const CONTENT_SENTINEL_JSON = JSON.stringify(CONTENT_SENTINEL);
-
-/**
- * The content JSON exactly as the export would serialize it, straight from the row, when no scan is
- * needed: stored content is JSON.stringify output, so parsing and serializing it again gives the same text.
- */
-function storedContentJson(row: SampleRow, r: Resolved): string | null {
-  if (r.includePii) return row.content;
-  if (row.privacy_checked !== 1) return null;
-  return row.pii_redacted_content ?? row.content;
-}
-
-/** Yields the export's records page by page, in rowid order, already split. */
-async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>, fast = false): AsyncGenerator<PageItem[]> {
-  const sel = selection(r);
+/** Yields the planned samples page by page, in rowid order, with their records. */
+async function* exportPages(ctx: ServiceContext, r: Resolved, plan: ExportPlan): AsyncGenerator<PageItem[]> {
+  const sel = selectionWhere(r);
   const detect = r.includePii ? null : await loadPiiDetector();
-  // NOT INDEXED: pages walk the table in rowid order; an index on sample_type would make SQLite
-  // re-sort every remaining row for each page (quadratic at 100,000 samples).
+  // NOT INDEXED: pages walk the table in rowid order; an index would make SQLite re-sort every
+  // remaining row for each page (quadratic at 100,000 samples).
   const page = ctx.db.prepare(
     `SELECT s.rowid AS _rowid, ${SAMPLE_COLUMNS.split(',').map((c) => `s.${c.trim()}`).join(', ')}
-     FROM dataset_samples s ${r.format === 'openai-dpo' ? BY_CORRECTION : 'NOT INDEXED'} WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
+     FROM dataset_samples s NOT INDEXED WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
   );
   const labels = new Map<string, string>();
   let after = 0;
@@ -262,22 +138,13 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>
     after = rows[rows.length - 1]._rowid;
     const items: PageItem[] = [];
     for (const row of rows) {
-      const split = train.has(row.session_id) ? 'train' : 'validation';
-      const stored = fast ? storedContentJson(row, r) : null;
-      if (stored !== null && r.format === 'raw') {
-        // raw records embed the whole content: splice the stored JSON in rather than parse and re-serialize it
-        const sample = sampleFromRow({ ...row, content: 'null', pii_redacted_content: null });
-        const record = rawRecord(sample, CONTENT_SENTINEL as unknown as SampleContent, sessionLabel(sample, r, detect, labels));
-        const line = JSON.stringify(record).replace(CONTENT_SENTINEL_JSON, () => stored);
-        items.push({ split, sample, record, line });
-        continue;
-      }
+      const split = plan.split.get(row.id);
+      if (!split) continue;
       const sample = sampleFromRow(row);
       const content = exportContent(sample, r, detect);
       const label = sessionLabel(sample, r, detect, labels);
-      const record = stored !== null && r.format === 'csv' ? csvRow(sample, content, label, stored) : buildRecord(r, sample, content, label);
-      if (record === null) continue;
-      items.push({ split, sample, record });
+      const records = recordsOf(r.format, sample, content, label);
+      if (records.length) items.push({ split, sample, content, records });
     }
     yield items;
   }
@@ -285,15 +152,24 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, train: Set<string>
 
 /** The first n records exactly as exportDataset would write them (same options, same split). */
 export async function previewExport(ctx: ServiceContext, opts: ExportOptions, n = 5): Promise<PreviewRecord[]> {
-  const r = resolve(opts);
+  const r = resolveExport(opts);
   const out: PreviewRecord[] = [];
-  const { train } = splitSessions(ctx, r, selection(r));
-  for await (const items of exportPages(ctx, { ...r, pageSize: Math.min(r.pageSize, Math.max(n, 1)) }, train)) {
+  const plan = planExport(ctx, r);
+  const seen = new Set<string>();
+  for await (const items of exportPages(ctx, { ...r, pageSize: Math.min(r.pageSize, Math.max(n * 4, 20)) }, plan)) {
     for (const it of items) {
-      if (out.length >= n) return out;
-      const text = serialize(r, [it.record]);
-      const record = r.format === 'csv' ? Object.fromEntries(CSV_FIELDS.map((f, i) => [f, (it.record as unknown[])[i]])) : it.record;
-      out.push({ split: it.split, sampleId: it.sample.id, record, text });
+      for (const rec of it.records) {
+        if (out.length >= n) return out;
+        const fitted = r.format === 'csv' ? fitCells(rec as (string | number | null)[]).row : rec;
+        const record = r.format === 'csv' ? Object.fromEntries(CSV_FIELDS.map((f, i) => [f, (fitted as unknown[])[i]])) : fitted;
+        const line = recordText(r.format, fitted);
+        // the same identical-record rule as the export, so every previewed record is one it writes
+        if (r.format !== 'raw' && r.format !== 'csv') {
+          if (seen.has(line)) continue;
+          seen.add(line);
+        }
+        out.push({ split: it.split, sampleId: it.sample.id, record, text: `${recordText(r.format, fitted)}${r.format === 'csv' ? '\r\n' : '\n'}` });
+      }
     }
     if (out.length >= n) return out;
   }
@@ -347,14 +223,23 @@ export function fileSha256(file: string): { bytes: number; sha256: string } {
   return { bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex') };
 }
 
+
 /** Writes the dataset folder and records the export. Progress via ctx.progress, cancel via ctx.signal. */
 export function exportDataset(ctx: ServiceContext, opts: ExportOptions): Promise<ExportResult> {
   return withoutMmap(ctx.db, () => writeExport(ctx, opts));
 }
 
+async function tokenCounter(r: Resolved): Promise<((text: string) => number) | null> {
+  const { encoding } = targetModelOf(r);
+  const mod = encoding === 'o200k_base' ? await import('gpt-tokenizer/encoding/o200k_base') : await import('gpt-tokenizer/encoding/cl100k_base');
+  return (text: string) => mod.countTokens(text);
+}
+
 async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<ExportResult> {
-  const r = resolve(opts);
+  const r = resolveExport(opts);
   const now = nowOf(ctx);
+  const plan = planExport(ctx, r);
+  if (!plan.split.size) throw new AppError('Invalid', emptyExportMessage(ctx, r));
   const outDir = path.resolve(
     opts.outDir ?? path.join(ctx.workspaceDir, STATE_DIR, 'exports', `dataset-${r.format}-${new Date(now).toISOString().replace(/[:.]/g, '-')}`),
   );
@@ -363,50 +248,46 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
   } catch (e) {
     throw new AppError('Io', `export: cannot create ${outDir}: ${(e as Error).message}`);
   }
-  const ext = fileExt(r.format);
-  const sinks = { train: new FileSink(path.join(outDir, `train.${ext}`)), validation: new FileSink(path.join(outDir, `validation.${ext}`)) };
-  const tokenWarnings = { count: 0, sampleIds: [] as string[] };
-  const encoder = r.format === 'openai' || r.format === 'openai-dpo' ? await import('gpt-tokenizer/encoding/cl100k_base') : null;
+  const target = targetModelOf(r);
+  const tally = new ExportTally(r.format, { model: target.model, encoding: target.encoding, limit: target.limit }, await tokenCounter(r));
+  const sinks = { train: new FileSink(path.join(outDir, dataFileName(r.format, 'train'))), validation: new FileSink(path.join(outDir, dataFileName(r.format, 'validation'))) };
+  const header = r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
+  const written = { train: 0, validation: 0 };
   let approved = 0;
   let qualitySum = 0;
   let qualityCount = 0;
   let done = 0;
-  const { train, total } = splitSessions(ctx, r, selection(r));
-  ctx.progress?.(0, total, 'export');
+  ctx.progress?.(0, plan.split.size, 'export');
   try {
-    if (r.format === 'csv') {
-      const header = `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n`;
-      await sinks.train.write(header);
-      await sinks.validation.write(header);
-    }
-    for await (const items of exportPages(ctx, r, train, true)) {
+    for await (const items of exportPages(ctx, r, plan)) {
       if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
-      const bySplit: Record<'train' | 'validation', unknown[]> = { train: [], validation: [] };
-      // JSON Lines: each record is stringified once, for the token check and the file alike
-      const linesBySplit: Record<'train' | 'validation', string> = { train: '', validation: '' };
+      const text = { train: '', validation: '' };
       for (const it of items) {
-        const line = r.format === 'csv' ? null : (it.line ?? JSON.stringify(it.record));
-        if (line === null) bySplit[it.split].push(it.record);
-        else linesBySplit[it.split] += `${line}\n`;
-        sinks[it.split].records++;
+        const kept: unknown[] = [];
+        for (const rec of it.records) {
+          const fitted = r.format === 'csv' ? fitCells(rec as (string | number | null)[]) : null;
+          if (fitted) tally.cutCells += fitted.cut;
+          const line = recordText(r.format, fitted ? fitted.row : rec);
+          // raw and csv rows carry ids and are never identical; a training record is compared byte for byte
+          if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id)) continue;
+          if (!written[it.split] && header) text[it.split] += header;
+          text[it.split] += `${line}${r.format === 'csv' ? '\r\n' : '\n'}`;
+          written[it.split]++;
+          sinks[it.split].records++;
+          kept.push(rec);
+        }
+        if (!kept.length) continue;
+        tally.add(it.sample, it.content, kept);
         if (it.sample.annotationStatus === 'approved' || it.sample.annotationStatus === 'auto_approved') approved++;
         if (it.sample.qualityScore !== null) {
           qualitySum += it.sample.qualityScore;
           qualityCount++;
         }
-        if (encoder) {
-          const text = line ?? JSON.stringify(it.record);
-          // tokens never outnumber UTF-8 bytes, so short examples skip the tokenizer
-          if (text.length * 3 > TOKEN_LIMIT && Buffer.byteLength(text) > TOKEN_LIMIT && encoder.isWithinTokenLimit(text, TOKEN_LIMIT) === false) {
-            tokenWarnings.count++;
-            if (tokenWarnings.sampleIds.length < 20) tokenWarnings.sampleIds.push(it.sample.id);
-          }
-        }
       }
-      await sinks.train.write(r.format === 'csv' ? serialize(r, bySplit.train) : linesBySplit.train);
-      await sinks.validation.write(r.format === 'csv' ? serialize(r, bySplit.validation) : linesBySplit.validation);
+      await sinks.train.write(text.train);
+      await sinks.validation.write(text.validation);
       done += items.length;
-      ctx.progress?.(done, total, 'export');
+      ctx.progress?.(done, plan.split.size, 'export');
     }
   } catch (e) {
     sinks.train.abort();
@@ -414,71 +295,117 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
     if (e instanceof AppError) throw e;
     throw new AppError('Io', `export: writing ${outDir} failed: ${(e as Error).message}`);
   }
-  const trainFile = await sinks.train.close();
-  const validationFile = await sinks.validation.close();
-  const dataFiles = [trainFile, validationFile];
-  const count = trainFile.records! + validationFile.records!;
-  const avgQuality = qualityCount ? Math.round((qualitySum / qualityCount) * 1000) / 1000 : null;
+  return finishExport(ctx, r, plan, { outDir, now, sinks, tally, approved, avgQuality: qualityCount ? Math.round((qualitySum / qualityCount) * 1000) / 1000 : null });
+}
+
+interface Finished {
+  outDir: string;
+  now: number;
+  sinks: { train: FileSink; validation: FileSink };
+  tally: ExportTally;
+  approved: number;
+  avgQuality: number | null;
+}
+
+/** Closes the files (an empty split leaves no file), writes the card and dataset_info, records the export. */
+async function finishExport(ctx: ServiceContext, r: Resolved, plan: ExportPlan, f: Finished): Promise<ExportResult> {
+  const { outDir, now, sinks, tally } = f;
+  const stamp = new Date(now).toISOString().slice(0, 10);
+  const workspaceName = path.basename(path.resolve(ctx.workspaceDir)).replace(/[^\w.-]+/g, '_') || 'workspace';
+  const dataFiles: ExportedFile[] = [];
+  for (const split of ['train', 'validation'] as const) {
+    const sink = sinks[split];
+    const stale = path.join(outDir, dataFileName(r.format, split));
+    if (!sink.records) {
+      sink.abort();
+      // a file of this format and split from an earlier export here would now be described by nothing
+      fs.rmSync(stale, { force: true });
+      continue;
+    }
+    const file = await sink.close();
+    dataFiles.push({ ...file, downloadName: `${workspaceName}-${r.format}-${stamp}.${file.name.slice(r.format.length + 1)}` });
+  }
+  if (!dataFiles.length) throw new AppError('Invalid', emptyExportMessage(ctx, r));
+  const count = dataFiles.reduce((n, x) => n + (x.records ?? 0), 0);
+  const notes = [...plan.notes];
+  if (tally.duplicatesDropped) notes.push(`${tally.duplicatesDropped} records identical to an earlier record (after redaction) were left out`);
+  if (tally.cutCells) notes.push(`${tally.cutCells} CSV cells were longer than Excel's 32,767 characters and were truncated with a marker`);
+  const summary: ExportSummary = {
+    included: {
+      statuses: r.includeUnreviewed ? ['approved', 'auto_approved', 'pending', 'needs_review'] : ['approved', 'auto_approved'],
+      minQuality: r.minQuality,
+      sampleTypes: r.sampleTypes,
+      balanced: r.balance,
+    },
+    balance: tally.balance,
+    folded: { approved: plan.foldedApproved.length, total: plan.foldedTotal, samples: plan.foldedApproved.slice(0, 200) },
+    identicalDropped: { count: tally.duplicatesDropped, sampleIds: tally.duplicateSampleIds },
+    balancedOut: plan.balancedOut,
+    tokens: r.format === 'raw' || r.format === 'csv' ? null : tally.tokens,
+    languages: tally.languageList(),
+    split: { by: r.splitBy, requested: r.trainSplit, achieved: plan.achievedTrainShare, validationWritten: dataFiles.some((x) => x.name.includes('.validation.')) },
+    csvCellsTruncated: tally.cutCells,
+    notes,
+  };
   const extra: ExportedFile[] = [];
   const infoFile = writeDatasetInfo(outDir, r.format, dataFiles);
   if (infoFile) extra.push({ name: path.basename(infoFile), path: infoFile, ...fileSha256(infoFile) });
+  const license = writeLicenseFile(outDir, r.cfg.export);
+  if (license) extra.push({ name: path.basename(license), path: license, ...fileSha256(license) });
   const cardFile = writeDatasetCard(outDir, {
-    format: r.format,
-    files: dataFiles,
-    total: count,
-    avgQuality,
-    includePii: r.includePii,
-    sampleTypes: r.sampleTypes,
-    trainSplit: r.trainSplit,
-    seed: r.seed,
-    exportedAt: now,
+    format: r.format, files: dataFiles, total: count, avgQuality: f.avgQuality, includePii: r.includePii, seed: r.seed,
+    exportedAt: now, license: r.cfg.export, summary,
   });
   extra.push({ name: 'README.md', path: cardFile, ...fileSha256(cardFile) });
   const files = [...dataFiles, ...extra];
   // one checksum for the export: SHA-256 over the sha256sum-style manifest of its data files
-  const checksum = createHash('sha256')
-    .update(dataFiles.map((f) => `${f.sha256}  ${f.name}\n`).join(''))
-    .digest('hex');
+  const checksum = createHash('sha256').update(dataFiles.map((x) => `${x.sha256}  ${x.name}\n`).join('')).digest('hex');
   const exportId = ulid(now);
+  const train = dataFiles.find((x) => x.name.includes('.train.'))?.records ?? 0;
+  const validation = dataFiles.find((x) => x.name.includes('.validation.'))?.records ?? 0;
+  recordExport(ctx, { exportId, outDir, r, files, dataFiles, count, train, validation, approved: f.approved, avgQuality: f.avgQuality, checksum, summary, now });
+  return {
+    exportId, outDir, format: r.format, files, total: count, train, validation, approved: f.approved, avgQuality: f.avgQuality,
+    includePii: r.includePii, tokenWarnings: { count: tally.tokens.overLimit, sampleIds: tally.tokens.sampleIds }, checksum, summary,
+  };
+}
+
+interface ExportRecordInput {
+  exportId: string; outDir: string; r: Resolved; files: ExportedFile[]; dataFiles: ExportedFile[]; count: number; train: number;
+  validation: number; approved: number; avgQuality: number | null; checksum: string; summary: ExportSummary; now: number;
+}
+
+function recordExport(ctx: ServiceContext, x: ExportRecordInput): void {
+  const r = x.r;
   ctx.db
     .prepare(
       `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, filters, total_samples, approved_samples,
         rejected_samples, train_samples, validation_samples, avg_quality_score, include_pii, file_path, file_size_bytes,
-        checksum, files, exported_by, exported_at)
+        checksum, files, exported_by, exported_at, summary)
        VALUES (@id, @name, @format, @types, @filters, @total, @approved, 0, @train, @validation, @avg, @pii, @path, @size,
-        @checksum, @files, @by, @at)`,
+        @checksum, @files, @by, @at, @summary)`,
     )
     .run({
-      id: exportId,
-      name: path.basename(outDir),
+      id: x.exportId,
+      name: path.basename(x.outDir),
       format: r.format,
       types: JSON.stringify(r.sampleTypes),
-      filters: JSON.stringify({ onlyApproved: r.onlyApproved, minQuality: r.minQuality, since: r.since, until: r.until, trainSplit: r.trainSplit, seed: r.seed, bom: r.bom }),
-      total: count,
-      approved,
-      train: trainFile.records,
-      validation: validationFile.records,
-      avg: avgQuality,
+      filters: JSON.stringify({
+        includeUnreviewed: r.includeUnreviewed, minQuality: r.minQuality, balance: r.balance, since: r.since, until: r.until,
+        trainSplit: r.trainSplit, splitBy: r.splitBy, seed: r.seed, bom: r.bom, targetModel: r.targetModel,
+      }),
+      total: x.count,
+      approved: x.approved,
+      train: x.train,
+      validation: x.validation,
+      avg: x.avgQuality,
       pii: r.includePii ? 1 : 0,
-      path: outDir,
-      size: files.reduce((a, f) => a + f.bytes, 0),
-      checksum,
-      files: JSON.stringify(files.map((f) => ({ name: f.name, bytes: f.bytes, sha256: f.sha256, records: f.records ?? null }))),
+      path: x.outDir,
+      size: x.files.reduce((a, f) => a + f.bytes, 0),
+      checksum: x.checksum,
+      files: JSON.stringify(x.files.map((f) => ({ name: f.name, bytes: f.bytes, sha256: f.sha256, records: f.records ?? null, downloadName: f.downloadName ?? null }))),
       by: actorOf(ctx),
-      at: now,
+      at: x.now,
+      summary: JSON.stringify(x.summary),
     });
-  return {
-    exportId,
-    outDir,
-    format: r.format,
-    files,
-    total: count,
-    train: trainFile.records!,
-    validation: validationFile.records!,
-    approved,
-    avgQuality,
-    includePii: r.includePii,
-    tokenWarnings,
-    checksum,
-  };
 }

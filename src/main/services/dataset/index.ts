@@ -16,7 +16,12 @@ export {
   type UndoResult,
 } from './review';
 export { datasetStats, qualityReport, type DatasetStats, type QualityReport, type FactorSummary } from './stats';
-export { exportDataset, exportSelectionCounts, previewExport, TOKEN_LIMIT, type ExportOptions, type ExportResult, type ExportedFile, type PreviewRecord } from './export';
+export { exportDataset, exportSelectionCounts, previewExport, dataFileName, type ExportOptions, type ExportResult, type ExportedFile, type ExportSummary, type PreviewRecord } from './export';
+export { TRAINING_FORMATS, PREFERENCE_FORMATS } from './exportPlan';
+export { markMissedWrite, type MissedWriteInput, type MissedWriteResult } from './missedWrite';
+export { reclusterSamples, teachingUnit } from './dedupe';
+export { validateSampleContent } from './sampleSchema';
+export { TARGET_MODELS, type TargetModel } from './config';
 export { detectFeedbackSignals, FEEDBACK_TYPES, type FeedbackSignal, type FeedbackType } from './feedback';
 export { minhash, similarity, fingerprint, normalizeText } from './similarity';
 export { scoreQuality, type QualityFactors } from './quality';

@@ -15,7 +15,8 @@ export type LabelEvidence =
   | 'rollback' // a curator rolled the write back
   | 'guardian_refused' // write_guardian refused what memory_gate proposed
   | 'guardian_agreed' // memory_gate proposed, write_guardian wrote it
-  | 'user_request'; // the user later asked to remember something similar
+  | 'user_request' // the user later asked to remember something similar
+  | 'gate_no_write'; // memory_gate said NO_WRITE and nothing contradicted it
 
 export interface QualityInput {
   userMessage: string;
@@ -60,6 +61,7 @@ const EVIDENCE_BASE: Record<LabelEvidence, number> = {
   guardian_refused: 0.7,
   guardian_agreed: 0.75,
   user_request: 0.6,
+  gate_no_write: 0.7,
 };
 
 /** How sure we are of the label: who confirmed it, the gate's reason, hedging, and what the user said next. */
@@ -72,7 +74,8 @@ export function decisionConfidence(q: QualityInput): number {
   if (HEDGES.test(reason) || (q.rawResponse && HEDGES.test(q.rawResponse))) c -= 0.2;
   const s = q.followingSignals;
   const objection = s.includes('reject') || s.includes('correction');
-  if (q.evidence === 'guardian_agreed') {
+  if (q.evidence === 'guardian_agreed' || q.evidence === 'gate_no_write') {
+    // an objection after an unconfirmed decision (a write, or a NO_WRITE) casts doubt on it
     if (objection) c -= 0.35;
     else if (s.includes('success')) c += 0.1;
   } else if (objection) {

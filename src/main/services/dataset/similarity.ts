@@ -1,13 +1,18 @@
 // Exact and near-duplicate detection (seed 001's fingerprint dedupe, seed 004's 0.85 / 0.60 thresholds).
-// Near duplicates: MinHash over character 5-shingles of normalized text, which works for Chinese
+// Near duplicates: MinHash over character shingles of normalized text, which works for Chinese
 // (no word boundaries) as well as English, with LSH banding to find candidates without a full scan.
+// MinHash only proposes candidates; the thresholds are applied to the exact Jaccard of the candidates.
 import { createHash } from 'node:crypto';
 
-export const MINHASH_SIZE = 32;
-/** 8 bands of 4 rows: a pair at Jaccard s shares a band with probability 1-(1-s^4)^8 (0.6: 0.66, 0.85: 0.99). */
-export const LSH_BANDS = 8;
+export const MINHASH_SIZE = 128;
+/**
+ * 32 bands of 4 rows: a pair at Jaccard s shares a band with probability 1-(1-s^4)^32
+ * (0.60: 0.988, 0.85: 1.000), so the exact check sees nearly every pair above the related threshold.
+ */
+export const LSH_BANDS = 32;
 const ROWS = MINHASH_SIZE / LSH_BANDS;
-const SHINGLE = 5;
+/** Character shingle length for near duplicates: 3 keeps short Chinese facts apart without missing English paraphrases. */
+export const SHINGLE = 3;
 const MAX_CHARS = 4000;
 
 /** Lower case, NFKC (full-width to half-width), punctuation and whitespace runs collapsed to one space. */
@@ -63,6 +68,7 @@ export function minhashNormalized(normalized: string): Uint32Array {
   const t = normalized.slice(0, MAX_CHARS);
   const sig = new Uint32Array(MINHASH_SIZE).fill(0xffffffff);
   const n = Math.max(1, t.length - SHINGLE + 1);
+  // the same shingles as shingleSet, so the estimate targets the Jaccard the exact check computes
   for (let i = 0; i < n; i++) {
     const h = hashString(t, i, Math.min(t.length, i + SHINGLE));
     for (let k = 0; k < MINHASH_SIZE; k++) {
@@ -101,16 +107,20 @@ export const blobToSignature = (blob: Buffer): Uint32Array => {
 
 /** Exact character-shingle Jaccard, for small texts where an estimate is not needed. */
 export function jaccard(a: string, b: string): number {
-  const sa = shingles(a);
-  const sb = shingles(b);
+  return jaccardNormalized(normalizeText(a), normalizeText(b));
+}
+
+/** Exact Jaccard of two already normalized texts' character shingles (the dedupe thresholds apply to this). */
+export function jaccardNormalized(a: string, b: string, k = SHINGLE): number {
+  const sa = shingleSet(a.slice(0, MAX_CHARS), k);
+  const sb = shingleSet(b.slice(0, MAX_CHARS), k);
   if (!sa.size && !sb.size) return 1;
   let inter = 0;
   for (const s of sa) if (sb.has(s)) inter++;
   return inter / (sa.size + sb.size - inter);
 }
 
-function shingles(text: string, k = 3): Set<string> {
-  const t = normalizeText(text);
+function shingleSet(t: string, k: number): Set<string> {
   const out = new Set<string>();
   if (t.length <= k) {
     if (t) out.add(t);

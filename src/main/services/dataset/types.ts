@@ -14,7 +14,8 @@ export interface MemoryGatePositiveSample {
   correctDecision: GateDecision;
   correctFact: string;
   reason: string;
-  evidence: { wasWritten: boolean; userFeedback?: 'confirmed' | 'corrected' };
+  /** missedWrite: the gate said NO_WRITE and a curator said it should have written this fact. */
+  evidence: { wasWritten: boolean; userFeedback?: 'confirmed' | 'corrected'; missedWrite?: boolean };
 }
 
 export interface MemoryGateNegativeSample {
@@ -34,10 +35,13 @@ export interface WriteGuardianSample {
   type: 'write_guardian_decision';
   candidateFact: string;
   targetFile: string;
+  /** The file before the write, for written and refused alike: both decisions see the same input. */
   currentFileContent: string;
-  decision: 'written' | 'refused';
+  decision: 'written' | 'refused' | 'skipped';
   reason?: string;
-  userCorrection?: { originalDecision: string; correctedDecision: string; reason: string; correctedFact?: string; correctedTargetFile?: string };
+  /** The file after the write (the guardian's output), when it wrote. */
+  newFileContent?: string;
+  userCorrection?: { originalDecision: 'written' | 'refused' | 'skipped'; correctedDecision: 'written' | 'refused'; reason: string; correctedFact?: string; correctedTargetFile?: string };
 }
 
 export interface GateOutput {
@@ -87,6 +91,8 @@ export interface SampleLabels {
   duplicateOf?: string;
   relatedSampleIds?: string[];
   withinRollbackWindow?: boolean;
+  /** The missed-write correction (dataset_gate_corrections) a sample comes from. */
+  gateCorrectionId?: string;
 }
 
 export interface SampleFeedback {
