@@ -1,7 +1,7 @@
 // Scoring the PII detector against labelled data. Shared by `npm run bench:pii` and tests/pii.
 import fs from 'node:fs';
 import path from 'node:path';
-import { detectPii, type DetectOptions, type PiiSpan, type PiiType } from '../src/main/services/pii/index';
+import { detectPii, foldValue, redact, type DetectOptions, type PiiSpan, type PiiType } from '../src/main/services/pii/index';
 
 export interface GoldSpan {
   start: number;
@@ -256,14 +256,62 @@ export interface FixtureRow {
   note?: string;
 }
 
-/** Our own hand-written sets: expected spans are given by value (first unused occurrence). */
-export function scoreFixture(file: string, opts: DetectOptions = {}): { perType: Record<string, Tally>; failures: string[]; rows: number } {
+/** Invisible characters a value can hide behind: zero-width, joiners, word joiner, BOM, soft hyphen, bidi and tag characters. */
+export const INVISIBLES = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u202C', '\u2062', '\u180E', '\u{E0020}', '\u200E', '\u2066'];
+
+export interface LabelledText {
+  text: string;
+  gold: (GoldSpan & { type: string })[];
+}
+
+/**
+ * The same case with an invisible character inside every gold value (past its middle, never splitting a
+ * surrogate pair), or, when there is no gold, inside every run of five or more letters and digits: a hard
+ * negative must stay negative. Deterministic: the character cycles with `seed`.
+ */
+export function withInvisible(c: LabelledText, seed: number): LabelledText {
+  const inserts: number[] = [];
+  if (c.gold.length) {
+    for (const g of c.gold) {
+      let at = g.start + Math.ceil((g.end - g.start) / 2);
+      if (/[\uDC00-\uDFFF]/.test(c.text[at] ?? '')) at++;
+      if (at > g.start && at < g.end) inserts.push(at);
+    }
+  } else {
+    for (const m of c.text.matchAll(/[\p{L}\p{N}]{5,}/gu)) inserts.push(m.index + 2);
+  }
+  const uniq = [...new Set(inserts)].sort((a, b) => a - b);
+  let text = '';
+  let from = 0;
+  const shift: { at: number; by: number }[] = [];
+  let total = 0;
+  uniq.forEach((at, k) => {
+    const ch = INVISIBLES[(seed + k) % INVISIBLES.length];
+    text += c.text.slice(from, at) + ch;
+    from = at;
+    total += ch.length;
+    shift.push({ at, by: total });
+  });
+  text += c.text.slice(from);
+  const moved = (pos: number, isEnd: boolean) => pos + (shift.filter((s) => (isEnd ? s.at < pos : s.at <= pos)).pop()?.by ?? 0);
+  return { text, gold: c.gold.map((g) => ({ ...g, start: moved(g.start, false), end: moved(g.end, true) })) };
+}
+
+/** Score family: credit and bank cards are one family (which one is a reading of context, not of the digits). */
+export const family = (t: string) => (CARD_TYPES.includes(t as PiiType) ? 'CARD' : t);
+
+export interface FixtureScore {
+  perType: Record<string, Tally>;
+  /** Gold values still readable (folded, digits compared) in the redacted text, per type. */
+  leaks: Record<string, number>;
+  failures: string[];
+  rows: number;
+}
+
+/** Reads one of our sets: expected spans are given by value (first unused occurrence). */
+export function readFixture(file: string): LabelledText[] {
   const rows = readJsonl(file) as unknown as FixtureRow[];
-  const perType: Record<string, Tally> = {};
-  const failures: string[] = [];
-  const family = (t: PiiType) => (CARD_TYPES.includes(t) ? 'CARD' : t);
-  for (const row of rows) {
-    const predicted = detectPii(row.text, opts);
+  return rows.map((row) => {
     const cursor = new Map<string, number>();
     const gold = row.expected.map((e) => {
       const at = indexOfToken(row.text, e.value, cursor.get(e.value) ?? 0);
@@ -271,15 +319,39 @@ export function scoreFixture(file: string, opts: DetectOptions = {}): { perType:
       cursor.set(e.value, at + e.value.length);
       return { type: family(e.type), start: at, end: at + e.value.length };
     });
-    const fams = new Set([...gold.map((g) => g.type), ...predicted.map((p) => family(p.type))]);
+    return { text: row.text, gold };
+  });
+}
+
+const foldForLeak = (s: string) => foldValue(s).toLowerCase().replace(/[\s-]/g, '');
+
+/** Scores labelled texts per type family, and checks that redaction leaves no gold value readable. */
+export function scoreLabelled(cases: LabelledText[], opts: DetectOptions = {}): FixtureScore {
+  const perType: Record<string, Tally> = {};
+  const leaks: Record<string, number> = {};
+  const failures: string[] = [];
+  for (const c of cases) {
+    const predicted = detectPii(c.text, opts);
+    const fams = new Set([...c.gold.map((g) => g.type), ...predicted.map((p) => family(p.type))]);
     let ok = true;
     for (const f of fams) {
       const t = (perType[f] ??= emptyTally());
       const before = { ...t };
-      score(gold.filter((g) => g.type === f), predicted.filter((p) => family(p.type) === f), t);
+      score(c.gold.filter((g) => g.type === f), predicted.filter((p) => family(p.type) === f), t);
       if (t.fp > before.fp || t.fn > before.fn) ok = false;
     }
-    if (!ok) failures.push(`${row.text} => ${predicted.map((p: PiiSpan) => `${p.type}(${p.value})`).join(' ') || 'nothing'}`);
+    const out = foldForLeak(redact(c.text, predicted).text);
+    for (const g of c.gold) {
+      const value = foldForLeak(c.text.slice(g.start, g.end));
+      if (value.length >= 3 && out.includes(value)) leaks[g.type] = (leaks[g.type] ?? 0) + 1;
+    }
+    if (!ok) failures.push(`${JSON.stringify(c.text)} => ${predicted.map((p: PiiSpan) => `${p.type}(${JSON.stringify(p.value)})`).join(' ') || 'nothing'}`);
   }
-  return { perType, failures, rows: rows.length };
+  return { perType, leaks, failures, rows: cases.length };
+}
+
+/** Our own hand-written sets, as written or with the invisible-character variant of every case. */
+export function scoreFixture(file: string, opts: DetectOptions = {}, variant: 'plain' | 'invisible' = 'plain'): FixtureScore {
+  const cases = readFixture(file);
+  return scoreLabelled(variant === 'plain' ? cases : cases.map((c, i) => withInvisible(c, i)), opts);
 }

@@ -113,7 +113,7 @@ const ASSIGNMENT =
 
 // "my password is hunter2", "the API key was 'q8Zr...'", "密码是abc123".
 const PROSE_SECRET =
-  /(?<key>\b(?:password|passcode|passphrase|pwd|pin|api[ _-]?key|access[ _-]?key|token|secret)\b|密码|口令|密钥)[ \t]*(?:is|was|是|为)[ \t]*(?<val>"[^"\n]{1,128}"|'[^'\n]{1,128}'|“[^”\n]{1,128}”|[^\s,;，。；"']{1,128})/giu;
+  /(?<key>\b(?:password|passcode|passphrase|pwd|pin|api[ _-]?key|access[ _-]?key|token|secret)\b|密码|口令|密钥)(?:[ \t]*(?:is|was|是|为)[ \t]*|(?<=密码|口令|密钥)[ \t]+)(?<val>"[^"\n]{1,128}"|'[^'\n]{1,128}'|“[^”\n]{1,128}”|[^\s,;，。；"']{1,128})/giu;
 // curl -u user:password / --user user:password
 const CURL_USER = /(?:^|\s)(?:-u|--user)\s+['"]?[^\s:'"]{1,64}:([^\s'"]{1,128})/g;
 
