@@ -66,6 +66,32 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     ]);
   });
 
+  it('a run queued behind another judges the latest reply when it starts (three replies during one gate run)', async () => {
+    const ctx = newContext();
+    const key = 'channel:discord:channel:300';
+    const at = (ms: number) => new Date(Date.UTC(2026, 2, 21, 9) + ms).toISOString();
+    const snap = (ms: number, role: string, message: string, id: string) =>
+      JSON.stringify({ timestamp: at(ms), level: 'info', component: 'MessageHandler', event: 'Buffer message snapshot', details: { hookName: role === 'user' ? 'message:received' : 'before_message_write', bufferMessage: { id, role, message, timestamp: Date.parse(at(ms)), sessionKey: key, channelId: 'discord', metadata: {} } }, sessionKey: key });
+    const decision = (ms: number, reason: string) =>
+      JSON.stringify({ timestamp: at(ms), level: 'info', component: 'MessageHandler', event: 'memory_gate decision evaluated', details: { decision: 'NO_WRITE', reason, hasCandidateFact: false }, sessionKey: key });
+    const root = path.join(ctx.workspaceDir, 'plugin');
+    writeFile(path.join(root, 'logs', 'reflection-2026-03-21.log'), [
+      snap(0, 'user', 'and prod?', '01KM6A0000000000000000000U'),
+      snap(100, 'agent', 'Checking prod.', '01KM6A0000000000000000000A'),
+      snap(120, 'agent', 'Prod is kingfisher.', '01KM6A0000000000000000000B'),
+      snap(140, 'agent', 'Anything else?', '01KM6A0000000000000000000C'),
+      decision(1100, 'judged: Checking prod.'),
+      decision(2100, 'judged: Anything else?'),
+      decision(3100, 'judged: Anything else?'),
+    ].join('\n') + '\n');
+    await importReflectionLogs(ctx, { source: root });
+    expect(decisionsByReply(ctx, key)).toEqual([
+      ['Checking prod.', ['NO_WRITE:judged: Checking prod.']],
+      ['Prod is kingfisher.', []],
+      ['Anything else?', ['NO_WRITE:judged: Anything else?', 'NO_WRITE:judged: Anything else?']],
+    ]);
+  });
+
   it('folds only a true duplicate snapshot and names why; a shorter later reply stays its own turn', async () => {
     const ctx = newContext();
     const { root } = copyFixture(ctx.workspaceDir);

@@ -6,7 +6,7 @@ import { AUDIT_STATUSES, GATE_DECISIONS, MEMORY_FILES, fileForDecision, type Gat
 import type { DB } from '../../db/connection';
 import { linkSessionKey } from './cursors';
 import { isoTime, obj, oneOf, optObj, optStr, str, time } from './fields';
-import { awaitOutcome, enqueueRun, isFailedGateReason, takeAnyAwaiting, takeAwaiting, takeRun, type GateQueueState } from './gateQueue';
+import { awaitOutcome, currentRun, endRun, enqueueRun, isFailedGateReason, judgedTurn, takeAnyAwaiting, takeAwaiting, type GateQueueState } from './gateQueue';
 import { hashOf, sourceUlid } from './ids';
 import { PluginLogStore } from './pluginLogStore';
 import type { ReportBuilder } from './report';
@@ -171,7 +171,7 @@ export class LogReplay {
     // Buffers and the gate queue live in memory: a restart empties them, and queued runs never run.
     for (const [key, s] of Object.entries(this.state.sessions)) {
       for (const slot of s.queue) {
-        this.recordFailure(key, slot.turnId, 'lost_in_restart', 'the plugin restarted before this queued memory_gate run finished', e.at, `lost:${e.hash}:${slot.turnId}`);
+        this.recordFailure(key, judgedTurn(slot), 'lost_in_restart', 'the plugin restarted before this queued memory_gate run finished', e.at, `lost:${e.hash}:${slot.turnId}`);
       }
     }
     this.state.sessions = {};
@@ -290,15 +290,23 @@ export class LogReplay {
     const decision = oneOf(d, 'decision', GATE_DECISIONS, 'details.');
     const reason = str(d, 'reason', 'details.');
     const s = this.state.sessions[key];
-    const slot = (s && takeRun(s)) ?? skipLine(`a decision for ${key} with no agent reply waiting for one since the plugin started`);
+    const slot = (s && currentRun(s)) ?? skipLine(`a decision for ${key} with no agent reply waiting for one since the plugin started`);
+    const turnId = judgedTurn(slot);
     if (isFailedGateReason(decision, reason)) {
-      this.recordFailure(key, slot.turnId, 'llm_request_failed', reason, e.at, e.hash);
+      this.recordFailure(key, turnId, 'llm_request_failed', reason, e.at, e.hash);
+      this.endRun(s!);
       return;
     }
     const id = sourceUlid(e.at, 'decision', key, e.hash);
     if (!this.state.model) this.report.note("The configured model was not found in the logs (no 'Configuration loaded' line): decisions are marked with model 'unknown'.");
-    this.store.insertDecision({ id, turnId: slot.turnId, sessionId: key, decision, reason, model: this.state.model ?? 'unknown', source: SOURCE, createdAt: e.at });
-    if (decision !== 'NO_WRITE') awaitOutcome(s!, { id, decision, turnId: slot.turnId, at: e.at });
+    this.store.insertDecision({ id, turnId, sessionId: key, decision, reason, model: this.state.model ?? 'unknown', source: SOURCE, createdAt: e.at });
+    // An UPDATE_* run ends with its write outcome; a NO_WRITE run ends here.
+    if (decision !== 'NO_WRITE') awaitOutcome(s!, { id, decision, turnId, at: e.at });
+    else this.endRun(s!);
+  }
+
+  private endRun(s: SessionState): void {
+    endRun(s, s.lastReply?.turnId);
   }
 
   private onTriggerFailed(e: LineEvent): void {
@@ -309,10 +317,12 @@ export class LogReplay {
     const awaiting = takeAnyAwaiting(s);
     if (awaiting) {
       this.insertOutcome(e, key, awaiting, 'failed', reason, undefined);
+      this.endRun(s);
       return;
     }
-    const slot = takeRun(s) ?? skipLine(`a failed memory_gate run in ${key} with no reply queued since the plugin started`);
-    this.recordFailure(key, slot.turnId, 'trigger_failed', reason, e.at, e.hash);
+    const slot = currentRun(s) ?? skipLine(`a failed memory_gate run in ${key} with no reply queued since the plugin started`);
+    this.recordFailure(key, judgedTurn(slot), 'trigger_failed', reason, e.at, e.hash);
+    this.endRun(s);
   }
 
   private onGuardianUnavailable(e: LineEvent): void {
@@ -322,6 +332,7 @@ export class LogReplay {
     const gate = (s && takeAwaiting(s, decision)) ?? skipLine(`a dropped ${decision} with no matching memory_gate decision before it in ${key}`);
     this.logs.setOutcome(gate.id, 'guardian_unavailable');
     this.report.count('decision_outcomes');
+    this.endRun(s!);
   }
 
   private onGuardianFile(e: LineEvent): void {
@@ -338,6 +349,7 @@ export class LogReplay {
     const s = this.state.sessions[key];
     const gate = (s && takeAwaiting(s, decision)) ?? skipLine(`a write outcome for ${decision} with no matching memory_gate decision before it in ${key}`);
     this.insertOutcome(e, key, gate, status, reason ?? null, decision);
+    this.endRun(s!);
   }
 
   private insertOutcome(e: LineEvent, key: string, gate: { id: string; turnId: string; decision: GateDecision }, status: (typeof AUDIT_STATUSES)[number], reason: string | null, decision: GateDecision | undefined): void {
