@@ -6,6 +6,7 @@ import type { ChangeEvent, DataChange, DataChangeSource, RecentWorkspace, Worksp
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../db/connection';
 import type { ServiceContext } from '../services/context';
+import { resolveActor } from '../services/curation/actor';
 
 const RECENT_FILE = 'recent-workspaces.json';
 const MAX_RECENT = 10;
@@ -74,7 +75,8 @@ export class WorkspaceSession {
   }
 
   serviceContext(extra: Partial<ServiceContext> = {}): ServiceContext {
-    return { db: this.db, workspaceDir: this.dir, now: this.opts.now, actor: this.opts.actor ?? 'curator', ...extra };
+    // Browser mode serves several curators: the request's curator (set by the web server) is the actor.
+    return { db: this.db, workspaceDir: this.dir, now: this.opts.now, actor: resolveActor(this.db, this.opts.actor), ...extra };
   }
 
   current(): WorkspaceInfo {

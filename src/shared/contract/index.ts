@@ -13,8 +13,10 @@ import {
 } from '../domain';
 import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract } from './define';
 import type * as D from './dto';
+import { curationContracts } from './curation';
 
 export * from './dto';
+export * from './curation';
 export * from './changes';
 export type { Contract, CallKind } from './define';
 
@@ -156,6 +158,8 @@ export const contracts = {
       id,
       action: z.enum(['approve', 'reject', 'needs_review', 'edit']),
       notes: z.string().max(5000).optional(),
+      /** For reject: a reason from the workspace's list. */
+      reason: z.string().trim().max(200).optional(),
       /** New sample content, for action 'edit'. */
       content: z.unknown().optional(),
     }),
@@ -261,6 +265,7 @@ export const contracts = {
     z.strictObject({ settings: z.record(z.string(), z.unknown()).optional() }),
     'Check workbench.json (or a settings object, without saving) value by value; each problem names the value',
   ),
+  ...curationContracts,
 } satisfies Record<string, Contract>;
 
 export type Contracts = typeof contracts;

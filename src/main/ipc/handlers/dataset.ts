@@ -20,6 +20,7 @@ import {
   type ExportOptions,
   type SampleContent,
 } from '../../services/dataset';
+import { lastOpenReviewSeq } from '../../services/dataset/review';
 import { auditFromRow, getAuditRow } from '../../services/guardian/rows';
 import { loadSettings } from '../../services/lifecycle/settings';
 import { refuseFilledFolder } from '../../services/lifecycle/outputFiles';
@@ -182,7 +183,7 @@ export const datasetHandlers = {
     const ctx = env.session.serviceContext();
     const previousStatus: AnnotationStatus = getSample(ctx, input.id).annotationStatus;
     const s = await reviewSample(ctx, {
-      sampleId: input.id, action: input.action, notes: input.notes, content: input.content as SampleContent | undefined,
+      sampleId: input.id, action: input.action, notes: input.notes, reason: input.reason, content: input.content as SampleContent | undefined,
       config: datasetConfig(env.session.dir),
     });
     const ev = ctx.db.prepare('SELECT seq FROM dataset_annotation_events WHERE sample_id = ? ORDER BY seq DESC LIMIT 1').get(input.id) as { seq: number } | undefined;
@@ -190,7 +191,9 @@ export const datasetHandlers = {
   },
   'dataset.undo': (input, env) => {
     const ctx = env.session.serviceContext();
-    const last = ctx.db.prepare('SELECT seq FROM dataset_annotation_events WHERE undone_at IS NULL ORDER BY seq DESC LIMIT 1').get() as { seq: number } | undefined;
+    // Each curator undoes their own actions (lastOpenReviewSeq is per actor).
+    const seq = lastOpenReviewSeq(ctx);
+    const last = seq == null ? undefined : { seq };
     if (!last) return { reviewId: null, sample: null };
     if (input.reviewId !== undefined && input.reviewId !== String(last.seq)) {
       throw new AppError('Conflict', `review ${input.reviewId} is not the latest review; undo goes back one action at a time`);

@@ -3,6 +3,7 @@
 import { CHANNELS, type Channel } from '../../../shared/contract';
 import { notAvailable, type Handlers } from '../registry';
 import { appHandlers } from './app';
+import { curationHandlers } from './curation';
 import { datasetHandlers } from './dataset';
 import { guardianHandlers } from './guardian';
 import { importHandlers } from './imports';
@@ -16,6 +17,7 @@ const wired: Partial<Handlers> = {
   ...datasetHandlers,
   ...importHandlers,
   ...lifecycleHandlers,
+  ...curationHandlers,
 };
 
 export function buildHandlers(overrides: Partial<Handlers> = {}): Handlers {

@@ -14,6 +14,7 @@ import { withoutMmap } from '../../db/bulk';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { CSV_FIELDS } from './formats';
 import { loadPiiDetector, redactContent, scanContent, type Detect } from './privacy';
+import { loadValueRules, rowWithValueRules } from '../curation/piiValues';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
 import { writeDatasetCard, writeDatasetInfo, writeLicenseFile } from './card';
 import { emptyExportMessage, planExport, resolveExport, selectionWhere, targetModelOf, type ExportOptions, type ExportPlan, type Resolved } from './exportPlan';
@@ -131,13 +132,16 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, plan: ExportPlan):
      FROM dataset_samples s NOT INDEXED WHERE s.rowid > @after AND ${sel.where} ORDER BY s.rowid LIMIT @limit`,
   );
   const labels = new Map<string, string>();
+  // Per-value PII decisions (curation/piiValues) also cover samples collected after they were made.
+  const valueRules = r.includePii ? [] : loadValueRules(ctx);
   let after = 0;
   for (;;) {
     const rows = page.all({ ...sel.params, after, limit: r.pageSize }) as (SampleRow & { _rowid: number })[];
     if (!rows.length) return;
     after = rows[rows.length - 1]._rowid;
     const items: PageItem[] = [];
-    for (const row of rows) {
+    for (const storedRow of rows) {
+      const row = rowWithValueRules(storedRow, valueRules);
       const split = plan.split.get(row.id);
       if (!split) continue;
       const sample = sampleFromRow(row);

@@ -6,6 +6,7 @@ import { loadSettings } from '../lifecycle/settings';
 import type { ServiceContext } from '../context';
 import { createHash } from 'node:crypto';
 import { loadPiiDetector, redactContent, scanContent, type Detect } from './privacy';
+import { loadValueRules, rowWithValueRules } from '../curation/piiValues';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
 
 export interface ExportableSample {
@@ -46,12 +47,15 @@ export async function* exportableSamples(
      ORDER BY s.rowid LIMIT @limit`,
   );
   const labels = new Map<string, string>();
+  // Per-value PII decisions (curation/piiValues) also cover samples collected after they were made.
+  const valueRules = opts.includePii ? [] : loadValueRules(ctx);
   let after = 0;
   for (;;) {
     const rows = page.all({ after, minQuality, limit: opts.pageSize ?? 1000 }) as (SampleRow & { _rowid: number })[];
     if (!rows.length) return;
     after = rows[rows.length - 1]!._rowid;
-    for (const row of rows) {
+    for (const storedRow of rows) {
+      const row = rowWithValueRules(storedRow, valueRules);
       const sample = sampleFromRow(row);
       yield { sample, content: exportableContent(sample, Boolean(opts.includePii), detect), sessionLabel: exportSessionLabel(sample, Boolean(opts.includePii), detect, labels) };
     }
