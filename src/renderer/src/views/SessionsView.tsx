@@ -7,6 +7,7 @@ import { useApi } from '../lib/api';
 import { formatCount, formatRelative, formatTime } from '../lib/format';
 import { useViewParams } from '../lib/route';
 import { useApiQuery } from '../lib/queries';
+import { DailyNotesPanel } from './sessions/DailyNotesPanel';
 
 const COLS = '1.1fr 1.3fr 70px 110px';
 
@@ -85,6 +86,7 @@ function SessionTimeline({ id }: { id: string }) {
             {s.excluded ? ' · excluded from datasets' : ''}
           </div>
         )}
+        {s && <DailyNotesPanel from={s.createdAt} to={s.lastActivityAt} />}
       </div>
       <PagedList<TurnView, string>
         resetKey={id}

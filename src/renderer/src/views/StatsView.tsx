@@ -6,6 +6,7 @@ import { useApi } from '../lib/api';
 import { formatCount } from '../lib/format';
 import { useApiQuery } from '../lib/queries';
 import { useAsync } from '../lib/useAsync';
+import { EvalModelsCard } from './stats/EvalModelsCard';
 
 // Only the pieces used: chart.js is tree-shakable when registered piecemeal.
 ChartJS.register(CategoryScale, LinearScale, BarElement, Tooltip, Legend);
@@ -95,6 +96,7 @@ export function StatsView() {
           </div>
           {dataset.data && <div className="small muted">{formatCount(dataset.data.reviewed)} of {formatCount(dataset.data.total)} samples reviewed</div>}
         </div>
+        <EvalModelsCard text={text} grid={grid} />
       </div>
     </div>
   );
