@@ -146,6 +146,8 @@ export interface AuditRow {
   beforeSnapshotId?: string | null;
   afterSnapshotId?: string | null;
   relatedAuditId?: string | null;
+  /** List views, rollback rows: the write this rollback undid (or re-applied). */
+  undid?: { id: string; targetFile: MemoryFileName; candidateFact: string | null; createdAt: number } | null;
   /** False for writes imported from logs: before/after content unknown, so no diff and no rollback. */
   contentKnown?: boolean;
   createdAt: number;
@@ -231,11 +233,20 @@ export interface RollbackOutcome {
   rollbackId: string | null;
   rollbackAuditId: string | null;
 }
+/** One write of a session rollback: what happened (or would) to it, with what the curator needs to choose. */
+export interface SessionRollbackItemDto extends RollbackOutcome {
+  /** Left alone on the curator's choice. */
+  skipped?: boolean;
+  createdAt?: number;
+  candidateFact?: string | null;
+  /** Why it was refused when it is not a content conflict (already rolled back, unknown content). */
+  error?: string | null;
+}
 export interface SessionRollbackOutcome {
   sessionId: string;
   dryRun: boolean;
   /** Newest first, as applied. */
-  results: RollbackOutcome[];
+  results: SessionRollbackItemDto[];
   rolledBack: number;
   refused: number;
 }
@@ -520,6 +531,12 @@ export interface PruneOutcome {
   /** Old rows that stay, and why (approved dataset sample, correction, rollback, ...). */
   kept: PruneKept[];
   freedPages: number;
+  /** From a dry run: pass it with confirm to delete exactly what the preview listed. */
+  previewToken: string;
+  /** Up to when a backup or conversation archive holds the data (null: none does). */
+  safeCopyUntil: number | null;
+  /** The deletion reaches data no copy holds: a real run needs force. */
+  needsForce: boolean;
 }
 export interface ConversationExportResult {
   file: string;
@@ -551,9 +568,3 @@ export interface AuditStatusCount {
   status: AuditStatus;
   count: number;
 }
-  /** From a dry run: pass it with confirm to delete exactly what the preview listed. */
-  previewToken: string;
-  /** Up to when a backup or conversation archive holds the data (null: none does). */
-  safeCopyUntil: number | null;
-  /** The deletion reaches data no copy holds: a real run needs force. */
-  needsForce: boolean;

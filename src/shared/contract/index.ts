@@ -35,11 +35,11 @@ const exportOptions = {
   minQuality: z.number().min(0).max(1).optional(),
   includePii: z.boolean().default(false),
   seed: z.number().int().optional(),
+  /** Replace files of an existing export folder of the same name (default: refuse). */
+  overwrite: z.boolean().default(false),
   ...timeRange,
 };
 
-  /** Replace files of an existing export folder of the same name (default: refuse). */
-  overwrite: z.boolean().default(false),
 export const contracts = {
   // ---- app & workspace ----
   'app.info': query<D.AppInfo>()(empty, 'Runtime mode, version and channels not available yet'),
@@ -54,8 +54,8 @@ export const contracts = {
   ),
   'sessions.get': query<D.SessionDetail>()(z.strictObject({ id }), 'One session with counts'),
   'turns.list': query<D.Page<D.TurnView>>()(
-    z.strictObject({ sessionId: id, limit: limit(), cursor }),
-    'A session timeline: turns in order, each with its decisions and writes',
+    z.strictObject({ sessionId: id, limit: limit(), cursor, fromTurn: id.optional() }),
+    'A session timeline: turns in order, each with its decisions and writes (fromTurn: start at that turn)',
   ),
   'turns.get': query<D.TurnDetail>()(z.strictObject({ id }), 'One turn with its context window, decisions and writes'),
   'context.get': query<D.ContextItemDto[]>()(z.strictObject({ turnId: id }), 'The context window of a turn'),
@@ -113,8 +113,13 @@ export const contracts = {
     'Undo one write (reverse patch when the file changed since; refuses a conflict unless force)',
   ),
   'guardian.rollbackSession': mutation<D.SessionRollbackOutcome>()(
-    z.strictObject({ sessionId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false), ...timeRange }),
-    "Undo a session's writes, newest first",
+    z.strictObject({
+      sessionId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false), ...timeRange,
+      /** Writes to leave as they are, and writes to restore even over later changes. */
+      skip: z.array(id).max(10_000).default([]),
+      forceIds: z.array(id).max(10_000).default([]),
+    }),
+    "Undo a session's writes, newest first (per write: skip or force)",
   ),
   'guardian.retry': mutation<D.RetryOutcome>()(
     z.strictObject({
@@ -226,6 +231,10 @@ export const contracts = {
   'backup.create': mutation<D.BackupResult>()(
     z.strictObject({ file: z.string().min(1).max(4096).optional() }),
     'Consistent copy of the database (SQLite online backup)',
+  ),
+  'dialog.pick': query<{ path: string | null }>()(
+    z.strictObject({ purpose: z.enum(['workspace', 'importFolder', 'importFile', 'backupFile']) }),
+    'Open a native file dialog (desktop app only); workspace.open, import.* and backup.create then accept the picked path',
   ),
   'exports.startDrag': mutation<D.DragResult>()(
     z.strictObject({ exportId: id, fileName: z.string().min(1).max(255) }),

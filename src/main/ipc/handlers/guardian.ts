@@ -1,5 +1,5 @@
 // write_guardian: audits, diffs, history, rollback, retry and corrections mapped to the contract's DTOs.
-import type { AuditRow, GateDecisionRow, RollbackOutcome } from '../../../shared/contract';
+import type { AuditRow, GateDecisionRow, RollbackOutcome, SessionRollbackItemDto } from '../../../shared/contract';
 import type { GateDecision } from '../../../shared/domain';
 import { AppError, isAppError } from '../../../shared/errors';
 import {
@@ -16,7 +16,7 @@ import {
   type RollbackResult,
 } from '../../services/guardian';
 import { getAuditRow, snapshotContent } from '../../services/guardian/rows';
-import { auditDiff, auditStatusCounts } from '../../services/guardian';
+import { auditBriefs, auditDiff, auditStatusCounts } from '../../services/guardian';
 import type { Handlers } from '../registry';
 import { turnDto } from './records';
 
@@ -73,7 +73,13 @@ export const guardianHandlers = {
       sessionKey: input.sessionId, file: input.file, status: input.status, source: input.source,
       since: input.since, until: input.until, limit: input.limit, cursor: input.cursor,
     });
-    return { items: page.items.map(auditDto), nextCursor: page.nextCursor };
+    // A rollback row says which write it undid, so two rollbacks of one file are told apart.
+    const undone = auditBriefs(env.session.serviceContext(), page.items.filter((a) => a.source === 'rollback' && a.relatedAuditId).map((a) => a.relatedAuditId!));
+    const items = page.items.map((a): AuditRow => {
+      const u = a.source === 'rollback' && a.relatedAuditId ? undone.get(a.relatedAuditId) : undefined;
+      return { ...auditDto(a), undid: u ? { id: u.id, targetFile: u.targetFile, candidateFact: u.candidateFact, createdAt: u.createdAt } : null };
+    });
+    return { items, nextCursor: page.nextCursor };
   },
   'guardian.show': (input, env) => {
     const d = showAudit(env.session.serviceContext(), input.id);
@@ -121,17 +127,21 @@ export const guardianHandlers = {
     }
   },
   'guardian.rollbackSession': async (input, env) => {
-    const r = await rollbackSession(env.session.serviceContext(), {
+    const ctx = env.session.serviceContext();
+    const r = await rollbackSession(ctx, {
       sessionKey: input.sessionId, since: input.since, until: input.until, reason: input.reason, dryRun: input.dryRun, force: input.force,
+      skip: input.skip, forceIds: input.forceIds,
     });
-    const results = r.items.map((i): RollbackOutcome =>
-      i.result
-        ? { ...fromResult(i.result), applied: i.ok && !r.dryRun }
-        : {
-            auditId: i.auditId, dryRun: r.dryRun, mode: null, applied: false, fileName: i.targetFile, resultContent: null, diff: null,
-            conflict: { message: i.error?.message ?? 'refused', current: null }, rollbackId: null, rollbackAuditId: null,
-          },
-    );
+    const briefs = auditBriefs(ctx, r.items.map((i) => i.auditId));
+    const results = r.items.map((i): SessionRollbackItemDto => {
+      const about = { createdAt: i.createdAt, candidateFact: briefs.get(i.auditId)?.candidateFact ?? null, skipped: Boolean(i.skipped) };
+      if (i.result) return { ...fromResult(i.result), applied: i.ok && !r.dryRun, ...about, error: null };
+      const conflict = i.error?.kind === 'Conflict' && !i.skipped ? { message: i.error.message, current: null } : null;
+      return {
+        auditId: i.auditId, dryRun: r.dryRun, mode: null, applied: false, fileName: i.targetFile, resultContent: null, diff: null,
+        conflict, rollbackId: null, rollbackAuditId: null, ...about, error: i.skipped ? null : (i.error?.message ?? null),
+      };
+    });
     return { sessionId: r.sessionKey, dryRun: r.dryRun, results, rolledBack: r.rolledBack, refused: r.failed };
   },
   'guardian.retry': async (input, env) => {

@@ -4,6 +4,7 @@ import type { ConversationContextItem, ConversationTurn } from '../../../shared/
 import { AppError } from '../../../shared/errors';
 import { gateStats, listDecisions, showDecision, type DecisionListItem, type WriteOutcome } from '../../services/gate';
 import { contextOf } from '../../services/gate/list';
+import { encodeCursor } from '../../services/gate/sql';
 import { search } from '../../services/search';
 import { getTurn, listSessions, listTurns, type TimelineTurn, type TurnDecision } from '../../services/sessions';
 import type { Handlers } from '../registry';
@@ -107,7 +108,15 @@ export const recordHandlers = {
     }
   },
   'turns.list': (input, env) => {
-    const page = listTurns(env.session.serviceContext(), { sessionId: input.sessionId, limit: input.limit, cursor: input.cursor });
+    const ctx = env.session.serviceContext();
+    // A link to one turn (a search hit) opens the timeline at that turn: start just before its number.
+    let cursor = input.cursor;
+    if (!cursor && input.fromTurn) {
+      const turn = getTurn(ctx, input.fromTurn).turn;
+      if (turn.sessionId !== input.sessionId) throw new AppError('Invalid', `turn ${input.fromTurn} is not in session ${input.sessionId}`);
+      cursor = encodeCursor([turn.turnNumber - 1]);
+    }
+    const page = listTurns(ctx, { sessionId: input.sessionId, limit: input.limit, cursor });
     return { items: page.items.map(timelineDto), nextCursor: page.nextCursor };
   },
   'turns.get': (input, env) => {

@@ -1,5 +1,5 @@
 // The guardian area's public services. The CLI, IPC handlers and browser mode call these.
-export { listAudits, showAudit, auditDiff, fileHistory, auditStatusCounts, type ListAuditsInput, type AuditDetail, type AuditDiff, type HistoryEntry, type Page } from './queries';
+export { listAudits, showAudit, auditDiff, fileHistory, auditStatusCounts, auditBriefs, type AuditBrief, type ListAuditsInput, type AuditDetail, type AuditDiff, type HistoryEntry, type Page } from './queries';
 export { rollbackWrite, rollbackSession, planRollback, type RollbackInput, type RollbackPreview, type RollbackResult, type SessionRollbackInput, type SessionRollbackResult } from './rollback';
 export { retryWrite, appendUnderCuratorSection, CURATOR_SECTION, type RetryInput, type RetryResult } from './retry';
 export {

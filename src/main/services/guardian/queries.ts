@@ -270,3 +270,26 @@ export function auditStatusCounts(ctx: ServiceContext): Array<{ status: AuditSta
   const rows = ctx.db.prepare('SELECT status, count(*) AS n FROM write_guardian_audit GROUP BY status').all() as Array<{ status: AuditStatus; n: number }>;
   return AUDIT_STATUSES.map((status) => ({ status, count: rows.find((r) => r.status === status)?.n ?? 0 }));
 }
+
+export interface AuditBrief {
+  id: string;
+  targetFile: MemoryFileName;
+  candidateFact: string | null;
+  status: AuditStatus;
+  createdAt: number;
+}
+
+/** Short descriptions of some audits by id (what a rollback undid, what a session rollback touches). */
+export function auditBriefs(ctx: ServiceContext, ids: readonly string[]): Map<string, AuditBrief> {
+  const out = new Map<string, AuditBrief>();
+  const unique = [...new Set(ids)];
+  const stmt = ctx.db.prepare(
+    `SELECT id, target_file AS targetFile, candidate_fact AS candidateFact, status, created_at AS createdAt
+     FROM write_guardian_audit WHERE id IN (SELECT value FROM json_each(?))`,
+  );
+  // json_each keeps one statement for any number of ids (no SQL built from input).
+  for (let i = 0; i < unique.length; i += 500) {
+    for (const r of stmt.all(JSON.stringify(unique.slice(i, i + 500))) as AuditBrief[]) out.set(r.id, r);
+  }
+  return out;
+}

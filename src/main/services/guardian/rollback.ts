@@ -167,6 +167,10 @@ export interface SessionRollbackInput {
   by?: string;
   dryRun?: boolean;
   force?: boolean;
+  /** Audits the curator chose to leave as they are. */
+  skip?: readonly string[];
+  /** Audits to restore even over later changes (force for these writes only). */
+  forceIds?: readonly string[];
   lock?: LockOptions;
 }
 
@@ -175,6 +179,8 @@ export interface SessionRollbackItem {
   targetFile: MemoryFileName;
   createdAt: number;
   ok: boolean;
+  /** Left alone on the curator's choice (ok is false, nothing was written). */
+  skipped?: boolean;
   result?: RollbackResult;
   error?: { kind: string; message: string };
 }
@@ -217,24 +223,29 @@ export async function rollbackSession(ctx: ServiceContext, input: SessionRollbac
       break;
     }
     ctx.progress?.(index, audits.length, 'rolling back');
+    if (input.skip?.includes(a.auditId)) {
+      items.push({ ...a, ok: false, skipped: true });
+      continue;
+    }
+    const force = input.force || Boolean(input.forceIds?.includes(a.auditId));
     try {
       let result: RollbackResult;
       if (input.dryRun) {
         const audit = getAuditRow(ctx.db, a.auditId);
         assertRollbackable(ctx.db, audit);
         const current = simulated.has(a.targetFile) ? simulated.get(a.targetFile)! : readMemoryFile(ctx.workspaceDir, a.targetFile);
-        const preview = planRollback(ctx, audit, current, input.force);
+        const preview = planRollback(ctx, audit, current, force);
         if (!preview.conflict) simulated.set(a.targetFile, preview.resultContent);
         result = { ...preview, dryRun: true, rollbackId: null, rollbackAuditId: null, backupSnapshotId: null };
         items.push({ ...a, ok: !preview.conflict, result, ...(preview.conflict ? { error: { kind: 'Conflict', message: preview.conflict.message } } : {}) });
         continue;
       }
-      result = await rollbackWrite(ctx, { auditId: a.auditId, reason: input.reason ?? `session ${input.sessionKey} rolled back`, by: input.by, force: input.force, lock: input.lock });
+      result = await rollbackWrite(ctx, { auditId: a.auditId, reason: input.reason ?? `session ${input.sessionKey} rolled back`, by: input.by, force, lock: input.lock });
       items.push({ ...a, ok: true, result });
     } catch (e) {
       const err = e as AppError;
       items.push({ ...a, ok: false, error: { kind: err.kind ?? 'Internal', message: err.message } });
     }
   }
-  return { sessionKey: input.sessionKey, dryRun: Boolean(input.dryRun), cancelled, rolledBack: items.filter((i) => i.ok).length, failed: items.filter((i) => !i.ok).length, items };
+  return { sessionKey: input.sessionKey, dryRun: Boolean(input.dryRun), cancelled, rolledBack: items.filter((i) => i.ok).length, failed: items.filter((i) => !i.ok && !i.skipped).length, items };
 }

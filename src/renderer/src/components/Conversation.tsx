@@ -7,12 +7,13 @@ import { hrefFor } from '../lib/route';
 import { useApiQuery } from '../lib/queries';
 import { Chip, LineCounts } from './Chip';
 import { ErrorMessage } from './ErrorMessage';
+import { VisibleText } from './VisibleText';
 
 export function Message({ role, children, from }: { role: 'user' | 'agent'; children: ReactNode; from?: string | null }) {
   return (
     <div className={`msg msg-${role}`}>
-      <div className="msg-role">{role === 'user' ? `user${from ? ` · ${from}` : ''}` : 'agent'}</div>
-      <div className="prewrap">{children}</div>
+      <div className="msg-role">{role === 'user' ? <>user{from ? <> · <VisibleText text={from} /></> : null}</> : 'agent'}</div>
+      <div className="prewrap">{typeof children === 'string' ? <VisibleText text={children} /> : children}</div>
     </div>
   );
 }
@@ -47,8 +48,8 @@ export function DecisionInline({ d }: { d: GateDecisionRow }) {
     <div className="inline-outcome" data-testid="decision-inline">
       <span className="muted small">memory_gate</span>
       <Chip value={d.decision} />
-      {d.candidateFact && <span className="prewrap"><strong>Fact:</strong> {d.candidateFact}</span>}
-      <span className="muted prewrap">{d.reason}</span>
+      {d.candidateFact && <span className="prewrap"><strong>Fact:</strong> <VisibleText text={d.candidateFact} /></span>}
+      <span className="muted prewrap"><VisibleText text={d.reason} /></span>
       <a className="small" href={hrefFor('decisions', { id: d.id, session: d.sessionId })}>open</a>
     </div>
   );
@@ -61,7 +62,7 @@ export function WriteInline({ w }: { w: AuditRow }) {
       <Chip value={w.status} />
       <span className="mono">{w.targetFile}</span>
       <LineCounts changes={w.lineChanges} />
-      {w.reason && <span className="muted prewrap">{w.reason}</span>}
+      {w.reason && <span className="muted prewrap"><VisibleText text={w.reason} /></span>}
       <a className="small" href={hrefFor('writes', { id: w.id })}>diff</a>
     </div>
   );

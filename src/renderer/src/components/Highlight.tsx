@@ -1,5 +1,6 @@
 // Matches are highlighted from offsets as React elements: the text itself is never parsed as HTML.
 import type { ReactNode } from 'react';
+import { revealInvisible } from './VisibleText';
 
 export interface TextRange {
   start: number;
@@ -35,7 +36,7 @@ export function findRanges(text: string, needle: string): TextRange[] {
 export function Highlight({ text, ranges }: { text: string; ranges: readonly TextRange[] }): ReactNode {
   return (
     <>
-      {splitByRanges(text, ranges).map((part, i) => (part.hit ? <mark key={i}>{part.text}</mark> : <span key={i}>{part.text}</span>))}
+      {splitByRanges(text, ranges).map((part, i) => (part.hit ? <mark key={i}>{revealInvisible(part.text)}</mark> : <span key={i}>{revealInvisible(part.text)}</span>))}
     </>
   );
 }

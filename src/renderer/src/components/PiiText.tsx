@@ -1,6 +1,7 @@
 // PII spans highlighted inside the text they were found in, as React elements (never HTML). A span the
 // curator keeps is shown green; one to be redacted orange. Clicking toggles the choice.
 import type { PiiSpanDto } from '../../../shared/contract';
+import { revealInvisible } from './VisibleText';
 
 /** Spans of one value: the export hides a value wherever it appears, so the curator decides per value. */
 export const spanKey = (s: Pick<PiiSpanDto, 'type' | 'value'>) => `${s.type}\u0000${s.value}`;
@@ -87,11 +88,11 @@ export function PiiText({ text, spans, selectedKey, onToggle }: { text: string; 
             data-decision={p.span.decision}
             onClick={onToggle ? () => onToggle(p.span!) : undefined}
           >
-            {p.text}
+            {revealInvisible(p.text)}
             <span className="pii-type">{p.span.type}</span>
           </span>
         ) : (
-          <span key={i}>{p.text}</span>
+          <span key={i}>{revealInvisible(p.text)}</span>
         ),
       )}
     </>

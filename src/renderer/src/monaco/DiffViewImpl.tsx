@@ -1,5 +1,5 @@
 import { DiffEditor, type DiffOnMount } from '@monaco-editor/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { monacoTheme, setupMonaco } from './setup';
 
 setupMonaco();
@@ -17,8 +17,38 @@ const revealFirstChange: DiffOnMount = (editor) => {
   });
 };
 
-/** Before/after of a memory file, read-only, side by side (inline when the pane is narrow). */
-export default function DiffViewImpl({ before, after, height = 420, label }: { before: string | null; after: string | null; height?: number | string; label?: string }) {
+/** Side by side, the original editor is as wide as the modified one; inline, it shrinks to a line-number gutter. */
+export function drawsSideBySide(frame: HTMLElement | null): boolean | null {
+  const original = frame?.querySelector('.editor.original');
+  const modified = frame?.querySelector('.editor.modified');
+  if (!original || !modified) return null;
+  return original.getBoundingClientRect().width >= modified.getBoundingClientRect().width * 0.5;
+}
+
+/**
+ * Before/after of a memory file, read-only, side by side (inline when the pane is narrow). The caption
+ * names the sides the way Monaco actually draws them: left/right side by side, red/green lines inline.
+ */
+export default function DiffViewImpl({ before, after, height = 420, label, beforeLabel, afterLabel }: {
+  before: string | null; after: string | null; height?: number | string; label?: string; beforeLabel?: string; afterLabel?: string;
+}) {
+  const frameRef = useRef<HTMLDivElement>(null);
+  const [sideBySide, setSideBySide] = useState<boolean | null>(null);
+  useEffect(() => {
+    const frame = frameRef.current;
+    if (!frame) return;
+    const check = () => setSideBySide(drawsSideBySide(frame));
+    const observer = new ResizeObserver(check);
+    observer.observe(frame);
+    // Monaco builds its DOM after mount and switches layout on resize; both end in a layout pass.
+    const mo = new MutationObserver(check);
+    mo.observe(frame, { childList: true, subtree: false });
+    check();
+    return () => {
+      observer.disconnect();
+      mo.disconnect();
+    };
+  }, []);
   // The wrapper disposes the models before the widget lets go of them ("TextModel got disposed before
   // DiffEditorWidget model got reset"): keep them, detach them ourselves, then dispose.
   const editorRef = useRef<Parameters<DiffOnMount>[0] | null>(null);
@@ -36,8 +66,16 @@ export default function DiffViewImpl({ before, after, height = 420, label }: { b
     },
     [],
   );
+  const b = beforeLabel ?? 'before';
+  const a = afterLabel ?? 'after';
   return (
-    <div className="monaco-frame" style={{ height }} aria-label={label ?? 'diff'} data-testid="diff-view">
+    <div className="stack" style={{ gap: 4 }}>
+    {sideBySide !== null && (
+      <div className="muted small" data-testid="diff-caption" data-layout={sideBySide ? 'side-by-side' : 'inline'}>
+        {sideBySide ? `${b} on the left, ${a} on the right` : `${b} → ${a}, in one column: removed lines in red, added lines in green`}
+      </div>
+    )}
+    <div className="monaco-frame" ref={frameRef} style={{ height }} aria-label={label ?? 'diff'} data-testid="diff-view" data-layout={sideBySide === null ? undefined : sideBySide ? 'side-by-side' : 'inline'}>
       <DiffEditor
         original={before ?? ''}
         modified={after ?? ''}
@@ -46,6 +84,8 @@ export default function DiffViewImpl({ before, after, height = 420, label }: { b
         onMount={(editor, monaco) => {
           editorRef.current = editor;
           revealFirstChange(editor, monaco);
+          editor.onDidUpdateDiff(() => setSideBySide(drawsSideBySide(frameRef.current)));
+          editor.getModifiedEditor().onDidLayoutChange(() => setSideBySide(drawsSideBySide(frameRef.current)));
         }}
         keepCurrentOriginalModel
         keepCurrentModifiedModel
@@ -64,6 +104,7 @@ export default function DiffViewImpl({ before, after, height = 420, label }: { b
           fontSize: 13,
         }}
       />
+    </div>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { VisibleText } from '../components/VisibleText';
 import { MEMORY_FILES, type MemoryFileName } from '../../../shared/domain';
 import type { AuditDetail, CorrectionDto } from '../../../shared/contract';
 import { Chip } from '../components/Chip';
@@ -116,15 +117,15 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
               <dt>Decision</dt>
               <dd><Chip value={detail.decision.decision} /></dd>
               <dt>Reason</dt>
-              <dd className="prewrap">{detail.decision.reason}</dd>
+              <dd className="prewrap"><VisibleText text={detail.decision.reason} /></dd>
             </dl>
           )}
           <dl className="kv">
             <dt>Write</dt>
             <dd><Chip value={a.status} /> <span className="mono">{a.targetFile}</span></dd>
             <dt>Fact</dt>
-            <dd className="prewrap">{a.candidateFact ?? <span className="muted">none</span>}</dd>
-            {a.reason && (<><dt>Guardian</dt><dd className="prewrap">{a.reason}</dd></>)}
+            <dd className="prewrap">{a.candidateFact != null ? <VisibleText text={a.candidateFact} /> : <span className="muted">none</span>}</dd>
+            {a.reason && (<><dt>Guardian</dt><dd className="prewrap"><VisibleText text={a.reason} /></dd></>)}
             <dt>When</dt>
             <dd>{formatTime(a.createdAt)}</dd>
           </dl>

@@ -11,7 +11,7 @@ import { dateToMs, formatTime, truncate } from '../lib/format';
 import { useViewParams } from '../lib/route';
 import { useApiQuery } from '../lib/queries';
 
-const COLS = '150px 140px 1fr 1.2fr';
+const COLS = '128px 118px 96px minmax(0, 1fr) minmax(0, 1.1fr)';
 
 export function DecisionsView() {
   const api = useApi();
@@ -77,8 +77,8 @@ export function DecisionsView() {
           fetchPage={fetchPage}
           areas={['decisions', 'writes']}
           getKey={(d) => d.id}
-          estimateSize={38}
-          dynamic={(d) => d.id === params.id}
+          estimateSize={58}
+          dynamic
           layoutKey={params.id}
           action="Loading decisions"
           selectedKey={params.id}
@@ -87,17 +87,19 @@ export function DecisionsView() {
             <div className="list-head" style={{ gridTemplateColumns: COLS }}>
               <span>Time</span>
               <span>Decision</span>
+              <span>Write</span>
               <span>Fact</span>
               <span>User message</span>
             </div>
           }
           renderRow={(d) => (
             <div data-testid="decision-row">
-              <div className="list-row" style={{ gridTemplateColumns: COLS, height: 38 }} onClick={() => toggle(d)} aria-expanded={params.id === d.id}>
+              <div className="list-row auto" style={{ gridTemplateColumns: COLS }} onClick={() => toggle(d)} aria-expanded={params.id === d.id}>
                 <span className="cell muted">{formatTime(d.createdAt)}</span>
                 <span className="cell"><Chip value={d.decision} /></span>
-                <span className="cell"><Highlight text={truncate(d.candidateFact, 160)} ranges={findRanges(truncate(d.candidateFact, 160), text)} /></span>
-                <span className="cell muted"><Highlight text={truncate(d.userMessage, 160)} ranges={findRanges(truncate(d.userMessage, 160), text)} /></span>
+                <span className="cell" data-testid="decision-write">{d.writeStatus ? <Chip value={d.writeStatus} /> : <span className="muted small" title="No write followed this decision">no write</span>}</span>
+                <span className="cell wrap" title={d.candidateFact ?? ''}><Highlight text={truncate(d.candidateFact, 400)} ranges={findRanges(truncate(d.candidateFact, 400), text)} /></span>
+                <span className="cell wrap muted" title={d.userMessage ?? ''}><Highlight text={truncate(d.userMessage, 400)} ranges={findRanges(truncate(d.userMessage, 400), text)} /></span>
               </div>
               {params.id === d.id && <DecisionDetail id={d.id} row={d} query={text} />}
             </div>

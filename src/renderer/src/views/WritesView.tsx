@@ -3,12 +3,14 @@ import { AUDIT_SOURCES, AUDIT_STATUSES, MEMORY_FILES, type AuditSource, type Aud
 import type { AuditRow } from '../../../shared/contract';
 import { Chip, LineCounts } from '../components/Chip';
 import { PagedList } from '../components/PagedList';
+import { SplitPane } from '../components/SplitPane';
+import { VisibleText } from '../components/VisibleText';
 import { useApi } from '../lib/api';
 import { formatShortTime, formatTime, truncate } from '../lib/format';
-import { useViewParams } from '../lib/route';
+import { hrefFor, useViewParams } from '../lib/route';
 import { WriteDetail } from './writes/WriteDetail';
 
-const COLS = '96px 86px 84px 1fr 48px';
+const COLS = '86px 86px 90px minmax(0, 1fr) 40px';
 
 export function WritesView() {
   const api = useApi();
@@ -54,40 +56,59 @@ export function WritesView() {
           </label>
         </div>
       </div>
-      <div className="split split-wide">
-        <PagedList<AuditRow, string>
-          resetKey={filterKey}
-          fetchPage={fetchPage}
-          areas={['writes']}
-          getKey={(a) => a.id}
-          estimateSize={38}
-          action="Loading writes"
-          selectedKey={params.id}
-          onSelect={(a) => setParams({ id: a.id, tab: undefined, v: undefined }, true)}
-          empty="No writes recorded yet."
-          header={
-            <div className="list-head" style={{ gridTemplateColumns: COLS }}>
-              <span>Time</span>
-              <span>Status</span>
-              <span>File</span>
-              <span>Fact</span>
-              <span>Lines</span>
-            </div>
-          }
-          renderRow={(a) => (
-            <div className="list-row" style={{ gridTemplateColumns: COLS }} data-testid="write-row" data-status={a.status}>
-              <span className="cell muted" title={formatTime(a.createdAt)}>{formatShortTime(a.createdAt)}</span>
-              <span className="cell"><Chip value={a.status} /></span>
-              <span className="cell mono">{a.targetFile}</span>
-              <span className="cell" title={a.candidateFact ?? ''}>
-                {a.source !== 'plugin' && <Chip value={a.source} />} {truncate(a.candidateFact ?? a.reason, 140)}
-              </span>
-              <span className="cell"><LineCounts changes={a.lineChanges} /></span>
-            </div>
-          )}
-        />
-        <div className="pane">{params.id ? <WriteDetail id={params.id} /> : <div className="empty">Select a write to see its diff.</div>}</div>
-      </div>
+      <SplitPane
+        id="writes"
+        initial={0.55}
+        left={
+          <PagedList<AuditRow, string>
+            resetKey={filterKey}
+            fetchPage={fetchPage}
+            areas={['writes']}
+            getKey={(a) => a.id}
+            estimateSize={58}
+            dynamic
+            layoutKey={params.id}
+            action="Loading writes"
+            selectedKey={params.id}
+            onSelect={(a) => setParams({ id: a.id, tab: undefined, v: undefined }, true)}
+            empty="No writes recorded yet."
+            header={
+              <div className="list-head" style={{ gridTemplateColumns: COLS }}>
+                <span>Time</span>
+                <span>Status</span>
+                <span>File</span>
+                <span>Fact</span>
+                <span>Lines</span>
+              </div>
+            }
+            renderRow={(a) => <WriteRow a={a} />}
+          />
+        }
+        right={<div className="pane">{params.id ? <WriteDetail id={params.id} /> : <div className="empty">Select a write to see its diff.</div>}</div>}
+      />
+    </div>
+  );
+}
+
+/** One write: the fact wraps (three lines; all of it when selected, and in the tooltip), and a rollback says what it undid. */
+function WriteRow({ a }: { a: AuditRow }) {
+  const fact = a.candidateFact ?? a.reason ?? '';
+  const undid = a.undid;
+  const tooltip = undid ? `${fact}\nundid: ${undid.candidateFact ?? undid.id}` : fact;
+  return (
+    <div className="list-row auto" style={{ gridTemplateColumns: COLS }} data-testid="write-row" data-status={a.status} data-id={a.id}>
+      <span className="cell muted" title={formatTime(a.createdAt)}>{formatShortTime(a.createdAt)}</span>
+      <span className="cell"><Chip value={a.status} /></span>
+      <span className="cell mono">{a.targetFile}</span>
+      <span className="cell wrap" title={tooltip} data-testid="write-fact">
+        {a.source !== 'plugin' && <Chip value={a.source} />} <VisibleText text={truncate(fact, 600)} />
+        {undid && (
+          <span className="undid" data-testid="write-undid">
+            ↶ undid the {formatShortTime(undid.createdAt)} write: <a href={hrefFor('writes', { id: undid.id })} onClick={(e) => e.stopPropagation()}><VisibleText text={truncate(undid.candidateFact ?? undid.id, 160)} /></a>
+          </span>
+        )}
+      </span>
+      <span className="cell"><LineCounts changes={a.lineChanges} /></span>
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import { VisibleText } from '../../components/VisibleText';
 import type { MemoryFileName } from '../../../../shared/domain';
 import type { FileVersion } from '../../../../shared/contract';
 import { Chip, LineCounts } from '../../components/Chip';
@@ -57,7 +58,7 @@ export function FileHistory({ file, initialAuditId }: { file: MemoryFileName; in
                 <td className="muted">{formatTime(v.createdAt)}</td>
                 <td><Chip value={v.status} /></td>
                 <td><Chip value={v.source} /></td>
-                <td>{truncate(v.candidateFact ?? v.reason, 90)}</td>
+                <td><VisibleText text={truncate(v.candidateFact ?? v.reason, 90)} /></td>
                 <td><LineCounts changes={v.lineChanges} /></td>
               </tr>
             ))}

@@ -66,7 +66,7 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
             </div>
           )}
           <div className="muted small">
-            {p.resultContent == null ? 'After the rollback the file will be deleted (the write created it).' : `${p.fileName} now (left) and after the rollback (right):`}
+            {p.resultContent == null ? 'After the rollback the file will be deleted (the write created it).' : `${p.fileName} now, and after the rollback:`}
           </div>
           <RollbackDiff outcome={p} current={current} />
         </>
@@ -117,12 +117,12 @@ function headline(message: string): string {
   return head.length > 200 ? `${head.slice(0, 199)}…` : head;
 }
 
-function RollbackDiff({ outcome, current }: { outcome: RollbackOutcome; current: string | null }) {
+export function RollbackDiff({ outcome, current }: { outcome: RollbackOutcome; current: string | null }) {
   const api = useApi();
   // The preview carries the resulting file and the diff from the current file to it; the current file
   // is rebuilt from those (or comes with a conflict), else taken from the write's after-state.
   const rebuilt = current ?? (outcome.resultContent != null ? textBeforePatch(outcome.resultContent, outcome.diff) : null);
   const diff = useAsync(() => api.call('guardian.diff', { id: outcome.auditId }), [outcome.auditId], { skip: rebuilt !== null, live: false });
   const left = rebuilt ?? diff.data?.after ?? null;
-  return <DiffView before={left} after={outcome.resultContent} height={340} label="rollback preview" />;
+  return <DiffView before={left} after={outcome.resultContent} height={340} label="rollback preview" beforeLabel="the file now" afterLabel="after the rollback" />;
 }

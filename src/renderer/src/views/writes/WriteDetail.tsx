@@ -1,4 +1,5 @@
 import { Chip } from '../../components/Chip';
+import { VisibleText } from '../../components/VisibleText';
 import { Message } from '../../components/Conversation';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { formatTime } from '../../lib/format';
@@ -38,17 +39,17 @@ export function WriteDetail({ id }: { id: string }) {
           </div>
           <dl className="kv">
             <dt>Fact</dt>
-            <dd className="prewrap">{a.candidateFact ?? <span className="muted">none</span>}</dd>
+            <dd className="prewrap">{a.candidateFact != null ? <VisibleText text={a.candidateFact} /> : <span className="muted">none</span>}</dd>
             {a.reason && (
               <>
                 <dt>Reason</dt>
-                <dd className="prewrap">{a.reason}</dd>
+                <dd className="prewrap"><VisibleText text={a.reason} /></dd>
               </>
             )}
             {detail.data?.decision && (
               <>
                 <dt>Decision</dt>
-                <dd><Chip value={detail.data.decision.decision} /> <span className="muted prewrap">{detail.data.decision.reason}</span></dd>
+                <dd><Chip value={detail.data.decision.decision} /> <span className="muted prewrap"><VisibleText text={detail.data.decision.reason} /></span></dd>
               </>
             )}
             {detail.data?.rollback && (
@@ -96,9 +97,9 @@ export function AuditDiffPane({ id, height = 440 }: { id: string; height?: numbe
   return (
     <div className="stack">
       <div className="muted small">
-        {d.before == null ? 'The write created the file.' : d.after == null ? 'The write deleted the file.' : `${d.fileName}: before (left) and after (right)`}
+        {d.before == null ? `The write created ${d.fileName}.` : d.after == null ? `The write deleted ${d.fileName}.` : `${d.fileName}: how this write changed it.`}
       </div>
-      <DiffView before={d.before} after={d.after} height={height} label={`diff of ${d.fileName}`} />
+      <DiffView before={d.before} after={d.after} height={height} label={`diff of ${d.fileName}`} beforeLabel="before the write" afterLabel="after the write" />
     </div>
   );
 }
