@@ -9,7 +9,7 @@ import { importReflectionLogs } from '../../src/main/services/importers';
 import { startLiveCapture } from '../../src/main/services/lifecycle/live';
 import { count, dataCounts, lines, newContext, writeFile } from './helpers';
 
-const FIXTURE = path.join(__dirname, 'fixtures', 'plugin-logs');
+const FIXTURE = path.join(__dirname, '..', 'fixtures', 'plugin-logs');
 const LOG = path.join(FIXTURE, 'logs', 'reflection-2026-03-20.log');
 const AUDIT_LOG = path.join(FIXTURE, 'workspace', '.openclaw-reflection', 'write-guardian.log.jsonl');
 const S1 = 'channel:discord:channel:100';
