@@ -1,0 +1,243 @@
+// Erasure across history: one value (an email, a key) removed from everywhere it was ever stored —
+// the memory files, every snapshot and diff, turns, contexts, decisions, samples, corrections, the
+// full-text indexes, the conversation archives and (on request) past exports. Text columns are
+// swept generically, so tables added later are covered too. Snapshots get new content hashes, the
+// affected hash chains are re-chained and the re-chain recorded; a stub keeps when, who and a salted
+// hash of the value, never the value. secure_delete, an FTS optimize, an incremental vacuum and a
+// WAL checkpoint leave no copy in the database file's bytes.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ulid } from 'ulid';
+import { MEMORY_FILES, type MemoryFileName } from '../../../shared/domain';
+import { AppError } from '../../../shared/errors';
+import { STATE_DIR, writeTx, type DB } from '../../db/connection';
+import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked } from '../../files/memoryFiles';
+import { actorOf, nowOf, type ServiceContext } from '../context';
+import { recordExternalChanges } from '../guardian';
+import { sha256 } from '../textDiff';
+import { rechain } from './versions';
+
+export const ERASED_MARK = '[erased]';
+const MIN_VALUE_LENGTH = 5;
+// Not swept: full-text shadow tables (rebuilt by optimize) and the erasure stubs themselves.
+const SKIPPED_TABLE = /^(sqlite_|erasures$|.*_fts($|_))/;
+
+export interface ErasePlace {
+  place: string;
+  kind: 'database' | 'memory_file' | 'archive' | 'export';
+  count: number;
+  /** What erase does there: rewrite in place, delete (exports, on request), or leave (listed only). */
+  action: 'rewrite' | 'delete' | 'keep';
+}
+
+export interface EraseResult {
+  dryRun: boolean;
+  erasureId: string | null;
+  places: ErasePlace[];
+  /** Database columns that are identifiers (keys): they cannot be rewritten in place. */
+  blocked: string[];
+  rechained: MemoryFileName[];
+}
+
+export interface EraseInput {
+  value: string;
+  dryRun?: boolean;
+  confirm?: boolean;
+  /** Also delete past export folders and backups that hold the value (otherwise they are listed only). */
+  deleteExports?: boolean;
+  by?: string;
+}
+
+interface TextColumn {
+  table: string;
+  column: string;
+  identifier: boolean;
+}
+
+function textColumns(db: DB): TextColumn[] {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+  const out: TextColumn[] = [];
+  for (const table of tables.filter((t) => !SKIPPED_TABLE.test(t))) {
+    const fks = new Set((db.prepare(`SELECT "from" FROM pragma_foreign_key_list(?)`).pluck().all(table) as string[]));
+    for (const c of db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as Array<{ name: string; type: string; pk: number }>) {
+      if (!/^(TEXT|ANY|)$/i.test(c.type)) continue;
+      out.push({ table, column: c.name, identifier: c.pk > 0 || fks.has(c.name) });
+    }
+  }
+  return out;
+}
+
+const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function countIn(db: DB, c: TextColumn, value: string): number {
+  return db.prepare(`SELECT count(*) FROM ${q(c.table)} WHERE instr(${q(c.column)}, ?) > 0`).pluck().get(value) as number;
+}
+
+/** Files under the workspace state folder (archives, exports, backups) that hold the value; never the live database. */
+function filesHolding(ctx: ServiceContext, value: string): Array<{ file: string; archive: boolean }> {
+  const root = path.join(ctx.workspaceDir, STATE_DIR);
+  const needle = Buffer.from(value, 'utf8');
+  const dbFile = path.resolve(ctx.db.name);
+  const isLive = (file: string) => file === dbFile || file.startsWith(`${dbFile}-`);
+  const out: Array<{ file: string; archive: boolean }> = [];
+  const walk = (dir: string) => {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile() && !isLive(full) && fs.readFileSync(full).includes(needle)) {
+        // A conversation archive is rewritten in place; anything else (dataset exports, backups) is an export.
+        out.push({ file: full, archive: /^conversations-.*\.jsonl$/.test(entry.name) && path.dirname(full) === path.join(root, 'exports') });
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+function placesOf(ctx: ServiceContext, value: string, deleteExports: boolean): { places: ErasePlace[]; blocked: string[]; columns: TextColumn[] } {
+  const places: ErasePlace[] = [];
+  const blocked: string[] = [];
+  const columns: TextColumn[] = [];
+  for (const c of textColumns(ctx.db)) {
+    const n = countIn(ctx.db, c, value);
+    if (!n) continue;
+    if (c.identifier) blocked.push(`${c.table}.${c.column} (${n})`);
+    else {
+      columns.push(c);
+      places.push({ place: `${c.table}.${c.column}`, kind: 'database', count: n, action: 'rewrite' });
+    }
+  }
+  for (const f of MEMORY_FILES) {
+    const content = readMemoryFile(ctx.workspaceDir, f);
+    const n = content ? content.split(value).length - 1 : 0;
+    if (n) places.push({ place: f, kind: 'memory_file', count: n, action: 'rewrite' });
+  }
+  for (const h of filesHolding(ctx, value)) {
+    const rel = path.relative(ctx.workspaceDir, h.file);
+    places.push(h.archive
+      ? { place: rel, kind: 'archive', count: 1, action: 'rewrite' }
+      : { place: rel, kind: 'export', count: 1, action: deleteExports ? 'delete' : 'keep' });
+  }
+  return { places, blocked, columns };
+}
+
+export function checkEraseValue(value: unknown): string {
+  if (typeof value !== 'string' || value.trim().length < MIN_VALUE_LENGTH) {
+    throw new AppError('Invalid', `value: give the exact text to erase, at least ${MIN_VALUE_LENGTH} characters (a shorter value would match ordinary words)`);
+  }
+  if (value.includes(ERASED_MARK) || ERASED_MARK.includes(value)) throw new AppError('Invalid', `value: cannot erase the erasure mark itself`);
+  return value;
+}
+
+/** Lists (dryRun) or erases every stored copy of the value. Erasing needs confirm. */
+export async function eraseValue(ctx: ServiceContext, input: EraseInput): Promise<EraseResult> {
+  const value = checkEraseValue(input.value);
+  if (!input.dryRun && !input.confirm) throw new AppError('Invalid', 'erasure is irreversible: preview it (--dry-run) and confirm it (--yes)');
+  if (!input.dryRun) recordExternalChanges(ctx); // an unrecorded edit holding the value becomes history, and is erased with it
+  const { places, blocked, columns } = placesOf(ctx, value, Boolean(input.deleteExports));
+  if (input.dryRun) return { dryRun: true, erasureId: null, places, blocked, rechained: [] };
+  const erasureId = ulid(nowOf(ctx));
+  const rechained = eraseInDatabase(ctx, value, columns, places, erasureId, input.by ?? actorOf(ctx));
+  for (const p of places) {
+    if (p.kind === 'memory_file') await rewriteMemoryFile(ctx, p.place as MemoryFileName, value);
+    else if (p.kind === 'archive') rewriteFile(path.join(ctx.workspaceDir, p.place), value);
+    else if (p.kind === 'export' && p.action === 'delete') fs.rmSync(path.join(ctx.workspaceDir, p.place), { force: true });
+  }
+  return { dryRun: false, erasureId, places, blocked, rechained };
+}
+
+function rewriteFile(file: string, value: string): void {
+  const text = fs.readFileSync(file, 'utf8');
+  const tmp = `${file}.erase-${process.pid}`;
+  fs.writeFileSync(tmp, text.split(value).join(ERASED_MARK));
+  fs.renameSync(tmp, file);
+}
+
+async function rewriteMemoryFile(ctx: ServiceContext, file: MemoryFileName, value: string): Promise<void> {
+  await withMemoryFileLock(ctx.workspaceDir, file, async () => {
+    const content = readMemoryFile(ctx.workspaceDir, file);
+    if (content?.includes(value)) await writeMemoryFileLocked(ctx.workspaceDir, file, content.split(value).join(ERASED_MARK));
+  });
+}
+
+function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn[], places: ErasePlace[], erasureId: string, by: string): MemoryFileName[] {
+  const db = ctx.db;
+  const secureDelete = db.pragma('secure_delete', { simple: true });
+  db.pragma('secure_delete = ON'); // freed space is zeroed, so erased text does not linger in the file
+  let rechained: MemoryFileName[] = [];
+  try {
+    writeTx(db, () => {
+      rechained = eraseSnapshots(ctx, value, erasureId);
+      for (const c of columns) {
+        if (c.table === 'file_snapshots' && c.column === 'content') continue;
+        db.prepare(`UPDATE ${q(c.table)} SET ${q(c.column)} = replace(${q(c.column)}, ?, ?) WHERE instr(${q(c.column)}, ?) > 0`).run(value, ERASED_MARK, value);
+      }
+      // FTS5 keeps replaced tokens in its segments until they are merged.
+      for (const fts of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'").pluck().all() as string[]) {
+        db.prepare(`INSERT INTO ${q(fts)}(${q(fts)}) VALUES ('optimize')`).run();
+      }
+      const salt = randomBytes(16).toString('hex');
+      const summary = places.map((p) => ({ place: p.place, kind: p.kind, count: p.count, action: p.action }));
+      db.prepare('INSERT INTO erasures (id, value_hash, salt, erased_by, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?)').run(
+        erasureId, sha256(`${salt}${value}`), salt, by, nowOf(ctx), JSON.stringify({ places: summary, rechained }),
+      );
+    });
+  } finally {
+    db.pragma(`secure_delete = ${secureDelete ? 'ON' : 'OFF'}`);
+  }
+  db.pragma('incremental_vacuum');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  return rechained;
+}
+
+/** Rewrites snapshots holding the value (merging ones that become identical) and re-chains the files they belong to. */
+function eraseSnapshots(ctx: ServiceContext, value: string, erasureId: string): MemoryFileName[] {
+  const db = ctx.db;
+  const rows = db.prepare('SELECT id, file_name, content, content_hash FROM file_snapshots WHERE instr(content, ?) > 0').all(value) as Array<{ id: string; file_name: MemoryFileName; content: string; content_hash: string }>;
+  const refs = snapshotReferences(db);
+  const remapped = new Map<MemoryFileName, Map<string, string>>();
+  for (const r of rows) {
+    const content = r.content.split(value).join(ERASED_MARK);
+    const hash = sha256(content);
+    const twin = db.prepare('SELECT id FROM file_snapshots WHERE file_name = ? AND content_hash = ? AND id <> ?').pluck().get(r.file_name, hash, r.id) as string | undefined;
+    if (twin) {
+      for (const ref of refs) db.prepare(`UPDATE ${q(ref.table)} SET ${q(ref.column)} = ? WHERE ${q(ref.column)} = ?`).run(twin, r.id);
+      db.prepare('DELETE FROM file_snapshots WHERE id = ?').run(r.id);
+    } else {
+      db.prepare('UPDATE file_snapshots SET content = ?, content_hash = ? WHERE id = ?').run(content, hash, r.id);
+    }
+    db.prepare('UPDATE file_state SET content_hash = ? WHERE content_hash = ?').run(hash, r.content_hash);
+    db.prepare('UPDATE file_operations SET expected_hash = ? WHERE expected_hash = ?').run(hash, r.content_hash);
+    db.prepare('UPDATE file_operations SET planned_hash = ? WHERE planned_hash = ?').run(hash, r.content_hash);
+    const map = remapped.get(r.file_name) ?? new Map<string, string>();
+    map.set(r.content_hash, hash);
+    remapped.set(r.file_name, map);
+  }
+  for (const [file, map] of remapped) {
+    const affected = db.prepare('SELECT seq, content_hash FROM memory_versions WHERE file_name = ? AND content_hash IN (SELECT value FROM json_each(?)) ORDER BY seq').all(file, JSON.stringify([...map.keys()])) as Array<{ seq: number; content_hash: string }>;
+    if (!affected.length) continue;
+    const oldHead = db.prepare('SELECT link FROM memory_versions WHERE file_name = ? ORDER BY seq DESC LIMIT 1').pluck().get(file) as string;
+    const update = db.prepare('UPDATE memory_versions SET content_hash = ? WHERE file_name = ? AND seq = ?');
+    for (const a of affected) update.run(map.get(a.content_hash), file, a.seq);
+    rechain(db, file, affected[0].seq, 'erasure', erasureId, oldHead, nowOf(ctx));
+  }
+  return [...remapped.keys()];
+}
+
+/** Every column that points at a snapshot id (found from the schema, so new tables are included). */
+function snapshotReferences(db: DB): Array<{ table: string; column: string }> {
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  return tables.flatMap((t) =>
+    (db.prepare('SELECT "table" AS target, "from" AS column FROM pragma_foreign_key_list(?)').all(t) as Array<{ target: string; column: string }>)
+      .filter((fk) => fk.target === 'file_snapshots')
+      .map((fk) => ({ table: t, column: fk.column })),
+  );
+}
+
+export function listErasures(db: DB): Array<{ id: string; erasedBy: string; erasedAt: number; valueHash: string; summary: unknown }> {
+  return (db.prepare('SELECT id, erased_by, erased_at, value_hash, summary FROM erasures ORDER BY erased_at DESC').all() as Array<{ id: string; erased_by: string; erased_at: number; value_hash: string; summary: string }>).map((r) => ({
+    id: r.id, erasedBy: r.erased_by, erasedAt: r.erased_at, valueHash: r.value_hash, summary: JSON.parse(r.summary),
+  }));
+}

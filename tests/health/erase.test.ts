@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { collectSamples, exportDataset } from '../../src/main/services/dataset';
+import { generateDemoWorkspace } from '../../src/main/services/demo';
+import type { ServiceContext } from '../../src/main/services/context';
+import { blameFile } from '../../src/main/services/health/blame';
+import { eraseValue, ERASED_MARK, listErasures } from '../../src/main/services/health/erase';
+import { verifyChains } from '../../src/main/services/health/verify';
+import { exportConversations } from '../../src/main/services/lifecycle/archive';
+import { sha256 } from '../../src/main/services/textDiff';
+import { tempWorkspace } from '../helpers/workspace';
+
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+const holding = (dir: string, value: string) => filesUnder(dir).filter((f) => fs.readFileSync(f).includes(Buffer.from(value)));
+
+const counts = (ctx: ServiceContext) =>
+  Object.fromEntries(['conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples', 'memory_versions', 'behavior_corrections'].map((t) => [t, ctx.db.prepare(`SELECT count(*) FROM ${t}`).pluck().get()]));
+
+describe('erasure across history', () => {
+  it('leaves no byte of a planted email in the database, archives or listed exports, and keeps the rest of history', async () => {
+    const dir = tempWorkspace();
+    generateDemoWorkspace(dir);
+    const { db } = openWorkspaceDatabase(dir);
+    const ctx: ServiceContext = { db, workspaceDir: dir, actor: 'tester' };
+    const userMd = () => fs.readFileSync(path.join(dir, 'USER.md'), 'utf8');
+    const emails = [...new Set(userMd().match(/[\w.]+@example\.com/g))];
+    const value = emails[0];
+    await collectSamples(ctx);
+    await exportConversations(ctx, {});
+    await exportDataset(ctx, { format: 'raw', includePii: true, includeUnreviewed: true, includeBelowQuality: true });
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    expect(holding(dir, value).length).toBeGreaterThan(2); // the db, the memory file, the archive, the export
+    const before = counts(ctx);
+
+    const preview = await eraseValue(ctx, { value, dryRun: true });
+    const kinds = new Set(preview.places.map((p) => p.kind));
+    expect([...kinds].sort()).toEqual(['archive', 'database', 'export', 'memory_file']);
+    const tables = preview.places.filter((p) => p.kind === 'database').map((p) => p.place);
+    for (const t of ['file_snapshots.content', 'write_guardian_audit.diff', 'conversation_turns.user_message_content', 'memory_gate_decisions.candidate_fact', 'dataset_samples.content']) expect(tables).toContain(t);
+    expect(userMd()).toContain(value); // a dry run changes nothing
+    await expect(eraseValue(ctx, { value })).rejects.toThrow(/--yes/);
+    await expect(eraseValue(ctx, { value: 'abc', confirm: true })).rejects.toThrow(/at least 5 characters/);
+
+    const done = await eraseValue(ctx, { value, confirm: true, deleteExports: true, by: 'dpo' });
+    expect(done.blocked).toEqual([]);
+    expect(done.rechained).toContain('USER.md');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    expect(holding(dir, value)).toEqual([]);
+    expect(fs.readFileSync(db.name).includes(Buffer.from(value))).toBe(false);
+    expect(userMd()).toContain(ERASED_MARK);
+
+    // The rest of history is intact: same rows, other values kept, blame and the chain still answer.
+    expect(counts(ctx)).toEqual(before);
+    for (const other of emails.slice(1)) expect(userMd()).toContain(other);
+    expect(blameFile(ctx, { file: 'USER.md' }).lines.find((l) => l.text.includes(ERASED_MARK))?.write).not.toBeNull();
+    const verify = verifyChains(ctx);
+    expect(verify.breaks).toEqual([]);
+    expect(verify.events.some((e) => e.erasureId === done.erasureId && e.fileName === 'USER.md')).toBe(true);
+
+    // The stub: who and when, a salted hash, never the value.
+    const [stub] = listErasures(db);
+    expect(stub).toMatchObject({ id: done.erasureId, erasedBy: 'dpo' });
+    const row = db.prepare('SELECT salt, value_hash FROM erasures').get() as { salt: string; value_hash: string };
+    expect(row.value_hash).toBe(sha256(`${row.salt}${value}`));
+    expect(JSON.stringify(stub)).not.toContain(value);
+    db.close();
+  }, 120_000);
+});
