@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ describe('dataset review', () => {
     const f = await buildFixture();
     await collectSamples(f.ctx, { autoApprove: true });
     const all = listSamples(f.ctx, { limit: 1000 }).items;
-    expect(all.length).toBe(29);
+    expect(all.length).toBe(31);
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -99,15 +100,15 @@ describe('dataset review', () => {
     const f = await buildFixture();
     await collectSamples(f.ctx, { autoApprove: true });
     const stats = datasetStats(f.ctx);
-    expect(stats.total).toBe(29);
+    expect(stats.total).toBe(31);
     expect(stats.byType.find((t) => t.sampleType === 'memory_gate_negative')!.count).toBe(5);
-    expect(stats.byStatus.reduce((a, s) => a + s.count, 0)).toBe(29);
-    expect(stats.qualityDistribution.reduce((a, b) => a + b.count, 0)).toBe(29);
-    expect(stats.clusters).toBeLessThan(29);
+    expect(stats.byStatus.reduce((a, s) => a + s.count, 0)).toBe(31);
+    expect(stats.qualityDistribution.reduce((a, b) => a + b.count, 0)).toBe(31);
+    expect(stats.clusters).toBeLessThan(31);
     expect(stats.daily[0].date).toBe('2026-03-01');
     const report = qualityReport(f.ctx, { weakest: 3 });
     expect(report.factors.map((x) => x.factor)).toEqual(['score', 'conversationClarity', 'decisionConfidence', 'factVerifiability']);
-    for (const x of report.factors) expect(x.histogram.reduce((a, b) => a + b, 0)).toBe(29);
+    for (const x of report.factors) expect(x.histogram.reduce((a, b) => a + b, 0)).toBe(31);
     expect(report.weakest.length).toBe(3);
     expect(report.weakest[0].qualityScore!).toBeLessThanOrEqual(report.weakest[2].qualityScore!);
   });
@@ -119,7 +120,7 @@ describe('dataset review', () => {
       spawnSync(process.execPath, [cli, 'dataset', ...args, '-w', f.ws], { input, encoding: 'utf8', timeout: 60_000 });
     const collected = run(['collect', '--auto-approve', '--json']);
     expect(collected.status).toBe(0);
-    expect(JSON.parse(collected.stdout).addedTotal).toBe(29);
+    expect(JSON.parse(collected.stdout).addedTotal).toBe(31);
     const pending = JSON.parse(run(['list', '--needs-review', '--json', '-l', '100']).stdout).items as { id: string }[];
     const review = run(['review'], 'a\nr\nx\ns\nq\n');
     expect(review.status).toBe(0);
@@ -137,8 +138,11 @@ describe('dataset review', () => {
     const stats = JSON.parse(execFileSync(process.execPath, [cli, 'dataset', 'stats', '--json', '-w', f.ws], { encoding: 'utf8' }));
     expect(stats.byStatus.find((s: { status: string }) => s.status === 'rejected').count).toBe(2);
     const out = path.join(f.ws, 'out');
-    const exported = JSON.parse(run(['export', '--format', 'sharegpt', '-o', out, '--only-approved', '--json']).stdout);
-    expect(exported.files.map((x: { name: string }) => x.name)).toEqual(['train.jsonl', 'validation.jsonl', 'dataset_info.json', 'README.md']);
+    const exported = JSON.parse(run(['export', '--format', 'sharegpt', '-o', out, '--json']).stdout);
+    const names = exported.files.map((x: { name: string }) => x.name) as string[];
+    expect(names).toContain('sharegpt.train.jsonl');
+    expect(names).toEqual(expect.arrayContaining(['dataset_info.json', 'README.md']));
+    for (const name of names) expect(fs.statSync(path.join(out, name)).size).toBeGreaterThan(0);
     expect(exported.total).toBeGreaterThan(0);
     expect(S.alice).toBeTruthy();
   });

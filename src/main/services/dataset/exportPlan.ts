@@ -245,8 +245,8 @@ function balanceLabels(rows: PlanRow[], seed: string): PlanRow[] {
 }
 
 /**
- * Groups (sessions, or turns when asked) in seeded-hash order fill train up to the split share; the
- * rest is validation. When that leaves one side empty, everything goes to train and no validation
+ * Groups (sessions, or turns when asked) in seeded-hash order fill train up to the split share, skipping
+ * a group that would overshoot more than it helps; the rest is validation. When that leaves one side empty, everything goes to train and no validation
  * file is written: a trainer would choke on an empty file, and the card must not list one.
  */
 function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, 'train' | 'validation'>; notes: string[]; achieved: number | null; validationWritten: boolean } {
@@ -259,6 +259,8 @@ function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, 'train' |
   let acc = 0;
   for (const x of ordered) {
     if (acc >= target) break;
+    // a large group that would overshoot the target by more than it now falls short waits for validation
+    if (acc > 0 && acc + x.n - target > target - acc) continue;
     train.add(x.g);
     acc += x.n;
   }

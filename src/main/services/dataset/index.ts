@@ -28,3 +28,4 @@ export { scoreQuality, type QualityFactors } from './quality';
 export type { StoredPiiSpan } from './privacy';
 export * from './types';
 export * from './formats';
+export { sampleCluster, pickRepresentative, nearDuplicateCounts, type ClusterView, type ClusterMember } from './clusters';
