@@ -32,6 +32,6 @@ describe('reflection import (CLI)', () => {
 
     const evals = cli('import', 'evals', evalsDir, '--workspace', ws);
     expect(evals.status).toBe(0);
-    expect(evals.stdout).toMatch(/Imported 32 gold samples, 18 turns from 1 file of eval sets/);
+    expect(evals.stdout).toMatch(/Imported 80 gold samples, 34 turns from 5 files of eval sets/);
   });
 });

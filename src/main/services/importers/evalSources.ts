@@ -5,8 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../../shared/errors';
-import { isObj } from './fields';
+import { str } from './fields';
+import { parseJsonObject, readLines } from './lines';
 import type { ReportBuilder } from './report';
+import { SkipLine, skipLine } from './stream';
 
 export type EvalTask = 'memory_gate' | 'write_guardian';
 
@@ -27,7 +29,6 @@ export interface EvalSources {
 type Obj = Record<string, unknown>;
 
 const TASK_DIRS: Record<string, EvalTask> = { 'memory-gate': 'memory_gate', 'write-guardian': 'write_guardian' };
-const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const isDir = (d: string) => fs.existsSync(d) && fs.statSync(d).isDirectory();
 const isFile = (f: string) => fs.existsSync(f) && fs.statSync(f).isFile();
 
@@ -90,29 +91,30 @@ export function resolveEvalSources(source: string): EvalSources {
   );
 }
 
-/** A JSON Lines file read whole (eval sets are small), each object with its line number. */
-export function readJsonLines(file: string, report: ReportBuilder): Array<{ value: Obj; line: number }> {
-  if (fs.statSync(file).size > MAX_FILE_BYTES) {
-    report.skip(file, 0, `larger than ${MAX_FILE_BYTES / 1024 / 1024} MB; not read`);
-    return [];
-  }
+/**
+ * A JSON Lines file of scenarios or labels, streamed line by line (bounded line length, UTF-8
+ * checked per line), each object with its line number; a damaged line is skipped with its reason.
+ */
+export async function readJsonLines(file: string, report: ReportBuilder): Promise<Array<{ value: Obj; line: number }>> {
   const out: Array<{ value: Obj; line: number }> = [];
-  fs.readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((text, i) => {
-      if (!text.trim()) return;
-      let v: unknown;
-      try {
-        v = JSON.parse(text);
-      } catch {
-        report.skip(file, i + 1, 'malformed JSON');
-        return;
-      }
-      if (!isObj(v) || typeof v.scenario_id !== 'string' || !v.scenario_id) {
-        report.skip(file, i + 1, 'scenario_id: missing or not a string');
-        return;
-      }
-      out.push({ value: v, line: i + 1 });
-    });
+  for await (const l of readLines(file)) {
+    if (l.problem) {
+      report.skip(file, l.lineNumber, `${l.problem === 'too_long' ? 'line too long' : 'invalid UTF-8'} (${l.bytes} bytes)`);
+      continue;
+    }
+    if (!l.text?.trim()) continue;
+    const parsed = parseJsonObject(l.text);
+    if ('error' in parsed) {
+      report.skip(file, l.lineNumber, parsed.error);
+      continue;
+    }
+    try {
+      if (!str(parsed.value, 'scenario_id')) skipLine('scenario_id: empty');
+      out.push({ value: parsed.value, line: l.lineNumber });
+    } catch (e) {
+      if (!(e instanceof SkipLine)) throw e;
+      report.skip(file, l.lineNumber, e.message);
+    }
+  }
   return out;
 }

@@ -54,13 +54,13 @@ function messages(v: unknown): Array<{ role: 'user' | 'agent'; message: string }
 }
 
 /** Reads every version's scenarios and labels; returns the versions of each scenario, current first. */
-function gather(sets: EvalVersionSet[], report: ReportBuilder): { byId: Map<string, ScenarioVersion[]>; reportOrphans: () => void } {
+async function gather(sets: EvalVersionSet[], report: ReportBuilder): Promise<{ byId: Map<string, ScenarioVersion[]>; reportOrphans: () => void }> {
   const byId = new Map<string, ScenarioVersion[]>();
   const labelFiles = new Map<string, { cases: Map<string, { value: Obj; line: number }>; seen: Set<string> }>();
-  const labelsOf = (file: string) => {
+  const labelsOf = async (file: string) => {
     let l = labelFiles.get(file);
     if (!l) {
-      l = { cases: new Map(readJsonLines(file, report).map((c) => [c.value.scenario_id as string, c])), seen: new Set() };
+      l = { cases: new Map((await readJsonLines(file, report)).map((c) => [c.value.scenario_id as string, c])), seen: new Set() };
       labelFiles.set(file, l);
     }
     return l;
@@ -70,7 +70,7 @@ function gather(sets: EvalVersionSet[], report: ReportBuilder): { byId: Map<stri
       report.note(`No scenarios at ${set.scenarios}.`);
       continue;
     }
-    const rows = readJsonLines(set.scenarios, report);
+    const rows = await readJsonLines(set.scenarios, report);
     report.report.files.push({ path: set.scenarios, fromOffset: 0, bytesRead: fs.statSync(set.scenarios).size, linesRead: rows.length, restarted: false });
     for (const { value, line } of rows) {
       const id = value.scenario_id as string;
@@ -88,7 +88,7 @@ function gather(sets: EvalVersionSet[], report: ReportBuilder): { byId: Map<stri
         else report.ignore(`scenarios a version lists without labels for their task`);
         continue;
       }
-      const labels = labelsOf(labelFile);
+      const labels = await labelsOf(labelFile);
       const c = labels.cases.get(id);
       if (!c) {
         report.skip(set.scenarios, line, `no expected labels for ${id} in ${path.basename(path.dirname(labelFile))}/benchmark.jsonl`);
@@ -113,7 +113,7 @@ export function importEvals(ctx: ServiceContext, input: EvalsInput): Promise<Imp
 async function run(ctx: ServiceContext, input: EvalsInput): Promise<ImportReport> {
   const report = new ReportBuilder('evals', input.source, nowOf(ctx));
   const sources = resolveEvalSources(input.source);
-  const { byId, reportOrphans } = gather(sources.sets, report);
+  const { byId, reportOrphans } = await gather(sources.sets, report);
   const writer = new GoldWriter(ctx, report);
   writeTx(ctx.db, () => {
     for (const [id, versions] of byId) writer.write(id, versions);
