@@ -4,6 +4,7 @@
 // them back; a note that changed on disk replaces its copy on the next import.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { DailyNoteDto, DailyNoteHit } from '../../../shared/contract/dto';
 import { AppError } from '../../../shared/errors';
 import { writeTx } from '../../db/connection';
 import { parseTextQuery, snippet } from '../search/fts';
@@ -18,19 +19,8 @@ export interface DailyNotesInput {
   source: string;
 }
 
-export interface DailyNote {
-  date: string;
-  path: string;
-  content: string;
-  updatedAt: number;
-}
-
-export interface DailyNoteHit {
-  date: string;
-  path: string;
-  snippet: string;
-  matches: Array<{ start: number; end: number }>;
-}
+export type DailyNote = DailyNoteDto;
+export type { DailyNoteHit };
 
 const NOTE_NAME = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]+)?\.md$/;
 const MAX_NOTE_BYTES = 8 * 1024 * 1024;

@@ -2,6 +2,7 @@
 // per scenario. Imported so a curator compares models on the same scenarios (Stats).
 import fs from 'node:fs';
 import { z } from 'zod';
+import type { EvalModelScoreDto, EvalSuiteComparisonDto } from '../../../shared/contract/dto';
 import { writeTx } from '../../db/connection';
 import { nowOf, type ServiceContext } from '../context';
 import { parseTime } from './ids';
@@ -95,25 +96,8 @@ export function importEvalResults(ctx: ServiceContext, report: ReportBuilder, fi
   if (unknown) report.note(`${unknown} result${unknown === 1 ? ' names a scenario' : 's name scenarios'} not imported from an eval set.`);
 }
 
-export interface EvalModelScore {
-  modelId: string;
-  modelLabel: string | null;
-  runId: string;
-  runAt: number;
-  total: number;
-  passed: number;
-  /** On the scenarios every model of the suite ran: the fair comparison. */
-  commonPassed: number;
-  errors: Record<string, number>;
-}
-
-export interface EvalSuiteComparison {
-  suite: string;
-  commonScenarios: number;
-  models: EvalModelScore[];
-  /** Scenario by scenario, pass (true) / fail (false) / not run (absent), hardest first. */
-  scenarios: Array<{ scenarioId: string; results: Record<string, boolean> }>;
-}
+export type EvalModelScore = EvalModelScoreDto;
+export type EvalSuiteComparison = EvalSuiteComparisonDto;
 
 /** The latest run of each model per suite, compared on the scenarios they all ran. */
 export function evalModelComparison(ctx: ServiceContext): EvalSuiteComparison[] {
