@@ -326,13 +326,13 @@ export function readFixture(file: string): LabelledText[] {
 const foldForLeak = (s: string) => foldValue(s).toLowerCase().replace(/[\s-]/g, '');
 
 /** Scores labelled texts per type family, and checks that redaction leaves no gold value readable. */
-export function scoreLabelled(cases: LabelledText[], opts: DetectOptions = {}): FixtureScore {
+export function scoreLabelled(cases: LabelledText[], opts: DetectOptions = {}, only?: string[]): FixtureScore {
   const perType: Record<string, Tally> = {};
   const leaks: Record<string, number> = {};
   const failures: string[] = [];
   for (const c of cases) {
     const predicted = detectPii(c.text, opts);
-    const fams = new Set([...c.gold.map((g) => g.type), ...predicted.map((p) => family(p.type))]);
+    const fams = new Set([...c.gold.map((g) => g.type), ...predicted.map((p) => family(p.type))].filter((f) => !only || only.includes(f)));
     let ok = true;
     for (const f of fams) {
       const t = (perType[f] ??= emptyTally());
@@ -342,6 +342,7 @@ export function scoreLabelled(cases: LabelledText[], opts: DetectOptions = {}): 
     }
     const out = foldForLeak(redact(c.text, predicted).text);
     for (const g of c.gold) {
+      if (only && !only.includes(g.type)) continue;
       const value = foldForLeak(c.text.slice(g.start, g.end));
       if (value.length >= 3 && out.includes(value)) leaks[g.type] = (leaks[g.type] ?? 0) + 1;
     }
@@ -354,4 +355,29 @@ export function scoreLabelled(cases: LabelledText[], opts: DetectOptions = {}): 
 export function scoreFixture(file: string, opts: DetectOptions = {}, variant: 'plain' | 'invisible' = 'plain'): FixtureScore {
   const cases = readFixture(file);
   return scoreLabelled(variant === 'plain' ? cases : cases.map((c, i) => withInvisible(c, i)), opts);
+}
+
+/** A presidio test file as labelled texts (targeted rows only), for the invisible-character variant. */
+export function presidioCases(dir: string, name: string): LabelledText[] {
+  const target = PRESIDIO_TARGETS[name];
+  return readJsonl(path.join(dir, `test_${name}_recognizer.jsonl`))
+    .filter((row) => row.leniency === undefined || row.leniency === 1)
+    .map((row) => {
+      const text = String(row.text);
+      const toU16 = codePointToUtf16(text);
+      const positions = (name === 'url' ? [] : ((row.expected_positions ?? row.expected_res ?? []) as number[][])) ?? [];
+      return { text, gold: positions.map(([s, e]) => ({ type: family(target.types[0]), start: toU16(s), end: toU16(e) })) };
+    });
+}
+
+/** The synth dataset as labelled texts, typed with our families. */
+export function synthCases(file: string): LabelledText[] {
+  const samples = JSON.parse(fs.readFileSync(file, 'utf8')) as SynthSample[];
+  return samples.map((s) => {
+    const toU16 = codePointToUtf16(s.full_text);
+    const gold = s.spans
+      .filter((g) => SYNTH_MAP[g.entity_type])
+      .map((g) => ({ type: family(SYNTH_MAP[g.entity_type][0]), start: toU16(g.start_position), end: toU16(g.end_position) }));
+    return { text: s.full_text, gold };
+  });
 }

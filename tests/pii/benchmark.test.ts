@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precision, recall, scoreDetectSecrets, scoreFixture, scoreGitleaks, scorePresidioFile } from '../../bench/pii-eval';
+import { precision, readFixture, recall, scoreDetectSecrets, scoreFixture, scoreGitleaks, scoreLabelled, scorePresidioFile, withInvisible } from '../../bench/pii-eval';
+import { generatedCases } from '../../bench/pii-generated';
 import { repoRoot, sharedDir } from '../helpers/workspace';
 
 const piiDir = path.join(sharedDir, 'benchmarks', 'pii');
@@ -33,12 +34,37 @@ describe.skipIf(!haveData)('PII benchmark aims', () => {
 });
 
 describe('own test sets', () => {
-  it.each(['pii-zh.jsonl', 'pii-url-credentials.jsonl', 'pii-holdout.jsonl'])('%s: recall >= 0.95 and precision >= 0.90 per type', (file) => {
-    const r = scoreFixture(path.join(repoRoot, 'tests', 'fixtures', file));
+  const files = ['pii-zh.jsonl', 'pii-zh-hard.jsonl', 'pii-url-credentials.jsonl', 'pii-holdout.jsonl', 'pii-heldout-cn.jsonl'];
+  it.each(files.flatMap((f) => [[f, 'plain'], [f, 'invisible']] as const))('%s (%s): recall >= 0.95 and precision >= 0.90 per type, no leak', (file, variant) => {
+    const r = scoreFixture(path.join(repoRoot, 'tests', 'fixtures', file), {}, variant);
     expect(r.rows).toBeGreaterThanOrEqual(20);
     for (const [type, t] of Object.entries(r.perType)) {
       expect(recall(t), `${type}\n${r.failures.join('\n')}`).toBeGreaterThanOrEqual(0.95);
       expect(precision(t), `${type}\n${r.failures.join('\n')}`).toBeGreaterThanOrEqual(0.9);
+    }
+    expect(r.leaks).toEqual({});
+  });
+
+  it('covers every targeted type, names included', () => {
+    const types = new Set(files.flatMap((f) => Object.keys(scoreFixture(path.join(repoRoot, 'tests', 'fixtures', f)).perType)));
+    for (const t of ['CN_ID', 'QQ', 'WECHAT', 'CN_PASSPORT', 'PERSON', 'PHONE', 'EMAIL', 'CARD', 'API_KEY']) expect(types).toContain(t);
+  });
+
+  it('the invisible variant really hides a character inside every value', () => {
+    const [c] = readFixture(path.join(repoRoot, 'tests', 'fixtures', 'pii-heldout-cn.jsonl'));
+    const v = withInvisible(c, 0);
+    expect(v.text.length).toBe(c.text.length + 1);
+    expect(v.text.slice(v.gold[0].start, v.gold[0].end)).toMatch(/^\d+\u200b\d+$/);
+  });
+
+  it('generated set: recall >= 0.95 and precision >= 0.90 per type, as written and hidden', () => {
+    const cases = generatedCases(30, 7);
+    for (const r of [scoreLabelled(cases), scoreLabelled(cases.map((c, i) => withInvisible(c, i)))]) {
+      for (const [type, t] of Object.entries(r.perType)) {
+        expect(recall(t), `${type}\n${r.failures.join('\n')}`).toBeGreaterThanOrEqual(0.95);
+        expect(precision(t), `${type}\n${r.failures.join('\n')}`).toBeGreaterThanOrEqual(0.9);
+      }
+      expect(r.leaks).toEqual({});
     }
   });
 });

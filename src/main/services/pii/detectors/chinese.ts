@@ -10,7 +10,7 @@ const QQ_CUE = /(?<![A-Za-z])(?:qq|扣扣|企鹅号?|Q号)(?!群|空间|音乐|�
 const FILLER =
   /\s*(?:(?:[/、&]\s*(?:微信|wechat|weixin|vx|wx|手机|电话|tel|phone)号?|号码|帐号|账号|号|number|no\.?|num|id|#|is|was|同号|也是|是|为|:|=|\(|（|\[|【)\s*){0,4}/iy;
 const QQ_NUMBER = /[1-9]\d{4,10}(?![\d@A-Za-z_]|\.\d)/y;
-const LIST_NEXT = /\s*(?:[,，、/]|or|或|和|及)\s*(?=[1-9]\d{4,10}(?![\d@A-Za-z_]|\.\d))/iy;
+const LIST_NEXT = /\s*(?:[,，、/]\s*(?:or\s|或|和|及)?|or\s|或|和|及)\s*(?=[1-9]\d{4,10}(?![\d@A-Za-z_]|\.\d))/iy;
 
 /** Runs a sticky regex at `at`; returns the match or null. */
 function stickyAt(re: RegExp, text: string, at: number): RegExpExecArray | null {

@@ -71,9 +71,11 @@ function fullNameAt(text: string, i: number, maxGiven = 2): string {
 
 // "我叫王小明", "联系人：欧阳娜娜", "我的名字是李雷": the name follows the cue.
 const ZH_INTRO =
-  /(?:我叫|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)|我是|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?)(?=[\u4e00-\u9fff])/gu;
+  /(?:我叫|[他她]叫|名叫|叫做|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])/gu;
+// Cues after which a name must stand alone (followed by a pause): they also precede ordinary words.
+const LOOSE_CUE = /^(?:我是|本人|亲爱的|@|你好|您好|嗨)/;
 // "张先生", "王芳女士", "陈老师": a title after the name.
-const ZH_TITLE = /(?:先生|女士|小姐|老师|医生|教授|经理|总监|主任|律师|师傅|同学|博士|阿姨|叔叔|大夫|太太|校长|院长|老板|总(?=[,，。.!！?？\s]|$))/gu;
+const ZH_TITLE = /(?:先生|女士|小姐|老师|医生|教授|经理|总监|主任|律师|师傅|同学|博士|阿姨|叔叔|大夫|太太|校长|院长|老板|总(?=[,，。.!！?？\s]|$)|[哥姐](?![哥姐们妹弟夫]))/gu;
 // Words that stand before a title but are not names: subjects, shifts, "班主任".
 const NOT_NAME_BEFORE_TITLE = /(?:历史|语文|中文|英文|日文|人文|天文|值班|班|文科|理科|车间|党委)$/;
 
@@ -84,8 +86,11 @@ function detectChineseNames(text: string): PiiSpan[] {
     const name = fullNameAt(text, at);
     const surname = surnameAt(text, at);
     if (name.length < 2 || name.length === surname.length) continue;
-    // "我是高手": after the loose cue "我是" the name must be followed by a pause and not start with a word.
-    if (m[0] === '我是' && (AMBIGUOUS_SURNAMES.has(name[0]) || HAN.test(text[at + name.length] ?? ''))) continue;
+    // "我是高手", "亲爱的朋友们": after a loose cue the name must be followed by a pause and not start with a word.
+    const pauseAfter = !HAN.test(text[at + name.length] ?? '');
+    if (LOOSE_CUE.test(m[0]) && (AMBIGUOUS_SURNAMES.has(name[0]) || !pauseAfter)) continue;
+    // "叫做方便面": a surname that is also a word needs the pause even after a firm cue, unless a form field says "name".
+    if (AMBIGUOUS_SURNAMES.has(name[0]) && !pauseAfter && !/[:：]|姓名|名字|人/.test(m[0])) continue;
     out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.5, 'context:zh-intro'));
   }
   for (const m of text.matchAll(ZH_TITLE)) {
