@@ -5,6 +5,7 @@ import * as demo from './demo';
 import * as fleet from './fleet';
 import * as gate from './gate';
 import * as guardian from './guardian';
+import * as health from './health';
 import * as importCmd from './import';
 import * as lifecycle from './lifecycle';
 import * as open from './open';
@@ -12,5 +13,5 @@ import * as search from './search';
 
 // Each area registers its own subcommands in its own file.
 export function registerCommands(program: Command): void {
-  for (const m of [demo, gate, search, guardian, importCmd, dataset, open, lifecycle, fleet, curator]) m.register(program);
+  for (const m of [demo, gate, search, guardian, importCmd, dataset, open, lifecycle, fleet, curator, health]) m.register(program);
 }

@@ -1,6 +1,6 @@
 // The numbers the Stats view shows: open findings, flagged writes and the chain's state.
 import type { ServiceContext } from '../context';
-import { flaggedWriteCount, scanUnflaggedWrites } from './secrets';
+import { flaggedWriteCount } from './secrets';
 import { verifyChains } from './verify';
 
 export interface HealthSummary {
@@ -11,7 +11,6 @@ export interface HealthSummary {
 }
 
 export function healthSummary(ctx: ServiceContext): HealthSummary {
-  scanUnflaggedWrites(ctx.db);
   const open = ctx.db.prepare("SELECT kind, count(*) AS n FROM health_findings WHERE status = 'open' GROUP BY kind").all() as Array<{ kind: keyof HealthSummary['openFindings']; n: number }>;
   const openFindings = { contradiction: 0, duplicate: 0, secret: 0 };
   for (const r of open) openFindings[r.kind] = r.n;
