@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { compress, init } from '@bokuweb/zstd-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOpenClaw } from '../../src/main/services/importers';
+import { isPrimaryTranscriptName } from '../../src/main/services/importers/openclawSessions';
 import { count, dataCounts, newContext, writeFile } from './helpers';
 
 const SCHEMA = `
@@ -186,5 +187,22 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     expect(again.notes.join(' ')).toMatch(/rewritten/);
     expect(count(ctx.db, 'conversation_turns')).toBe(before);
     db.close();
+  });
+
+  it("follows OpenClaw's primary-transcript filename rule", () => {
+    const primary = ['3f9c2b1e.jsonl', '3f9c2b1e-topic-42.jsonl', 'my.checkpoint.notes.jsonl', 'a.reset.b.jsonl'];
+    const not = [
+      'sessions.json',
+      '3f9c2b1e.trajectory.jsonl',
+      '3f9c2b1e.checkpoint.0b7e3c1a-5d2f-4a8b-9c6d-1e2f3a4b5c6d.jsonl',
+      '3f9c2b1e.jsonl.reset.2026-11-19T08-00-00.000Z',
+      '3f9c2b1e.jsonl.reset.2026-11-19T08-00-00.000Z.zst',
+      '3f9c2b1e.jsonl.deleted.2026-11-19T08-00-00Z',
+      '3f9c2b1e.jsonl.bak.2026-11-19T08-00-00.000Z',
+      'sessions.json.bak.3',
+      '3f9c2b1e.trajectory-path.json',
+    ];
+    expect(primary.filter(isPrimaryTranscriptName)).toEqual(primary);
+    expect(not.filter(isPrimaryTranscriptName)).toEqual([]);
   });
 });

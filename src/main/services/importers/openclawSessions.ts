@@ -37,31 +37,42 @@ export interface OpenClawSource {
   entries: OpenClawSessionEntry[];
 }
 
-// OpenClaw's own classifiers (config/sessions/artifacts.ts): an archive suffix is a file-safe ISO
-// time; a checkpoint copy is `<id>.checkpoint.<uuid>.jsonl`; a trajectory is `*.trajectory.jsonl`.
-const ARCHIVE = /\.jsonl\.(reset|deleted)\.(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z)(\.zst)?$/;
+// OpenClaw's own classifiers (config/sessions/artifacts.ts, archive-compression.ts): an archive name
+// ends in `.reset.` / `.deleted.` / `.bak.` plus a file-safe ISO time, optionally followed by `.zst`;
+// a checkpoint copy is `<id>.checkpoint.<uuid>.jsonl`; a trajectory is `*.trajectory.jsonl`.
+const ARCHIVE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{3})?Z$/;
 const CHECKPOINT = /^(.+)\.checkpoint\.[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.jsonl$/i;
-const BACKUP = /\.(?:bak|reset|deleted)\.[^/\\]+$/;
+const LEGACY_STORE_BACKUP = /^sessions\.json\.bak\.\d+$/;
 export const AGENT_DATABASE = 'openclaw-agent.sqlite';
+const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+
+function hasArchiveSuffix(name: string, reason: 'reset' | 'deleted' | 'bak'): boolean {
+  const marker = `.${reason}.`;
+  const at = name.lastIndexOf(marker);
+  return at >= 0 && ARCHIVE_TIME.test(name.slice(at + marker.length));
+}
+
+const isArchiveName = (name: string) => LEGACY_STORE_BACKUP.test(name) || hasArchiveSuffix(name, 'reset') || hasArchiveSuffix(name, 'deleted') || hasArchiveSuffix(name, 'bak');
 
 /** OpenClaw's isPrimarySessionTranscriptFileName: live session history, not a copy or side file. */
 export function isPrimaryTranscriptName(name: string): boolean {
   if (name === 'sessions.json' || !name.endsWith('.jsonl')) return false;
   if (name.endsWith('.trajectory.jsonl') || CHECKPOINT.test(name)) return false;
-  return !BACKUP.test(name);
+  return !isArchiveName(name);
 }
 
 type FileKind = 'primary' | 'archive' | 'compressed-archive' | 'checkpoint copies' | 'trajectories' | undefined;
 
 function classify(name: string): FileKind {
   if (isPrimaryTranscriptName(name)) return 'primary';
-  const archive = ARCHIVE.exec(name);
-  if (archive) return archive[3] ? 'compressed-archive' : 'archive';
+  const compressed = name.endsWith('.zst');
+  const plain = compressed ? name.slice(0, -4) : name;
+  // Reset and deleted archives hold history (usage counts them too); .bak. copies do not.
+  if (plain.includes('.jsonl.') && (hasArchiveSuffix(plain, 'reset') || hasArchiveSuffix(plain, 'deleted'))) return compressed ? 'compressed-archive' : 'archive';
   if (CHECKPOINT.test(name)) return 'checkpoint copies';
   if (name.endsWith('.trajectory.jsonl')) return 'trajectories';
   return undefined;
 }
-const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
 const isDir = (d: string) => fs.existsSync(d) && fs.statSync(d).isDirectory();
 const isFile = (f: string) => fs.existsSync(f) && fs.statSync(f).isFile();
