@@ -14,9 +14,11 @@ import {
 import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract } from './define';
 import type * as D from './dto';
 import { curationContracts } from './curation';
+import { healthContracts } from './health';
 
 export * from './dto';
 export * from './curation';
+export * from './health';
 export * from './changes';
 export type { Contract, CallKind } from './define';
 
@@ -129,8 +131,10 @@ export const contracts = {
       /** Full file content the curator edited; replaces the generated content. */
       content: text(5_000_000).optional(),
       dryRun: z.boolean().default(false),
+      /** Why the write is retried: required unless dryRun (kept in the retry's audit, as a rollback's reason is). */
+      reason: z.string().trim().max(2000).optional(),
     }),
-    'Re-apply a write with a corrected fact, file or content (dryRun: preview the content)',
+    'Re-apply a write with a corrected fact, file or content (dryRun: preview the content; a real retry needs a reason)',
   ),
   'guardian.correct': mutation<D.CorrectionDto>()(
     z.strictObject({
@@ -275,6 +279,7 @@ export const contracts = {
     'Check workbench.json (or a settings object, without saving) value by value; each problem names the value',
   ),
   ...curationContracts,
+  ...healthContracts,
 } satisfies Record<string, Contract>;
 
 export type Contracts = typeof contracts;

@@ -6,6 +6,7 @@ import { appHandlers } from './app';
 import { curationHandlers } from './curation';
 import { datasetHandlers } from './dataset';
 import { guardianHandlers } from './guardian';
+import { healthHandlers } from './health';
 import { importHandlers } from './imports';
 import { lifecycleHandlers } from './lifecycle';
 import { recordHandlers } from './records';
@@ -14,6 +15,7 @@ const wired: Partial<Handlers> = {
   ...appHandlers,
   ...recordHandlers,
   ...guardianHandlers,
+  ...healthHandlers,
   ...datasetHandlers,
   ...importHandlers,
   ...lifecycleHandlers,
