@@ -17,6 +17,7 @@ import { PrivacyView } from './views/PrivacyView';
 import { ReviewView } from './views/ReviewView';
 import { SearchView } from './views/SearchView';
 import { SessionsView } from './views/SessionsView';
+import { SettingsView } from './views/SettingsView';
 import { WorkspaceSwitcher } from './views/WorkspaceSwitcher';
 import { WritesView } from './views/WritesView';
 
@@ -32,6 +33,7 @@ const NAV: { view: ViewName; label: string }[] = [
   { view: 'search', label: 'Search' },
   { view: 'stats', label: 'Stats' },
   { view: 'privacy', label: 'Privacy & retention' },
+  { view: 'settings', label: 'Settings' },
 ];
 
 function CurrentView({ view }: { view: ViewName }): ReactNode {
@@ -44,6 +46,7 @@ function CurrentView({ view }: { view: ViewName }): ReactNode {
     case 'datasets': return <DatasetsView />;
     case 'search': return <SearchView />;
     case 'privacy': return <PrivacyView />;
+    case 'settings': return <SettingsView />;
     case 'stats': return <Suspense fallback={<div className="pad muted">Loading charts…</div>}><StatsView /></Suspense>;
   }
 }

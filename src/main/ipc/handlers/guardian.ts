@@ -145,7 +145,10 @@ export const guardianHandlers = {
     return { sessionId: r.sessionKey, dryRun: r.dryRun, results, rolledBack: r.rolledBack, refused: r.failed };
   },
   'guardian.retry': async (input, env) => {
-    const r = await retryWrite(env.session.serviceContext(), { auditId: input.auditId, fact: input.fact, file: input.file, content: input.content, dryRun: input.dryRun });
+    if (!input.dryRun && !input.reason) throw new AppError('Invalid', 'reason: say why this write is retried (it is kept in the audit, as for a rollback)');
+    const r = await retryWrite(env.session.serviceContext(), {
+      auditId: input.auditId, fact: input.fact, file: input.file, content: input.content, dryRun: input.dryRun, reason: input.reason,
+    });
     return {
       originalAuditId: r.originalAuditId, dryRun: r.dryRun, targetFile: r.targetFile, content: r.proposedContent,
       currentContent: r.currentContent, diff: r.diff || null, auditId: r.retryAuditId,

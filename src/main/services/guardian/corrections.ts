@@ -47,6 +47,8 @@ export function correctWrite(ctx: ServiceContext, input: CorrectWriteInput): Cor
       throw new AppError('Invalid', 'apply-to-future: give --pattern (or --fact) so later samples can be matched');
     }
     if (input.retryAuditId) getAuditRow(ctx.db, input.retryAuditId);
+    // A correction recorded after the curator already retried the write belongs to that retry.
+    const retryAuditId = input.retryAuditId ?? latestUnlinkedRetry(ctx, audit.id);
     const id = ulid(nowOf(ctx));
     ctx.db
       .prepare(
@@ -54,10 +56,30 @@ export function correctWrite(ctx: ServiceContext, input: CorrectWriteInput): Cor
           corrected_candidate_fact, corrected_target_file, correction_reason, apply_to_future, correction_pattern, corrected_by, corrected_at, retry_audit_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, audit.id, audit.status, audit.candidate_fact, audit.target_file, input.status, fact, file, reason, input.applyToFuture ? 1 : 0,
-        pattern, input.by ?? actorOf(ctx), nowOf(ctx), input.retryAuditId ?? null);
+      .run(id, audit.id, originalStatus(ctx, audit), audit.candidate_fact, audit.target_file, input.status, fact, file, reason, input.applyToFuture ? 1 : 0,
+        pattern, input.by ?? actorOf(ctx), nowOf(ctx), retryAuditId);
     return fromRow(ctx.db.prepare(`SELECT ${COLUMNS} FROM behavior_corrections WHERE id = ?`).get(id) as CorrectionRecord);
   });
+}
+
+/** What write_guardian did, before any curator action: a rolled-back write was 'written' (its rollback keeps that). */
+function originalStatus(ctx: ServiceContext, audit: { id: string; status: string }): string {
+  if (audit.status !== 'rolled_back') return audit.status;
+  const previous = ctx.db.prepare('SELECT previous_status FROM rollbacks WHERE audit_id = ?').pluck().get(audit.id) as string | undefined;
+  return previous ?? audit.status;
+}
+
+/** The newest retry of this write that no correction is linked to yet. */
+function latestUnlinkedRetry(ctx: ServiceContext, auditId: string): string | null {
+  const id = ctx.db
+    .prepare(
+      `SELECT a.id FROM write_guardian_audit a WHERE a.related_audit_id = ? AND a.source = 'retry'
+         AND NOT EXISTS (SELECT 1 FROM behavior_corrections c WHERE c.retry_audit_id = a.id)
+       ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1`,
+    )
+    .pluck()
+    .get(auditId) as string | undefined;
+  return id ?? null;
 }
 
 export function listCorrections(ctx: ServiceContext, input: { auditId?: string; applyToFuture?: boolean; limit?: number } = {}): CorrectionRecord[] {

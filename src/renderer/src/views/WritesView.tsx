@@ -100,8 +100,10 @@ function WriteRow({ a }: { a: AuditRow }) {
       <span className="cell muted" title={formatTime(a.createdAt)}>{formatShortTime(a.createdAt)}</span>
       <span className="cell"><Chip value={a.status} /></span>
       <span className="cell mono">{a.targetFile}</span>
-      <span className="cell wrap" title={tooltip} data-testid="write-fact">
-        {a.source !== 'plugin' && <Chip value={a.source} />} <VisibleText text={truncate(fact, 600)} />
+      <span className="cell stacked" title={tooltip}>
+        <span className="clamp" data-testid="write-fact">
+          {a.source !== 'plugin' && <Chip value={a.source} />} <VisibleText text={truncate(fact, 600)} />
+        </span>
         {undid && (
           <span className="undid" data-testid="write-undid">
             ↶ undid the {formatShortTime(undid.createdAt)} write: <a href={hrefFor('writes', { id: undid.id })} onClick={(e) => e.stopPropagation()}><VisibleText text={truncate(undid.candidateFact ?? undid.id, 160)} /></a>

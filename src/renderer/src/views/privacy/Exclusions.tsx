@@ -33,8 +33,12 @@ export function ExclusionsPanel() {
   const [kind, setKind] = useState<ExclusionKind>('session');
   const [value, setValue] = useState('');
   const [reason, setReason] = useState('');
+  // An exclusion that matches no session yet is kept (a target's later sessions will match), but a
+  // typo would silently exclude nothing: say so.
+  const [unmatched, setUnmatched] = useState<ExclusionDto | null>(null);
   const add = useAction(async () => {
-    await api.call('exclusions.add', { kind, value: value.trim(), reason: reason.trim() || undefined });
+    const added = await api.call('exclusions.add', { kind, value: value.trim(), reason: reason.trim() || undefined });
+    setUnmatched(added.sessions === 0 ? added : null);
     setValue('');
     setReason('');
     list.reload();
@@ -84,6 +88,12 @@ export function ExclusionsPanel() {
         <button type="submit" className="primary" disabled={!value.trim() || add.pending}>Exclude</button>
       </form>
       <ErrorMessage action="Adding the exclusion" error={add.error} />
+      {unmatched && (
+        <div className="warning" data-testid="exclusion-unmatched">
+          The {unmatched.kind} exclusion “{unmatched.value}” matches 0 sessions recorded so far. Check the spelling
+          {unmatched.kind === 'target' ? ' (a target is "<channel>:<target>")' : ''}; it will still apply to matching sessions recorded later.
+        </div>
+      )}
       <ErrorMessage action="Loading exclusions" error={list.error} onRetry={list.reload} />
       <ErrorMessage action="Removing the exclusion" error={remove.error} />
       <ErrorMessage action="Purging" error={purge.error} />

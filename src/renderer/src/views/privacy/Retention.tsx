@@ -17,17 +17,20 @@ export function RetentionPanel() {
   const [preview, setPreview] = useState<PruneOutcome | null>(null);
   const [applied, setApplied] = useState<PruneOutcome | null>(null);
   const [understood, setUnderstood] = useState(false);
+  const [forced, setForced] = useState(false);
+  // The rules for days (whole, minimum, maximum) live in main's schema: its message is shown as is.
   const n = days.trim() === '' ? undefined : Number(days);
-  const daysError = n !== undefined && !(n > 0 && n <= 36_500) ? 'Days is a number from 1 to 36500 (empty: storage.retentionDays).' : null;
+  const daysError = n !== undefined && Number.isNaN(n) ? 'Days is a number (empty: storage.retentionDays).' : null;
   const dryRun = useAction(async () => {
     setApplied(null);
     setUnderstood(false);
+    setForced(false);
     setPreview(await api.call('retention.prune', { days: n, dryRun: true }));
   });
   const apply = useAction(async () => {
     if (!preview) return;
-    // Apply exactly the window that was previewed, even if the settings changed meanwhile.
-    setApplied(await api.call('retention.prune', { days: preview.days, dryRun: false }));
+    // Apply exactly what was previewed: its window and its token (main refuses if the data changed).
+    setApplied(await api.call('retention.prune', { days: preview.days, confirm: true, previewToken: preview.previewToken, force: forced }));
     setPreview(null);
   });
   const shown = applied ?? preview;
@@ -65,7 +68,12 @@ export function RetentionPanel() {
           {!applied && (
             <div className="row-flex">
               <label className="inline"><input type="checkbox" checked={understood} onChange={(e) => setUnderstood(e.target.checked)} aria-label="Confirm prune" /> Delete these rows permanently</label>
-              <button type="button" className="danger" disabled={!understood || apply.pending} onClick={() => void apply.run()}>Apply prune</button>
+              {shown.needsForce && (
+                <label className="inline" data-testid="prune-needs-force">
+                  <input type="checkbox" checked={forced} onChange={(e) => setForced(e.target.checked)} aria-label="Prune without a copy" /> No backup or archive holds all of this data{shown.safeCopyUntil ? ` (copies reach ${formatTime(shown.safeCopyUntil)})` : ''}: delete it anyway
+                </label>
+              )}
+              <button type="button" className="danger" disabled={!understood || (shown.needsForce && !forced) || apply.pending} onClick={() => void apply.run()}>Apply prune</button>
             </div>
           )}
         </div>

@@ -19,6 +19,7 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
   const [content, setContent] = useState<string | null>(null);
   const [preview, setPreview] = useState<RetryOutcome | null>(null);
   const [saved, setSaved] = useState<RetryOutcome | null>(null);
+  const [reason, setReason] = useState('');
   const load = useAction(async () => {
     const r = await api.call('guardian.retry', { auditId: audit.id, fact: fact.trim() || undefined, file, dryRun: true });
     setPreview(r);
@@ -27,7 +28,7 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
     return r;
   });
   const save = useAction(async () => {
-    const r = await api.call('guardian.retry', { auditId: audit.id, fact: fact.trim() || undefined, file, content: content ?? undefined, dryRun: false });
+    const r = await api.call('guardian.retry', { auditId: audit.id, fact: fact.trim() || undefined, file, content: content ?? undefined, dryRun: false, reason: reason.trim() });
     setSaved(r);
     return r;
   });
@@ -61,8 +62,13 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
             <summary>Changes against the file on disk</summary>
             <DiffView before={preview.currentContent} after={content} height={260} label="retry diff" />
           </details>
+          <label>
+            Why retry this write? (kept in the audit, as for a rollback)
+            <textarea rows={2} value={reason} onChange={(e) => setReason(e.target.value)} aria-label="Retry reason" />
+          </label>
+          {!reason.trim() && <span className="field-error">A reason is required.</span>}
           <div className="row-flex">
-            <button type="button" className="primary" onClick={() => void save.run()} disabled={save.pending}>
+            <button type="button" className="primary" onClick={() => void save.run()} disabled={save.pending || !reason.trim()}>
               {save.pending ? 'Saving…' : `Save ${preview.targetFile}`}
             </button>
             <button type="button" onClick={() => setContent(preview.content)} disabled={content === preview.content}>Reset edits</button>

@@ -115,11 +115,11 @@ function ItemRow({ item, result, choice, onChoose, expanded, onToggle }: {
     <tr data-testid="session-rollback-item" data-audit={item.auditId} data-state={s.tone}>
       <td className="nowrap" title={formatTime(item.createdAt)}>{formatShortTime(item.createdAt)}</td>
       <td className="mono">{item.fileName}</td>
-      <td className="prewrap"><VisibleText text={item.candidateFact ?? ''} /></td>
+      <td className="prewrap" style={{ minWidth: 160 }}><VisibleText text={item.candidateFact ?? ''} /></td>
       <td>
         <Chip value={s.label} kind={s.tone} />
         {item.error && !item.conflict && <div className="small muted prewrap">{item.error}</div>}
-        {item.conflict && <div className="small prewrap">{item.conflict.message.split(/[:.](\s|$)/)[0]}</div>}
+        {item.conflict && <div className="small" title={item.conflict.message}>later changes overlap it</div>}
         {item.applied && item.rollbackAuditId && <div className="small"><a href={hrefFor('writes', { id: item.rollbackAuditId })}>rollback write</a></div>}
         <button type="button" className="link small" onClick={onToggle} aria-expanded={expanded}>{expanded ? 'hide diff' : 'diff'}</button>
       </td>
@@ -128,7 +128,7 @@ function ItemRow({ item, result, choice, onChoose, expanded, onToggle }: {
           <select value={choice} onChange={(e) => onChoose(e.target.value as Choice)} aria-label={`Choice for ${item.fileName} write ${formatShortTime(item.createdAt)}`}>
             <option value="rollback">roll back</option>
             <option value="skip">skip</option>
-            <option value="force">force (discard later changes)</option>
+            <option value="force" title="restore the old version, discarding later changes">force</option>
           </select>
         </td>
       )}
