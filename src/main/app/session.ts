@@ -6,6 +6,7 @@ import type { ChangeEvent, DataChange, DataChangeSource, RecentWorkspace, Worksp
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../db/connection';
 import type { ServiceContext } from '../services/context';
+import { loadSettings } from '../services/lifecycle/settings';
 import { resolveActor } from '../services/curation/actor';
 
 const RECENT_FILE = 'recent-workspaces.json';
@@ -49,7 +50,8 @@ export class WorkspaceSession {
     const abs = path.resolve(dir);
     if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw new AppError('NotFound', `workspace folder ${abs} does not exist`);
     const isDemo = options.isDemo ?? this.recentEntries().find((r) => r.dir === abs)?.isDemo ?? false;
-    const db = openWorkspaceDatabase(abs, { nativeBinding: this.opts.nativeBinding });
+    // The workspace's storage settings (dbPath, pragmas) apply here exactly as in the CLI.
+    const db = openWorkspaceDatabase(abs, { nativeBinding: this.opts.nativeBinding, config: loadSettings(abs).settings.storage });
     this.closeDatabase();
     this.cachedCounts = null;
     this.opened = { ...db, dir: abs, openedAt: this.now, isDemo };

@@ -74,10 +74,14 @@ const ZH_INTRO =
   /(?:我叫|[他她]叫|名叫|叫做|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])/gu;
 // Cues after which a name must stand alone (followed by a pause): they also precede ordinary words.
 const LOOSE_CUE = /^(?:我是|本人|亲爱的|@|你好|您好|嗨)/;
+// "我是程序员", "我是郑州人", "亲爱的顾客": roles, origins and places, not names.
+const ROLE_OR_PLACE = /[人员师家者手长主工客东迷粉友州市省县区镇村乡岛城序籍]/;
 // "张先生", "王芳女士", "陈老师": a title after the name.
 const ZH_TITLE = /(?:先生|女士|小姐|老师|医生|教授|经理|总监|主任|律师|师傅|同学|博士|阿姨|叔叔|大夫|太太|校长|院长|老板|总(?=[,，。.!！?？\s]|$)|[哥姐](?![哥姐们妹弟夫]))/gu;
 // Words that stand before a title but are not names: subjects, shifts, "班主任".
-const NOT_NAME_BEFORE_TITLE = /(?:历史|语文|中文|英文|日文|人文|天文|值班|班|文科|理科|车间|党委)$/;
+const NOT_NAME_BEFORE_TITLE = /(?:历史|语文|中文|英文|日文|人文|天文|值班|班|主任|文科|理科|车间|党委)$/;
+// Surnames that are far more often a preposition or a word before a title ("和老师", "向经理汇报", "师姐").
+const NEVER_ALONE = new Set(Array.from('和向于师'));
 
 function detectChineseNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -88,9 +92,9 @@ function detectChineseNames(text: string): PiiSpan[] {
     if (name.length < 2 || name.length === surname.length) continue;
     // "我是高手", "亲爱的朋友们": after a loose cue the name must be followed by a pause and not start with a word.
     const pauseAfter = !HAN.test(text[at + name.length] ?? '');
-    if (LOOSE_CUE.test(m[0]) && (AMBIGUOUS_SURNAMES.has(name[0]) || !pauseAfter)) continue;
-    // "叫做方便面": a surname that is also a word needs the pause even after a firm cue, unless a form field says "name".
-    if (AMBIGUOUS_SURNAMES.has(name[0]) && !pauseAfter && !/[:：]|姓名|名字|人/.test(m[0])) continue;
+    if (LOOSE_CUE.test(m[0]) && (AMBIGUOUS_SURNAMES.has(name[0]) || !pauseAfter || ROLE_OR_PLACE.test(name.slice(1)))) continue;
+    // "联系人管理": a surname that is also a word needs the pause even after a firm cue, unless a colon says a value follows.
+    if (AMBIGUOUS_SURNAMES.has(name[0]) && !pauseAfter && !/[:：]/.test(m[0])) continue;
     out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.5, 'context:zh-intro'));
   }
   for (const m of text.matchAll(ZH_TITLE)) {
@@ -112,7 +116,7 @@ function nameStartBefore(text: string, end: number): number {
     if (fullNameAt(text, i).length === len && (i === 0 || !SURNAMES.has(text[i - 1]) || NOT_GIVEN.has(text[i - 1]))) return i;
   }
   const single = text[end - 1] ?? '';
-  if (!SURNAMES.has(single)) return -1;
+  if (!SURNAMES.has(single) || NEVER_ALONE.has(single)) return -1;
   // "对方老师": an everyday-word surname alone counts only at the start of a clause.
   return AMBIGUOUS_SURNAMES.has(single) && HAN.test(text[end - 2] ?? '') ? -1 : end - 1;
 }

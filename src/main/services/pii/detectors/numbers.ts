@@ -63,8 +63,9 @@ function classifyCard(text: string, digits: string, start: number, end: number):
   // "card # 4111..." names a card; "order # 4111..." does not.
   if (!cardContext && hasLookalikeContext(text, start)) return null;
   const luhn = luhnValid(digits);
+  const credit = /信用卡|credit/i.test(before);
   if (issuer === 'unionpay') {
-    if (luhn) return makeSpan(text, 'BANK_CARD', start, end, 0.9, 'luhn:unionpay');
+    if (luhn) return makeSpan(text, credit ? 'CREDIT_CARD' : 'BANK_CARD', start, end, 0.9, 'luhn:unionpay');
     // Some UnionPay debit cards carry no Luhn digit; accept those only when the text says "card".
     if (cardContext) {
       return makeSpan(text, 'BANK_CARD', start, end, 0.6, 'context:unionpay');
@@ -75,7 +76,7 @@ function classifyCard(text: string, digits: string, start: number, end: number):
   // A 13-digit product barcode (EAN-13) can pass Luhn too; without a card word it is a product code.
   if (digits.length === 13 && !cardContext && isValidEan13(digits)) return null;
   // 银行卡/储蓄卡/借记卡 name a bank (debit) card; 信用卡 is a credit card in any language.
-  const cn = cardContext && /[\u4e00-\u9fff]/.test(before) && !/信用卡[^\n]{0,14}$/.test(before);
+  const cn = cardContext && /[\u4e00-\u9fff]/.test(before) && !credit;
   return makeSpan(text, cn ? 'BANK_CARD' : 'CREDIT_CARD', start, end, 0.9, `luhn:${issuer}`);
 }
 
