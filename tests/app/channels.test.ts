@@ -37,7 +37,8 @@ describe('every channel against the real services', () => {
   beforeAll(async () => {
     dir = tempWorkspace();
     generateDemoWorkspace(dir, { sessions: 8 });
-    web = await serveWorkspace(dir);
+    // Imports read the shared fixtures: allow them, as `--allow-dir` would.
+    web = await serveWorkspace(dir, { allowDirs: [sharedDir] });
   });
   afterAll(async () => {
     await web?.close();
@@ -171,7 +172,10 @@ describe('every channel against the real services', () => {
     const exports = await api<ExportRow[]>('dataset.exports', { limit: 10 });
     expect(exports[0].id).toBe(row.id);
     const train = row.files.find((f) => f.role === 'train')!;
-    const dl = await fetch(`${web.origin}/api/download?exportId=${row.id}&file=${train.name}&token=${web.token}`);
+    const ticket = await fetch(`${web.origin}/api/download-ticket`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-reflection-token': web.token }, body: JSON.stringify({ exportId: row.id, file: train.name }),
+    });
+    const dl = await fetch(`${web.origin}${((await ticket.json()) as { value: { url: string } }).value.url}`);
     expect(dl.status).toBe(200);
     const text = await dl.text();
     expect(text.split('\n')[0]).toBe(preview.records[0]);
@@ -235,7 +239,8 @@ describe('opt-out, retention, conversation export and settings validation over H
   beforeAll(async () => {
     dir = tempWorkspace();
     generateDemoWorkspace(dir, { sessions: 8 });
-    web = await serveWorkspace(dir);
+    // Imports read the shared fixtures: allow them, as `--allow-dir` would.
+    web = await serveWorkspace(dir, { allowDirs: [sharedDir] });
   });
   afterAll(async () => {
     await web?.close();

@@ -14,7 +14,7 @@ const FIXTURE_LOG = path.join(sharedDir, 'fixtures', 'reflection-plugin', 'plugi
 function listen(port: number, token: string): { events: ChangeEvent[]; ready: Promise<void>; close(): void } {
   const events: ChangeEvent[] = [];
   let buffer = '';
-  const req = http.get({ host: '127.0.0.1', port, path: `/api/events?token=${token}`, agent: false });
+  const req = http.get({ host: '127.0.0.1', port, path: '/api/events', headers: { 'x-reflection-token': token }, agent: false });
   const ready = new Promise<void>((resolve) =>
     req.on('response', (res) => {
       res.on('data', (c: Buffer) => {

@@ -119,7 +119,7 @@ describe('browser mode over real HTTP', () => {
 
   it('pushes a data event over SSE when another connection writes the database', async () => {
     const received: string[] = [];
-    const req = http.get({ host: '127.0.0.1', port, path: `/api/events?token=${web.token}`, agent: false });
+    const req = http.get({ host: '127.0.0.1', port, path: '/api/events', headers: { 'x-reflection-token': web.token }, agent: false });
     const response = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
     expect(response.headers['content-type']).toMatch(/text\/event-stream/);
     response.on('data', (c: Buffer) => received.push(c.toString('utf8')));
@@ -143,12 +143,15 @@ describe('browser mode over real HTTP', () => {
       `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at)
        VALUES ('exp1', 'ds1', 'openai', '[]', ?, ?, 1)`,
     ).run(exportDir, JSON.stringify([{ name: 'train.jsonl', bytes: 8 }]));
-    const ok = await request(port, `/api/download?exportId=exp1&file=train.jsonl&token=${web.token}`);
+    const ticketFor = (file: string) => call(port, web.token, 'download-ticket', { exportId: 'exp1', file });
+    const t = await ticketFor('train.jsonl');
+    expect(t.status).toBe(200);
+    const ok = await request(port, t.json<{ value: { url: string } }>().value.url);
     expect(ok.status).toBe(200);
     expect(ok.body).toBe('{"a":1}\n');
     expect(ok.headers['content-disposition']).toContain('train.jsonl');
     for (const file of ['secret.txt', '../reflection.db', '..%2F..%2FUSER.md']) {
-      const r = await request(port, `/api/download?exportId=exp1&file=${file}&token=${web.token}`);
+      const r = await ticketFor(file);
       expect(r.status, file).toBeGreaterThanOrEqual(400);
       expect(r.body).not.toContain('not exported');
     }

@@ -25,9 +25,9 @@ describe('hostile text in Chromium', () => {
     await wb?.close();
   });
 
-  it('takes the token out of the address bar and keeps it for the tab', async () => {
+  it('takes the token out of the address bar; the page never holds it (HttpOnly cookie)', async () => {
     expect(wb.page.url()).not.toContain('token=');
-    expect(await wb.page.evaluate(() => sessionStorage.getItem('reflection.token'))).toBe(wb.token);
+    expect(await wb.page.evaluate(() => `${document.cookie}|${JSON.stringify(sessionStorage)}|${JSON.stringify(localStorage)}`)).not.toContain(wb.token);
     await wb.page.reload({ waitUntil: 'load' });
     await wb.page.waitForSelector('[data-testid=view-sessions]');
     expect(await wb.page.locator('.error-message').count()).toBe(0);

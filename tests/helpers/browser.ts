@@ -28,7 +28,7 @@ export const screenshotDir = path.join(repoRoot, 'test-output', 'screenshots');
 export interface WorkbenchServer {
   runtime: AppRuntime;
   server: WebServer;
-  /** The URL with ?token=, as printed by `reflection open --web`. */
+  /** The URL with ?token=, as printed by `reflection open --web`: opening it exchanges the token for the session cookie. */
   url: string;
   origin: string;
   token: string;
@@ -39,6 +39,8 @@ export interface WorkbenchServer {
 export interface ServeOptions {
   rateLimit?: RateLimitOptions;
   port?: number;
+  /** Folders the page may name paths in (`--allow-dir`); default: the workspace and its plugin root. */
+  allowDirs?: string[];
 }
 
 /** Starts browser mode on an existing workspace folder (no Chromium). */
@@ -47,7 +49,7 @@ export async function serveWorkspace(workspaceDir: string, opts: ServeOptions = 
     throw new Error('out/renderer is not built: run `npx electron-vite build` (npm test does it first)');
   }
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-state-'));
-  const runtime = createAppRuntime({ mode: 'web', stateDir, log: { warn: () => undefined } });
+  const runtime = createAppRuntime({ mode: 'web', stateDir, log: { warn: () => undefined }, allowDirs: opts.allowDirs });
   runtime.session.open(workspaceDir);
   const server = await startWebServer({ runtime, rendererDir, rateLimit: opts.rateLimit, port: opts.port });
   return {

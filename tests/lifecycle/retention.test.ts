@@ -141,6 +141,26 @@ describe('retention', () => {
     const out = JSON.parse(cli.stdout) as { dryRun: boolean; deleted: Record<string, number> };
     expect(out.dryRun).toBe(true);
     expect(out.deleted.conversation_turns).toBeGreaterThan(0);
+    // Without --yes (and no terminal to ask in) nothing goes; without a backup --yes alone is refused too.
+    const turns = () => {
+      const { db: d } = openWorkspaceDatabase(dir);
+      const n = count(d, 'SELECT count(*) FROM conversation_turns');
+      d.close();
+      return n;
+    };
+    const before = turns();
+    const prune = (...extra: string[]) => spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'prune', '--days', '10', '--workspace', dir, ...extra], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const unconfirmed = prune();
+    expect(unconfirmed.status).not.toBe(0);
+    expect(unconfirmed.stdout).toMatch(/would delete/);
+    expect(unconfirmed.stderr).toMatch(/--yes/);
+    const noBackup = prune('--yes');
+    expect(noBackup.status).not.toBe(0);
+    expect(noBackup.stderr).toMatch(/backup/);
+    expect(turns()).toBe(before);
+    const forced = prune('--yes', '--force');
+    expect(forced.status, forced.stderr).toBe(0);
+    expect(turns()).toBeLessThan(before);
   }, 60_000);
 
   it('runs on a schedule while the workbench is open: shortly after start, then daily', async () => {

@@ -3,7 +3,8 @@
 import type { Handlers } from '../ipc/registry';
 import { buildHandlers } from '../ipc/handlers';
 import { JobManager } from '../ipc/jobs';
-import { createRegistry, type Logger, type Registry } from '../ipc/registry';
+import { createRegistry, isUnavailable, type Logger, type Registry } from '../ipc/registry';
+import { configurePathPolicy, type PathPolicy } from './pathPolicy';
 import { WorkspaceSession } from './session';
 import { attachWorkspaceServices, type WorkspaceServices } from './workspaceServices';
 
@@ -17,6 +18,8 @@ export interface AppRuntimeOptions {
   /** Replace handlers (tests use this to observe calls; never for production wiring). */
   handlers?: Partial<Handlers>;
   dataVersionPollMs?: number;
+  /** Browser mode: folders the renderer's paths may lie in (`--allow-dir`); default: the open workspace and its plugin root. */
+  allowDirs?: string[];
 }
 
 export interface AppRuntime {
@@ -25,6 +28,8 @@ export interface AppRuntime {
   registry: Registry;
   /** Recovery, external-change recording and the lifecycle of the open workspace. */
   services: WorkspaceServices;
+  /** Which paths the renderer may make main touch (dialog picks, allowed folders). */
+  paths: PathPolicy;
   /** Stops jobs, the lifecycle and polling, then closes the database. */
   close(): Promise<void>;
 }
@@ -32,9 +37,10 @@ export interface AppRuntime {
 export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
   const session = new WorkspaceSession({ stateDir: opts.stateDir, nativeBinding: opts.nativeBinding });
   const services = attachWorkspaceServices(session, opts.log);
+  const paths = configurePathPolicy(session, { allowDirs: opts.allowDirs });
   const jobs = new JobManager((e) => session.emit(e), Date.now, (change) => session.noteLocalWrite(undefined, change));
   const registry = createRegistry(
-    buildHandlers(opts.handlers),
+    confineImportPaths(buildHandlers(opts.handlers), paths),
     { mode: opts.mode, version: opts.version ?? '0.1.0', session, jobs, startDrag: opts.startDrag },
     opts.log,
   );
@@ -44,6 +50,7 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
     jobs,
     registry,
     services,
+    paths,
     async close() {
       jobs.cancelAll();
       session.stopPolling();
@@ -54,4 +61,16 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
       }
     },
   };
+}
+
+/** Every import.* channel reads the path it is given: check it against the path policy first. */
+function confineImportPaths(handlers: Handlers, paths: PathPolicy): Handlers {
+  const out = { ...handlers } as Record<string, unknown>;
+  for (const [channel, handler] of Object.entries(handlers)) {
+    if (!channel.startsWith('import.') || isUnavailable(handler)) continue;
+    const original = handler as (input: { path?: unknown }, ...rest: unknown[]) => unknown;
+    out[channel] = (input: { path?: unknown }, ...rest: unknown[]) =>
+      original(typeof input.path === 'string' ? { ...input, path: paths.check('path', input.path) } : input, ...rest);
+  }
+  return out as Handlers;
 }

@@ -3,6 +3,7 @@
 // (live capture when a plugin root is configured, the archive schedule, retention).
 import { reconcilePending, recordExternalChanges } from '../services/guardian';
 import { startWorkspaceLifecycle, type WorkspaceLifecycle } from '../services/lifecycle';
+import { cleanCrashLitter } from '../services/lifecycle/outputFiles';
 import type { DataChangeSource } from '../../shared/contract';
 import type { Logger } from '../ipc/registry';
 import type { WorkspaceSession } from './session';
@@ -53,6 +54,7 @@ export function attachWorkspaceServices(session: WorkspaceSession, log: Logger =
     if (!session.isOpen() || session.dir !== dir) return;
     const ctx = session.serviceContext();
     try {
+      for (const file of cleanCrashLitter(dir)) log.warn(`removed a partial file a crashed export or backup left: ${file}`);
       for (const message of await reconcilePending(ctx)) log.warn(`recovered: ${message}`);
       const external = recordExternalChanges(ctx);
       if (external.length) {

@@ -12,6 +12,22 @@ export function zodMessage(error: ZodError): string {
     .join('; ');
 }
 
+/**
+ * Where a NUL character hides in an input (a string, or an object key, at any depth), or null.
+ * No input of ours may carry one: SQLite, file paths and FTS would each mishandle it.
+ */
+export function nulPath(value: unknown, at = 'input', depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? at : null;
+  if (depth > 64 || typeof value !== 'object' || value === null) return null;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const where = Array.isArray(value) ? `${at}[${k}]` : at === 'input' ? k : `${at}.${k}`;
+    if (k.includes('\u0000')) return where;
+    const found = nulPath(v, where, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
 export function toErrorBody(e: unknown): { kind: ErrorKind; message: string; details?: unknown } {
   if (isAppError(e)) {
     const err = e as AppError;

@@ -14,7 +14,7 @@ import {
 import { AppError, type Result } from '../../shared/errors';
 import type { WorkspaceSession } from '../app/session';
 import type { ServiceContext } from '../services/context';
-import { toEnvelope, zodMessage } from './errors';
+import { nulPath, toEnvelope, zodMessage } from './errors';
 import type { JobManager } from './jobs';
 
 export const SLOW_CALL_MS = 50;
@@ -90,6 +90,8 @@ export function createRegistry(handlers: Handlers, env: Omit<HandlerEnv, 'unavai
       if (typeof channel !== 'string' || !isChannel(channel)) {
         return { ok: false, error: { kind: 'Invalid', message: `unknown channel ${String(channel).slice(0, 100)}` } };
       }
+      const nul = nulPath(rawInput);
+      if (nul) return { ok: false, error: { kind: 'Invalid', message: `${channel}: ${nul}: NUL characters are not allowed` } };
       const parsed = contracts[channel].input.safeParse(rawInput ?? {});
       if (!parsed.success) {
         return { ok: false, error: { kind: 'Invalid', message: `${channel}: ${zodMessage(parsed.error)}` } };

@@ -70,17 +70,36 @@ export interface RateLimitOptions {
   capacity: number;
   /** Tokens added per second. */
   refillPerSecond: number;
+  /** Buckets kept; beyond it the least recently used one is dropped. */
+  maxKeys?: number;
 }
 
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { capacity: 300, refillPerSecond: 100 };
+export const DEFAULT_MAX_BUCKETS = 10_000;
 
-/** One token bucket per client key. */
+/**
+ * One token bucket per client key: the principal of a valid token, or one shared key for every
+ * unauthenticated request (so neither new source addresses nor guessed tokens earn fresh buckets).
+ * A Map keeps insertion order: touching a key moves it to the end, so the first key is the least
+ * recently used, and that is what goes when the map is full (never the whole map).
+ */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly maxKeys: number;
   constructor(
     private readonly opts: RateLimitOptions = DEFAULT_RATE_LIMIT,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.maxKeys = opts.maxKeys ?? DEFAULT_MAX_BUCKETS;
+  }
+
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  has(key: string): boolean {
+    return this.buckets.has(key);
+  }
 
   /** Takes one token; returns the seconds to wait when the bucket is empty, or 0 when allowed. */
   take(key: string): number {
@@ -88,8 +107,9 @@ export class RateLimiter {
     const b = this.buckets.get(key) ?? { tokens: this.opts.capacity, at: t };
     b.tokens = Math.min(this.opts.capacity, b.tokens + ((t - b.at) / 1000) * this.opts.refillPerSecond);
     b.at = t;
+    this.buckets.delete(key);
     this.buckets.set(key, b);
-    if (this.buckets.size > 10_000) this.buckets.clear();
+    while (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value as string);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;

@@ -1,39 +1,37 @@
 // Handlers this area owns outright: app info, workspace session, jobs, settings, backup, drag-out.
-import path from 'node:path';
 import { AppError } from '../../../shared/errors';
 import { resolveExportFile } from '../../app/exportFiles';
+import { pathPolicyOf } from '../../app/pathPolicy';
 import { backupDatabase } from '../../services/lifecycle/backup';
 import { loadSettings, saveSettings, type LoadedSettings } from '../../services/lifecycle/settings';
 import type { Handlers } from '../registry';
 
 const settingsDto = (s: LoadedSettings) => ({ file: s.file, values: s.settings as unknown as Record<string, unknown>, problems: s.warnings });
 
-function insideFolder(folder: string, file: string): boolean {
-  const rel = path.relative(folder, file);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-}
-
 export const appHandlers = {
   'app.info': (_input, env) => ({ mode: env.mode, version: env.version, unavailable: [...env.unavailable] }),
   'workspace.current': (_input, env) => env.session.current(),
   'workspace.recent': (_input, env) => env.session.recent(),
   'workspace.open': (input, env) => {
+    const dir = pathPolicyOf(env.session).checkWorkspace(input.dir);
     env.jobs.cancelAll();
-    return env.session.open(input.dir);
+    return env.session.open(dir);
   },
+  'dialog.pick': async (input, env) => ({ path: await pathPolicyOf(env.session).pick(input.purpose) }),
 
   'jobs.get': (input, env) => env.jobs.get(input.jobId),
   'jobs.list': (_input, env) => env.jobs.list(),
   'jobs.cancel': (input, env) => env.jobs.cancel(input.jobId),
 
   'settings.get': (_input, env) => settingsDto(loadSettings(env.session.dir)),
-  'settings.set': (input, env) => settingsDto(saveSettings(env.session.dir, input.patch)),
+  'settings.set': (input, env) => {
+    pathPolicyOf(env.session).checkSettingsPatch(input.patch);
+    return settingsDto(saveSettings(env.session.dir, input.patch));
+  },
 
   'backup.create': async (input, env) => {
-    const dir = env.session.dir;
-    // The renderer is untrusted: it may only choose a backup file inside the workspace folder.
-    const output = input.file ? path.resolve(dir, input.file) : undefined;
-    if (output && !insideFolder(dir, output)) throw new AppError('Invalid', `file: ${input.file} must be inside the workspace folder`);
+    // The renderer is untrusted: a name in the backups folder, or a path the user picked in a save dialog.
+    const output = pathPolicyOf(env.session).backupTarget(input.file);
     const r = await backupDatabase(env.session.serviceContext(), { output });
     return { file: r.file, bytes: r.bytes, elapsedMs: r.tookMs };
   },

@@ -1,5 +1,6 @@
 // The renderer's only way to main: one ApiClient interface, two transports. In Electron the preload
-// provides window.api (IPC); in browser mode calls go to POST /api/<channel> with the session token.
+// provides window.api (IPC); in browser mode calls go to POST /api/<channel> with the session cookie
+// (the server exchanged the URL token for it; the page never sees the token).
 // Components cannot tell which one they have.
 import {
   contracts,
@@ -128,26 +129,9 @@ export class IpcClient extends BaseClient {
   }
 }
 
-export const TOKEN_STORAGE_KEY = 'reflection.token';
+/** Non-browser clients may send the token in this header; the page itself uses the HttpOnly cookie. */
 export const TOKEN_HEADER = 'X-Reflection-Token';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-
-/** Takes the token from ?token= (then removes it from the address bar) or from sessionStorage. */
-export function takeToken(loc: Location = window.location, storage: Storage = window.sessionStorage): string | null {
-  const url = new URL(loc.href);
-  const fromUrl = url.searchParams.get('token');
-  if (fromUrl) {
-    storage.setItem(TOKEN_STORAGE_KEY, fromUrl);
-    url.searchParams.delete('token');
-    try {
-      window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
-    } catch {
-      // not fatal: the token just stays visible
-    }
-    return fromUrl;
-  }
-  return storage.getItem(TOKEN_STORAGE_KEY);
-}
 
 function newKey(): string {
   const c = globalThis.crypto as Crypto | undefined;
@@ -155,21 +139,18 @@ function newKey(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }
 
-/** Browser mode: same-origin HTTP with the session token; SSE for push events. */
+/** Browser mode: same-origin HTTP with the session cookie; SSE for push events. */
 export class HttpClient extends BaseClient {
   readonly mode = 'web' as const;
   private source: EventSource | null = null;
   private listeners = new Set<(event: ChangeEvent) => void>();
 
-  constructor(
-    private readonly token: string,
-    private readonly base = '',
-  ) {
+  constructor(private readonly base = '') {
     super();
   }
 
   protected async invoke(channel: Channel, input: unknown): Promise<Result<unknown>> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', [TOKEN_HEADER]: this.token };
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     // One key per logical call: a retry after a network failure reuses it, so main never repeats the action.
     if (contracts[channel].mutating) headers[IDEMPOTENCY_HEADER] = newKey();
     const body = JSON.stringify(input ?? {});
@@ -194,7 +175,7 @@ export class HttpClient extends BaseClient {
   onChange(cb: (event: ChangeEvent) => void): () => void {
     this.listeners.add(cb);
     if (!this.source && typeof EventSource !== 'undefined') {
-      this.source = new EventSource(`${this.base}/api/events?token=${encodeURIComponent(this.token)}`);
+      this.source = new EventSource(`${this.base}/api/events`);
       this.source.onmessage = (m) => {
         let event: ChangeEvent;
         try {
@@ -214,8 +195,9 @@ export class HttpClient extends BaseClient {
     };
   }
 
+  /** The server answers this (with the cookie) by a redirect to a one-use ticket: the link holds no credential. */
   downloadUrl(exportId: string, fileName: string): string {
-    const q = new URLSearchParams({ exportId, file: fileName, token: this.token });
+    const q = new URLSearchParams({ exportId, file: fileName });
     return `${this.base}/api/download?${q.toString()}`;
   }
 }
@@ -228,9 +210,7 @@ export function getApiClient(): ApiClient {
   if (typeof window !== 'undefined' && window.api) {
     singleton = new IpcClient(window.api);
   } else {
-    const token = takeToken();
-    if (!token) throw new ApiError('Unauthorized', 'no access token: open the URL printed by `reflection open --web`', 'app.info');
-    singleton = new HttpClient(token);
+    singleton = new HttpClient();
   }
   return singleton;
 }
