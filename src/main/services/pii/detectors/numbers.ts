@@ -160,6 +160,11 @@ export function detectChineseIds(text: string): PiiSpan[] {
 
 // IBAN: country, check digits, then up to 30 alphanumerics, optionally in groups of four.
 const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g;
+const IBAN_LOWER = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?\b/g;
+// Countries that issue IBANs: a lowercase candidate ("gb42nawi…", typed in chat) must start with one.
+const IBAN_COUNTRIES = new Set(
+  'AD AE AL AO AT AZ BA BE BF BG BH BI BJ BR BY CF CG CH CI CM CR CV CY CZ DE DJ DK DO DZ EE EG ES FI FK FO FR GA GB GE GI GL GQ GR GT GW HN HR HU IE IL IQ IR IS IT JO KM KW KZ LB LC LI LT LU LV LY MC MD ME MG MK ML MN MR MT MU MZ NE NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SN SO ST SV TD TG TL TN TR UA VA VG XK YE'.split(' '),
+);
 
 /** ISO 13616 mod-97 check on the rearranged IBAN. */
 export function isValidIban(raw: string): boolean {
@@ -177,8 +182,10 @@ export function isValidIban(raw: string): boolean {
 /** Bank account numbers in IBAN form. */
 export function detectIbans(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(IBAN)) {
-    if (isValidIban(m[0])) out.push(makeSpan(text, 'IBAN', m.index, m.index + m[0].length, 0.85, 'mod97:iban'));
+  for (const m of [...text.matchAll(IBAN), ...text.matchAll(IBAN_LOWER)]) {
+    const upper = m[0].toUpperCase();
+    if (upper !== m[0] && !IBAN_COUNTRIES.has(upper.slice(0, 2))) continue;
+    if (isValidIban(upper)) out.push(makeSpan(text, 'IBAN', m.index, m.index + m[0].length, 0.85, 'mod97:iban'));
   }
   return out;
 }
