@@ -14,6 +14,7 @@ import { RecorderCore } from '../../src/main/recorder/recorder';
 import { collectSamples, exportDataset } from '../../src/main/services/dataset';
 import { correctWrite } from '../../src/main/services/guardian/corrections';
 import { EXPORT_FORMATS, type GateDecision } from '../../src/shared/domain';
+import { NEAR_DUP_PAIRS, pairScores, runNearDupPairs } from '../../tests/dataset/nearDupPairs';
 
 const FILES = ['USER.md', 'MEMORY.md', 'TOOLS.md'] as const;
 const DECISION_FOR: Record<(typeof FILES)[number], GateDecision> = { 'USER.md': 'UPDATE_USER', 'MEMORY.md': 'UPDATE_MEMORY', 'TOOLS.md': 'UPDATE_TOOLS' };
@@ -114,6 +115,13 @@ export const section: BenchSection = {
     const n = Number(process.env.DATASET_BENCH_DECISIONS ?? 100_000);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-dataset-'));
     try {
+      // dedupe quality first: the labelled pair set (tests/dataset/nearDupPairs.ts), through the real collector
+      const pairs = pairScores(await runNearDupPairs(fs.mkdtempSync(path.join(dir, 'pairs-'))));
+      const nDistinct = NEAR_DUP_PAIRS.filter((p) => !p.same).length;
+      console.log(
+        `near-duplicate pairs: ${NEAR_DUP_PAIRS.length} (${nDistinct} distinct facts from consecutive turns, ${NEAR_DUP_PAIRS.length - nDistinct} copies of one lesson); ` +
+          `pair precision ${fmt(pairs.precision, 3)}, recall ${fmt(pairs.recall, 3)} (tp ${pairs.tp}, fp ${pairs.fp}, fn ${pairs.fn}, tn ${pairs.tn})`,
+      );
       const tb = performance.now();
       const db = buildWorkspace(dir, n);
       console.log(`workspace: ${n} decisions recorded in ${fmt((performance.now() - tb) / 1000, 1)} s`);
@@ -145,7 +153,11 @@ export const section: BenchSection = {
         const m = peakRss();
         const h = peakHeap();
         const te = performance.now();
-        const r = await exportDataset(ctx, { format, outDir: path.join(dir, `export-${format}`) });
+        const r = await exportDataset(ctx, { format, outDir: path.join(dir, `export-${format}`) }).catch((e: Error) => e);
+        if (r instanceof Error) {
+          console.log(`export ${format.padEnd(10)}: ${r.message}`);
+          continue;
+        }
         const ems = performance.now() - te;
         const epeak = m.stop();
         const hpeak = h.stop();
@@ -153,7 +165,7 @@ export const section: BenchSection = {
         const scaled = sampleBase.ms * (Math.max(r.total, 1) / sampleBase.rows);
         console.log(
           `export ${format.padEnd(10)}: ${r.total} samples in ${fmt(ems / 1000, 2)} s = ${fmt(r.total / (ems / 1000), 0)} samples/s; ` +
-            `ratio ${fmt(scaled / ems, 3)}; peak RSS ${fmt(epeak, 0)} MB, heap ${fmt(hpeak, 0)} MB; ${fmt(r.files.reduce((a, f) => a + f.bytes, 0) / 1048576, 1)} MiB written`,
+            `ratio ${fmt(scaled / ems, 3)}; folded ${r.summary.folded.total}, identical dropped ${r.summary.identicalDropped.count}; peak RSS ${fmt(epeak, 0)} MB, heap ${fmt(hpeak, 0)} MB; ${fmt(r.files.reduce((a, f) => a + f.bytes, 0) / 1048576, 1)} MiB written`,
         );
         fs.rmSync(r.outDir, { recursive: true, force: true });
       }

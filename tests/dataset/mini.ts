@@ -1,9 +1,9 @@
 // A small recorded workspace built turn by turn through the recorder, for tests that need exact control.
+// No vitest import here: the bench builds the near-duplicate pair set with it too (miniWorkspaceAt).
 import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { RecorderCore } from '../../src/main/recorder/recorder';
 import type { ServiceContext } from '../../src/main/services/context';
 import type { GateDecision, MemoryFileName } from '../../src/shared/domain';
-import { tempWorkspace } from '../helpers/workspace';
 
 export interface MiniTurn {
   decision: GateDecision;
@@ -25,8 +25,7 @@ export interface Mini {
 
 export const T0 = Date.UTC(2026, 4, 1, 9, 0, 0);
 
-export function miniWorkspace(prefix = 'reflection-mini-'): Mini {
-  const ws = tempWorkspace(prefix);
+export function miniWorkspaceAt(ws: string): Mini {
   const { db } = openWorkspaceDatabase(ws);
   const rec = new RecorderCore(db);
   let clock = T0;

@@ -20,7 +20,8 @@ import {
 import { correctWrite } from '../../src/main/services/guardian/corrections';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { readJsonl, validatePreferenceExamples } from './openaiValidator';
-import { miniWorkspace, type Mini } from './mini';
+import type { Mini } from './mini';
+import { miniWorkspace } from './miniTemp';
 
 const ALL = { includeUnreviewed: true, includeBelowQuality: true } as const;
 const dataFiles = (r: ExportResult) => r.files.filter((x) => /\.(train|validation)\.(jsonl|csv)$/.test(x.name));

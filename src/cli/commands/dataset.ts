@@ -5,7 +5,7 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { AppError } from '../../shared/errors';
-import { ANNOTATION_STATUSES, EXPORT_FORMATS, SAMPLE_TYPES, type AnnotationStatus, type ExportFormat, type SampleType } from '../../shared/domain';
+import { ANNOTATION_STATUSES, EXPORT_FORMATS, MEMORY_FILES, SAMPLE_TYPES, type AnnotationStatus, type ExportFormat, type MemoryFileName, type SampleType } from '../../shared/domain';
 import { loadSettings } from '../../main/services/lifecycle/settings';
 import { refuseFilledFolder } from '../../main/services/lifecycle/outputFiles';
 import type { ServiceContext } from '../../main/services/context';
@@ -17,7 +17,13 @@ import {
   qualityReport,
   reviewSample,
   taskOf,
+  markMissedWrite,
+  pickRepresentative,
+  reclusterSamples,
+  resolveDatasetConfig,
+  sampleCluster,
   type DatasetSample,
+  type ExportSummary,
 } from '../../main/services/dataset';
 
 function parseTime(value: string | undefined, name: string): number | undefined {
@@ -128,6 +134,23 @@ function answerReader(): { next: (prompt: string) => Promise<string | null>; clo
     },
     close: () => rl.close(),
   };
+}
+
+function printExportSummary(s: ExportSummary): void {
+  const b = s.balance;
+  process.stdout.write(
+    `included: ${s.included.statuses.join(', ')}${s.included.minQuality !== null ? ` with quality >= ${s.included.minQuality}` : ', any quality'}\n` +
+      `balance: memory_gate write ${b.memory_gate.write} / NO_WRITE ${b.memory_gate.no_write}; ` +
+      `write_guardian write ${b.write_guardian.write} / refuse ${b.write_guardian.refuse} / skip ${b.write_guardian.skip}` +
+      (b.kto ? `; KTO desirable ${b.kto.desirable} / undesirable ${b.kto.undesirable}` : '') +
+      '\n' +
+      `near duplicates: ${s.folded.total} folded (${s.folded.approved} approved` +
+      (s.folded.samples.length ? `: ${s.folded.samples.slice(0, 10).map((x) => `${x.sampleId} -> ${x.keptSampleId}`).join(', ')}${s.folded.samples.length > 10 ? ', …' : ''}` : '') +
+      `); ${s.identicalDropped.count} identical records dropped\n` +
+      (s.tokens ? `tokens (${s.tokens.encoding}): ${s.tokens.total} in all, longest ${s.tokens.max} of ${s.tokens.limit}\n` : '') +
+      `languages: ${s.languages.join(', ') || 'n/a'}\n` +
+      s.notes.map((n) => `note: ${n}\n`).join(''),
+  );
 }
 
 export function register(program: Command): void {
@@ -312,9 +335,13 @@ export function register(program: Command): void {
       .option('-o, --output <folder>', 'output folder (default .openclaw-reflection/exports/dataset-<format>-<time>)')
       .option('--overwrite', 'replace the files of an earlier export in the output folder')
       .option('--train-split <x>', 'share of samples in train, grouped by session', '0.8')
-      .option('--seed <seed>', 'split seed', 'reflection')
-      .option('--only-approved', 'only approved and auto-approved samples')
-      .option('--min-quality <x>', 'minimum quality score')
+      .option('--split-by <unit>', 'session (default: no conversation on both sides) | turn (for one or two sessions)', 'session')
+      .option('--seed <seed>', 'split and balance seed', 'reflection')
+      .option('--only-approved', 'only approved and auto-approved samples (the default)')
+      .option('--include-unreviewed', 'also pending and needs_review samples')
+      .option('--min-quality <x>', 'minimum quality score (default: datasetCollection.positiveCriteria.minQualityScore)')
+      .option('--include-below-quality', 'no quality floor')
+      .option('--balance', 'downsample the majority label of each step (write / NO_WRITE; write / refuse) to the minority count')
       .option('--since <time>', 'only conversations from this time (ISO 8601 or ms)')
       .option('--until <time>', 'only conversations before this time')
       .option('--include-pii', 'export personal data as recorded instead of redacted (recorded in the export row)')
@@ -324,7 +351,8 @@ export function register(program: Command): void {
       async (
         opts: GlobalOptions & {
           format: string; output?: string; overwrite?: boolean; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
-          since?: string; until?: string; includePii?: boolean; bom?: boolean;
+          since?: string; until?: string; includePii?: boolean; bom?: boolean; splitBy: string; includeUnreviewed?: boolean;
+          includeBelowQuality?: boolean; balance?: boolean;
         },
       ) => {
         if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
@@ -343,20 +371,70 @@ export function register(program: Command): void {
               until: parseTime(opts.until, '--until'),
               includePii: opts.includePii,
               bom: opts.bom,
+              splitBy: opts.splitBy as 'session' | 'turn',
+              includeUnreviewed: opts.includeUnreviewed,
+              includeBelowQuality: opts.includeBelowQuality,
+              balance: opts.balance,
+              config: datasetConfig(dir),
             },
           ),
         );
         if (opts.json) return printJson(result);
+        printExportSummary(result.summary);
         process.stdout.write(
           `exported ${result.total} samples (${result.train} train, ${result.validation} validation) to ${result.outDir}\n` +
             result.files.map((f) => `  ${f.name}  ${f.bytes} bytes  sha256 ${f.sha256}`).join('\n') +
             '\n',
         );
         if (result.includePii) process.stderr.write('warning: personal data was exported as recorded (--include-pii)\n');
-        if (result.tokenWarnings.count) {
-          process.stderr.write(`warning: ${result.tokenWarnings.count} examples exceed 16,385 tokens: ${result.tokenWarnings.sampleIds.join(', ')}\n`);
+        const tokens = result.summary.tokens;
+        if (tokens && tokens.overLimit) {
+          process.stderr.write(`warning: ${tokens.overLimit} examples exceed ${tokens.limit} tokens (${tokens.encoding}, ${tokens.model}): ${tokens.sampleIds.join(', ')}\n`);
         }
       },
     ),
+  );
+
+  withWorkspace(
+    dataset
+      .command('missed-write <decisionId>')
+      .description('mark a NO_WRITE decision as a missed write: its sample becomes a positive with this fact and file')
+      .requiredOption('--fact <text>', 'the fact the gate should have written')
+      .requiredOption('--file <file>', MEMORY_FILES.join(' | '))
+      .requiredOption('--reason <text>', 'why it should have been written'),
+  ).action(
+    action(async (decisionId: string, opts: GlobalOptions & { fact: string; file: string; reason: string }) => {
+      if (!MEMORY_FILES.includes(opts.file as MemoryFileName)) throw new AppError('Invalid', `--file: expected one of ${MEMORY_FILES.join(', ')}`);
+      const r = await withDatabase(opts, ({ db }, dir) =>
+        markMissedWrite({ db, workspaceDir: dir }, { decisionId, fact: opts.fact, file: opts.file as MemoryFileName, reason: opts.reason, config: datasetConfig(dir) }),
+      );
+      if (opts.json) return printJson(r);
+      process.stdout.write(`missed write ${r.correctionId}: ${r.decision}; ${r.addedSamples} samples added, ${r.supersededSamples} superseded\n`);
+    }),
+  );
+
+  withWorkspace(
+    dataset
+      .command('cluster <sampleId>')
+      .description("show a sample's near-duplicate cluster and which member an export keeps")
+      .option('--pick', 'make this sample the representative its cluster exports'),
+  ).action(
+    action(async (sampleId: string, opts: GlobalOptions & { pick?: boolean }) => {
+      const view = await withDatabase(opts, ({ db }, dir) => (opts.pick ? pickRepresentative : sampleCluster)({ db, workspaceDir: dir }, sampleId));
+      if (opts.json) return printJson(view);
+      const t = new Table({ head: ['', 'id', 'type', 'status', 'quality', 'corrected', 'edited'] });
+      for (const m of view.members) {
+        t.push([m.id === view.representativeId ? '*' : '', m.id, m.sampleType, m.annotationStatus, m.qualityScore ?? '', m.corrected ? 'yes' : '', m.edited ? 'yes' : '']);
+      }
+      process.stdout.write(`${t.toString()}\n* exported (${view.representativeBecause}); ${view.members.length - 1} near-duplicates\n`);
+    }),
+  );
+
+  withWorkspace(dataset.command('recluster').description('recompute near-duplicate clusters of every sample (after a dedupe setting changed)')).action(
+    action(async (opts: GlobalOptions) => {
+      const r = await withDatabase(opts, ({ db }, dir) => reclusterSamples(db, resolveDatasetConfig(datasetConfig(dir)).dedupe));
+      if (opts.json) return printJson(r);
+      process.stdout.write(`${r.samples} samples reclustered; ${r.duplicates} near or exact duplicates\n`);
+    }),
   );
 }

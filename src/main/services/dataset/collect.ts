@@ -628,6 +628,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
             reason: draft.evidence === 'curator_correction' ? 'corrected by a curator' : d.reason,
             rawResponse: d.raw_response,
             fact: draft.fact,
+            labelIsNoWrite: !draft.labeledWrite,
             evidence: draft.evidence,
             followingSignals: f.signalTypes,
           },

@@ -25,6 +25,8 @@ export interface QualityInput {
   reason: string;
   rawResponse?: string | null;
   fact?: string | null;
+  /** The label says "write nothing": there is no fact to verify, which is the answer, not a gap. */
+  labelIsNoWrite?: boolean;
   evidence: LabelEvidence;
   /** Feedback signal types found in the following user turns. */
   followingSignals: string[];
@@ -139,7 +141,7 @@ export function scoreQuality(
   const factors: QualityFactors = {
     conversationClarity: conversationClarity(q),
     decisionConfidence: decisionConfidence(q),
-    factVerifiability: factVerifiability(q.fact, conversationText),
+    factVerifiability: q.labelIsNoWrite ? 1 : factVerifiability(q.fact, conversationText),
   };
   const total = weights.conversationClarity + weights.decisionConfidence + weights.factVerifiability;
   const score =
