@@ -13,6 +13,7 @@ import { areasOf, invalidateAreas, useApiQuery } from './lib/queries';
 import { CorrectionsView } from './views/CorrectionsView';
 import { DatasetsView } from './views/DatasetsView';
 import { DecisionsView } from './views/DecisionsView';
+import { HealthView } from './views/HealthView';
 import { PrivacyView } from './views/PrivacyView';
 import { ReviewView } from './views/ReviewView';
 import { SearchView } from './views/SearchView';
@@ -32,6 +33,7 @@ const NAV: { view: ViewName; label: string }[] = [
   { view: 'datasets', label: 'Datasets' },
   { view: 'search', label: 'Search' },
   { view: 'stats', label: 'Stats' },
+  { view: 'health', label: 'Memory health' },
   { view: 'privacy', label: 'Privacy & retention' },
   { view: 'settings', label: 'Settings' },
 ];
@@ -45,6 +47,7 @@ function CurrentView({ view }: { view: ViewName }): ReactNode {
     case 'review': return <ReviewView />;
     case 'datasets': return <DatasetsView />;
     case 'search': return <SearchView />;
+    case 'health': return <HealthView />;
     case 'privacy': return <PrivacyView />;
     case 'settings': return <SettingsView />;
     case 'stats': return <Suspense fallback={<div className="pad muted">Loading charts…</div>}><StatsView /></Suspense>;

@@ -2,7 +2,7 @@
 // filtered or opened can be bookmarked, reloaded and returned to with Back.
 import { useCallback, useSyncExternalStore } from 'react';
 
-export const VIEWS = ['sessions', 'decisions', 'writes', 'corrections', 'review', 'datasets', 'search', 'stats', 'privacy', 'settings'] as const;
+export const VIEWS = ['sessions', 'decisions', 'writes', 'corrections', 'review', 'datasets', 'search', 'stats', 'health', 'privacy', 'settings'] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 export interface Route {

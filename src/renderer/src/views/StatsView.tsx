@@ -7,6 +7,7 @@ import { formatCount } from '../lib/format';
 import { useApiQuery } from '../lib/queries';
 import { useAsync } from '../lib/useAsync';
 import { EvalModelsCard } from './stats/EvalModelsCard';
+import { HealthCard } from './health/HealthCard';
 
 // Only the pieces used: chart.js is tree-shakable when registered piecemeal.
 ChartJS.register(CategoryScale, LinearScale, BarElement, Tooltip, Legend);
@@ -97,6 +98,7 @@ export function StatsView() {
           {dataset.data && <div className="small muted">{formatCount(dataset.data.reviewed)} of {formatCount(dataset.data.total)} samples reviewed</div>}
         </div>
         <EvalModelsCard text={text} grid={grid} />
+        <HealthCard />
       </div>
     </div>
   );

@@ -9,6 +9,7 @@ import { useApi } from '../lib/api';
 import { formatShortTime, formatTime, truncate } from '../lib/format';
 import { hrefFor, useViewParams } from '../lib/route';
 import { WriteDetail } from './writes/WriteDetail';
+import { loadWriteFlags, SecretBadge } from './health/SecretFlags';
 
 const COLS = '86px 86px 90px minmax(0, 1fr) 40px';
 
@@ -23,6 +24,7 @@ export function WritesView() {
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
       const page = await api.call('guardian.list', { limit: 100, cursor, status, file, source, sessionId: session });
+      await loadWriteFlags(api, page.items.map((a) => a.id));
       return { items: page.items, next: page.nextCursor };
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -102,7 +104,7 @@ function WriteRow({ a }: { a: AuditRow }) {
       <span className="cell mono">{a.targetFile}</span>
       <span className="cell stacked" title={tooltip}>
         <span className="clamp" data-testid="write-fact">
-          {a.source !== 'plugin' && <Chip value={a.source} />} <VisibleText text={truncate(fact, 600)} />
+          {a.source !== 'plugin' && <Chip value={a.source} />} <SecretBadge auditId={a.id} /> <VisibleText text={truncate(fact, 600)} />
         </span>
         {undid && (
           <span className="undid" data-testid="write-undid">

@@ -7,12 +7,15 @@ import { hrefFor, useViewParams } from '../../lib/route';
 import { useApiQuery } from '../../lib/queries';
 import { DiffView } from '../../monaco/DiffView';
 import { FileHistory } from './FileHistory';
+import { BlameGutter } from '../health/BlameGutter';
+import { SecretActions } from '../health/SecretFlags';
 import { RetryFlow } from './RetryFlow';
 import { RollbackFlow } from './RollbackFlow';
 
 const TABS = [
   { id: 'diff', label: 'Diff' },
   { id: 'history', label: 'File history' },
+  { id: 'blame', label: 'Blame' },
   { id: 'rollback', label: 'Rollback' },
   { id: 'retry', label: 'Retry' },
 ] as const;
@@ -74,6 +77,7 @@ export function WriteDetail({ id }: { id: string }) {
           )}
         </div>
       )}
+      {a && <SecretActions auditId={a.id} onDone={() => void detail.refetch()} />}
       <div className="row-flex" role="tablist">
         {TABS.map((t) => (
           <button key={t.id} type="button" role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'primary' : ''} onClick={() => setParams({ tab: t.id === 'diff' ? undefined : t.id })}>
@@ -83,6 +87,7 @@ export function WriteDetail({ id }: { id: string }) {
       </div>
       {tab === 'diff' && <AuditDiffPane id={id} />}
       {tab === 'history' && a && <FileHistory file={a.targetFile} initialAuditId={id} />}
+      {tab === 'blame' && a && <BlameGutter file={a.targetFile} />}
       {tab === 'rollback' && a && <RollbackFlow audit={a} onDone={() => void detail.refetch()} />}
       {tab === 'retry' && a && <RetryFlow audit={a} corrections={detail.data?.corrections ?? []} />}
     </div>
