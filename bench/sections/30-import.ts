@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { BenchSection } from '../index';
+import Database from 'better-sqlite3';
+import { compress, init as initZstd } from '@bokuweb/zstd-wasm';
 import { fmt, peakRss } from '../util';
 import { openWorkspaceDatabase } from '../../src/main/db/connection';
 import { importOpenClaw } from '../../src/main/services/importers';
@@ -61,6 +63,42 @@ export function generateTranscript(file: string, targetBytes: number): { lines: 
   fs.writeSync(fd, buf.length ? `${buf.join('\n')}\n` : '');
   fs.closeSync(fd);
   return { lines: lines + 1, bytes };
+}
+
+/**
+ * The same transcript in OpenClaw's per-agent SQLite store (agents/main/agent/openclaw-agent.sqlite):
+ * one row per entry, entries of 1 KiB or more zstd-compressed (level 1) when that saves 10%, as OpenClaw does.
+ */
+async function buildAgentStore(file: string, stateDir: string): Promise<{ rows: number; compressed: number }> {
+  await initZstd();
+  const dbFile = path.join(stateDir, 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
+  fs.mkdirSync(path.dirname(dbFile), { recursive: true });
+  const db = new Database(dbFile);
+  db.pragma('journal_mode = WAL');
+  db.exec(`CREATE TABLE session_nodes (session_key TEXT PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL, updated_at INTEGER NOT NULL);
+    CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT);
+    CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL,
+      event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq));`);
+  db.prepare('INSERT INTO session_nodes VALUES (?, ?, ?, ?)').run('agent:main:main', 'bench-session', JSON.stringify({ sessionId: 'bench-session' }), Date.now());
+  db.prepare("INSERT INTO session_windows VALUES ('bench-session', 'agent:main:main', NULL, NULL)").run();
+  const plain = db.prepare("INSERT INTO transcript_events VALUES ('bench-session', ?, ?, ?, NULL, NULL, NULL)");
+  const packed = db.prepare("INSERT INTO transcript_events VALUES ('bench-session', ?, NULL, ?, ?, ?, '{}')");
+  let rows = 0;
+  let compressed = 0;
+  const rl = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
+  db.exec('BEGIN');
+  for await (const line of rl) {
+    if (!line) continue;
+    const raw = Buffer.from(line);
+    const frame = raw.length >= 1024 ? compress(raw, 1) : undefined;
+    if (frame && frame.length <= raw.length * 0.9) {
+      packed.run(++rows, Date.now(), frame, raw.length);
+      compressed++;
+    } else plain.run(++rows, line, Date.now());
+  }
+  db.exec('COMMIT');
+  db.close();
+  return { rows, compressed };
 }
 
 async function rawBaseline(file: string): Promise<number> {
@@ -178,6 +216,18 @@ export const section: BenchSection = {
         `peak memory of the importing process: RSS ${fmt(m.peakRss, 0)} MB (${fmt(m.rssBefore, 0)} MB before the import started), ` +
           `of which anonymous ${m.peakAnon === null ? 'n/a' : `${fmt(m.peakAnon, 0)} MB`} (the rest is memory-mapped database pages, ` +
           `reclaimable); JS heap + external ${fmt(m.peakHeap, 0)} MB. Aim: < 200 MB whatever the size`,
+      );
+
+      // The same entries in OpenClaw's SQLite store: rows read in batches, zstd rows decompressed (fzstd).
+      const stateDir = path.join(dir, 'state');
+      const store = await buildAgentStore(file, stateDir);
+      const sqliteWs = path.join(dir, 'sqlite-workspace');
+      fs.mkdirSync(sqliteWs);
+      const q = await importInChild(sqliteWs, stateDir);
+      console.log(
+        `import from the SQLite store (${store.rows} rows, ${store.compressed} zstd): ${fmt(store.rows / q.seconds, 0)} rows/s; ` +
+          `${fmt(q.cpu / m.cpu, 2)}x the CPU time of the same transcript as a file (${fmt(q.cpu / baseCpu, 2)}x the raw baseline's); ` +
+          `${q.turns} turns, ${q.skipped} skipped; peak RSS ${fmt(q.peakRss, 0)} MB, anonymous ${q.peakAnon === null ? 'n/a' : `${fmt(q.peakAnon, 0)} MB`}`,
       );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

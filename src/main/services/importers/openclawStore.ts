@@ -15,7 +15,7 @@ import { isObj } from './fields';
 import { parseJsonObject } from './lines';
 import { applyEvents, jsonlEvents, rowText, zstdToText, type SourceEvent } from './openclawEvents';
 import { sessionEntryFrom, sessionRowFor, type OpenClawSessionEntry } from './openclawSessions';
-import { newTranscriptState, scanBranch, TranscriptReader, type TranscriptRun, type TranscriptState } from './openclawTranscript';
+import { newTranscriptState, scanBranch, TranscriptReader, yieldToEventLoop, type TranscriptRun, type TranscriptState } from './openclawTranscript';
 
 type Conn = Database.Database;
 
@@ -203,7 +203,11 @@ async function importWindow(run: TranscriptRun, conn: Conn, shape: Shape, dbFile
   let cursor: WindowCursor = fresh ? { lastSeq: -1, position: 0, generation, cold: null, state: newTranscriptState() } : saved!;
   let coldList = fresh && cold ? coldEvents(run, dbFile, cold) : [];
   const hotFrom = () => (fresh && cold ? Math.max(cold.lastSeq, -1) : cursor.lastSeq);
-  const entries = () => [...coldList, ...hotRows(conn, shape, sid, hotFrom(), maxSeq, cursor.position + coldList.length + 1)];
+  // Lazily: a window can hold millions of rows, only the branch table is kept.
+  const entries = function* () {
+    yield* coldList;
+    yield* hotRows(conn, shape, sid, hotFrom(), maxSeq, cursor.position + coldList.length + 1);
+  };
   let branch = await scanBranch(entries(), cursor.position + 1, fresh ? null : cursor.state.tip);
   if (branch === 'rescan') {
     report.note(`Session ${sid} continued on another branch; it was read again from the start.`);
@@ -234,7 +238,10 @@ async function importWindow(run: TranscriptRun, conn: Conn, shape: Shape, dbFile
   for (const row of hotRows(conn, shape, sid, hotFrom(), maxSeq, cursor.position + 1)) {
     if (ctx.signal?.aborted) break;
     batch.push(row);
-    if (batch.length >= BATCH_ROWS) flush();
+    if (batch.length >= BATCH_ROWS) {
+      flush();
+      await yieldToEventLoop();
+    }
   }
   flush();
   if (reader.state.open) report.note(`Session ${sid}: the last turn has no reply yet; it is kept for the next import.`);

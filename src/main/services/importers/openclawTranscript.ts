@@ -91,6 +91,8 @@ function textBlocks(content: unknown, where: string): { texts: string[]; others:
   return { texts, others };
 }
 
+export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** One entry's place in the tree, read cheaply (a regex on the usual key order, JSON otherwise). */
 export function entryHead(text: string): { type?: string; id?: string; parent: string | null } | undefined {
   const m = FAST_HEAD.exec(text);
@@ -109,7 +111,10 @@ export function entryHead(text: string): { type?: string; id?: string; parent: s
  */
 export async function scanBranch(entries: AsyncIterable<{ position: number; text?: string }> | Iterable<{ position: number; text?: string }>, startPosition: number, tip: string | null): Promise<Branch | 'rescan'> {
   const table = new EntryTable(startPosition);
+  let seen = 0;
   for await (const e of entries) {
+    // Rows and archives are read synchronously: yield now and then so the app's event loop keeps going.
+    if (++seen % 2000 === 0) await yieldToEventLoop();
     if (e.text === undefined) continue;
     const head = entryHead(e.text);
     if (!head?.id || head.type === 'session') continue;
