@@ -34,8 +34,13 @@ export function register(program: Command): void {
           rendererDir: opts.renderer ? path.resolve(opts.renderer) : path.join(repoRoot, 'out', 'renderer'),
           port: opts.port,
         });
+        // Without a workspace argument the first run opens a generated demo: say so, and where it lives.
+        const demo = runtime.session.current().isDemo
+          ? `No workspace given, so this is a generated demo workspace (invented sessions and memory files) at:\n    ${dir}\n` +
+            'Open your own with `reflection open <workspace> --web` (or `npm run web -- <workspace>`).\n\n'
+          : '';
         process.stdout.write(
-          `Reflection Workbench: ${dir}\n\n    ${server.url}\n\nOpen the URL above in a browser. Its token is exchanged once for a session cookie ` +
+          `${demo}Reflection Workbench: ${dir}\n\n    ${server.url}\n\nOpen the URL above in a browser. Its token is exchanged once for a session cookie ` +
             'and leaves the address bar; it changes on every start. Ctrl+C stops.\n',
         );
         const stop = () => {
