@@ -189,6 +189,29 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     db.close();
   });
 
+  it('reads a cold archive embedded in its row (backups), and reports one whose file is missing', async () => {
+    const ctx = newContext();
+    const root = path.join(ctx.workspaceDir, 'state');
+    const { db } = buildState(root);
+    const coldDir = path.join(root, 'agents', 'main', 'sessions', 'cold');
+    const name = fs.readdirSync(coldDir)[0];
+    const bytes = fs.readFileSync(path.join(coldDir, name));
+    db.prepare("UPDATE session_transcript_cold_archives SET storage = 'sqlite', archive_blob = ? WHERE session_id = 'win-1'").run(bytes);
+    fs.rmSync(path.join(coldDir, name));
+    const report = await importOpenClaw(ctx, { source: root });
+    expect(report.skipped).toEqual([]);
+    expect(turnsOf(ctx.db, SESSION).map((t) => t.u)).toEqual(['cold question', 'first question', 'after the reset']);
+
+    const other = newContext();
+    const otherRoot = path.join(other.workspaceDir, 'state');
+    buildState(otherRoot).db.close();
+    fs.rmSync(path.join(otherRoot, 'agents', 'main', 'sessions', 'cold'), { recursive: true });
+    const missing = await importOpenClaw(other, { source: otherRoot });
+    expect(missing.skipped.map((s) => s.reason)).toEqual(['cold archive missing: its history could not be read']);
+    expect(turnsOf(other.db, SESSION).map((t) => t.u)).toEqual(['first question', 'after the reset']);
+    db.close();
+  });
+
   it("follows OpenClaw's primary-transcript filename rule", () => {
     const primary = ['3f9c2b1e.jsonl', '3f9c2b1e-topic-42.jsonl', 'my.checkpoint.notes.jsonl', 'a.reset.b.jsonl'];
     const not = [

@@ -219,13 +219,18 @@ async function importWindow(run: TranscriptRun, conn: Conn, shape: Shape, dbFile
   const reader = new TranscriptReader(run, target, cursor.state, branch);
   const source = path.join(dbFile, sid);
   let read = 0;
-  const commit = (lastSeq: number, position: number) => () => {
-    cursor = { lastSeq, position, generation, cold: cold?.archiveName ?? cursor.cold, state: reader.state };
+  const commit = (lastSeq: number, position: number, coldName = cold?.archiveName ?? cursor.cold) => () => {
+    cursor = { lastSeq, position, generation, cold: coldName, state: reader.state };
     saveState(ctx.db, scope, cursor, nowOf(ctx));
   };
-  if (coldList.length) {
-    applyEvents(run, reader, source, coldList, commit(cold!.lastSeq, cursor.position + coldList.length));
-    read += coldList.length;
+  // A cold archive commits in batches too; until its last batch the cursor does not name it, so a run
+  // stopped halfway reads the window again from the start (ids keep that from duplicating turns).
+  for (let i = 0; i < coldList.length; i += BATCH_ROWS) {
+    const part = coldList.slice(i, i + BATCH_ROWS);
+    const done = i + BATCH_ROWS >= coldList.length;
+    applyEvents(run, reader, source, part, done ? commit(cold!.lastSeq, coldList.length) : commit(-1, i + part.length, null));
+    read += part.length;
+    await yieldToEventLoop();
   }
   let batch: Array<SourceEvent & { seq: number }> = [];
   const flush = () => {
