@@ -5,7 +5,7 @@ import type { PiiSpan } from '../types';
 import { makeSpan } from '../util';
 
 /** "QQ", "扣扣", "企鹅号"; not QQ groups, QQ mail, QQ music and the other products. */
-const QQ_CUE = /(?<![A-Za-z])(?:qq|扣扣|企鹅号?|Q号)(?!群|空间|音乐|等级|飞车|浏览器|会员|钱包|邮箱|游戏|堂|[A-Za-z])/giu;
+const QQ_CUE = /(?<![A-Za-z])(?:qq|扣扣|企鹅|Q号)(?!群|空间|音乐|等级|飞车|浏览器|会员|钱包|邮箱|游戏|堂|[A-Za-z])/giu;
 /** Words between a cue and its value: "号码是", "number:", "ID =", "同号", "/微信". */
 const FILLER =
   /\s*(?:(?:[/、&]\s*(?:微信|wechat|weixin|vx|wx|手机|电话|tel|phone)号?|号码|帐号|账号|号|number|no\.?|num|id|#|is|was|同号|也是|是|为|:|=|\(|（|\[|【)\s*){0,4}/iy;
@@ -38,7 +38,7 @@ export function detectQq(text: string): PiiSpan[] {
 }
 
 const WXID = /(?<![A-Za-z0-9_])wxid_[A-Za-z0-9]{6,24}(?![A-Za-z0-9_])/gi;
-const WECHAT_CUE = /(?:微信号?|威信|薇信|(?<![A-Za-z])(?:wechat|weixin|wx|vx|v信|加v|微x)(?![A-Za-z]))/giu;
+const WECHAT_CUE = /(?:微信|威信|薇信|(?<![A-Za-z])(?:wechat|weixin|wx|vx|v信|加v|微x)(?![A-Za-z]))/giu;
 // WeChat's rule: 6-20 letters, digits, "_" or "-", starting with a letter. Old accounts use a QQ number or a phone.
 const WECHAT_ID = /(?:[A-Za-z][A-Za-z0-9_-]{5,19}|[1-9]\d{4,10})(?![A-Za-z0-9_@-]|\.[A-Za-z]|:\/\/)/y;
 
@@ -53,7 +53,7 @@ export function detectWechat(text: string): PiiSpan[] {
     if (!m || /^wxid_/i.test(m[0])) continue;
     const id = m[0];
     // A plain word ("WeChat is great") is not an id unless a separator or "号"/"ID" says one follows.
-    if (/^[A-Za-z]+$/.test(id) && !/[:：=号]|id/i.test(filler + cue[0].slice(-1))) continue;
+    if (/^[A-Za-z]+$/.test(id) && !/[:：=号]|id/i.test(filler)) continue;
     if (/^\d+$/.test(id)) {
       out.push(makeSpan(text, 'WECHAT', at, at + id.length, 0.7, 'context:wechat-number'));
       continue;
