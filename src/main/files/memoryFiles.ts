@@ -2,11 +2,13 @@
 // Only those five names, only inside the workspace, atomic (temp + fsync + rename), and only
 // while holding the same proper-lockfile lock the plugin takes, so the two never interleave writes.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import lockfile from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
 import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
+import { STATE_DIR } from '../db/connection';
 
 /** The plugin's lock settings: a lock not refreshed for 5 s is stale and may be taken over. */
 export const LOCK_STALE_MS = 5000;
@@ -94,9 +96,79 @@ function retriesFor(timeoutMs: number) {
   return { retries, factor: 1.5, minTimeout: 25, maxTimeout: 500 };
 }
 
+// A crashed workbench process leaves its lock folder behind, and proper-lockfile only takes it over
+// once it is stale (5 s). So, beside each lock we hold, we record who holds it (pid, host, and the
+// lock folder's inode and birth time, which tell this lock from a later one at the same path) in
+// .openclaw-reflection/locks/. A lock whose recorded holder is a dead process on this host is marked
+// stale at once (its mtime set back), and proper-lockfile's own takeover does the rest. Locks the
+// plugin holds carry no record of ours and are never touched.
+interface LockOwner {
+  pid: number;
+  host: string;
+  ino: number;
+  birth: number;
+}
+
+function ownerFile(file: string): string {
+  return path.join(path.dirname(file), STATE_DIR, 'locks', `${path.basename(file)}.owner.json`);
+}
+
+/** Is a process with this pid running on this host (EPERM: yes, someone else's)? */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function recordLockOwner(file: string): void {
+  try {
+    const st = fs.statSync(`${file}.lock`);
+    const owner: LockOwner = { pid: process.pid, host: os.hostname(), ino: st.ino, birth: st.birthtimeMs };
+    const target = ownerFile(file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(`${target}.${process.pid}.tmp`, JSON.stringify(owner));
+    fs.renameSync(`${target}.${process.pid}.tmp`, target);
+  } catch {
+    // Without a record a crash costs the stale wait, nothing more.
+  }
+}
+
+function forgetLockOwner(file: string): void {
+  fs.rmSync(ownerFile(file), { force: true });
+}
+
+/** Marks the lock stale when our record says a dead process of ours on this host holds it; true when it did. */
+export function releaseDeadOwnLock(file: string): boolean {
+  let owner: LockOwner;
+  let st: fs.Stats;
+  try {
+    owner = JSON.parse(fs.readFileSync(ownerFile(file), 'utf8')) as LockOwner;
+  } catch {
+    return false;
+  }
+  try {
+    st = fs.statSync(`${file}.lock`);
+  } catch {
+    forgetLockOwner(file); // the lock is gone: the record is stale
+    return false;
+  }
+  const same = owner.host === os.hostname() && owner.ino === st.ino && owner.birth === st.birthtimeMs;
+  if (!same) return false;
+  if (owner.pid === process.pid || pidAlive(owner.pid)) return false;
+  const past = (Date.now() - 2 * LOCK_STALE_MS) / 1000;
+  fs.utimesSync(`${file}.lock`, past, past);
+  forgetLockOwner(file);
+  return true;
+}
+
 /**
  * Runs fn while holding the plugin's lock on the memory file (proper-lockfile, realpath:false,
  * stale 5000 ms). Waits for a held lock with bounded retries, then fails with a Locked error.
+ * A lock left by a dead workbench process is taken at once (see releaseDeadOwnLock).
  */
 export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFileName, fn: (file: string) => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
   const file = memoryFilePath(workspaceDir, name);
@@ -104,6 +176,7 @@ export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFi
   let release: () => Promise<void>;
   let compromised: Error | undefined;
   try {
+    releaseDeadOwnLock(file);
     release = await lockfile.lock(file, {
       realpath: false,
       stale: LOCK_STALE_MS,
@@ -121,6 +194,7 @@ export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFi
     }
     throw new AppError('Io', `cannot lock ${name}: ${(e as Error).message}`);
   }
+  recordLockOwner(file);
   try {
     const result = await fn(file);
     if (compromised) {
@@ -128,6 +202,7 @@ export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFi
     }
     return result;
   } finally {
+    forgetLockOwner(file);
     await release().catch(() => undefined);
   }
 }

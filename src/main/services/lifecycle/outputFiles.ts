@@ -3,6 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { STATE_DIR } from '../../db/connection';
+import { MEMORY_FILES } from '../../../shared/domain';
+import { pidAlive, releaseDeadOwnLock } from '../../files/memoryFiles';
 import { AppError } from '../../../shared/errors';
 
 /** A `*.partial` file not modified for this long belongs to a writer that is gone (writers touch it as they stream). */
@@ -42,17 +44,6 @@ export function refuseFilledFolder(dir: string, overwrite = false): void {
     throw e;
   }
   refuseExisting(names.map((n) => path.join(dir, n)), overwrite);
-}
-
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const PID_PARTIAL = /\.partial-(\d+)(-wal|-shm|-journal)?$/;
@@ -97,7 +88,8 @@ export function removeStalePartials(dir: string, now = Date.now()): string[] {
 
 /**
  * Start-up cleaning of a workspace: partial backups of dead processes and stale partial exports,
- * in the backups and exports folders and the dataset export folders one level below.
+ * in the backups and exports folders and the dataset export folders one level below, and memory-file
+ * locks a dead workbench process left.
  */
 export function cleanCrashLitter(workspaceDir: string, now = Date.now()): string[] {
   const state = path.join(workspaceDir, STATE_DIR);
@@ -108,5 +100,11 @@ export function cleanCrashLitter(workspaceDir: string, now = Date.now()): string
   } catch {
     // no exports yet
   }
-  return dirs.flatMap((d) => removeStalePartials(d, now));
+  const removed = dirs.flatMap((d) => removeStalePartials(d, now));
+  // A memory-file lock a crashed workbench process left is marked stale, so no writer waits for it.
+  for (const name of MEMORY_FILES) {
+    const file = path.join(workspaceDir, name);
+    if (releaseDeadOwnLock(file)) removed.push(`${file}.lock`);
+  }
+  return removed;
 }
