@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { buildHandlers } from '../../src/main/ipc/handlers';
 import { JobManager } from '../../src/main/ipc/jobs';
 import { createRegistry } from '../../src/main/ipc/registry';
 import { importDailyNotes, listDailyNotes, searchDailyNotes } from '../../src/main/services/importers';
-import { tempWorkspace } from '../helpers/workspace';
+import { repoRoot, tempWorkspace } from '../helpers/workspace';
 import { count, newContext, writeFile } from './helpers';
 
 const NOTE_20 = '# 2026-11-20\n\n- 和 Ada 开会：季度预算会议纪要已整理。\n- Decided to move the launch to Friday.\n';
@@ -81,5 +82,20 @@ describe('import daily notes', () => {
     await expect(importDailyNotes(ctx, { source: file })).rejects.toThrow(/not a daily note/);
     const empty = await importDailyNotes(ctx, { source: ctx.workspaceDir });
     expect(empty.summary).toMatch(/No daily notes/);
+  });
+
+  it('imports, searches and shows notes from the CLI', () => {
+    const ws = tempWorkspace();
+    buildWorkspace(ws);
+    const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args, '--workspace', ws], { encoding: 'utf8', timeout: 60_000 });
+    const imported = cli('import', 'daily-notes', '--json');
+    expect(imported.status).toBe(0);
+    expect(JSON.parse(imported.stdout).inserted).toEqual({ daily_notes: 2 });
+    const found = cli('notes', 'search', '会议纪要');
+    expect(found.stdout).toMatch(/^2026-11-20 .*季度预算会议纪要/m);
+    expect(cli('notes', 'show', '2026-11-21').stdout).toContain('The vendor pitch went well');
+    const bad = cli('notes', 'show', '2026-11-21', '2026-11-01');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/not a valid range of days/);
   });
 });

@@ -8,10 +8,11 @@ import * as guardian from './guardian';
 import * as health from './health';
 import * as importCmd from './import';
 import * as lifecycle from './lifecycle';
+import * as notes from './notes';
 import * as open from './open';
 import * as search from './search';
 
 // Each area registers its own subcommands in its own file.
 export function registerCommands(program: Command): void {
-  for (const m of [demo, gate, search, guardian, importCmd, dataset, open, lifecycle, fleet, curator, health]) m.register(program);
+  for (const m of [demo, gate, search, guardian, importCmd, dataset, open, lifecycle, fleet, curator, health, notes]) m.register(program);
 }
