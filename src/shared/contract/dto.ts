@@ -304,6 +304,8 @@ export interface SampleRow {
   annotatedAt: number | null;
   /** A one-line summary for list views (the fact or the user message). */
   summary: string;
+  /** Other samples in its near-duplicate cluster (list views show "3 near-duplicates"). */
+  nearDuplicates?: number;
 }
 export interface SampleDetail extends SampleRow {
   content: unknown;
@@ -358,6 +360,8 @@ export interface ExportFileDto {
   role: 'train' | 'validation' | 'card' | 'dataset_info' | 'other';
   bytes: number;
   sha256: string;
+  /** A name that says what the file is once downloaded: <workspace>-<format>-<date>.<split>.jsonl. */
+  downloadName?: string;
 }
 export interface ExportRow {
   id: string;
@@ -376,6 +380,46 @@ export interface ExportRow {
   files: ExportFileDto[];
   exportedBy: string | null;
   exportedAt: number;
+  /** What the export included, label balance, folded near-duplicates, tokens, languages, notes (null for old exports). */
+  summary: ExportSummaryDto | null;
+}
+export interface ExportSummaryDto {
+  included: { statuses: string[]; minQuality: number | null; sampleTypes: SampleType[]; balanced: boolean };
+  balance: {
+    memory_gate: { write: number; no_write: number };
+    write_guardian: { write: number; refuse: number; skip: number };
+    kto?: { desirable: number; undesirable: number };
+  };
+  folded: { approved: number; total: number; samples: { sampleId: string; keptSampleId: string }[] };
+  identicalDropped: { count: number; sampleIds: string[] };
+  balancedOut: number;
+  tokens: { model: string; encoding: string; limit: number; total: number; max: number; overLimit: number; sampleIds: string[] } | null;
+  languages: string[];
+  split: { by: 'session' | 'turn'; requested: number; achieved: number | null; validationWritten: boolean };
+  csvCellsTruncated: number;
+  notes: string[];
+}
+export interface SampleClusterMember {
+  id: string;
+  sampleType: string;
+  annotationStatus: string;
+  qualityScore: number | null;
+  corrected: boolean;
+  edited: boolean;
+  picked: boolean;
+  createdAt: number;
+}
+export interface SampleCluster {
+  clusterId: string;
+  members: SampleClusterMember[];
+  representativeId: string;
+  representativeBecause: 'pick' | 'corrected' | 'edited' | 'first';
+}
+export interface MissedWriteOutcome {
+  correctionId: string;
+  decision: string;
+  addedSamples: number;
+  supersededSamples: number;
 }
 export interface ExportPreview {
   format: ExportFormat;

@@ -34,7 +34,14 @@ const exportOptions = {
   sampleTypes: z.array(z.enum(SAMPLE_TYPES)).max(SAMPLE_TYPES.length).optional(),
   trainSplit: z.number().min(0).max(1).default(0.8),
   onlyApproved: z.boolean().default(true),
+  /** Also pending and needs_review samples (the default export holds approved and auto-approved only). */
+  includeUnreviewed: z.boolean().default(false),
   minQuality: z.number().min(0).max(1).optional(),
+  /** No quality floor (the default floor is the collection config's minQualityScore). */
+  includeBelowQuality: z.boolean().default(false),
+  /** Downsample each step's majority label to its minority count. */
+  balance: z.boolean().default(false),
+  splitBy: z.enum(['session', 'turn']).default('session'),
   includePii: z.boolean().default(false),
   seed: z.number().int().optional(),
   /** Replace files of an existing export folder of the same name (default: refuse). */
@@ -199,6 +206,12 @@ export const contracts = {
     'Accept (redact) or reject (keep) one detected PII span; returns the updated sample',
   ),
   'dataset.exports': query<D.ExportRow[]>()(z.strictObject({ limit: limit(200, 50) }), 'Past exports with their files and checksums'),
+  'dataset.cluster': query<D.SampleCluster>()(z.strictObject({ id }), "A sample's near-duplicate cluster and the member an export keeps"),
+  'dataset.pickRepresentative': mutation<D.SampleCluster>()(z.strictObject({ id }), 'Make a sample the representative its cluster exports'),
+  'dataset.markMissedWrite': mutation<D.MissedWriteOutcome>()(
+    z.strictObject({ decisionId: id, fact: z.string().trim().min(1, 'a fact is required').max(20_000), file: memoryFile, reason }),
+    'Mark a NO_WRITE decision as a missed write: its sample becomes a positive with this fact and file',
+  ),
 
   // ---- imports ----
   'import.dailyNotes': job<D.ImportReport>()(

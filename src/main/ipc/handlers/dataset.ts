@@ -1,6 +1,6 @@
 // Dataset curation: samples, review, PII decisions, collect and export jobs, mapped to the contract's DTOs.
 import path from 'node:path';
-import type { ExportFileDto, ExportRow, PiiSpanDto, SampleDetail, SampleRow } from '../../../shared/contract';
+import type { ExportFileDto, ExportRow, ExportSummaryDto, PiiSpanDto, SampleDetail, SampleRow } from '../../../shared/contract';
 import type { AnnotationStatus, ExportFormat, SampleType } from '../../../shared/domain';
 import { AppError, isAppError } from '../../../shared/errors';
 import { STATE_DIR, type DB } from '../../db/connection';
@@ -17,13 +17,18 @@ import {
   setPiiSpanDecision,
   undoLastReview,
   type DatasetSample,
+  dataFileName,
+  markMissedWrite,
+  nearDuplicateCounts,
+  pickRepresentative,
+  sampleCluster,
   type ExportOptions,
   type SampleContent,
 } from '../../services/dataset';
 import { lastOpenReviewSeq } from '../../services/dataset/review';
 import { auditFromRow, getAuditRow } from '../../services/guardian/rows';
-import { loadSettings } from '../../services/lifecycle/settings';
 import { refuseFilledFolder } from '../../services/lifecycle/outputFiles';
+import { loadSettings } from '../../services/lifecycle/settings';
 import { getTurn } from '../../services/sessions';
 import type { Handlers, HandlerEnv } from '../registry';
 import { auditDto } from './guardian';
@@ -91,6 +96,7 @@ function sampleDetailDto(ctx: ServiceContext, s: DatasetSample): SampleDetail {
   }
   return {
     ...sampleRowDto(s),
+    nearDuplicates: nearDuplicateCounts(ctx, [s.id]).get(s.id) ?? 0,
     content: s.content,
     qualityFactors: s.qualityFactors,
     annotatedBy: s.annotatedBy,
@@ -109,31 +115,34 @@ interface ExportTableRow {
   id: string; export_name: string; export_format: ExportFormat; sample_types: string; total_samples: number | null;
   train_samples: number | null; validation_samples: number | null; avg_quality_score: number | null; include_pii: number;
   file_path: string; file_size_bytes: number | null; checksum: string | null; files: string | null; exported_by: string | null; exported_at: number;
+  summary: string | null;
 }
 
 function fileRole(name: string): ExportFileDto['role'] {
-  if (name.startsWith('train.')) return 'train';
-  if (name.startsWith('validation.')) return 'validation';
+  // <format>.train.jsonl (and train.jsonl of exports made before per-format names)
+  if (/(^|\.)train\.(jsonl|csv)$/.test(name)) return 'train';
+  if (/(^|\.)validation\.(jsonl|csv)$/.test(name)) return 'validation';
   if (name === 'README.md') return 'card';
   if (name === 'dataset_info.json') return 'dataset_info';
   return 'other';
 }
 
 function exportRowDto(r: ExportTableRow): ExportRow {
-  const files = (r.files ? (JSON.parse(r.files) as Array<{ name?: string; path?: string; bytes?: number; sha256?: string }>) : []).map((f) => {
+  const files = (r.files ? (JSON.parse(r.files) as Array<{ name?: string; path?: string; bytes?: number; sha256?: string; downloadName?: string | null }>) : []).map((f) => {
     const name = path.basename(f.name ?? f.path ?? '');
-    return { name, role: fileRole(name), bytes: f.bytes ?? 0, sha256: f.sha256 ?? '' };
+    return { name, role: fileRole(name), bytes: f.bytes ?? 0, sha256: f.sha256 ?? '', ...(f.downloadName ? { downloadName: path.basename(f.downloadName) } : {}) };
   });
   return {
     id: r.id, name: r.export_name, format: r.export_format, sampleTypes: JSON.parse(r.sample_types) as SampleType[],
     totalSamples: r.total_samples ?? 0, trainSamples: r.train_samples ?? 0, validationSamples: r.validation_samples ?? 0,
     avgQualityScore: r.avg_quality_score, includePii: r.include_pii === 1, path: r.file_path, bytes: r.file_size_bytes,
     checksum: r.checksum, files, exportedBy: r.exported_by, exportedAt: r.exported_at,
+    summary: r.summary ? (JSON.parse(r.summary) as ExportSummaryDto) : null,
   };
 }
 
 const EXPORT_COLUMNS = `id, export_name, export_format, sample_types, total_samples, train_samples, validation_samples, avg_quality_score,
-  include_pii, file_path, file_size_bytes, checksum, files, exported_by, exported_at`;
+  include_pii, file_path, file_size_bytes, checksum, files, exported_by, exported_at, summary`;
 
 function exportById(db: DB, id: string): ExportRow {
   const row = db.prepare(`SELECT ${EXPORT_COLUMNS} FROM dataset_exports WHERE id = ?`).get(id) as ExportTableRow | undefined;
@@ -144,6 +153,7 @@ function exportById(db: DB, id: string): ExportRow {
 interface ExportInput {
   format: ExportFormat; name?: string; sampleTypes?: SampleType[]; trainSplit: number; onlyApproved: boolean;
   minQuality?: number; includePii: boolean; seed?: number; since?: number; until?: number; overwrite?: boolean;
+  includeUnreviewed?: boolean; includeBelowQuality?: boolean; balance?: boolean; splitBy?: 'session' | 'turn';
 }
 
 function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
@@ -159,6 +169,11 @@ function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
     sampleTypes: input.sampleTypes,
     since: input.since,
     until: input.until,
+    includeUnreviewed: input.includeUnreviewed,
+    includeBelowQuality: input.includeBelowQuality,
+    balance: input.balance,
+    splitBy: input.splitBy,
+    config: datasetConfig(env.session.dir),
   };
 }
 
@@ -166,14 +181,14 @@ function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
  * How many samples an export with these options holds, and how many of them contain PII.
  * Mirrors the export's selection (dataset/export.ts): excluded sessions out, one sample per near-duplicate cluster.
  */
-const fileExt = (f: ExportFormat) => (f === 'csv' ? 'csv' : 'jsonl');
 
 export const datasetHandlers = {
   'dataset.list': (input, env) => {
     const page = listSamples(env.session.serviceContext(), {
       status: input.status, type: input.type, qualityAbove: input.qualityAbove, sessionId: input.sessionId, limit: input.limit, cursor: input.cursor,
     });
-    return { items: page.items.map(sampleRowDto), nextCursor: page.nextCursor };
+    const near = nearDuplicateCounts(env.session.serviceContext(), page.items.map((x) => x.id));
+    return { items: page.items.map((x) => ({ ...sampleRowDto(x), nearDuplicates: near.get(x.id) ?? 0 })), nextCursor: page.nextCursor };
   },
   'dataset.get': (input, env) => {
     const ctx = env.session.serviceContext();
@@ -236,7 +251,7 @@ export const datasetHandlers = {
     const records = await previewExport(ctx, opts, input.limit);
     const counts = exportSelectionCounts(ctx, opts);
     return {
-      format: input.format, records: records.map((r) => r.text.replace(/\r?\n$/, '')), fileName: `train.${fileExt(input.format)}`,
+      format: input.format, records: records.map((r) => r.text.replace(/\r?\n$/, '')), fileName: dataFileName(input.format, 'train'),
       total: counts.total, includePii: input.includePii, withPii: counts.withPii,
     };
   },
@@ -244,6 +259,12 @@ export const datasetHandlers = {
     const ctx = env.session.serviceContext();
     return sampleDetailDto(ctx, setPiiSpanDecision(ctx, { sampleId: input.sampleId, spanId: input.spanId, accepted: input.decision === 'redact' }));
   },
+  'dataset.cluster': (input, env) => sampleCluster(env.session.serviceContext(), input.id),
+  'dataset.pickRepresentative': (input, env) => pickRepresentative(env.session.serviceContext(), input.id),
+  'dataset.markMissedWrite': (input, env) =>
+    markMissedWrite(env.session.serviceContext(), {
+      decisionId: input.decisionId, fact: input.fact, file: input.file, reason: input.reason, config: datasetConfig(env.session.dir),
+    }),
   'dataset.exports': (input, env) => {
     const rows = env.session.db.prepare(`SELECT ${EXPORT_COLUMNS} FROM dataset_exports ORDER BY exported_at DESC LIMIT ?`).all(input.limit) as ExportTableRow[];
     return rows.map(exportRowDto);
