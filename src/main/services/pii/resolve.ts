@@ -1,7 +1,10 @@
 import type { PiiSpan, PiiType } from './types';
 
-/** How specific a match is when two detectors claim overlapping text. */
-const SPECIFICITY: Record<PiiType, number> = {
+/**
+ * How specific a match is when two detectors claim overlapping text, and which type names a value that
+ * several fields read differently (a credit card over a bank card, a phone over a WeChat or QQ number).
+ */
+export const SPECIFICITY: Record<PiiType, number> = {
   PRIVATE_KEY: 100,
   URL_CREDENTIALS: 90,
   CN_ID: 85,

@@ -3,7 +3,7 @@
 // the Chinese conversation and as CREDIT_CARD in the English fact is "[CREDIT_CARD_1]" in both.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { detectionView, foldValue, toOriginal } from './normalize';
-import { resolveOverlaps } from './resolve';
+import { resolveOverlaps, SPECIFICITY } from './resolve';
 import type { PiiSpan, PiiType, RedactionResult } from './types';
 
 export interface RedactOptions {
@@ -11,24 +11,6 @@ export interface RedactOptions {
   rejectedIds?: Iterable<string>;
 }
 
-/** Which type names a value seen under several: the more specific reading wins (a credit card over a bank card, a phone over a QQ number). */
-const TYPE_RANK: Record<PiiType, number> = {
-  PRIVATE_KEY: 100,
-  URL_CREDENTIALS: 90,
-  CN_ID: 85,
-  API_KEY: 80,
-  EMAIL: 70,
-  CN_PASSPORT: 65,
-  CREDIT_CARD: 60,
-  BANK_CARD: 58,
-  IBAN: 57,
-  PASSWORD: 55,
-  IP_ADDRESS: 50,
-  PHONE: 45,
-  WECHAT: 40,
-  QQ: 35,
-  PERSON: 10,
-};
 
 const NUMERIC_TYPES = new Set<PiiType>(['PHONE', 'CREDIT_CARD', 'BANK_CARD', 'CN_ID', 'QQ']);
 
@@ -86,7 +68,7 @@ export function createRedactionScope(): RedactionScope {
     if (!e) {
       e = { type: span.type, value: span.value };
       entries.set(key, e);
-    } else if (!e.placeholder && TYPE_RANK[span.type] > TYPE_RANK[e.type]) e.type = span.type;
+    } else if (!e.placeholder && SPECIFICITY[span.type] > SPECIFICITY[e.type]) e.type = span.type;
     return e;
   };
   const assign = (e: Entry): string => {
