@@ -1,6 +1,7 @@
 // The one module through which the workbench touches the five memory files.
 // Only those five names, only inside the workspace, atomic (temp + fsync + rename), and only
 // while holding the same proper-lockfile lock the plugin takes, so the two never interleave writes.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +9,6 @@ import lockfile from 'proper-lockfile';
 import writeFileAtomic from 'write-file-atomic';
 import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import { STATE_DIR } from '../db/connection';
 
 /** The plugin's lock settings: a lock not refreshed for 5 s is stale and may be taken over. */
 export const LOCK_STALE_MS = 5000;
@@ -98,8 +98,9 @@ function retriesFor(timeoutMs: number) {
 
 // A crashed workbench process leaves its lock folder behind, and proper-lockfile only takes it over
 // once it is stale (5 s). So, beside each lock we hold, we record who holds it (pid, host, and the
-// lock folder's inode and birth time, which tell this lock from a later one at the same path) in
-// .openclaw-reflection/locks/. A lock whose recorded holder is a dead process on this host is marked
+// lock folder's inode and birth time, which tell this lock from a later one at the same path) in this
+// host's temp folder: a pid means something only on its host, and the workspace stays free of our
+// files. A lock whose recorded holder is a dead process on this host is marked
 // stale at once (its mtime set back), and proper-lockfile's own takeover does the rest. Locks the
 // plugin holds carry no record of ours and are never touched.
 interface LockOwner {
@@ -110,7 +111,8 @@ interface LockOwner {
 }
 
 function ownerFile(file: string): string {
-  return path.join(path.dirname(file), STATE_DIR, 'locks', `${path.basename(file)}.owner.json`);
+  const key = crypto.createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 32);
+  return path.join(os.tmpdir(), `reflection-workbench-locks-${os.userInfo().uid}`, `${key}.json`);
 }
 
 /** Is a process with this pid running on this host (EPERM: yes, someone else's)? */
