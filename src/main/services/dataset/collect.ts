@@ -219,7 +219,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
   const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
   const detectOpts = { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns };
   if (!opts.dryRun && clustersAreStale(ctx.db)) reclusterSamples(ctx.db, cfg.dedupe);
-  const dedupe = new Deduper(ctx.db, cfg.dedupe);
+  const dedupe = new Deduper(ctx.db, cfg.dedupe, { dryRun: opts.dryRun });
   // Context windows overlap from turn to turn, so the same message is scanned for PII many times: cache it.
   const piiCache = new Map<string, PiiSpan[]>();
   const futureCorrections = listFutureCorrections(ctx);
@@ -689,7 +689,11 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
     result.added[draft.type]++;
     result.addedTotal++;
     result.byStatus[status] = (result.byStatus[status] ?? 0) + 1;
-    if (opts.dryRun) return;
+    if (opts.dryRun) {
+      // Stored nothing, but later samples of this run must still meet this one (the duplicates count).
+      dedupe.index(id, cluster);
+      return;
+    }
     const info = st.insertSample.run({
       id,
       type: draft.type,

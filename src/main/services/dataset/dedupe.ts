@@ -117,8 +117,14 @@ export class Deduper {
    */
   private readonly bandCache = new Map<number, string[]>();
   private readonly signatureCache = new Map<string, Leader | null>();
+  /**
+   * A dry run stores nothing, yet must find the duplicates the real run finds among the samples it
+   * would add: index() keeps those in memory instead (unbounded: they are what the run would store).
+   */
+  private readonly planned: { byFingerprint: Map<string, { id: string; clusterId: string }>; bands: Map<number, string[]>; leaders: Map<string, Leader> } | null;
 
-  constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe']) {
+  constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe'], opts: { dryRun?: boolean } = {}) {
+    this.planned = opts.dryRun ? { byFingerprint: new Map(), bands: new Map(), leaders: new Map() } : null;
     if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'dataset_minhash'").get()) ensureDedupeSchema(db);
     this.byFingerprint = db.prepare(
       // any member will do: exact duplicates all join the first one's cluster
@@ -144,6 +150,8 @@ export class Deduper {
     const base = { fingerprint: fp, unit, signature: signatureToBlob(sig), bandKeys: keys, relatedSampleIds: [] as string[] };
     const exact = this.byFingerprint.get(fp) as { id: string; cluster_id: string | null } | undefined;
     if (exact) return { ...base, clusterId: exact.cluster_id ?? exact.id, duplicateOf: exact.id, similarity: 1 };
+    const plannedExact = this.planned?.byFingerprint.get(fp);
+    if (plannedExact) return { ...base, clusterId: plannedExact.clusterId, duplicateOf: plannedExact.id, similarity: 1 };
 
     let best: { id: string; cluster: string; sim: number } | undefined;
     const related = new Map<string, number>();
@@ -165,6 +173,7 @@ export class Deduper {
 
   /** Indexes a stored sample that opened a cluster, so later samples find the cluster (leader clustering). */
   index(sampleId: string, a: ClusterAssignment): void {
+    if (this.planned) return this.plan(sampleId, a);
     if (a.clusterId !== sampleId) return;
     this.insertSignature.run(sampleId, a.clusterId, a.signature, a.unit);
     remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit });
@@ -179,6 +188,19 @@ export class Deduper {
         list.splice(at, 0, sampleId);
         if (list.length > BAND_CANDIDATES) list.pop();
       }
+    }
+  }
+
+  /** Dry run: what index() would store, kept in memory. */
+  private plan(sampleId: string, a: ClusterAssignment): void {
+    const planned = this.planned!;
+    if (!planned.byFingerprint.has(a.fingerprint)) planned.byFingerprint.set(a.fingerprint, { id: sampleId, clusterId: a.clusterId });
+    if (a.clusterId !== sampleId) return;
+    planned.leaders.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit });
+    for (const k of a.bandKeys) {
+      const list = planned.bands.get(k);
+      if (list) list.push(sampleId);
+      else planned.bands.set(k, [sampleId]);
     }
   }
 
@@ -198,10 +220,14 @@ export class Deduper {
       }
       if (rows.length >= BAND_CANDIDATES) break;
     }
+    // A dry run's planned leaders are candidates too (the real run would have stored them by now).
+    if (this.planned) for (const k of keys) for (const id of this.planned.bands.get(k) ?? []) rows.push(id);
     return [...new Set(rows)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   private signature(id: string): Leader | null {
+    const planned = this.planned?.leaders.get(id);
+    if (planned) return planned;
     let c = this.signatureCache.get(id);
     if (c === undefined) {
       const row = this.signatureOf.get(id) as { cluster_id: string; signature: Buffer; unit: string | null } | undefined;
