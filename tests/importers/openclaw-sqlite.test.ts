@@ -212,6 +212,21 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     db.close();
   });
 
+  it('reads an older or partial store: event_json only, no windows, a cold table without its columns', async () => {
+    const ctx = newContext();
+    const file = path.join(ctx.workspaceDir, 'state', 'agents', 'main', 'agent', 'openclaw-agent.sqlite');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const db = new Database(file);
+    db.exec(`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT NOT NULL, PRIMARY KEY (session_id, seq));
+      CREATE TABLE session_nodes (session_key TEXT PRIMARY KEY, current_session_id TEXT);
+      CREATE TABLE session_transcript_cold_archives (session_id TEXT PRIMARY KEY);`);
+    [user('p1', null, 'plain question'), reply('p2', 'p1', 'plain answer')].forEach((e, i) => db.prepare("INSERT INTO transcript_events VALUES ('old-1', ?, ?)").run(i + 1, JSON.stringify(e)));
+    db.close();
+    const report = await importOpenClaw(ctx, { source: path.join(ctx.workspaceDir, 'state') });
+    expect(report.skipped).toEqual([]);
+    expect(turnsOf(ctx.db, 'openclaw:old-1').map((t) => t.a)).toEqual(['plain answer']);
+  });
+
   it("follows OpenClaw's primary-transcript filename rule", () => {
     const primary = ['3f9c2b1e.jsonl', '3f9c2b1e-topic-42.jsonl', 'my.checkpoint.notes.jsonl', 'a.reset.b.jsonl'];
     const not = [

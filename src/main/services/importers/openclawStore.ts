@@ -49,17 +49,22 @@ interface Shape {
   watermarks: boolean;
 }
 
+/** Which of the tables and columns this store has: older schemas lack some, tests and tools build subsets. */
 function shapeOf(conn: Conn): Shape | undefined {
-  const tables = new Set(conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]);
-  if (!tables.has('transcript_events')) return undefined;
-  const cols = new Set((conn.prepare('PRAGMA table_info(transcript_events)').all() as Array<{ name: string }>).map((c) => c.name));
+  const columns = (table: string) => new Set((conn.prepare(`PRAGMA table_info(${JSON.stringify(table)})`).all() as Array<{ name: string }>).map((c) => c.name));
+  const has = (table: string, ...cols: string[]) => {
+    const c = columns(table);
+    return cols.every((x) => c.has(x));
+  };
+  if (!has('transcript_events', 'session_id', 'seq', 'event_json')) return undefined;
+  const events = columns('transcript_events');
   return {
-    zstd: cols.has('event_zstd'),
-    createdAt: cols.has('created_at'),
-    windows: tables.has('session_windows'),
-    nodes: tables.has('session_nodes'),
-    cold: tables.has('session_transcript_cold_archives'),
-    watermarks: tables.has('transcript_rewrite_watermarks'),
+    zstd: events.has('event_zstd'),
+    createdAt: events.has('created_at'),
+    windows: has('session_windows', 'session_id', 'session_key'),
+    nodes: has('session_nodes', 'session_key', 'current_session_id', 'entry_json'),
+    cold: has('session_transcript_cold_archives', 'session_id', 'archive_name', 'last_seq', 'storage', 'archive_blob'),
+    watermarks: has('transcript_rewrite_watermarks', 'session_id', 'generation'),
   };
 }
 
