@@ -95,6 +95,9 @@ describe('secrets and personal data in memory', () => {
     expect(correction.correction_pattern).toContain('<EMAIL>');
     expect(correction.correction_pattern).not.toContain(email);
     expect(change.correctionIds).toHaveLength(1);
+    const curatorFact = ctx.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE id = ?').pluck().get(change.retryAuditId) as string;
+    expect(curatorFact).toContain(REMOVED_MARK);
+    expect(curatorFact).not.toContain(email);
     expect(listFindings(ctx, { status: 'open', kind: 'secret' }).some((f) => f.id === secretFinding!.id)).toBe(false);
     ctx.db.close();
   });

@@ -145,7 +145,7 @@ export function listFindings(ctx: ServiceContext, input: { status?: FindingStatu
     params.push(input.kind);
   }
   const rows = ctx.db
-    .prepare(`SELECT * FROM health_findings ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id LIMIT ?`)
+    .prepare(`SELECT * FROM health_findings ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY CASE kind WHEN 'contradiction' THEN 0 WHEN 'secret' THEN 1 ELSE 2 END, json_array_length(detail, '$.lines') DESC, created_at DESC, id LIMIT ?`)
     .all(...params, input.limit ?? 500) as FindingRow[];
   return rows.map(findingFromRow);
 }

@@ -50,7 +50,10 @@ export async function applyLineEdits(ctx: ServiceContext, file: MemoryFileName, 
     if (e.replacement === null) lines.splice(at, 1);
     else lines[at] = e.replacement;
   }
-  const retry = await retryWrite(ctx, { auditId: related, content: lines.join('\n'), reason, by: by ?? actorOf(ctx) });
+  // The curator write's fact says what memory holds now; never the removed value (the retry would otherwise copy the stale write's fact).
+  const first = edits[0];
+  const fact = first.correction.fact ?? (first.replacement !== null ? statementOf(first.replacement) : `removed: ${statementOf(first.text)}`);
+  const retry = await retryWrite(ctx, { auditId: related, content: lines.join('\n'), fact, reason, by: by ?? actorOf(ctx) });
   // Corrections only once the file is written, each linked to that write: a refused write leaves none behind.
   const correctionIds = located.flatMap(({ e }, i) => {
     const auditId = writers[i];

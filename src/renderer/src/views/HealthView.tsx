@@ -1,5 +1,6 @@
 // Memory health: the findings queue (contradictions, repeated facts, secrets in memory) with
 // keep / merge / remove / dismiss, the hash-chain check, and erasure of a value across history.
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { EraseDto, FindingDto } from '../../../shared/contract';
 import { Chip } from '../components/Chip';
@@ -21,9 +22,11 @@ export function HealthView() {
   const status = (STATUSES as readonly string[]).includes(params.status ?? '') ? (params.status as (typeof STATUSES)[number]) : 'open';
   const kind = (KINDS as readonly string[]).includes(params.kind ?? '') ? (params.kind as (typeof KINDS)[number]) : undefined;
   const findings = useApiQuery('health.findings', { status, kind });
+  const queryClient = useQueryClient();
   const scan = useAction(async () => {
     const r = await api.call('health.scan', {});
     await findings.refetch();
+    await queryClient.invalidateQueries({ queryKey: ['health.summary'] });
     return r;
   });
   // The queue reflects the files as they are now: scan once when the view opens.
@@ -53,7 +56,7 @@ export function HealthView() {
         </div>
       </div>
       <div className="pane stack" style={{ overflow: 'auto' }}>
-        <HealthCard />
+        <HealthCard link={false} />
         <ErrorMessage action="Scanning the memory files" error={scan.error} />
         <ErrorMessage action="Loading findings" error={findings.error} onRetry={() => void findings.refetch()} />
         <div className="stack" data-testid="finding-queue">
@@ -69,12 +72,14 @@ export function HealthView() {
 
 function FindingCard({ finding: f, onChanged }: { finding: FindingDto; onChanged: () => void }) {
   const api = useApi();
+  const queryClient = useQueryClient();
   const [keep, setKeep] = useState(f.detail.lines.length - 1);
   const [merging, setMerging] = useState(false);
   const [merged, setMerged] = useState(f.detail.lines[f.detail.lines.length - 1]?.text.replace(/^\s*[-*+]\s+/, '') ?? '');
   const resolve = useAction(async (input: { action: 'keep' | 'merge' | 'dismiss' | 'remove'; keep?: number; text?: string }) => {
     const r = await api.call('health.resolve', { id: f.id, ...input });
     onChanged();
+    await queryClient.invalidateQueries({ queryKey: ['health.summary'] });
     return r;
   });
   const open = f.status === 'open';
@@ -91,10 +96,10 @@ function FindingCard({ finding: f, onChanged }: { finding: FindingDto; onChanged
       {opinion && <div className="small muted">Second opinion: {'verdict' in opinion ? `${opinion.verdict} — ${opinion.reason} (${opinion.model})` : `unavailable (${opinion.error})`}</div>}
       <div className="stack" role={open && f.kind !== 'secret' ? 'radiogroup' : undefined} aria-label="Line to keep">
         {f.detail.lines.map((l, i) => (
-          <label key={`${l.fileName}:${l.line}`} className="row-flex small" data-testid="finding-line">
+          <label key={`${l.fileName}:${l.line}`} className="small" data-testid="finding-line" style={{ display: 'flex', flexDirection: 'row', alignItems: 'baseline', gap: 8, textAlign: 'left' }}>
             {open && f.kind !== 'secret' && <input type="radio" name={`keep-${f.id}`} checked={keep === i} onChange={() => setKeep(i)} aria-label={`Keep line ${i + 1}`} />}
             <a className="mono muted" href={hrefFor('writes', { file: l.fileName })}>{l.fileName}:{l.line}</a>
-            <span className="prewrap"><VisibleText text={l.text.trim()} /></span>
+            <span className="prewrap" style={{ color: 'var(--text, inherit)' }}><VisibleText text={l.text.trim()} /></span>
           </label>
         ))}
       </div>

@@ -40,7 +40,7 @@ export function BlameGutter({ file }: { file: MemoryFileName }) {
                 data-line={l.line}
                 data-audit={l.write?.auditId ?? ''}
                 onClick={() => setSelected(l.line)}
-                style={{ cursor: 'pointer', background: selected === l.line ? 'var(--accent-soft, #dbe7ff)' : BANDS[bands[i]] }}
+                style={{ cursor: 'pointer', background: BANDS[bands[i]], outline: selected === l.line ? '2px solid var(--accent, #2563eb)' : undefined, outlineOffset: -2 }}
               >
                 <td className="muted nowrap" style={{ width: 150, borderRight: '2px solid var(--border, #ccc)' }} title={l.write ? `${l.write.source} write ${l.write.auditId}, ${formatTime(l.write.createdAt)}` : 'not recorded yet'}>
                   {i > 0 && lines[i - 1].write?.auditId === l.write?.auditId ? '' : l.write ? `${formatShortTime(l.write.createdAt)} ${l.write.source ?? ''}` : 'unrecorded'}

@@ -4,7 +4,7 @@ import { formatTime } from '../../lib/format';
 import { hrefFor } from '../../lib/route';
 import { useApiQuery } from '../../lib/queries';
 
-export function HealthCard() {
+export function HealthCard({ link = true }: { link?: boolean }) {
   const s = useApiQuery('health.summary', {}, { throttleMs: 5000 });
   if (s.error) return <ErrorMessage action="Loading memory health" error={s.error} onRetry={() => void s.refetch()} />;
   if (!s.data) return null;
@@ -14,7 +14,7 @@ export function HealthCard() {
       <div className="row-flex">
         <strong>Memory health</strong>
         <span className="grow" />
-        <a href={hrefFor('health')}>Open the health view</a>
+        {link && <a href={hrefFor('health')}>Open the health view</a>}
       </div>
       <div className="row-flex small">
         <span>{d.openFindings.contradiction} contradictions</span>·<span>{d.openFindings.duplicate} repeated facts</span>·<span>{d.openFindings.secret} secrets in memory</span>

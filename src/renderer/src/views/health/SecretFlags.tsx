@@ -1,5 +1,6 @@
 // Writes that stored secrets or personal data: a badge in the Writes list and, on the write, the
 // one-click removal (a recorded curator write plus a correction of this write).
+import { useState } from 'react';
 import type { WriteFlagDto } from '../../../../shared/contract';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import type { WorkbenchApi } from '../../lib/api';
@@ -27,7 +28,7 @@ export function SecretBadge({ auditId }: { auditId: string }) {
   const f = known.get(auditId);
   if (!f) return null;
   return (
-    <span className="chip chip-bad" data-testid="secret-badge" title={`This write stored ${f.kinds.join(', ')} in memory`}>
+    <span className="chip chip-bad" data-testid="secret-badge" style={{ color: 'var(--bad, #b91c1c)', borderColor: 'var(--bad, #b91c1c)' }} title={`This write stored ${f.kinds.join(', ')} in memory`}>
       ⚠ {f.kinds.join(', ').toLowerCase()}
     </span>
   );
@@ -39,14 +40,18 @@ export function SecretActions({ auditId, onDone }: { auditId: string; onDone?: (
   const flags = useApiQuery('health.writeFlags', { auditIds: [auditId] });
   const remove = useAction(async () => {
     const r = await api.call('health.removeSecrets', { auditId });
-    known.delete(auditId);
+    setRemoved(r.retryAuditId);
     onDone?.();
     return r;
   });
   const f = flags.data?.[0];
+  const [removed, setRemoved] = useState<string | null>(null);
   if (!f) return null;
+  if (removed) {
+    return <div className="notice" data-testid="secret-removed">Removed from the file by curator write <span className="mono">{removed}</span>; this write got a correction.</div>;
+  }
   return (
-    <div className="notice stack" data-testid="secret-actions">
+    <div className="card stack" data-testid="secret-actions" style={{ borderColor: 'var(--bad, #b91c1c)', background: 'var(--bad-soft, #fdecec)' }}>
       <div>
         This write stored <strong>{f.kinds.join(', ')}</strong> in memory ({f.count} value{f.count === 1 ? '' : 's'}). Secrets and personal data do not belong in memory files.
       </div>
