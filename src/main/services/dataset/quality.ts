@@ -1,5 +1,5 @@
 // Seed 000's three quality factors, each computed from evidence stored in the workspace.
-// The exact definitions are documented in docs/readme/dataset.md; keep the two in step.
+// The exact definitions are documented in docs/dataset.md; keep the two in step.
 import type { DatasetCollectionConfig } from './config';
 import { normalizeText } from './similarity';
 
