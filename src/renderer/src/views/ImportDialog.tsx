@@ -9,8 +9,9 @@ import { startJob } from '../lib/jobs';
 
 const SOURCES = [
   { channel: 'import.reflectionLogs', label: 'Reflection plugin logs', hint: 'the plugin folder (logs/) or the workspace with write-guardian.log.jsonl' },
-  { channel: 'import.openclaw', label: 'OpenClaw session transcripts', hint: 'the OpenClaw state folder (agents/<id>/sessions)' },
-  { channel: 'import.evals', label: 'Plugin eval sets (gold labels)', hint: 'the folder with scenarios.jsonl and the cases files' },
+  { channel: 'import.openclaw', label: 'OpenClaw sessions', hint: 'the OpenClaw state folder (agents/<id>/sessions and agents/<id>/agent/openclaw-agent.sqlite)' },
+  { channel: 'import.evals', label: 'Plugin eval sets and model runs', hint: 'the plugin folder (evals/datasets, evals/results) or evals/datasets/memory-gate' },
+  { channel: 'import.dailyNotes', label: 'OpenClaw daily notes (read-only)', hint: 'the OpenClaw workspace holding memory/YYYY-MM-DD.md' },
 ] as const;
 
 type Source = (typeof SOURCES)[number]['channel'];
