@@ -47,7 +47,7 @@ describe('browsing', () => {
     await expect.poll(() => page.evaluate(() => location.hash)).toContain('type=UPDATE_USER');
     await expect
       .poll(async () => {
-        const chips = await page.locator('[data-testid=decision-row] .chip').allInnerTexts();
+        const chips = await page.locator('[data-testid=decision-row] [data-testid=decision-type] .chip').allInnerTexts();
         return chips.length > 0 && chips.every((c) => c.toLowerCase() === 'update user');
       })
       .toBe(true);

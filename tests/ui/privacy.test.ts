@@ -100,7 +100,7 @@ describe('privacy and strategy settings', () => {
     await go(page, '#/privacy', '[data-testid=retention-panel]');
     const before = tableCounts();
     const retention = page.locator('[data-testid=retention-panel]');
-    await retention.getByLabel('Retention days').fill('1');
+    await retention.getByLabel('Retention days').fill('30'); // whole days, at least the schema's minimum
     await retention.getByRole('button', { name: 'Preview prune' }).click();
     await retention.locator('[data-testid=prune-preview]').waitFor();
     expect(await retention.locator('[data-testid=prune-preview]').innerText()).toContain('Dry run: would delete');

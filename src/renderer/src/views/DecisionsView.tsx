@@ -96,7 +96,7 @@ export function DecisionsView() {
             <div data-testid="decision-row">
               <div className="list-row auto" style={{ gridTemplateColumns: COLS }} onClick={() => toggle(d)} aria-expanded={params.id === d.id}>
                 <span className="cell muted">{formatTime(d.createdAt)}</span>
-                <span className="cell"><Chip value={d.decision} /></span>
+                <span className="cell" data-testid="decision-type"><Chip value={d.decision} /></span>
                 <span className="cell" data-testid="decision-write">{d.writeStatus ? <Chip value={d.writeStatus} /> : <span className="muted small" title="No write followed this decision">no write</span>}</span>
                 <span className="cell wrap" title={d.candidateFact ?? ''}><Highlight text={truncate(d.candidateFact, 400)} ranges={findRanges(truncate(d.candidateFact, 400), text)} /></span>
                 <span className="cell wrap muted" title={d.userMessage ?? ''}><Highlight text={truncate(d.userMessage, 400)} ranges={findRanges(truncate(d.userMessage, 400), text)} /></span>
