@@ -14,6 +14,7 @@ import { toEnvelope } from '../ipc/errors';
 import { singleTokenAuth, WebAuth, type Authenticate, type Principal } from './auth';
 import { IdempotencyStore } from './idempotency';
 import { applySecurityHeaders, DEFAULT_RATE_LIMIT, hostAllowed, newToken, originAllowed, RateLimiter, type RateLimitOptions } from './security';
+import { runAsPrincipal, withCuratorTokens } from '../services/curation/webPrincipal';
 
 export const TOKEN_HEADER = 'x-reflection-token';
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -92,7 +93,8 @@ function sendTooLarge(res: ServerResponse, message: string): void {
 export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
   const { runtime } = opts;
   const token = opts.token ?? newToken();
-  const auth = new WebAuth(opts.authenticate ?? singleTokenAuth(token));
+  // Curators' own tokens (reflection curator add) are valid beside the owner's session token.
+  const auth = new WebAuth(opts.authenticate ?? withCuratorTokens(singleTokenAuth(token), () => runtime.session.db));
   const limiter = new RateLimiter(opts.rateLimit ?? DEFAULT_RATE_LIMIT);
   const idempotency = new IdempotencyStore(() => runtime.session.db);
   const rendererDir = path.resolve(opts.rendererDir);
@@ -268,7 +270,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       else res.end();
     };
     if (name === 'download-ticket') return void handleTicketRequest(req, res, principal).catch(done);
-    handleApiCall(req, res, name).catch(done);
+    // The call runs as the request's curator: reviews, PII decisions, rollbacks and exports record who.
+    runAsPrincipal(principal, () => handleApiCall(req, res, name)).catch(done);
   }
 
   const server = http.createServer((req, res) => {

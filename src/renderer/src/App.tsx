@@ -21,6 +21,7 @@ import { SessionsView } from './views/SessionsView';
 import { SettingsView } from './views/SettingsView';
 import { WorkspaceSwitcher } from './views/WorkspaceSwitcher';
 import { WritesView } from './views/WritesView';
+import { CuratorNamePrompt } from './views/review/CuratorNamePrompt';
 
 // chart.js loads with the Stats view only.
 const StatsView = lazy(() => import('./views/StatsView').then((m) => ({ default: m.StatsView })));
@@ -141,6 +142,7 @@ export function App() {
           ))}
         </footer>
       </div>
+      <CuratorNamePrompt />
     </>
   );
 }

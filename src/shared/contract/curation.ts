@@ -10,6 +10,9 @@ export const QUEUE_SORTS = ['newest', 'oldest', 'quality_desc', 'quality_asc'] a
 export const PII_SCOPES = ['session', 'workspace', 'global'] as const;
 const statusAction = z.enum(['approve', 'reject', 'needs_review']);
 
+/** PII values match whatever their case and spacing: "Alice@Example.com " is the same address. */
+export const normalizePiiValue = (v: string): string => v.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+
 export const reviewFilterSchema = z.strictObject({
   /** open = pending or needs review (the default queue); all = any status. */
   status: z.enum([...ANNOTATION_STATUSES, 'open', 'all']).default('open'),

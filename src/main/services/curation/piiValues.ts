@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { PII_SCOPES, type PiiScope } from '../../../shared/contract/curation';
+import { normalizePiiValue, PII_SCOPES, type PiiScope } from '../../../shared/contract/curation';
 import { AppError } from '../../../shared/errors';
 import { defaultStateDir } from '../../app/paths';
 import { writeTx } from '../../db/connection';
@@ -15,8 +15,7 @@ import { redactContent, type StoredPiiSpan } from '../dataset/privacy';
 export { PII_SCOPES, type PiiScope };
 export type PiiValueDecision = 'redact' | 'keep';
 
-/** Values match whatever their case and spacing: "Alice@Example.com " is the same address. */
-export const normalizeValue = (v: string): string => v.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+export const normalizeValue = normalizePiiValue;
 
 export interface ValueRule {
   value: string;

@@ -1,29 +1,39 @@
-import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { PiiSpanDto, SampleDetail } from '../../../shared/contract';
 import { KeyCap } from '../components/Chip';
 import { ErrorMessage } from '../components/ErrorMessage';
-import { groupSpans, redactLocally, spanKey, type PiiGroup } from '../components/PiiText';
+import { groupSpans, spanKey, type PiiGroup } from '../components/PiiText';
 import { useApi } from '../lib/api';
 import { formatCount } from '../lib/format';
 import { isTypingTarget } from '../lib/keys';
 import { hrefFor, useViewParams } from '../lib/route';
 import { useAsync } from '../lib/useAsync';
+import { BulkActions, FilterBar } from './review/FilterBar';
+import { filterFromParams } from './review/filters';
+import { PiiValuePanel, type DecisionScope } from './review/PiiValuePanel';
+import { GuidelinesPanel, HistoryPanel, NotesPanel, ReasonPicker } from './review/ReviewPanels';
+import { ReviewSettingsPanel } from './review/ReviewSettingsPanel';
 import { SampleView } from './review/SampleView';
-import { humanizePath, parseRedacted, textAt } from './review/sampleFields';
-import { throughput, useReviewQueue, type QueueFilter } from './review/useReviewQueue';
+import { ClusterPanel } from './review/ClusterPanel';
+import { SampleEditor } from './review/SampleEditor';
+import './review/review.css';
+import { throughput, useReviewQueue, type Action } from './review/useReviewQueue';
 
 export const REVIEW_KEYS: { keys: string[]; label: string }[] = [
   { keys: ['a'], label: 'Approve' },
   { keys: ['r'], label: 'Reject' },
+  { keys: ['Shift+R'], label: 'Reject with a reason (then 1–9 picks it)' },
   { keys: ['n'], label: 'Needs review' },
+  { keys: ['s'], label: 'Skip: give the sample back to the queue and move on' },
   { keys: ['e'], label: 'Edit the sample' },
-  { keys: ['u', 'Ctrl+Z'], label: 'Undo the last action' },
+  { keys: ['u', 'Ctrl+Z'], label: 'Undo your last action (a bulk action is one action)' },
   { keys: ['j', '↓', '→'], label: 'Next sample' },
   { keys: ['k', '↑', '←'], label: 'Previous sample' },
   { keys: [']', '['], label: 'Select the next / previous PII value' },
-  { keys: ['x'], label: 'Toggle the selected PII value: redact / keep' },
+  { keys: ['x'], label: 'Toggle the selected PII value: redact / keep (in the scope chosen under Privacy)' },
+  { keys: ['1–8'], label: 'Switch views everywhere except in Review, where digits never leave (use the sidebar)' },
   { keys: ['?'], label: 'Show / hide this list' },
-  { keys: ['Esc'], label: 'Close overlay or editor' },
+  { keys: ['Esc'], label: 'Close overlay or editor; leave the notes field' },
 ];
 
 declare global {
@@ -36,25 +46,59 @@ declare global {
 export function ReviewView() {
   const api = useApi();
   const [params, setParams] = useViewParams('review');
-  const filter: QueueFilter = params.status === 'needs_review' || params.status === 'all' ? params.status : 'pending';
-  const q = useReviewQueue(api, filter, params.id);
+  const { filter, sort } = useMemo(() => filterFromParams(params), [params]);
+  const q = useReviewQueue(api, filter, sort, params.id);
   const [help, setHelp] = useState(false);
   const [editing, setEditing] = useState(false);
+  const [editingGuidelines, setEditingGuidelines] = useState(false);
+  const [guidelinesVersion, setGuidelinesVersion] = useState(0);
+  const [picking, setPicking] = useState(false);
+  const [notes, setNotes] = useState('');
+  const [scope, setScope] = useState<DecisionScope>('workspace');
   const [spanIndex, setSpanIndex] = useState(0);
   const stats = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 3000 });
+  const settings = useAsync(() => api.call('review.settings', {}), [guidelinesVersion]);
+  const me = useAsync(() => api.call('curators.me', {}), []);
+  const history = useAsync(() => api.call('review.history', { limit: 20 }), [q.undoable, q.actionTimes.length], { throttleMs: 500 });
   const keyAt = useRef<number | null>(null);
   const [lastSwitchMs, setLastSwitchMs] = useState<number | null>(null);
+  const reasons = settings.data?.rejectReasons ?? [];
 
   const groups = groupSpans(q.detail?.piiSpans ?? []);
   const selectedGroup: PiiGroup | undefined = groups[Math.min(spanIndex, groups.length - 1)];
-  // One decision per value: every span of it follows, since the export hides a value wherever it appears.
-  const decide = async (group: PiiGroup, decision: 'redact' | 'keep') => {
+  // Per sample: every span of the value in this sample follows, since the export hides a value wherever it appears.
+  const decideInSample = async (group: PiiGroup, decision: 'redact' | 'keep') => {
     const sampleId = q.detail?.id;
     if (!sampleId) return;
     for (const s of group.spans) if (s.decision !== decision) await q.setSpanDecision(sampleId, s.id, decision);
   };
-  const toggleGroup = (group: PiiGroup) => void decide(group, group.decision === 'keep' ? 'redact' : 'keep');
-  useEffect(() => setSpanIndex(0), [q.current?.id]);
+  const [piiTick, setPiiTick] = useState(0);
+  const [piiError, setPiiError] = useState<unknown>(null);
+  // Once per value: every sample of the session, the workspace or everywhere follows (undo in the panel).
+  const decideGroup = async (group: PiiGroup, decision: 'redact' | 'keep') => {
+    if (scope === 'sample') return decideInSample(group, decision);
+    const sample = q.detail;
+    if (!sample) return;
+    try {
+      await api.call('pii.decideValue', { value: group.value, decision, scope, sessionId: scope === 'session' ? sample.sessionId : undefined });
+      setPiiError(null);
+      q.forgetDetails();
+      await q.refreshDetail(sample.id);
+      setPiiTick((t) => t + 1);
+    } catch (e) {
+      setPiiError(e);
+    }
+  };
+  const toggleGroup = (group: PiiGroup) => void decideGroup(group, group.decision === 'keep' ? 'redact' : 'keep');
+  useEffect(() => {
+    setSpanIndex(0);
+    setNotes('');
+  }, [q.current?.id]);
+
+  const act = (action: Action, reason?: string) => {
+    keyAt.current = performance.now();
+    q.act(action, { notes: notes.trim() || undefined, reason });
+  };
 
   // Key press to next sample on screen: measured after the commit, at the next frame.
   useLayoutEffect(() => {
@@ -70,7 +114,7 @@ export function ReviewView() {
 
   const handler = useRef<(e: KeyboardEvent) => void>(() => undefined);
   handler.current = (e: KeyboardEvent) => {
-    if (editing || isTypingTarget(e.target)) return;
+    if (editing || editingGuidelines || picking || isTypingTarget(e.target)) return;
     const k = e.key;
     if ((e.ctrlKey || e.metaKey) && k.toLowerCase() === 'z') {
       e.preventDefault();
@@ -82,9 +126,11 @@ export function ReviewView() {
     switch (k) {
       case '?': setHelp((h) => !h); break;
       case 'Escape': setHelp(false); break;
-      case 'a': mark(); q.act('approve'); break;
-      case 'r': mark(); q.act('reject'); break;
-      case 'n': mark(); q.act('needs_review'); break;
+      case 'a': act('approve'); break;
+      case 'r': act('reject'); break;
+      case 'R': if (q.current) setPicking(true); break;
+      case 'n': act('needs_review'); break;
+      case 's': mark(); q.skip(); break;
       case 'e': if (q.detail) setEditing(true); break;
       case 'u': void q.undo(); break;
       case 'j': case 'ArrowDown': case 'ArrowRight': mark(); q.move(1); break;
@@ -111,26 +157,25 @@ export function ReviewView() {
     const g = groups.find((x) => x.key === spanKey(span));
     if (g) toggleGroup(g);
   };
+  const position = q.rows.length
+    ? `Sample ${formatCount(q.pos + 1)} of ${formatCount(q.total ?? q.rows.length)}`
+    : q.loading ? 'Loading…' : 'The queue is empty';
   return (
     <div className="view" data-testid="view-review">
-      <div className="view-header">
+      <div className="view-header" style={{ flexWrap: 'wrap' }}>
         <h1>Review</h1>
-        <label>
-          Queue
-          <select value={filter} onChange={(e) => setParams({ status: e.target.value === 'pending' ? undefined : e.target.value, id: undefined })} aria-label="Queue">
-            <option value="pending">pending</option>
-            <option value="needs_review">needs review</option>
-            <option value="all">all samples</option>
-          </select>
-        </label>
-        <span data-testid="review-position">
-          {q.rows.length ? `Sample ${q.pos + 1} of ${formatCount(q.rows.length)}${q.hasMore ? '+' : ''}` : q.loading ? 'Loading…' : 'The queue is empty'}
-        </span>
+        <span className="nowrap" data-testid="review-position">{position}</span>
         <span className="grow" />
-        <span className="muted small" data-testid="review-throughput">{rate ? `${rate.toFixed(1)} samples/min` : 'samples/min: —'}</span>
-        {lastSwitchMs != null && <span className="muted small" title="key press to next sample on screen">next in {Math.round(lastSwitchMs)} ms</span>}
+        {me.data && <span className="muted small nowrap" data-testid="review-curator">as {me.data.name}{me.data.role === 'lead' ? ' (lead)' : ''}</span>}
+        <span className="muted small nowrap" data-testid="review-throughput">{rate ? `${rate.toFixed(1)} samples/min` : 'samples/min: —'}</span>
+        {lastSwitchMs != null && <span className="muted small nowrap" title="key press to next sample on screen">next in {Math.round(lastSwitchMs)} ms</span>}
         <button type="button" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><KeyCap k="?" /> keys</button>
       </div>
+      <div className="stack" style={{ gap: 4, padding: '0 0 6px' }}>
+        <FilterBar params={params} setParams={setParams} />
+        <BulkActions filter={filter} total={q.total} onRun={(a) => q.bulk(filter, a)} />
+      </div>
+      <ErrorMessage action="Deciding a PII value" error={piiError} />
       {q.error && (
         <div onClick={q.clearError}>
           <ErrorMessage action={q.error.action} error={q.error.error} />
@@ -145,12 +190,31 @@ export function ReviewView() {
           ) : (
             !q.loading && (
               <div className="empty">
-                Nothing to review here. Collect samples in <a href={hrefFor('datasets')}>Datasets</a>, or switch the queue.
+                Nothing to review here. Collect samples in <a href={hrefFor('datasets')}>Datasets</a>, or change the queue or its filters.
               </div>
             )
           )}
         </div>
         <aside className="review-side stack">
+          <GuidelinesPanel key={guidelinesVersion} onEdit={() => setEditingGuidelines(true)} />
+          {q.detail && <ClusterPanel sampleId={q.detail.id} />}
+          <NotesPanel notes={notes} onNotes={setNotes} reasons={reasons} onReject={(r) => act('reject', r)} disabled={!q.current} />
+          {q.detail && groups.length > 0 && (
+            <PiiValuePanel
+              sample={q.detail}
+              groups={groups}
+              selectedKey={selectedGroup?.key}
+              onSelect={(i) => setSpanIndex(i)}
+              onDecide={(g, d) => void decideGroup(g, d)}
+              onValuesChanged={() => {
+                q.forgetDetails();
+                if (q.detail) void q.refreshDetail(q.detail.id);
+              }}
+              refreshKey={piiTick}
+              scope={scope}
+              onScope={setScope}
+            />
+          )}
           <div className="stack" style={{ gap: 4 }}>
             <h3>Progress</h3>
             <div className="bar"><span style={{ width: `${reviewedPct}%` }} /></div>
@@ -160,16 +224,15 @@ export function ReviewView() {
             </span>
             <ErrorMessage action="Loading review progress" error={stats.error} />
           </div>
-          {q.detail && <SampleFacts sample={q.detail} />}
-          {q.detail && groups.length > 0 && (
-            <PrivacyPanel sample={q.detail} groups={groups} selectedKey={selectedGroup?.key} onSelect={(i) => setSpanIndex(i)} onDecide={(g, d) => void decide(g, d)} />
-          )}
+          {q.detail && <SampleFacts sample={q.detail} onCluster={(c) => setParams({ cluster: c, status: 'all', id: undefined })} />}
+          <HistoryPanel entries={history.data} error={history.error} onJump={(id) => setParams({ id, status: 'all' })} />
         </aside>
       </div>
       <div className="keybar" data-testid="keybar">
-        <button type="button" onClick={() => q.act('approve')} disabled={!q.current}><KeyCap k="a" /> approve</button>
-        <button type="button" onClick={() => q.act('reject')} disabled={!q.current}><KeyCap k="r" /> reject</button>
-        <button type="button" onClick={() => q.act('needs_review')} disabled={!q.current}><KeyCap k="n" /> needs review</button>
+        <button type="button" onClick={() => act('approve')} disabled={!q.current}><KeyCap k="a" /> approve</button>
+        <button type="button" onClick={() => act('reject')} disabled={!q.current}><KeyCap k="r" /> reject</button>
+        <button type="button" onClick={() => act('needs_review')} disabled={!q.current}><KeyCap k="n" /> needs review</button>
+        <button type="button" onClick={() => q.skip()} disabled={!q.current}><KeyCap k="s" /> skip</button>
         <button type="button" onClick={() => setEditing(true)} disabled={!q.detail}><KeyCap k="e" /> edit</button>
         <button type="button" onClick={() => void q.undo()}><KeyCap k="u" /> undo</button>
         <button type="button" onClick={() => q.move(-1)} disabled={q.pos === 0}><KeyCap k="k" /> previous</button>
@@ -184,8 +247,26 @@ export function ReviewView() {
         <button type="button" onClick={() => setHelp(true)}><KeyCap k="?" /> all keys</button>
       </div>
       {help && <KeyOverlay onClose={() => setHelp(false)} />}
+      {picking && (
+        <ReasonPicker
+          reasons={reasons}
+          onClose={() => setPicking(false)}
+          onPick={(r) => {
+            setPicking(false);
+            act('reject', r);
+          }}
+        />
+      )}
+      {editingGuidelines && (
+        <div className="overlay" role="dialog" aria-label="Edit the review guidelines">
+          <div className="dialog stack" style={{ width: 900 }}>
+            <ReviewSettingsPanel onSaved={() => setGuidelinesVersion((v) => v + 1)} />
+            <button type="button" onClick={() => setEditingGuidelines(false)}>Close</button>
+          </div>
+        </div>
+      )}
       {editing && q.detail && (
-        <EditDialog
+        <SampleEditor
           sample={q.detail}
           onCancel={() => setEditing(false)}
           onSave={async (content) => {
@@ -197,7 +278,7 @@ export function ReviewView() {
   );
 }
 
-function SampleFacts({ sample }: { sample: SampleDetail }) {
+function SampleFacts({ sample, onCluster }: { sample: SampleDetail; onCluster: (clusterId: string) => void }) {
   const f = sample.qualityFactors;
   const bar = (label: string, v: number | null | undefined) => (
     <div key={label} className="stack" style={{ gap: 2 }}>
@@ -226,46 +307,13 @@ function SampleFacts({ sample }: { sample: SampleDetail }) {
       <div className="small muted">
         Session <a href={hrefFor('sessions', { id: sample.sessionId })}>{sample.sessionId}</a>
         {sample.auditId && <> · <a href={hrefFor('writes', { id: sample.auditId })}>write</a></>}
+        {sample.clusterId && (
+          <> · <button type="button" className="small" onClick={() => onCluster(sample.clusterId!)} data-testid="filter-to-cluster">its near-duplicate cluster</button></>
+        )}
+        {sample.annotatedBy && <div>Last labelled by <b>{sample.annotatedBy}</b></div>}
         {sample.annotationNotes && <div className="prewrap">Notes: {sample.annotationNotes}</div>}
       </div>
     </>
-  );
-}
-
-function PrivacyPanel({ sample, groups, selectedKey, onSelect, onDecide }: { sample: SampleDetail; groups: PiiGroup[]; selectedKey?: string; onSelect: (i: number) => void; onDecide: (g: PiiGroup, d: 'redact' | 'keep') => void }) {
-  const redacted = parseRedacted(sample.piiRedactedContent);
-  const fields = [...new Set(sample.piiSpans.map((s) => s.field ?? ''))];
-  return (
-    <div className="stack" style={{ gap: 6 }} data-testid="privacy-panel">
-      <h3>Privacy</h3>
-      {groups.map((g, i) => (
-        <div key={g.key} className="row-flex small" style={{ outline: g.key === selectedKey ? '2px solid var(--accent)' : undefined, borderRadius: 4, padding: 2 }} onClick={() => onSelect(i)} data-testid="pii-span-row">
-          <span className="chip">{g.type}</span>
-          <span className="mono grow" style={{ wordBreak: 'break-all' }}>
-            {g.value}
-            {g.spans.length > 1 && <span className="muted"> ×{g.spans.length}</span>}
-          </span>
-          <button type="button" className={g.decision === 'redact' ? 'primary' : ''} onClick={() => onDecide(g, 'redact')} aria-pressed={g.decision === 'redact'}>redact</button>
-          <button type="button" className={g.decision === 'keep' ? 'primary' : ''} onClick={() => onDecide(g, 'keep')} aria-pressed={g.decision === 'keep'}>keep</button>
-        </div>
-      ))}
-      <h3>Redacted text (as exported)</h3>
-      <div data-testid="redacted-text" className="stack" style={{ gap: 4 }}>
-        {fields.map((field) => {
-          const original = textAt(sample.content, field);
-          const server = textAt(redacted, field);
-          // The server's copy is what the export writes; the local redaction stands in when there is none.
-          const spansHere = sample.piiSpans.filter((s) => (s.field ?? '') === field);
-          const text = server ?? (original != null ? redactLocally(original, spansHere) : null);
-          return (
-            <div key={field} className="msg redacted small">
-              <div className="msg-role">{humanizePath(field)}</div>
-              <div className="prewrap">{text ?? server ?? ''}</div>
-            </div>
-          );
-        })}
-      </div>
-    </div>
   );
 }
 

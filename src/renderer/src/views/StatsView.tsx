@@ -8,6 +8,7 @@ import { useApiQuery } from '../lib/queries';
 import { useAsync } from '../lib/useAsync';
 import { EvalModelsCard } from './stats/EvalModelsCard';
 import { HealthCard } from './health/HealthCard';
+import { AgreementPanel } from './review/AgreementPanel';
 
 // Only the pieces used: chart.js is tree-shakable when registered piecemeal.
 ChartJS.register(CategoryScale, LinearScale, BarElement, Tooltip, Legend);
@@ -100,6 +101,7 @@ export function StatsView() {
         <EvalModelsCard text={text} grid={grid} />
         <HealthCard />
       </div>
+      <AgreementPanel />
     </div>
   );
 }

@@ -59,6 +59,16 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+/** Collapsed sections open by themselves when they hold a detected PII value, so no highlight is hidden. */
+function hasPiiUnder(sample: SampleDetail, base: string): boolean {
+  return sample.piiSpans.some((s) => s.field === base || (s.field ?? '').startsWith(`${base}.`));
+}
+
+function piiNote(sample: SampleDetail, base: string): string {
+  const n = sample.piiSpans.filter((s) => s.field === base || (s.field ?? '').startsWith(`${base}.`)).length;
+  return n ? ` · ${n} PII highlight${n === 1 ? '' : 's'}` : '';
+}
+
 export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDetail; selectedKey?: string; onToggle: (span: PiiSpanDto) => void }) {
   const c = (sample.content ?? {}) as Record<string, unknown>;
   const p = { sample, selectedKey, onToggle };
@@ -106,8 +116,8 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
           {textAt(c, 'reason') != null && <Row label="Reason">{f('reason')}</Row>}
           {textAt(c, 'userCorrection.reason') != null && <Row label="Correction">{f('userCorrection.correctedDecision')} — {f('userCorrection.reason')}</Row>}
         </dl>
-        <details>
-          <summary>File content the guardian saw</summary>
+        <details open={hasPiiUnder(sample, 'currentFileContent')} key={`file-${sample.id}`}>
+          <summary>File content the guardian saw{piiNote(sample, 'currentFileContent')}</summary>
           <div className="msg msg-agent prewrap mono">{f('currentFileContent')}</div>
         </details>
       </>
@@ -116,8 +126,8 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
     conversationBase = 'context';
     body = (
       <>
-        <details>
-          <summary>Context window</summary>
+        <details open={hasPiiUnder(sample, 'context')} key={`context-${sample.id}`}>
+          <summary>Context window{piiNote(sample, 'context')}</summary>
           <Conversation {...p} base="context" />
         </details>
         <h3>Conversation</h3>

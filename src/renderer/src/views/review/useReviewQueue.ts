@@ -1,17 +1,19 @@
-// The review queue: a window of sample rows from dataset.list, the current position, and a cache of
-// full samples prefetched ahead of the cursor, so the next sample is on screen the moment a key is hit.
-// Every action is saved at once through the API; undo asks the server (it keeps the review log), so it
-// also works after a reload.
+// The review queue: a window of sample rows from review.queue (filtered, sorted, with its true size),
+// the current position, and a cache of full samples prefetched ahead of the cursor, so the next sample
+// is on screen the moment a key is hit. The current sample and the next two are reserved for this
+// curator (others are not served them); skip gives the current one back. Every action is saved at once
+// through the API; undo asks the server (it keeps the review log), so it also works after a reload.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AnnotationStatus } from '../../../../shared/domain';
-import type { PiiSpanDecision, SampleDetail, SampleRow } from '../../../../shared/contract';
+import type { PiiSpanDecision, QueueSort, ReviewFilter, SampleDetail, SampleRow } from '../../../../shared/contract';
 import type { WorkbenchApi } from '../../lib/api';
 
 const PAGE = 100;
 const PREFETCH_AHEAD = 6;
+const RESERVE_AHEAD = 3;
+const RENEW_MS = 60_000;
 
-export type QueueFilter = 'pending' | 'needs_review' | 'all';
-type Action = 'approve' | 'reject' | 'needs_review';
+export type Action = 'approve' | 'reject' | 'needs_review';
 
 const STATUS_OF: Record<Action, AnnotationStatus> = { approve: 'approved', reject: 'rejected', needs_review: 'needs_review' };
 
@@ -21,8 +23,11 @@ export interface QueueError {
 }
 
 /** `focusId`: open the queue on this sample (a link from elsewhere), whatever its status. */
-export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?: string) {
+export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: QueueSort, focusId?: string) {
   const [rows, setRows] = useState<SampleRow[]>([]);
+  const [total, setTotal] = useState<number | null>(null);
+  const [lastWasBulk, setLastWasBulk] = useState(false);
+  const filterJson = JSON.stringify([filter, sort]);
   const [pos, setPos] = useState(0);
   const [cursor, setCursor] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -56,8 +61,10 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?:
     async (from: string | undefined) => {
       setLoading(true);
       try {
-        const page = await api.call('dataset.list', { limit: PAGE, cursor: from, status: filter === 'all' ? undefined : filter });
-        let items = page.items;
+        const [f, order] = JSON.parse(filterJson) as [ReviewFilter, QueueSort];
+        const page = await api.call('review.queue', { filter: f, sort: order, limit: PAGE, cursor: from });
+        setTotal(page.total);
+        let items: SampleRow[] = page.items;
         if (!from && focusId) {
           const focus = items.find((x) => x.id === focusId) ?? (await api.call('dataset.get', { id: focusId }));
           items = [focus, ...items.filter((x) => x.id !== focusId)];
@@ -72,7 +79,7 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?:
         setLoading(false);
       }
     },
-    [api, filter, focusId],
+    [api, filterJson, focusId],
   );
 
   useEffect(() => {
@@ -86,6 +93,29 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?:
     for (let i = Math.max(0, pos - 1); i < Math.min(rows.length, pos + PREFETCH_AHEAD); i++) void fetchDetail(rows[i].id);
     if (cursor && !loading && pos >= rows.length - 20) void loadPage(cursor);
   }, [pos, rows, cursor, loading, fetchDetail, loadPage]);
+
+  // Hold the current sample and the next ones; drop any another curator already holds.
+  const reserveKey = rows.slice(pos, pos + RESERVE_AHEAD).map((r) => r.id).join(',');
+  useEffect(() => {
+    if (!reserveKey) return;
+    let stop = false;
+    const reserve = () =>
+      api.call('review.reserve', { ids: reserveKey.split(',') }).then(
+        (r) => {
+          if (stop || !r.taken.length) return;
+          const taken = new Set(r.taken.map((t) => t.id));
+          setRows((list) => list.filter((x) => !taken.has(x.id)));
+          setTotal((n) => (n == null ? n : Math.max(0, n - taken.size)));
+        },
+        () => undefined, // a failed hold only means another curator might see the sample too
+      );
+    void reserve();
+    const renew = setInterval(() => void reserve(), RENEW_MS);
+    return () => {
+      stop = true;
+      clearInterval(renew);
+    };
+  }, [api, reserveKey]);
 
   const current = rows[pos];
   const detail = current ? cache.current.get(current.id) : undefined;
@@ -102,13 +132,14 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?:
 
   /** Saves the label and moves on at once; the save runs behind the next sample. */
   const act = useCallback(
-    (action: Action, extra?: { content?: unknown; notes?: string }) => {
+    (action: Action, extra?: { notes?: string; reason?: string }) => {
       const row = rowsRef.current[pos];
       if (!row) return;
       const before = row.annotationStatus;
       patchRow({ ...row, annotationStatus: STATUS_OF[action] });
       setPos((p) => Math.min(rowsRef.current.length - 1, p + 1));
       setActionTimes((t) => [...t, Date.now()]);
+      setLastWasBulk(false);
       api.call('dataset.review', { id: row.id, action, ...extra }).then(
         (out) => {
           patchRow(out.sample);
@@ -147,6 +178,14 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?:
   const undo = useCallback(async () => {
     try {
       const out = await api.call('dataset.undo', {});
+      if (out.sample && lastWasBulk) {
+        // A bulk action came back as a whole: the queue is a different list now.
+        setLastWasBulk(false);
+        cache.current.clear();
+        setPos(0);
+        await loadPage(undefined);
+        return;
+      }
       if (!out.sample) {
         setError({ action: 'Undo', error: new Error('nothing to undo') });
         return;
@@ -170,7 +209,39 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?:
       setError({ action: 'Undo', error: e });
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [api, pos, fetchDetail]);
+  }, [api, pos, fetchDetail, lastWasBulk, loadPage]);
+
+  /** Gives the current sample back to the queue (for another curator, or later) and moves on. */
+  const skip = useCallback(() => {
+    const row = rowsRef.current[pos];
+    if (!row) return;
+    void api.call('review.release', { ids: [row.id] }).catch(() => undefined);
+    setRows((r) => r.filter((x) => x.id !== row.id));
+    setPos((p) => Math.max(0, Math.min(p, rowsRef.current.length - 2)));
+  }, [api, pos]);
+
+  /** Labels every sample of the filter (or cluster); one undo takes the batch back. */
+  const bulk = useCallback(
+    async (bulkFilter: ReviewFilter, action: Action, reason?: string) => {
+      try {
+        const out = await api.call('review.bulk', { filter: bulkFilter, action, reason });
+        setLastWasBulk(true);
+        setUndoable((n) => n + 1);
+        cache.current.clear();
+        setPos(0);
+        await loadPage(undefined);
+        return out.count;
+      } catch (e) {
+        setError({ action: `Bulk "${action.replace('_', ' ')}"`, error: e });
+        return null;
+      }
+    },
+    [api, loadPage],
+  );
+
+  /** Re-reads one sample (after a per-value PII decision changed it on the server). */
+  const refreshDetail = useCallback((id: string) => fetchDetail(id, true), [fetchDetail]);
+  const forgetDetails = useCallback(() => cache.current.clear(), []);
 
   const setSpanDecision = useCallback(
     async (sampleId: string, spanId: string, decision: PiiSpanDecision) => {
@@ -195,7 +266,13 @@ export function useReviewQueue(api: WorkbenchApi, filter: QueueFilter, focusId?:
 
   return {
     rows,
+    total,
     pos,
+    skip,
+    bulk,
+    refreshDetail,
+    forgetDetails,
+    lastWasBulk,
     current,
     detail,
     loading,
