@@ -33,6 +33,6 @@ fs.writeFileSync(
     files: [path.join(root, 'src/recorder/index.ts')],
   }),
 );
-execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: 'inherit' });
+execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', tsconfig], { stdio: ['ignore', 2, 2] }); // stdout is npm pack's --json
 fs.rmSync(tsconfig);
-console.log(`recorder built: ${path.relative(root, out)} (${names.length} exports)`);
+console.error(`recorder built: ${path.relative(root, out)} (${names.length} exports)`);
