@@ -38,11 +38,21 @@ function outranks(a: PiiSpan, b: PiiSpan): number {
  */
 export function resolveOverlaps(spans: PiiSpan[]): PiiSpan[] {
   const ranked = [...spans].sort(outranks);
+  // Kept spans never overlap, so sorted by start their ends are sorted too: a new span only has to be checked
+  // against its two neighbours (binary search), which keeps long texts with many findings near-linear.
   const kept: PiiSpan[] = [];
   for (const s of ranked) {
     if (s.end <= s.start) continue;
-    if (kept.some((k) => s.start < k.end && k.start < s.end)) continue;
-    kept.push(s);
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (kept[mid].start < s.start) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0 && kept[lo - 1].end > s.start) continue;
+    if (lo < kept.length && kept[lo].start < s.end) continue;
+    kept.splice(lo, 0, s);
   }
   return kept.sort((a, b) => a.start - b.start || a.end - b.end);
 }
