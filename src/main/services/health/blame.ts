@@ -2,6 +2,7 @@
 // decision, turn, session and time, and the earlier writes a moved or reworded line came from.
 // Line maps are computed once per version and stored (memory_versions.line_map), so a view reads
 // one row and never re-diffs the history; only versions recorded since the last view are mapped.
+import type Database from 'better-sqlite3';
 import type { MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import type { DB } from '../../db/connection';
@@ -16,20 +17,33 @@ interface VersionContent extends VersionRow {
   content: string | null;
 }
 
+// Preparing a statement costs more than running these small ones; a blame runs dozens.
+const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
+function cached(db: DB, sql: string): Database.Statement {
+  let m = statementCache.get(db);
+  if (!m) statementCache.set(db, (m = new Map()));
+  let st = m.get(sql);
+  if (!st) m.set(sql, (st = db.prepare(sql)));
+  return st;
+}
+
+const VERSIONS_SQL = `SELECT v.*, s.content FROM memory_versions v
+  LEFT JOIN write_guardian_audit a ON a.id = v.audit_id LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
+  WHERE v.file_name = ? AND v.seq BETWEEN ? AND ? ORDER BY v.seq`;
+
 function versionsWithContent(db: DB, file: MemoryFileName, fromSeq: number, toSeq: number): VersionContent[] {
-  return db
-    .prepare(
-      `SELECT v.*, s.content FROM memory_versions v
-       LEFT JOIN write_guardian_audit a ON a.id = v.audit_id LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
-       WHERE v.file_name = ? AND v.seq BETWEEN ? AND ? ORDER BY v.seq`,
-    )
-    .all(file, fromSeq, toSeq) as VersionContent[];
+  return cached(db, VERSIONS_SQL).all(file, fromSeq, toSeq) as VersionContent[];
 }
 
 /** Maps every version of the file that has no stored line map yet, continuing from the last mapped one. Returns how many. */
 export function ensureLineMaps(db: DB, file: MemoryFileName): number {
-  syncVersions(db, file);
-  const head = headVersion(db, file);
+  let head = headVersion(db, file);
+  // The recorder chains every write as it is recorded; only writes made without it (an older
+  // database, another tool) need a catch-up, and those have no version yet.
+  if (!head || cached(db, 'SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND rowid > ? LIMIT 1').get(file, head.audit_rowid)) {
+    syncVersions(db, file);
+    head = headVersion(db, file);
+  }
   if (!head || head.line_map !== null) return 0;
   const lastMapped = (db.prepare('SELECT max(seq) FROM memory_versions WHERE file_name = ? AND line_map IS NOT NULL').pluck().get(file) as number | null) ?? 0;
   let prevLines: string[] = [];
@@ -126,6 +140,9 @@ export function blameFile(ctx: ServiceContext, input: BlameInput): BlameResult {
   }
   const wanted = input.line !== undefined ? [input.line - 1] : lines.map((_, i) => i);
   const writes = new WriteLookup(ctx.db, file);
+  const versions = new VersionCache(ctx.db, file);
+  // A whole-file view shows the last few steps of each line; one line gets its full history.
+  const depth = input.line !== undefined ? HISTORY_DEPTH : 3;
   return {
     fileName: file,
     versions: head?.seq ?? 0,
@@ -135,26 +152,44 @@ export function blameFile(ctx: ServiceContext, input: BlameInput): BlameResult {
       line: i + 1,
       text: lines[i],
       write: map.producer[i] > 0 ? writes.get(map.producer[i]) : null,
-      history: map.producer[i] > 0 ? lineHistory(ctx.db, file, writes, map.producer[i], map.index[i]) : [],
+      history: map.producer[i] > 0 ? lineHistory(versions, writes, map.producer[i], map.index[i], depth) : [],
     })),
   };
 }
 
+/** Decoded versions, each read and parsed once per blame. */
+class VersionCache {
+  private readonly cache = new Map<number, { lines: string[]; map: LineMap | null; origins: Map<number, number> }>();
+  constructor(private readonly db: DB, private readonly file: MemoryFileName) {}
+  get(seq: number) {
+    let v = this.cache.get(seq);
+    if (!v) {
+      const [row] = versionsWithContent(this.db, this.file, seq, seq);
+      v = {
+        lines: splitLines(row?.content ?? null),
+        map: row?.line_map ? decodeMap(row.line_map) : null,
+        origins: new Map(row?.origins ? (JSON.parse(row.origins) as Origins) : []),
+      };
+      this.cache.set(seq, v);
+    }
+    return v;
+  }
+}
+
 /** Follows a line back through the writes that moved or reworded it. */
-function lineHistory(db: DB, file: MemoryFileName, writes: WriteLookup, producer: number, index: number): BlameLine['history'] {
+function lineHistory(versions: VersionCache, writes: WriteLookup, producer: number, index: number, depth: number): BlameLine['history'] {
   const out: BlameLine['history'] = [];
   let seq = producer;
   let at = index;
-  while (out.length < HISTORY_DEPTH && seq > 1) {
-    const row = db.prepare('SELECT origins FROM memory_versions WHERE file_name = ? AND seq = ?').pluck().get(file, seq) as string | null;
-    const origin = row ? (JSON.parse(row) as Origins).find((o) => o[0] === at) : undefined;
-    if (!origin) break;
-    const [prev] = versionsWithContent(db, file, seq - 1, seq - 1);
-    if (!prev?.line_map) break;
-    const prevMap = decodeMap(prev.line_map);
-    const text = splitLines(prev.content)[origin[1]] ?? '';
-    seq = prevMap.producer[origin[1]];
-    at = prevMap.index[origin[1]];
+  while (out.length < depth && seq > 1) {
+    const from = versions.get(seq).origins.get(at);
+    if (from === undefined) break;
+    const prev = versions.get(seq - 1);
+    if (!prev.map) break;
+    const text = prev.lines[from] ?? '';
+    seq = prev.map.producer[from];
+    at = prev.map.index[from];
+    if (seq <= 0) break;
     out.push({ write: writes.get(seq), text });
   }
   return out;
@@ -165,7 +200,8 @@ class WriteLookup {
   private readonly cache = new Map<number, BlameWrite>();
   private readonly stmt;
   constructor(db: DB, private readonly file: MemoryFileName) {
-    this.stmt = db.prepare(
+    this.stmt = cached(
+      db,
       `SELECT v.seq, v.audit_id AS auditId, a.source, a.status, a.decision_id AS decisionId, d.decision, a.turn_id AS turnId,
               a.session_id AS sessionId, a.candidate_fact AS candidateFact, a.reason, v.created_at AS createdAt
        FROM memory_versions v LEFT JOIN write_guardian_audit a ON a.id = v.audit_id
