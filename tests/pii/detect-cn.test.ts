@@ -96,6 +96,10 @@ describe('Chinese person names', () => {
     expect(ofType('你好，我是陈思远，今天负责接待。', 'PERSON')).toEqual(['陈思远']);
     expect(ofType('@李娜 你看一下', 'PERSON')).toEqual(['李娜']);
   });
+  it('finds Latin names after Chinese cues and Chinese names after English labels', () => {
+    expect(ofType('我叫 Tom Lee，来自纽约', 'PERSON')).toEqual(['Tom Lee']);
+    expect(ofType('Name: 王小明', 'PERSON')).toEqual(['王小明']);
+  });
   it('finds names before titles', () => {
     expect(ofType('明天找张先生签合同，再和陈老师对一下', 'PERSON')).toEqual(['张', '陈']);
     expect(ofType('王芳女士的快递放在前台', 'PERSON')).toEqual(['王芳']);

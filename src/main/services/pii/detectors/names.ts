@@ -20,6 +20,8 @@ const PATTERNS: NamePattern[] = [
   { re: new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\\.?\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.45, cued: true },
   { re: new RegExp(`\\b(?:Sir|Madam)\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.4, cued: false },
   { re: new RegExp(`\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.45, cued: true },
+  // A Latin name after a Chinese cue: "我叫 Tom Lee", "联系人：Anna".
+  { re: new RegExp(`(?:我叫|我的名字(?:是|叫)|名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?)\\s*(${FULL})(?![\\p{L}])`, 'gu'), detector: 'context:zh-intro-latin', confidence: 0.45, cued: true },
   { re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'), detector: 'context:salutation', confidence: 0.3, cued: false },
   { re: new RegExp(`\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`, 'gu'), detector: 'context:mention', confidence: 0.3, cued: false },
 ];
@@ -71,7 +73,7 @@ function fullNameAt(text: string, i: number, maxGiven = 2): string {
 
 // "我叫王小明", "联系人：欧阳娜娜", "我的名字是李雷": the name follows the cue.
 const ZH_INTRO =
-  /(?:我叫|[他她]叫|名叫|叫做|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])/gu;
+  /(?:我叫|[他她]叫|名叫|叫做|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|\b(?:[Nn]ame|NAME|[Ff]ull name|[Cc]ontact)\s*[:：]\s*|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])/gu;
 // Cues after which a name must stand alone (followed by a pause): they also precede ordinary words.
 const LOOSE_CUE = /^(?:我是|本人|亲爱的|@|你好|您好|嗨)/;
 // "我是程序员", "我是郑州人", "亲爱的顾客": roles, origins and places, not names.
