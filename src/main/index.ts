@@ -8,6 +8,7 @@ import type * as Electron from 'electron';
 import { CHANGE_EVENT_CHANNEL } from '../shared/contract';
 import { openInitialWorkspace } from './app/firstRun';
 import { menuTemplate } from './app/menu';
+import type { PickPurpose } from './app/pathPolicy';
 import { createAppRuntime, type AppRuntime } from './app/runtime';
 import { installContentsSecurity, installSessionSecurity, secureWebPreferences } from './app/windowSecurity';
 import { loadWindowState, saveWindowState, type WindowState } from './app/windowState';
@@ -79,7 +80,9 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
   app.on('before-quit', () => void runtime?.close());
 
   const indexHtml = path.join(mainDir, '..', 'renderer', 'index.html');
-  const devUrl = env.ELECTRON_RENDERER_URL;
+  // The dev server URL is honoured only in development: a packaged app always loads its own asar page,
+  // so an environment variable cannot point a user's app at another origin.
+  const devUrl = app.isPackaged ? undefined : env.ELECTRON_RENDERER_URL;
   const isAppUrl = appUrlMatcher(pathToFileURL(indexHtml).toString(), devUrl);
 
   const ready = app.whenReady().then(async () => {
@@ -102,6 +105,7 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
       dialog.showErrorBox('Reflection Workbench', `The workspace could not be opened: ${(e as Error).message}`);
     }
     registerIpcHandlers(ipcMain, rt.registry, { mainFrame: () => win?.webContents.mainFrame ?? null, isAppUrl });
+    rt.paths.setPicker((purpose, defaultPath) => pickPath(purpose, defaultPath));
     rt.session.onChange((event) => {
       if (win && !win.isDestroyed()) win.webContents.send(CHANGE_EVENT_CHANNEL, event);
       if (event.type === 'workspace') rebuildMenu();
@@ -129,6 +133,8 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
     win.on('close', remember);
     win.on('closed', () => {
       win = null;
+      // Paths picked in this window's dialogs are not handed to a later window.
+      runtime?.paths.clearPicked();
     });
     win.once('ready-to-show', () => win?.show());
     rebuildMenu();
@@ -177,9 +183,23 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
     );
   }
 
+  /** The native dialog behind dialog.pick: what the user picks here the renderer may then name. */
+  async function pickPath(purpose: PickPurpose, defaultPath?: string): Promise<string | null> {
+    if (purpose === 'backupFile') {
+      const options = { title: 'Backup Database', defaultPath, filters: [{ name: 'SQLite database', extensions: ['db'] }] };
+      const r = await (win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options));
+      return r.canceled || !r.filePath ? null : r.filePath;
+    }
+    const properties: Array<'openDirectory' | 'openFile'> = purpose === 'importFile' ? ['openFile'] : ['openDirectory'];
+    const options = { title: purpose === 'workspace' ? 'Open Workspace' : 'Import From', properties };
+    const r = await (win ? dialog.showOpenDialog(win, options) : dialog.showOpenDialog(options));
+    return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
+  }
+
   function openFolder(dir: string): void {
     if (!runtime) return;
     try {
+      runtime.paths.notePicked(dir);
       runtime.jobs.cancelAll();
       runtime.session.open(dir);
     } catch (e) {

@@ -26,7 +26,7 @@ class Emitter {
   }
 }
 
-function recorder(opts: { userData: string; lock?: boolean }) {
+function recorder(opts: { userData: string; lock?: boolean; isPackaged?: boolean }) {
   const calls: string[] = [];
   const ipc = new Map<string, Fn>();
   const menus: Array<{ template: Array<{ label?: string; submenu?: Array<{ label?: string; click?: Fn; submenu?: unknown[] }> }> }> = [];
@@ -46,6 +46,7 @@ function recorder(opts: { userData: string; lock?: boolean }) {
     getPath: (name: string) => (name === 'userData' ? opts.userData : os.tmpdir()),
     getVersion: () => '0.1.0-test',
     getAppPath: () => repoRoot,
+    isPackaged: opts.isPackaged ?? false,
   });
 
   class FakeContents extends Emitter {
@@ -138,9 +139,9 @@ afterEach(async () => {
   for (const s of started.splice(0)) await s.runtime()?.close();
 });
 
-async function start(userData: string, extra: { lock?: boolean; argv?: string[] } = {}) {
-  const rec = recorder({ userData, lock: extra.lock });
-  const shell = startShell(rec.electron, { mainDir, argv: extra.argv ?? [], env: {}, platform: 'linux' });
+async function start(userData: string, extra: { lock?: boolean; argv?: string[]; isPackaged?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+  const rec = recorder({ userData, lock: extra.lock, isPackaged: extra.isPackaged });
+  const shell = startShell(rec.electron, { mainDir, argv: extra.argv ?? [], env: extra.env ?? {}, platform: 'linux' });
   started.push(shell);
   await shell.ready;
   return { rec, shell };
@@ -167,6 +168,14 @@ describe('Electron shell', () => {
     });
     expect(prefs.preload).toBe(path.join(repoRoot, 'out', 'preload', 'index.js'));
     expect(rec.windows[0].loaded).toBe(path.join(repoRoot, 'out', 'renderer', 'index.html'));
+  });
+
+  it('loads ELECTRON_RENDERER_URL only when unpackaged; a packaged app always loads its own page', async () => {
+    const env = { ELECTRON_RENDERER_URL: 'http://localhost:5173/' };
+    const dev = await start(newUserData(), { env, isPackaged: false });
+    expect(dev.rec.windows[0].loaded).toBe(env.ELECTRON_RENDERER_URL);
+    const packaged = await start(newUserData(), { env, isPackaged: true });
+    expect(packaged.rec.windows[0].loaded).toBe(path.join(repoRoot, 'out', 'renderer', 'index.html'));
   });
 
   it('denies window.open, blocks navigation, redirects and webviews', async () => {
@@ -216,6 +225,25 @@ describe('Electron shell', () => {
     frame.url = `${pathToFileURL(path.join(repoRoot, 'out', 'renderer', 'index.html'))}#/writes`;
     expect(await invoke({ senderFrame: frame }, {})).toMatchObject({ ok: true });
     expect(await rec.ipc.get(ipcChannel('gate.list'))!({ senderFrame: frame }, { limit: -1 })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+  });
+
+  it('accepts a renderer path only when the user picked it in a native dialog of this window', async () => {
+    const { rec, shell } = await start(newUserData());
+    const frame = rec.windows[0].webContents.mainFrame;
+    const call = (channel: Parameters<typeof ipcChannel>[0], input: unknown) => rec.ipc.get(ipcChannel(channel))!({ senderFrame: frame }, input);
+    const picked = tempWorkspace();
+    const notPicked = tempWorkspace();
+    expect(await call('workspace.open', { dir: picked })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+    rec.pickedFolders.push(picked);
+    expect(await call('dialog.pick', { purpose: 'workspace' })).toEqual({ ok: true, value: { path: picked } });
+    expect(await call('workspace.open', { dir: picked })).toMatchObject({ ok: true, value: { dir: picked } });
+    expect(await call('workspace.open', { dir: notPicked })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+    expect(fs.existsSync(path.join(notPicked, '.openclaw-reflection'))).toBe(false);
+    // A closed window's picks are forgotten.
+    rec.pickedFolders.push(notPicked);
+    expect(await call('dialog.pick', { purpose: 'importFolder' })).toEqual({ ok: true, value: { path: notPicked } });
+    rec.windows[0].emit('closed');
+    expect(await shell.runtime()!.registry.dispatch('workspace.open', { dir: notPicked })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
   });
 
   it('opens a generated demo workspace on first run, then the last workspace; remembers the window', async () => {
