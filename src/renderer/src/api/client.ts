@@ -4,6 +4,7 @@
 // Components cannot tell which one they have.
 import {
   contracts,
+  isDryRun,
   type ApiTransport,
   type Channel,
   type ChangeEvent,
@@ -152,7 +153,8 @@ export class HttpClient extends BaseClient {
   protected async invoke(channel: Channel, input: unknown): Promise<Result<unknown>> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     // One key per logical call: a retry after a network failure reuses it, so main never repeats the action.
-    if (contracts[channel].mutating) headers[IDEMPOTENCY_HEADER] = newKey();
+    // A dry run is a read: it needs no key (main stores no idempotency row for it either).
+    if (contracts[channel].mutating && !isDryRun(input)) headers[IDEMPOTENCY_HEADER] = newKey();
     const body = JSON.stringify(input ?? {});
     let lastError: unknown;
     for (let attempt = 0; attempt < 2; attempt++) {
