@@ -325,11 +325,11 @@ describe('opt-out, retention, conversation export and settings validation over H
     const dry = await api<PruneOutcome>('retention.prune', { days: 30, dryRun: true });
     expect(dry.dryRun).toBe(true);
     expect(dry.deleted.conversation_turns).toBeGreaterThan(0);
-    expect(dry.kept).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'approved dataset sample', count: expect.any(Number) })]));
+    expect(dry.kept).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'curated dataset sample', count: expect.any(Number) })]));
     expect(tableCounts()).toEqual(before);
     // No retention limit given and none configured: named.
     expect(await fails('retention.prune', { dryRun: true })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/retentionDays/) });
-    const real = await api<PruneOutcome>('retention.prune', { days: 30 });
+    const real = await api<PruneOutcome>('retention.prune', { days: 30, confirm: true, previewToken: dry.previewToken, force: true });
     expect(real.deleted).toEqual(dry.deleted);
     expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns - dry.deleted.conversation_turns);
     expect(count('SELECT count(*) FROM dataset_samples WHERE id = ?', sample.id)).toBe(1);
