@@ -99,6 +99,8 @@ describe('Chinese person names', () => {
   it('finds Latin names after Chinese cues and Chinese names after English labels', () => {
     expect(ofType('我叫 Tom Lee，来自纽约', 'PERSON')).toEqual(['Tom Lee']);
     expect(ofType('Name: 王小明', 'PERSON')).toEqual(['王小明']);
+    expect(ofType('- Name: Alex Chen (陈亚历)', 'PERSON')).toEqual(['Alex Chen', '陈亚历']);
+    expect(ofType('Name: Alex Chen (Staff Engineer)', 'PERSON')).toEqual(['Alex Chen']);
   });
   it('finds names before titles', () => {
     expect(ofType('明天找张先生签合同，再和陈老师对一下', 'PERSON')).toEqual(['张', '陈']);

@@ -123,9 +123,27 @@ function nameStartBefore(text: string, end: number): number {
   return AMBIGUOUS_SURNAMES.has(single) && HAN.test(text[end - 2] ?? '') ? -1 : end - 1;
 }
 
+// "Alex Chen (陈亚历)", "王小明（Tom Wang）": the same person's name in the other script, in brackets right after.
+const ALIAS = new RegExp(`^\\s*[(（]\\s*([\\u4e00-\\u9fff]{2,4}|${FULL})\\s*[)）]`, 'u');
+
+function aliasesOf(text: string, names: PiiSpan[]): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const n of names) {
+    const m = ALIAS.exec(text.slice(n.end, n.end + 40));
+    if (!m) continue;
+    const alias = m[1];
+    // Only across scripts: "(staff engineer)" after a Latin name is a role, not a second name.
+    if (HAN.test(alias[0]) === HAN.test(n.value[0]) || (HAN.test(alias[0]) && !surnameAt(alias, 0))) continue;
+    const start = n.end + m[0].indexOf(alias);
+    out.push(makeSpan(text, 'PERSON', start, start + alias.length, n.confidence, 'context:name-alias'));
+  }
+  return out;
+}
+
 /** Person names: cued ones by default, the weaker English heuristics only when `all` is set. */
 export function detectNames(text: string, all = false): PiiSpan[] {
   const out = detectLatinNames(text, all);
   if (HAN.test(text)) out.push(...detectChineseNames(text));
+  out.push(...aliasesOf(text, out));
   return out;
 }
