@@ -9,6 +9,7 @@ import { dateToMs, formatBytes, formatCount, formatTime } from '../lib/format';
 import { startJob } from '../lib/jobs';
 import { useAsync, useDebounced, useStoredState } from '../lib/useAsync';
 import { ExportHistory } from './datasets/ExportHistory';
+import { ExportSummaryView } from './datasets/ExportSummary';
 import { StrategyForm } from './datasets/StrategyForm';
 
 interface RunningJob {
@@ -124,6 +125,11 @@ interface ExportForm {
   name: string;
   trainSplit: number;
   onlyApproved: boolean;
+  /** Also pending and needs-review samples (the default export is reviewed samples only). */
+  includeUnreviewed?: boolean;
+  includeBelowQuality?: boolean;
+  balance?: boolean;
+  splitBy?: 'session' | 'turn';
   minQuality: string;
   includePii: boolean;
   sampleTypes: SampleType[];
@@ -139,7 +145,11 @@ function exportInput(f: ExportForm) {
     format: f.format,
     name: f.name.trim() || undefined,
     trainSplit: f.trainSplit,
-    onlyApproved: f.onlyApproved,
+    onlyApproved: !f.includeUnreviewed,
+    includeUnreviewed: Boolean(f.includeUnreviewed),
+    includeBelowQuality: Boolean(f.includeBelowQuality),
+    balance: Boolean(f.balance),
+    splitBy: f.splitBy ?? 'session',
     minQuality: minQuality !== undefined && Number.isFinite(minQuality) ? minQuality : undefined,
     includePii: f.includePii,
     sampleTypes: f.sampleTypes.length ? f.sampleTypes : undefined,
@@ -188,7 +198,14 @@ function ExportPanel() {
         </label>
         <label>
           Min quality
-          <input value={form.minQuality} onChange={(e) => patch({ minQuality: e.target.value })} placeholder="0–1" size={6} aria-label="Minimum quality" />
+          <input value={form.minQuality} onChange={(e) => patch({ minQuality: e.target.value })} placeholder="0.7 (settings)" size={11} aria-label="Minimum quality" />
+        </label>
+        <label>
+          Split by
+          <select value={form.splitBy ?? 'session'} onChange={(e) => patch({ splitBy: e.target.value as 'session' | 'turn' })} aria-label="Split by">
+            <option value="session">session (no conversation on both sides)</option>
+            <option value="turn">turn (for one or two sessions)</option>
+          </select>
         </label>
         <label>
           Since
@@ -213,7 +230,17 @@ function ExportPanel() {
         <span className="muted">{form.sampleTypes.length ? '' : '(all types)'}</span>
       </div>
       <div className="row-flex">
-        <label className="inline"><input type="checkbox" checked={form.onlyApproved} onChange={(e) => patch({ onlyApproved: e.target.checked })} /> Only approved samples</label>
+        <label className="inline">
+          <input type="checkbox" checked={Boolean(form.includeUnreviewed)} onChange={(e) => patch({ includeUnreviewed: e.target.checked })} aria-label="Include unreviewed" /> Include unreviewed
+          samples (pending, needs review)
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={Boolean(form.includeBelowQuality)} onChange={(e) => patch({ includeBelowQuality: e.target.checked })} aria-label="Include below minimum quality" /> Include
+          samples below the minimum quality
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={Boolean(form.balance)} onChange={(e) => patch({ balance: e.target.checked })} aria-label="Balance labels" /> Balance labels (write / NO_WRITE)
+        </label>
         <label className="inline"><input type="checkbox" checked={form.includePii} onChange={(e) => patch({ includePii: e.target.checked })} aria-label="Include PII" /> Include PII (unredacted)</label>
       </div>
       {minQError && <span className="field-error">{minQError}</span>}
@@ -227,7 +254,8 @@ function ExportPanel() {
       {p && (
         <div className="stack" style={{ gap: 4 }} data-testid="export-preview">
           <span className="small muted">
-            {formatCount(p.total)} samples → <span className="mono">{p.fileName}</span>. The first records, exactly as written:
+            {formatCount(p.total)} samples ({form.includeUnreviewed ? 'reviewed and unreviewed' : 'approved and auto-approved'}
+            {form.includeBelowQuality ? ', any quality' : ', at or above the minimum quality'}) → <span className="mono">{p.fileName}</span>. The first records, exactly as written:
           </span>
           <ol className="preview-records">
             {p.records.map((r, i) => <li key={i}>{r}</li>)}
@@ -247,6 +275,7 @@ function ExportPanel() {
         <div className="notice" data-testid="export-result">
           Wrote {formatCount(written.totalSamples)} samples ({formatCount(written.trainSamples)} train / {formatCount(written.validationSamples)} validation), {formatBytes(written.bytes)} to{' '}
           <span className="mono">{written.path}</span>
+          {written.summary && <ExportSummaryView summary={written.summary} />}
         </div>
       )}
     </div>

@@ -61,7 +61,7 @@ function ExportFile({ row, file, onDrag }: { row: ExportRow; file: ExportFileDto
   return (
     <div className="row-flex small" style={{ gap: 6 }}>
       {url ? (
-        <a href={url} download={file.name} className="drag-file" data-testid="export-download">{file.name}</a>
+        <a href={url} download={file.downloadName ?? file.name} className="drag-file" data-testid="export-download" title={file.downloadName ? `Downloads as ${file.downloadName}` : undefined}>{file.name}</a>
       ) : (
         <span className="drag-file" draggable onDragStart={onDragStart} title="Drag to the desktop or a folder">⇲ {file.name}</span>
       )}
