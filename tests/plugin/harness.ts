@@ -4,6 +4,7 @@
 // workbench reads. Nothing of the plugin is kept in this repository: the checkout is located at
 // run time, and its src/ is copied into a temporary plugin root per test (its logger writes to
 // <root>/logs), with node_modules linked from the checkout.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -175,12 +176,26 @@ export interface TestSession {
 
 export const sessionKeyOf = (s: TestSession) => `channel:${s.channelId}:${s.target}`;
 
-/** A temporary plugin root holding a copy of the checkout's src/, with its node_modules linked. */
-export function pluginRoot(source: string): string {
+/**
+ * A temporary plugin root holding a copy of the checkout's src/, with its dependencies linked.
+ * `patch` (a unified diff against the plugin, paths a/src/...) is applied to the copy; `modules`
+ * adds packages to its node_modules (name → folder).
+ */
+export function pluginRoot(source: string, options: { patch?: string; modules?: Record<string, string> } = {}): string {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-plugin-'));
   fs.cpSync(path.join(source, 'src'), path.join(root, 'src'), { recursive: true });
-  fs.symlinkSync(path.join(source, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  const modules = path.join(root, 'node_modules');
+  fs.mkdirSync(modules);
+  for (const name of fs.readdirSync(path.join(source, 'node_modules'))) {
+    if (!name.startsWith('.')) fs.symlinkSync(path.join(source, 'node_modules', name), path.join(modules, name), 'dir');
+  }
+  for (const [name, dir] of Object.entries(options.modules ?? {})) fs.symlinkSync(dir, path.join(modules, name), 'dir');
   fs.writeFileSync(path.join(root, 'package.json'), JSON.stringify({ name: 'openclaw-reflection-under-test', type: 'module' }));
+  if (options.patch) {
+    const file = path.join(root, 'recorder.patch');
+    fs.writeFileSync(file, options.patch);
+    execFileSync('git', ['apply', file], { cwd: root });
+  }
   return root;
 }
 

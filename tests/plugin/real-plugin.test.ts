@@ -14,7 +14,8 @@ const source = pluginSource('main');
 if (!source) console.warn(MISSING_PLUGIN('main'));
 
 const S1: TestSession = { channelId: 'discord', target: 'channel:100' };
-const S2: TestSession = { channelId: 'telegram', target: '200' };
+// Two-part targets: the plugin derives the same canonical key from OpenClaw's agent session key.
+const S2: TestSession = { channelId: 'telegram', target: 'group:200' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The mock gate names the reply it judged in its reason, so attribution can be checked exactly. */
