@@ -130,7 +130,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     }
     const key = req.headers[IDEMPOTENCY_HEADER];
     let result: Result<unknown>;
-    if (typeof key === 'string' && key.length > 0 && isChannel(channel) && contracts[channel].mutating && runtime.session.isOpen()) {
+    // A dry run is a read: it stores no idempotency row (a repeat just previews again).
+    if (typeof key === 'string' && key.length > 0 && isChannel(channel) && contracts[channel].mutating && !isDryRun(input) && runtime.session.isOpen()) {
       if (key.length > 200) return sendError(res, 'Invalid', 'Idempotency-Key is too long');
       const r = await idempotency.run(channel, key, body, () => runtime.registry.dispatch(channel, input));
       result = r.result;

@@ -4,7 +4,7 @@
 // reads every area. A dry run (input.dryRun === true) is a read: it changes nothing and announces nothing.
 import type { Channel } from './index';
 
-export const DATA_AREAS = ['sessions', 'decisions', 'writes', 'samples', 'exports', 'settings', 'exclusions', 'workspace'] as const;
+export const DATA_AREAS = ['sessions', 'decisions', 'writes', 'samples', 'exports', 'settings', 'exclusions', 'workspace', 'health'] as const;
 export type DataArea = (typeof DATA_AREAS)[number];
 
 /** What one event says changed; `ids` lists the rows touched when main knows them all. */
@@ -39,6 +39,26 @@ export const CHANNEL_CHANGES: Partial<Record<Channel, DataArea[]>> = {
   'exclusions.purge': ['exclusions', ...RECORDED],
   'retention.prune': RECORDED,
   'conversations.export': ['exports'],
+  'dataset.pickRepresentative': ['samples'],
+  'dataset.markMissedWrite': ['samples'],
+  'import.dailyNotes': RECORDED,
+  // Holding or releasing samples changes what other curators are served next, not what anyone's view
+  // shows; announcing it would make the queue that reserved them reload and reserve again.
+  'review.reserve': [],
+  'review.release': [],
+  'review.bulk': ['samples'],
+  'review.adjudicate': ['samples'],
+  'review.startSecondPass': ['samples'],
+  'review.setGuidelines': ['settings'],
+  'review.setSettings': ['settings'],
+  'pii.decideValue': ['samples'],
+  'pii.undoValueDecision': ['samples'],
+  'curators.setLocalName': ['workspace'],
+  'health.scan': ['health'],
+  'health.resolve': ['health', 'writes'],
+  'health.removeSecrets': ['health', 'writes'],
+  'health.erase': ['health', 'writes', ...RECORDED],
+  'health.secondOpinion': ['health'],
 };
 
 /** Areas each query reads (a list that shows a write's outcome reads 'writes' too). */
