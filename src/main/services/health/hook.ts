@@ -4,7 +4,18 @@ import type { DB } from '../../db/connection';
 import { flagWriteIfSensitive } from './secrets';
 import { chainWrite } from './versions';
 
+const ready = new WeakSet<DB>();
+
+/** A database opened without the health migration (a partial migration in a test, an old schema) is left alone. */
+function hasHealthTables(db: DB): boolean {
+  if (ready.has(db)) return true;
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_versions'").pluck().get()) return false;
+  ready.add(db);
+  return true;
+}
+
 export function onWriteRecorded(db: DB, auditId: string, diff: string | null, createdAt: number): void {
+  if (!hasHealthTables(db)) return;
   chainWrite(db, auditId);
   flagWriteIfSensitive(db, auditId, diff, createdAt);
 }
