@@ -34,7 +34,7 @@ describe.skipIf(!haveData)('PII benchmark aims', () => {
 });
 
 describe('own test sets', () => {
-  const files = ['pii-zh.jsonl', 'pii-zh-hard.jsonl', 'pii-url-credentials.jsonl', 'pii-holdout.jsonl', 'pii-heldout-cn.jsonl'];
+  const files = ['pii-zh.jsonl', 'pii-zh-hard.jsonl', 'pii-url-credentials.jsonl', 'pii-holdout.jsonl', 'pii-heldout-cn.jsonl', 'pii-heldout-2.jsonl'];
   it.each(files.flatMap((f) => [[f, 'plain'], [f, 'invisible']] as const))('%s (%s): recall >= 0.95 and precision >= 0.90 per type, no leak', (file, variant) => {
     const r = scoreFixture(path.join(repoRoot, 'tests', 'fixtures', file), {}, variant);
     expect(r.rows).toBeGreaterThanOrEqual(20);

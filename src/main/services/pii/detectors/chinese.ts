@@ -38,7 +38,7 @@ export function detectQq(text: string): PiiSpan[] {
 }
 
 const WXID = /(?<![A-Za-z0-9_])wxid_[A-Za-z0-9]{6,24}(?![A-Za-z0-9_])/gi;
-const WECHAT_CUE = /(?:微信|威信|薇信|(?<![A-Za-z])(?:wechat|weixin|wx|vx|v信|加v|微x)(?![A-Za-z]))/giu;
+const WECHAT_CUE = /(?:微信|威信|薇信|加微|(?<![A-Za-z])(?:wechat|weixin|wx|vx|v信|加v|微x)(?![A-Za-z]))/giu;
 // WeChat's rule: 6-20 letters, digits, "_" or "-", starting with a letter. Old accounts use a QQ number or a phone.
 const WECHAT_ID = /(?:[A-Za-z][A-Za-z0-9_-]{5,19}|[1-9]\d{4,10})(?![A-Za-z0-9_@-]|\.[A-Za-z]|:\/\/)/y;
 

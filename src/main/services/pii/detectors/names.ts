@@ -73,9 +73,11 @@ function fullNameAt(text: string, i: number, maxGiven = 2): string {
 
 // "我叫王小明", "联系人：欧阳娜娜", "我的名字是李雷": the name follows the cue.
 const ZH_INTRO =
-  /(?:我叫|[他她]叫|名叫|叫做|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|\b(?:[Nn]ame|NAME|[Ff]ull name|[Cc]ontact)\s*[:：]\s*|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])/gu;
+  /(?:我叫|[他她]叫|名叫|叫做|我姓[\u4e00-\u9fff]{1,2}[,，]\s*(?:名叫|叫)?|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|\b(?:[Nn]ame|NAME|[Ff]ull name|[Cc]ontact)\s*[:：]\s*|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])/gu;
 // Cues after which a name must stand alone (followed by a pause): they also precede ordinary words.
 const LOOSE_CUE = /^(?:我是|本人|亲爱的|@|你好|您好|嗨)/;
+// "实习生王小丽，", "我同事李娜说": a role right before a name that ends at a pause or a particle.
+const ROLE_BEFORE = /(?:实习生|同事|朋友|同学|客户|助理|秘书|主管|经理|老板|老师|医生|律师|司机|室友|邻居|老公|老婆|丈夫|妻子|男友|女友|男朋友|女朋友)(?=[\u4e00-\u9fff])/gu;
 // "我是程序员", "我是郑州人", "亲爱的顾客": roles, origins and places, not names.
 const ROLE_OR_PLACE = /[人员师家者手长主工客东迷粉友州市省县区镇村乡岛城序籍]/;
 // "张先生", "王芳女士", "陈老师": a title after the name.
@@ -98,6 +100,15 @@ function detectChineseNames(text: string): PiiSpan[] {
     // "联系人管理": a surname that is also a word needs the pause even after a firm cue, unless a colon says a value follows.
     if (AMBIGUOUS_SURNAMES.has(name[0]) && !pauseAfter && !/[:：]/.test(m[0])) continue;
     out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.5, 'context:zh-intro'));
+  }
+  for (const m of text.matchAll(ROLE_BEFORE)) {
+    const at = m.index + m[0].length;
+    const name = fullNameAt(text, at);
+    const next = text[at + name.length] ?? '';
+    if (name.length < 2 || name.length === surnameAt(text, at).length || AMBIGUOUS_SURNAMES.has(name[0])) continue;
+    if (HAN.test(next) && !NOT_GIVEN.has(next)) continue;
+    if (ROLE_OR_PLACE.test(name.slice(1))) continue;
+    out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.45, 'context:zh-role'));
   }
   for (const m of text.matchAll(ZH_TITLE)) {
     const end = m.index;
