@@ -111,9 +111,9 @@ async function backupAndPrune(): Promise<void> {
     const backupMs = performance.now() - t0;
     const span = summary.lastAt - summary.firstAt;
     const now = summary.lastAt;
-    const days = Math.max(1, Math.round(span / 2 / 86_400_000));
+    const days = Math.max(7, Math.round(span / 2 / 86_400_000));
     const dry = timeIt(() => pruneOldData({ db, workspaceDir: workspace, now: () => now }, { days, dryRun: true }));
-    const real = timeIt(() => pruneOldData({ db, workspaceDir: workspace, now: () => now }, { days }));
+    const real = timeIt(() => pruneOldData({ db, workspaceDir: workspace, now: () => now }, { days, confirm: true, previewToken: dry.value.previewToken, force: true }));
     db.close();
     console.log(`workspace: ${summary.turns} turns, ${summary.decisions} decisions, ${(backup.bytes / 1048576).toFixed(1)} MiB`);
     console.log(`backup (online API + integrity_check): ${fmt(backupMs, 0)} ms; raw file copy ${fmt(copy.ms, 1)} ms; ratio ${fmt(backupMs / Math.max(0.1, copy.ms), 1)}x`);

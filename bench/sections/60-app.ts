@@ -61,7 +61,7 @@ export const section: BenchSection = {
     const lags: number[] = [];
     const other = openDatabaseFile(dbPathFor(dir));
     await new Promise<void>((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port: server.port, path: `/api/events?token=${server.token}` }, (res) => {
+      const req = http.get({ host: '127.0.0.1', port: server.port, path: '/api/events', headers: { 'x-reflection-token': server.token } }, (res) => {
         let wroteAt = 0;
         let i = 0;
         const write = () => {
