@@ -84,6 +84,11 @@ describe('Chinese passports', () => {
     expect(ofType('passport no. g87654321', 'CN_PASSPORT')).toEqual(['g87654321']);
     expect(ofType('外交护照 DE1234567 需要交回', 'CN_PASSPORT')).toEqual(['DE1234567']);
   });
+  it('takes other countries\' shapes right after a passport-number cue', () => {
+    expect(ofType('passport number: 123456789', 'CN_PASSPORT')).toEqual(['123456789']);
+    expect(ofType('护照号码：P1234567', 'CN_PASSPORT')).toEqual(['P1234567']);
+    expect(ofType('护照 2 本，passport photo 123', 'CN_PASSPORT')).toEqual([]);
+  });
   it('ignores the same shapes without a cue (part numbers, trains)', () => {
     expect(ofType('型号 E12345678 的零件到货了，坐 G1234 次高铁', 'CN_PASSPORT')).toEqual([]);
   });

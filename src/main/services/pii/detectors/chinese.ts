@@ -71,9 +71,16 @@ export function detectWechat(text: string): PiiSpan[] {
 const PASSPORT = /(?<![A-Za-z0-9])(?:[EGKC]\d{8}|[EC][A-HJ-NP-Z]\d{7}|[DSP]E\d{7})(?![A-Za-z0-9])/gi;
 const PASSPORT_CUE = /护照|passport|旅行证件|travel\s+document|通行证|证件号/i;
 
+/** Right after "护照号"/"passport no.": other countries' shapes too (one or two letters and 6-9 digits, or 9 digits). */
+const PASSPORT_TIGHT = /(?:护照|passport)(?:\s*(?:号码|号|编号|no\.?|number|num|#|:|：|=|是|为|is))*\s*([A-Z]{1,2}\d{6,9}|\d{9})(?![A-Za-z0-9])/gi;
+
 export function detectPassports(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!PASSPORT_CUE.test(text)) return out;
+  for (const m of text.matchAll(PASSPORT_TIGHT)) {
+    const start = m.index + m[0].length - m[1].length;
+    out.push(makeSpan(text, 'CN_PASSPORT', start, start + m[1].length, 0.75, 'context:passport-any'));
+  }
   for (const m of text.matchAll(PASSPORT)) {
     const before = text.slice(Math.max(0, m.index - 48), m.index);
     const after = text.slice(m.index + m[0].length, m.index + m[0].length + 16);
