@@ -1,5 +1,7 @@
 // A small recorded workspace built turn by turn through the recorder, for tests that need exact control.
 // No vitest import here: the bench builds the near-duplicate pair set with it too (miniWorkspaceAt).
+import fs from 'node:fs';
+import path from 'node:path';
 import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { RecorderCore } from '../../src/main/recorder/recorder';
 import type { ServiceContext } from '../../src/main/services/context';
@@ -55,7 +57,11 @@ export function miniWorkspaceAt(ws: string): Mini {
       decisionId, turnId: t.id, sessionId, targetFile: file, candidateFact: gate.fact, status: gate.write.status, reason: gate.write.reason,
       createdAt: clock + 2, ...(written ? { before, after } : {}),
     });
-    if (written) files.set(file, after);
+    if (written) {
+      files.set(file, after);
+      // the file on disk too, so rollbacks of these writes work as on a real workspace
+      fs.writeFileSync(path.join(ws, file), after);
+    }
     return { turnId: t.id, decisionId, auditId: w.auditId };
   };
   return { ws, db, ctx, turn, advance: (ms) => (clock += ms) };

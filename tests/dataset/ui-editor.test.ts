@@ -78,6 +78,10 @@ describe('sample editor and clusters in review', () => {
     expect(await page.locator('[data-testid=export-summary]').innerText()).toContain('approved, auto_approved');
     expect(await page.locator('[data-testid=export-balance]').innerText()).toMatch(/NO_WRITE \d+/);
     await ui.wb.screenshot('dataset-export-summary');
+    const writer = page.locator('[data-testid=writer-quality]');
+    await expect.poll(() => writer.innerText()).toMatch(/judged decisions|No judged decisions yet/);
+    await writer.scrollIntoViewIfNeeded();
+    await ui.wb.screenshot('dataset-writer-quality');
     await noErrorsOnScreen(page);
   });
 });

@@ -23,7 +23,9 @@ import {
   resolveDatasetConfig,
   sampleCluster,
   type DatasetSample,
+  writerQuality,
   type ExportSummary,
+  type WriterQuality,
 } from '../../main/services/dataset';
 
 function parseTime(value: string | undefined, name: string): number | undefined {
@@ -134,6 +136,21 @@ function answerReader(): { next: (prompt: string) => Promise<string | null>; clo
     },
     close: () => rl.close(),
   };
+}
+
+const num = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+
+function printWriterQuality(w: WriterQuality): void {
+  process.stdout.write(`writer quality from ${w.judgedDecisions} curator-judged decisions: gate accuracy ${num(w.gateAccuracy)}, over-write rate ${num(w.overWriteRate)} (${w.overWrites} of ${w.judgedWrites} writes)\n`);
+  const gate = new Table({ head: ['gate decision', 'predicted', 'should be', 'precision', 'recall'] });
+  for (const g of w.gate) gate.push([g.decision, g.predicted, g.support, num(g.precision), num(g.recall)]);
+  const guardian = new Table({ head: ['guardian action', 'judged', 'correct', 'accuracy'] });
+  for (const g of w.guardian) guardian.push([g.action, g.judged, g.correct, num(g.accuracy)]);
+  const churn = new Table({ head: ['file', 'writes', 'rollbacks', 'corrections', 'churn'] });
+  for (const c of w.churn) churn.push([c.file, c.writes, c.rollbacks, c.corrections, num(c.churn)]);
+  const weekly = new Table({ head: ['week', 'judged', 'gate accuracy', 'over-write rate'] });
+  for (const x of w.weekly) weekly.push([x.week, x.judged, num(x.accuracy), num(x.overWriteRate)]);
+  process.stdout.write(`${gate.toString()}\n${guardian.toString()}\n${churn.toString()}\n${weekly.toString()}\n`);
 }
 
 function printExportSummary(s: ExportSummary): void {
@@ -314,12 +331,16 @@ export function register(program: Command): void {
   withWorkspace(
     dataset
       .command('quality')
-      .description('quality report: factor distributions and the weakest samples')
+      .description('quality report: the writer judged by the curator (gate precision/recall, guardian accuracy, over-writes, churn, weekly trend), factor distributions and the weakest samples')
       .option('-l, --limit <n>', 'how many weakest samples', '10'),
   ).action(
     action(async (opts: GlobalOptions & { limit: string }) => {
-      const report = await withDatabase(opts, ({ db }, dir) => qualityReport({ db, workspaceDir: dir }, { weakest: Number(opts.limit) }));
-      if (opts.json) return printJson(report);
+      const { report, writer } = await withDatabase(opts, ({ db }, dir) => ({
+        report: qualityReport({ db, workspaceDir: dir }, { weakest: Number(opts.limit) }),
+        writer: writerQuality({ db, workspaceDir: dir }),
+      }));
+      if (opts.json) return printJson({ ...report, writer });
+      printWriterQuality(writer);
       const t = new Table({ head: ['factor', 'n', 'avg', 'min', 'max', 'histogram 0.0 … 1.0'] });
       for (const f of report.factors) t.push([f.factor, f.count, f.avg ?? '', f.min ?? '', f.max ?? '', f.histogram.join(' ')]);
       process.stdout.write(`${t.toString()}\nweakest samples:\n`);

@@ -415,6 +415,17 @@ export interface SampleCluster {
   representativeId: string;
   representativeBecause: 'pick' | 'corrected' | 'edited' | 'first';
 }
+export interface WriterQualityDto {
+  judgedDecisions: number;
+  gateAccuracy: number | null;
+  gate: { decision: string; predicted: number; support: number; precision: number | null; recall: number | null }[];
+  guardian: { action: 'write' | 'refuse' | 'skip'; judged: number; correct: number; accuracy: number | null }[];
+  overWriteRate: number | null;
+  overWrites: number;
+  judgedWrites: number;
+  churn: { file: string; writes: number; rollbacks: number; corrections: number; churn: number | null }[];
+  weekly: { week: string; judged: number; accuracy: number | null; overWriteRate: number | null }[];
+}
 export interface MissedWriteOutcome {
   correctionId: string;
   decision: string;

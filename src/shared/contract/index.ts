@@ -206,6 +206,7 @@ export const contracts = {
     'Accept (redact) or reject (keep) one detected PII span; returns the updated sample',
   ),
   'dataset.exports': query<D.ExportRow[]>()(z.strictObject({ limit: limit(200, 50) }), 'Past exports with their files and checksums'),
+  'dataset.writerQuality': query<D.WriterQualityDto>()(empty, 'The judged writer: gate precision/recall per decision, guardian accuracy, over-writes, churn, weekly trend'),
   'dataset.cluster': query<D.SampleCluster>()(z.strictObject({ id }), "A sample's near-duplicate cluster and the member an export keeps"),
   'dataset.pickRepresentative': mutation<D.SampleCluster>()(z.strictObject({ id }), 'Make a sample the representative its cluster exports'),
   'dataset.markMissedWrite': mutation<D.MissedWriteOutcome>()(

@@ -22,6 +22,7 @@ import {
   nearDuplicateCounts,
   pickRepresentative,
   sampleCluster,
+  writerQuality,
   type ExportOptions,
   type SampleContent,
 } from '../../services/dataset';
@@ -259,6 +260,7 @@ export const datasetHandlers = {
     const ctx = env.session.serviceContext();
     return sampleDetailDto(ctx, setPiiSpanDecision(ctx, { sampleId: input.sampleId, spanId: input.spanId, accepted: input.decision === 'redact' }));
   },
+  'dataset.writerQuality': (_input, env) => writerQuality(env.session.serviceContext()),
   'dataset.cluster': (input, env) => sampleCluster(env.session.serviceContext(), input.id),
   'dataset.pickRepresentative': (input, env) => pickRepresentative(env.session.serviceContext(), input.id),
   'dataset.markMissedWrite': (input, env) =>

@@ -29,3 +29,4 @@ export type { StoredPiiSpan } from './privacy';
 export * from './types';
 export * from './formats';
 export { sampleCluster, pickRepresentative, nearDuplicateCounts, type ClusterView, type ClusterMember } from './clusters';
+export { writerQuality, isoWeek, type WriterQuality } from './writerQuality';

@@ -11,6 +11,7 @@ import { useAsync, useDebounced, useStoredState } from '../lib/useAsync';
 import { ExportHistory } from './datasets/ExportHistory';
 import { ExportSummaryView } from './datasets/ExportSummary';
 import { StrategyForm } from './datasets/StrategyForm';
+import { WriterQualityPanel } from './datasets/WriterQualityPanel';
 
 interface RunningJob {
   label: string;
@@ -31,6 +32,7 @@ export function DatasetsView() {
           <CollectPanel />
           <ExportPanel />
         </div>
+        <WriterQualityPanel />
         <ExportHistory />
       </div>
     </div>
