@@ -33,12 +33,18 @@ describe('erasure across history', () => {
     await collectSamples(ctx);
     await exportConversations(ctx, {});
     await exportDataset(ctx, { format: 'raw', includePii: true, includeUnreviewed: true, includeBelowQuality: true });
+    // An export the curator wrote outside the workspace is found through its recorded path.
+    const outside = path.join(tempWorkspace('reflection-export-'), 'my-export');
+    await exportDataset(ctx, { format: 'openai', includePii: true, includeUnreviewed: true, includeBelowQuality: true, outDir: outside });
+    expect(holding(outside, value).length).toBeGreaterThan(0);
     db.pragma('wal_checkpoint(TRUNCATE)');
     expect(holding(dir, value).length).toBeGreaterThan(2); // the db, the memory file, the archive, the export
     const before = counts(ctx);
 
     const preview = await eraseValue(ctx, { value, dryRun: true });
     const kinds = new Set(preview.places.map((p) => p.kind));
+    expect(preview.places.filter((p) => p.kind === 'export').map((p) => p.action)).toEqual(['keep', 'keep']); // listed only, unless asked
+    expect(preview.places.some((p) => p.kind === 'export' && path.resolve(dir, p.place) === outside)).toBe(true);
     expect([...kinds].sort()).toEqual(['archive', 'database', 'export', 'memory_file']);
     const tables = preview.places.filter((p) => p.kind === 'database').map((p) => p.place);
     for (const t of ['file_snapshots.content', 'write_guardian_audit.diff', 'conversation_turns.user_message_content', 'memory_gate_decisions.candidate_fact', 'dataset_samples.content']) expect(tables).toContain(t);
@@ -51,6 +57,7 @@ describe('erasure across history', () => {
     expect(done.rechained).toContain('USER.md');
     db.pragma('wal_checkpoint(TRUNCATE)');
     expect(holding(dir, value)).toEqual([]);
+    expect(fs.existsSync(outside)).toBe(false);
     expect(fs.readFileSync(db.name).includes(Buffer.from(value))).toBe(false);
     expect(userMd()).toContain(ERASED_MARK);
 

@@ -74,26 +74,55 @@ function countIn(db: DB, c: TextColumn, value: string): number {
   return db.prepare(`SELECT count(*) FROM ${q(c.table)} WHERE instr(${q(c.column)}, ?) > 0`).pluck().get(value) as number;
 }
 
-/** Files under the workspace state folder (archives, exports, backups) that hold the value; never the live database. */
-function filesHolding(ctx: ServiceContext, value: string): Array<{ file: string; archive: boolean }> {
+interface FileHit {
+  /** The file, or for a dataset export the whole export folder. */
+  target: string;
+  archive: boolean;
+}
+
+/** Where exports were written, as recorded: the default folder and any custom location. */
+function exportLocations(ctx: ServiceContext): string[] {
   const root = path.join(ctx.workspaceDir, STATE_DIR);
+  const exportsDir = path.join(root, 'exports');
+  const recorded = [
+    ...(ctx.db.prepare("SELECT file_path FROM dataset_exports").pluck().all() as string[]),
+    ...(ctx.db.prepare("SELECT file_name FROM conversation_archives").pluck().all() as string[]).map((f) => path.resolve(exportsDir, f)),
+  ];
+  return [root, ...recorded.map((f) => path.resolve(ctx.workspaceDir, f)).filter((f) => !f.startsWith(`${root}${path.sep}`))];
+}
+
+/**
+ * Files that hold the value: under the workspace state folder (archives, exports, backups) and at
+ * recorded export locations elsewhere; never the live database. A conversation archive is rewritten
+ * in place; a dataset export is one folder, listed (and deleted) as a whole.
+ */
+function filesHolding(ctx: ServiceContext, value: string): FileHit[] {
   const needle = Buffer.from(value, 'utf8');
   const dbFile = path.resolve(ctx.db.name);
+  const exportsDir = path.join(ctx.workspaceDir, STATE_DIR, 'exports');
   const isLive = (file: string) => file === dbFile || file.startsWith(`${dbFile}-`);
-  const out: Array<{ file: string; archive: boolean }> = [];
-  const walk = (dir: string) => {
-    if (!fs.existsSync(dir)) return;
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile() && !isLive(full) && fs.readFileSync(full).includes(needle)) {
-        // A conversation archive is rewritten in place; anything else (dataset exports, backups) is an export.
-        out.push({ file: full, archive: /^conversations-.*\.jsonl$/.test(entry.name) && path.dirname(full) === path.join(root, 'exports') });
-      }
-    }
+  const hits = new Map<string, FileHit>();
+  const archives = new Set((ctx.db.prepare('SELECT file_name FROM conversation_archives').pluck().all() as string[]).map((f) => path.resolve(exportsDir, f)));
+  const visit = (file: string, group: string | null) => {
+    if (isLive(file) || !fs.readFileSync(file).includes(needle)) return;
+    const rel = path.relative(exportsDir, file);
+    const inExports = !rel.startsWith('..') && !path.isAbsolute(rel);
+    const archive = archives.has(file) || (/^conversations-.*\.jsonl$/.test(path.basename(file)) && path.dirname(file) === exportsDir);
+    const target = group ?? (inExports && rel.includes(path.sep) ? path.join(exportsDir, rel.split(path.sep)[0]) : file);
+    hits.set(target, { target, archive: archive && target === file });
   };
-  walk(root);
-  return out;
+  const walk = (at: string, group: string | null) => {
+    if (!fs.existsSync(at)) return;
+    const stat = fs.statSync(at);
+    if (stat.isFile()) return visit(at, group);
+    if (!stat.isDirectory()) return;
+    for (const entry of fs.readdirSync(at)) walk(path.join(at, entry), group);
+  };
+  const [root, ...elsewhere] = exportLocations(ctx);
+  walk(root, null);
+  // A recorded export folder outside the workspace is one export, like those inside it.
+  for (const location of elsewhere) walk(location, fs.existsSync(location) && fs.statSync(location).isDirectory() ? location : null);
+  return [...hits.values()];
 }
 
 function placesOf(ctx: ServiceContext, value: string, deleteExports: boolean): { places: ErasePlace[]; blocked: string[]; columns: TextColumn[] } {
@@ -115,7 +144,7 @@ function placesOf(ctx: ServiceContext, value: string, deleteExports: boolean): {
     if (n) places.push({ place: f, kind: 'memory_file', count: n, action: 'rewrite' });
   }
   for (const h of filesHolding(ctx, value)) {
-    const rel = path.relative(ctx.workspaceDir, h.file);
+    const rel = path.relative(ctx.workspaceDir, h.target);
     places.push(h.archive
       ? { place: rel, kind: 'archive', count: 1, action: 'rewrite' }
       : { place: rel, kind: 'export', count: 1, action: deleteExports ? 'delete' : 'keep' });
@@ -142,8 +171,8 @@ export async function eraseValue(ctx: ServiceContext, input: EraseInput): Promis
   const rechained = eraseInDatabase(ctx, value, columns, places, erasureId, input.by ?? actorOf(ctx));
   for (const p of places) {
     if (p.kind === 'memory_file') await rewriteMemoryFile(ctx, p.place as MemoryFileName, value);
-    else if (p.kind === 'archive') rewriteFile(path.join(ctx.workspaceDir, p.place), value);
-    else if (p.kind === 'export' && p.action === 'delete') fs.rmSync(path.join(ctx.workspaceDir, p.place), { force: true });
+    else if (p.kind === 'archive') rewriteFile(path.resolve(ctx.workspaceDir, p.place), value);
+    else if (p.kind === 'export' && p.action === 'delete') fs.rmSync(path.resolve(ctx.workspaceDir, p.place), { recursive: true, force: true });
   }
   return { dryRun: false, erasureId, places, blocked, rechained };
 }
