@@ -1,4 +1,7 @@
 // Small helpers shared by benchmark sections.
+import fs from 'node:fs';
+import os from 'node:os';
+
 export function percentile(samples: number[], p: number): number {
   if (!samples.length) return NaN;
   const s = [...samples].sort((a, b) => a - b);
@@ -19,3 +22,24 @@ export function peakRss(): { stop: () => number } {
 }
 
 export const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+/** The 1, 5 and 15 minute load averages: every figure is printed with it (the machine may be shared). */
+export function loadAvg(): string {
+  return `load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+}
+
+/** Bytes this process has passed to write() so far (Linux /proc/self/io wchar); null elsewhere. */
+export function writtenBytes(): number | null {
+  try {
+    const m = /^wchar:\s*(\d+)/m.exec(fs.readFileSync('/proc/self/io', 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds (user + system) used since `since`. */
+export function cpuSeconds(since: NodeJS.CpuUsage): number {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1e6;
+}

@@ -1,103 +1,29 @@
-// Dataset curation at scale: collection of N decisions (default 100,000) and export of the collected
-// samples in each format, each as a ratio against a plain JSON.stringify-and-write loop over the same
-// rows in the same run, and the peak resident memory. DATASET_BENCH_DECISIONS overrides N.
+// Dataset curation at scale (issue 16). For each size N (DATASET_BENCH_SIZES, default "10000,100000";
+// DATASET_BENCH_DECISIONS=N runs one size), a workspace of N decisions is collected in a fresh process:
+// CPU µs per decision against the floor measured in the same process (one keyset join over the same
+// decisions plus the produced sample rows inserted into a primary-key-only table in transactions of
+// 5,000), write amplification (/proc/self/io wchar over database growth), peak RSS and the live heap.
+// The series prints the trend per decision. At the largest size every export format runs in its own
+// fresh process, as a CPU ratio against a plain JSON.stringify-and-write loop over the same rows.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import type { BenchSection } from '../index';
-import { fmt, peakRss } from '../util';
+import { cpuSeconds, fmt, loadAvg } from '../util';
 import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import { collectSamples, exportDataset } from '../../src/main/services/dataset';
-import { correctWrite } from '../../src/main/services/guardian/corrections';
-import { EXPORT_FORMATS, type GateDecision } from '../../src/shared/domain';
+import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { NEAR_DUP_PAIRS, pairScores, runNearDupPairs } from '../../tests/dataset/nearDupPairs';
+import { buildWorkspace } from '../dataset/workspace';
+import { runChild, type CollectChildResult, type ExportChildResult } from '../dataset/child';
 
-const FILES = ['USER.md', 'MEMORY.md', 'TOOLS.md'] as const;
-const DECISION_FOR: Record<(typeof FILES)[number], GateDecision> = { 'USER.md': 'UPDATE_USER', 'MEMORY.md': 'UPDATE_MEMORY', 'TOOLS.md': 'UPDATE_TOOLS' };
-const TOPICS = ['green tea', 'morning check-ins', 'the Falcon release', 'pnpm', 'dark mode', '周报格式', '上海的办公室', 'vim keybindings', 'the on-call rota', '晚上九点以后不开会'];
-const FOLLOWUPS = ['Thanks, perfect!', 'No, that is wrong.', '为什么会这样？', '我更喜欢用 pnpm', 'ok', 'Also, never use sudo.', 'cool', '可以了'];
-
-/** A recorded workspace with n decisions: 60% written, 15% refused, 25% NO_WRITE; some PII, some repeats. */
-function buildWorkspace(dir: string, n: number): DB {
-  const { db } = openWorkspaceDatabase(dir);
-  const rec = new RecorderCore(db);
-  const sessions = Math.max(1, Math.floor(n / 25));
-  const base = Date.UTC(2026, 0, 1);
-  let t = base;
-  let i = 0;
-  const chunk = 5000;
-  const toCorrect: string[] = [];
-  while (i < n) {
-    rec.batch(() => {
-      for (let k = 0; k < chunk && i < n; k++, i++) {
-        const s = `channel:bench:${i % sessions}`;
-        t += 1000;
-        if (i < sessions) rec.upsertSession({ id: s, channelId: 'bench', conversationTarget: String(i), createdAt: base, lastActivityAt: base });
-        const topic = TOPICS[i % TOPICS.length];
-        const pii = i % 20 === 0 ? ` Mail me at user${i}@example.com or call 138${String(10000000 + i).slice(-8)}.` : '';
-        const user = i % 7 === 0 ? FOLLOWUPS[i % FOLLOWUPS.length] : `Note ${i}: I care about ${topic}, variant ${i % 97}.${pii}`;
-        const turn = rec.insertTurn({ sessionId: s, userMessage: { content: user }, agentReply: { content: `Understood about ${topic} (${i}).` }, createdAt: t });
-        const kind = i % 20;
-        const file = FILES[i % FILES.length];
-        const decision: GateDecision = kind < 5 ? 'NO_WRITE' : DECISION_FOR[file];
-        const fact = decision === 'NO_WRITE' ? undefined : `User cares about ${topic} (${i % 97})`;
-        const decisionId = rec.insertDecision({
-          turnId: turn.id, sessionId: s, decision, reason: `Stable preference about ${topic}.`, candidateFact: fact,
-          llmCall: { model: 'bench', latencyMs: 50 }, createdAt: t + 1,
-        });
-        if (decision !== 'NO_WRITE') {
-          const w = rec.recordWrite({
-            decisionId, turnId: turn.id, sessionId: s, targetFile: file, candidateFact: fact,
-            status: kind < 8 ? 'refused' : 'written', reason: kind < 8 ? 'Duplicate of an existing entry.' : 'Applied.', createdAt: t + 2,
-          });
-          if (kind === 19) toCorrect.push(w.auditId);
-        }
-      }
-    });
-  }
-  // one write in twenty gets a curator correction (preference pairs for openai-dpo)
-  const ctx = { db, workspaceDir: dir, now: () => t + 10_000 };
-  toCorrect.forEach((auditId, k) =>
-    k % 2
-      ? correctWrite(ctx, { auditId, status: 'refused', reason: 'Not worth remembering.' })
-      : correctWrite(ctx, { auditId, status: 'written', fact: `Corrected fact ${k}`, file: 'MEMORY.md', reason: 'Belongs in MEMORY.md, said precisely.' }),
-  );
-  return db;
+function benchSizes(): number[] {
+  if (process.env.DATASET_BENCH_DECISIONS) return [Number(process.env.DATASET_BENCH_DECISIONS)];
+  return (process.env.DATASET_BENCH_SIZES ?? '10000,100000').split(',').map(Number).filter((n) => n > 0);
 }
 
-/** Peak V8 heap (JS objects): RSS also counts SQLite's page cache and memory-mapped database pages. */
-function peakHeap(): { stop: () => number } {
-  let peak = process.memoryUsage().heapUsed;
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 20);
-  return { stop: () => { clearInterval(timer); return Math.max(peak, process.memoryUsage().heapUsed) / (1024 * 1024); } };
-}
-
-/**
- * Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with
- * the data (peak heap above also counts garbage not yet collected).
- */
-function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[] } {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const samples: number[] = [];
-  let next = 0.1;
-  return {
-    samples,
-    progress: (done, total) => {
-      if (!total || done / total < next) return;
-      next += 0.1;
-      gc();
-      samples.push(Math.round(process.memoryUsage().heapUsed / 1048576));
-    },
-  };
-}
-
-async function baselineWrite(db: DB, sql: string, file: string): Promise<{ ms: number; rows: number }> {
-  const t0 = performance.now();
+async function baselineWrite(db: DB, sql: string, file: string): Promise<{ cpuS: number; rows: number }> {
+  const c0 = process.cpuUsage();
   const out = fs.createWriteStream(file);
   let rows = 0;
   for (const row of db.prepare(sql).iterate()) {
@@ -106,76 +32,81 @@ async function baselineWrite(db: DB, sql: string, file: string): Promise<{ ms: n
   }
   out.end();
   await once(out, 'finish');
-  return { ms: performance.now() - t0, rows };
+  return { cpuS: cpuSeconds(c0), rows };
+}
+
+function printCollect(n: number, r: CollectChildResult): void {
+  const us = (s: number) => (s * 1e6) / Math.max(1, r.decisions);
+  const amp = r.wchar === null ? null : r.wchar / Math.max(1, r.growth);
+  console.log(
+    `collect ${n.toLocaleString('en')}: ${r.decisions} decisions -> ${r.samples} samples (${r.duplicates} clustered); ` +
+      `CPU ${fmt(us(r.cpuS), 0)} µs/decision (wall ${fmt(r.wallS, 1)} s = ${fmt(r.decisions / r.wallS, 0)} decisions/s); ` +
+      `floor ${fmt(us(r.floor.cpuS), 0)} µs/decision (read join ${fmt(us(r.floor.readCpuS), 0)}, PK-only insert of ${r.floor.rows} rows ${fmt(us(r.floor.insertCpuS), 0)}); ` +
+      `ratio ${fmt(r.floor.cpuS / r.cpuS, 3)} (aim >= 0.2); ${loadAvg()}`,
+  );
+  console.log(
+    `  write amplification ${amp === null ? 'n/a' : `${fmt(amp, 1)}x`} (${fmt((r.wchar ?? NaN) / 1048576, 0)} MiB written / ` +
+      `${fmt(r.growth / 1048576, 0)} MiB database growth; aim <= 3x; floor wrote ${fmt((r.floor.wchar ?? NaN) / 1048576, 0)} MiB); ` +
+      `peak RSS ${fmt(r.peakRssMb, 0)} MB in a fresh process (aim < 250); live heap after GC at each tenth (MB): ${r.liveHeapMb.join(' ')}`,
+  );
+}
+
+async function exportsAt(dir: string): Promise<void> {
+  const { db } = openWorkspaceDatabase(dir);
+  const base = await baselineWrite(db, 'SELECT * FROM dataset_samples', path.join(dir, 'baseline-samples.jsonl'));
+  db.close();
+  console.log(`export baseline (stringify + write of all ${base.rows} stored samples): ${fmt(base.cpuS, 2)} s CPU; ${loadAvg()}`);
+  for (const format of EXPORT_FORMATS) {
+    const r = await runChild<ExportChildResult>(['export', dir, format]);
+    if (r.error) {
+      console.log(`export ${format.padEnd(10)}: ${r.error}`);
+      continue;
+    }
+    // the baseline writes every stored sample; scale it to the number this export wrote
+    const scaled = base.cpuS * (Math.max(r.total, 1) / Math.max(1, base.rows));
+    const aim = format === 'openai-dpo' ? 0.5 : 0.7;
+    console.log(
+      `export ${format.padEnd(10)}: ${r.total} samples, ${fmt(r.cpuS, 2)} s CPU (wall ${fmt(r.wallS, 2)} s); ratio ${fmt(scaled / r.cpuS, 3)} ` +
+        `(aim >= ${aim}); peak RSS ${fmt(r.peakRssMb, 0)} MB fresh process (aim < 250); ${fmt(r.mib, 1)} MiB written; ${loadAvg()}`,
+    );
+  }
 }
 
 export const section: BenchSection = {
   name: 'dataset: collect and export',
   async run() {
-    const n = Number(process.env.DATASET_BENCH_DECISIONS ?? 100_000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-dataset-'));
+    const sizes = benchSizes();
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-dataset-'));
     try {
       // dedupe quality first: the labelled pair set (tests/dataset/nearDupPairs.ts), through the real collector
-      const pairs = pairScores(await runNearDupPairs(fs.mkdtempSync(path.join(dir, 'pairs-'))));
+      const pairs = pairScores(await runNearDupPairs(fs.mkdtempSync(path.join(root, 'pairs-'))));
       const nDistinct = NEAR_DUP_PAIRS.filter((p) => !p.same).length;
       console.log(
         `near-duplicate pairs: ${NEAR_DUP_PAIRS.length} (${nDistinct} distinct facts from consecutive turns, ${NEAR_DUP_PAIRS.length - nDistinct} copies of one lesson); ` +
           `pair precision ${fmt(pairs.precision, 3)}, recall ${fmt(pairs.recall, 3)} (tp ${pairs.tp}, fp ${pairs.fp}, fn ${pairs.fn}, tn ${pairs.tn})`,
       );
-      const tb = performance.now();
-      const db = buildWorkspace(dir, n);
-      console.log(`workspace: ${n} decisions recorded in ${fmt((performance.now() - tb) / 1000, 1)} s`);
-      const ctx = { db, workspaceDir: dir };
-
-      const base = await baselineWrite(
-        db,
-        `SELECT d.*, t.user_message_content, t.agent_message_content FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id`,
-        path.join(dir, 'baseline-decisions.jsonl'),
-      );
-      const mem = peakRss();
-      const heap = peakHeap();
-      const live = liveHeapProbe();
-      const t0 = performance.now();
-      const result = await collectSamples({ ...ctx, progress: live.progress }, { autoApprove: true });
-      const ms = performance.now() - t0;
-      const peak = mem.stop();
-      const heapPeak = heap.stop();
-      console.log(
-        `collect: ${result.decisionsScanned} decisions -> ${result.addedTotal} samples (${result.duplicates} clustered) in ${fmt(ms / 1000, 1)} s ` +
-          `= ${fmt(result.decisionsScanned / (ms / 1000), 0)} decisions/s; baseline stringify+write ${fmt(base.ms, 0)} ms; ` +
-          `ratio ${fmt(base.ms / ms, 3)} (aim >= 0.5); peak RSS ${fmt(peak, 0)} MB (aim < 300), peak heap ${fmt(heapPeak, 0)} MB`,
-      );
-
-      console.log(`collect: live heap after GC at each tenth (MB): ${live.samples.join(' ')}`);
-
-      const sampleBase = await baselineWrite(db, 'SELECT * FROM dataset_samples', path.join(dir, 'baseline-samples.jsonl'));
-      for (const format of EXPORT_FORMATS) {
-        const m = peakRss();
-        const h = peakHeap();
-        const te = performance.now();
-        const r = await exportDataset(ctx, { format, outDir: path.join(dir, `export-${format}`) }).catch((e: Error) => e);
-        if (r instanceof Error) {
-          console.log(`export ${format.padEnd(10)}: ${r.message}`);
-          continue;
-        }
-        const ems = performance.now() - te;
-        const epeak = m.stop();
-        const hpeak = h.stop();
-        // the baseline writes every stored sample; scale it to the number this export wrote
-        const scaled = sampleBase.ms * (Math.max(r.total, 1) / sampleBase.rows);
-        console.log(
-          `export ${format.padEnd(10)}: ${r.total} samples in ${fmt(ems / 1000, 2)} s = ${fmt(r.total / (ems / 1000), 0)} samples/s; ` +
-            `ratio ${fmt(scaled / ems, 3)}; folded ${r.summary.folded.total}, identical dropped ${r.summary.identicalDropped.count}; peak RSS ${fmt(epeak, 0)} MB, heap ${fmt(hpeak, 0)} MB; ${fmt(r.files.reduce((a, f) => a + f.bytes, 0) / 1048576, 1)} MiB written`,
-        );
-        fs.rmSync(r.outDir, { recursive: true, force: true });
+      const series: { n: number; us: number; ratio: number }[] = [];
+      let largest = '';
+      for (const n of sizes) {
+        const dir = path.join(root, `ws-${n}`);
+        fs.mkdirSync(dir);
+        const tb = performance.now();
+        buildWorkspace(dir, n).close();
+        console.log(`workspace: ${n.toLocaleString('en')} decisions recorded in ${fmt((performance.now() - tb) / 1000, 1)} s; ${loadAvg()}`);
+        const r = await runChild<CollectChildResult>(['collect', dir]);
+        printCollect(n, r);
+        series.push({ n, us: (r.cpuS * 1e6) / Math.max(1, r.decisions), ratio: r.floor.cpuS / r.cpuS });
+        if (largest) fs.rmSync(largest, { recursive: true, force: true });
+        largest = dir;
       }
-      const liveExport = liveHeapProbe();
-      await exportDataset({ ...ctx, progress: liveExport.progress }, { format: 'csv', outDir: path.join(dir, 'export-live') });
-      console.log(`export csv: live heap after GC at each tenth (MB): ${liveExport.samples.join(' ')}`);
-      console.log(`baseline over all ${sampleBase.rows} stored samples: ${fmt(sampleBase.ms, 0)} ms`);
-      db.close();
+      const first = series[0];
+      console.log(
+        `collect trend (CPU µs/decision, x the smallest size; aim within 1.2x): ` +
+          series.map((s) => `${s.n.toLocaleString('en')}: ${fmt(s.us, 0)} (${fmt(s.us / first.us, 2)}x, ratio ${fmt(s.ratio, 3)})`).join('; '),
+      );
+      if (largest && process.env.DATASET_BENCH_EXPORTS !== '0') await exportsAt(largest);
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(root, { recursive: true, force: true });
     }
   },
 };
