@@ -39,6 +39,8 @@ export function toErrorBody(e: unknown): { kind: ErrorKind; message: string; det
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'ELOCKED') return { kind: 'Locked', message };
   if (code.startsWith('SQLITE_CONSTRAINT')) return { kind: 'Conflict', message };
   if (FS_NOT_FOUND.has(code)) return { kind: 'NotFound', message };
+  // Node refuses a NUL (or another impossible value) in a path before touching the disk: bad input, not a crash.
+  if (code === 'ERR_INVALID_ARG_VALUE' || code === 'ERR_INVALID_ARG_TYPE') return { kind: 'Invalid', message };
   if (FS_IO.has(code)) return { kind: 'Io', message };
   return { kind: 'Internal', message: message || 'internal error' };
 }

@@ -45,6 +45,7 @@ function reservedNameProblem(name: string): string | null {
 
 /** The real path the backup would be written to, after refusing names, symlinks and the live database. */
 export function checkBackupTarget(output: string, liveDb?: string): string {
+  if (output.includes('\u0000')) throw new AppError('Invalid', 'output: a path cannot contain a NUL character');
   const name = path.basename(output);
   const problem = reservedNameProblem(name);
   if (problem) throw new AppError('Invalid', `output: ${name} ${problem}; choose a name ending in .db`);
