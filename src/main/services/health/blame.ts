@@ -3,6 +3,7 @@
 // Line maps are computed once per version and stored (memory_versions.line_map), so a view reads
 // one row and never re-diffs the history; only versions recorded since the last view are mapped.
 import type Database from 'better-sqlite3';
+import type { BlameDto, BlameLineDto, BlameWriteDto } from '../../../shared/contract/health';
 import type { MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import type { DB } from '../../db/connection';
@@ -71,36 +72,12 @@ export function ensureLineMaps(db: DB, file: MemoryFileName): number {
   return mapped;
 }
 
-export interface BlameWrite {
-  seq: number;
-  auditId: string;
-  source: string | null;
-  status: string | null;
-  decisionId: string | null;
-  decision: string | null;
-  turnId: string | null;
-  sessionId: string | null;
-  candidateFact: string | null;
-  reason: string | null;
-  createdAt: number;
-}
-
-export interface BlameLine {
-  line: number;
-  text: string;
-  /** null: the line is on disk but no recorded write produced it (an edit not recorded yet). */
-  write: BlameWrite | null;
-  /** Earlier writes of the same line (moved or reworded), newest first, with the text each left. */
-  history: Array<{ write: BlameWrite; text: string }>;
-}
-
-export interface BlameResult {
+/** The shapes the API returns (declared once, in the contract). */
+export type BlameWrite = BlameWriteDto;
+/** write null: the line is on disk but no recorded write produced it (an edit not recorded yet). */
+export type BlameLine = BlameLineDto;
+export interface BlameResult extends BlameDto {
   fileName: MemoryFileName;
-  versions: number;
-  headSeq: number | null;
-  /** True when the file on disk differs from the newest recorded version. */
-  diskDiffers: boolean;
-  lines: BlameLine[];
 }
 
 const HISTORY_DEPTH = 20;
