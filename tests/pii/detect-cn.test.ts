@@ -25,13 +25,14 @@ describe('detection view: fold, strip invisible characters, map back', () => {
     ['API key', `key AKIAIOSFO\ufeffDNN7EXAMPLE here`, 'API_KEY', `AKIAIOSFO\ufeffDNN7EXAMPLE`],
     ['phone', `手机 138\u00ad1234\u202c5678`, 'PHONE', `138\u00ad1234\u202c5678`],
     ['CN ID', `身份证 1101011880${'\u{E0020}'}03070018`, 'CN_ID', `1101011880${'\u{E0020}'}03070018`],
+    ['WeChat id', `微信 wxid_8k2m\u28009x0q\u20621p7z22 加我`, 'WECHAT', `wxid_8k2m\u28009x0q\u20621p7z22`],
   ])('finds a %s with an invisible character inside and redacts all of it', (_label, text, type, value) => {
     const spans = detectPii(text);
     expect(spans.map((s) => [s.type, s.value])).toEqual([[type, value]]);
     expect(text.slice(spans[0].start, spans[0].end)).toBe(value);
     const out = redact(text, spans).text;
     expect(out).toBe(text.replace(value, `[${type}_1]`));
-    expect(out).not.toMatch(/[\u200b-\u200f\u00ad\ufeff\u202c\u{E0020}]/u);
+    expect(out).not.toMatch(/[\u200b-\u200f\u00ad\ufeff\u202c\u2062\u2800\u{E0020}]/u);
   });
 
   it('does not turn look-alike numbers into PII by hiding characters in them', () => {

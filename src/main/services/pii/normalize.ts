@@ -6,16 +6,17 @@
 /**
  * Characters that render as nothing: Unicode format characters (Cf: soft hyphen, U+200B-U+200F, bidi
  * controls U+202A-U+202E and U+2066-U+2069, U+2060-U+2064, U+FEFF, tags) plus the invisible non-Cf ones
- * (combining grapheme joiner, variation selectors, Hangul fillers, Mongolian free variation selectors).
+ * (combining grapheme joiner, variation selectors, Hangul fillers, the blank braille pattern, Mongolian free
+ * variation selectors).
  */
-export const INVISIBLE = /[\p{Cf}\u034F\u115F\u1160\u3164\uFFA0\u180B-\u180D\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
+export const INVISIBLE = /[\p{Cf}\u034F\u115F\u1160\u2800\u3164\uFFA0\u180B-\u180D\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
 
 // Combining marks stay with their base character so NFKC composes "e\u0301" to "é".
 const CLUSTER = /[\s\S]\p{M}*/uy;
 const DASH = /\p{Pd}/u;
 const DIGIT = /\p{Nd}/u;
-const NEEDS_VIEW = /[\p{Cf}\p{Pd}\p{Nd}\p{M}\u00A0-\u00BF\u2000-\u206F\u2100-\u24FF\u3000-\u303F\u3164\uF900-\uFFEF\u{1D400}-\u{1D7FF}\u{E0100}-\u{E01EF}]/u;
+const NEEDS_VIEW = /(?![\x00-\x7F])[\p{Nd}\p{Pd}]|[\p{Cf}\p{M}\u00A0-\u00BF\u2000-\u206F\u2100-\u24FF\u2800\u3000-\u303F\u3164\uF900-\uFFEF\u{1D400}-\u{1D7FF}\u{E0100}-\u{E01EF}]/u;
 
 /**
  * Characters NFKC leaves alone and that need no folding: ASCII, Latin-1 and Latin Extended-A letters, Greek
