@@ -71,3 +71,26 @@ describe('tamper evidence', () => {
     ctx.db.close();
   });
 });
+
+describe('history recorded out of order', () => {
+  it('inserts an older write in place, re-chains the later versions with a recorded event, and blame follows the time order', async () => {
+    const { RecorderCore } = await import('../../src/main/recorder/recorder');
+    const { blameFile } = await import('../../src/main/services/health/blame');
+    const dir = tempWorkspace();
+    const { db } = openWorkspaceDatabase(dir);
+    const rec = new RecorderCore(db);
+    const w = (before: string | null, after: string, at: number) => rec.recordWrite({ targetFile: 'USER.md', before, after, status: 'written', source: 'retry', createdAt: at }).auditId;
+    const a = w(null, '- one\n', 1000);
+    const c = w('- one\n- two\n', '- one\n- two\n- three\n', 3000);
+    const b = w('- one\n', '- one\n- two\n', 2000); // imported late
+    fs.writeFileSync(path.join(dir, 'USER.md'), '- one\n- two\n- three\n');
+    const order = db.prepare("SELECT audit_id FROM memory_versions WHERE file_name = 'USER.md' ORDER BY seq").pluck().all();
+    expect(order).toEqual([a, b, c]);
+    const ctx = { db, workspaceDir: dir };
+    const r = verifyChains(ctx);
+    expect(r.breaks).toEqual([]);
+    expect(r.events).toEqual([expect.objectContaining({ fileName: 'USER.md', fromSeq: 2, reason: expect.stringMatching(/recorded after later ones/) })]);
+    expect(blameFile(ctx, { file: 'USER.md' }).lines.map((l) => l.write?.auditId)).toEqual([a, b, c]);
+    db.close();
+  });
+});

@@ -84,18 +84,20 @@ export function chainWrite(db: DB, auditId: string): void {
   insertInPlace(db, a, head);
 }
 
+const PARKED = 1_000_000_000;
+
 function insertInPlace(db: DB, a: ChainableAudit, head: VersionRow): void {
   const file = a.target_file;
   const later = db
     .prepare('SELECT * FROM memory_versions WHERE file_name = ? AND (created_at > ? OR (created_at = ? AND audit_rowid > ?)) ORDER BY seq')
     .all(file, a.created_at, a.created_at, a.rowid) as VersionRow[];
   const fromSeq = later[0].seq;
-  // Move the later rows out of the way (negative seqs) so the primary key never collides while renumbering.
-  db.prepare('UPDATE memory_versions SET seq = -seq WHERE file_name = ? AND seq >= ?').run(file, fromSeq);
+  // Move the later rows out of the way so the primary key never collides while renumbering.
+  db.prepare('UPDATE memory_versions SET seq = seq + ? WHERE file_name = ? AND seq >= ?').run(PARKED, file, fromSeq);
   db.prepare('INSERT INTO memory_versions (file_name, seq, audit_id, audit_rowid, content_hash, prev_link, link, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
     file, fromSeq, a.id, a.rowid, a.content_hash, '', GENESIS_LINK, a.created_at,
   );
-  db.prepare('UPDATE memory_versions SET seq = -seq + 1 WHERE file_name = ? AND seq < 0').run(file);
+  db.prepare('UPDATE memory_versions SET seq = seq - ? + 1 WHERE file_name = ? AND seq > ?').run(PARKED, file, PARKED);
   rechain(db, file, fromSeq, 'an earlier write was recorded after later ones (imported history)', null, head.link);
 }
 
