@@ -9,6 +9,7 @@ import { AppError } from '../../../shared/errors';
 import { assertMemoryFileName, readMemoryFile, type LockOptions } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { diffFile } from '../textDiff';
+import { planManaged, withManagedStore, type ManagedPlan } from './managed';
 import { executeFileOperation, withFileOperation } from './operations';
 import { getAuditRow, type AuditRow } from './rows';
 
@@ -39,6 +40,8 @@ export interface RetryResult {
   lines: LineChanges;
   dryRun: boolean;
   retryAuditId: string | null;
+  /** The memory-management plugin's fact store changes with the file (its managed region). */
+  managed?: ManagedPlan | null;
 }
 
 /** Adds "- fact" at the end of the curator section, creating the section at the end of the file if needed. */
@@ -85,10 +88,13 @@ function resolveRetry(ctx: ServiceContext, audit: AuditRow, input: RetryInput) {
   return { file, fact, correctionId: input.correctionId ?? correction?.id ?? null };
 }
 
-function preview(audit: AuditRow, file: MemoryFileName, fact: string | null, current: string | null, content: string | undefined): Omit<RetryResult, 'dryRun' | 'retryAuditId'> {
-  const proposed = content ?? appendUnderCuratorSection(current, fact!);
+function preview(ctx: ServiceContext, audit: AuditRow, file: MemoryFileName, fact: string | null, current: string | null, content: string | undefined): Omit<RetryResult, 'dryRun' | 'retryAuditId'> {
+  let proposed = content ?? appendUnderCuratorSection(current, fact!);
+  // With the memory-management plugin, the fact also joins its managed region and fact store.
+  const managed = planManaged(ctx.workspaceDir, { file, fact, sessionKey: audit.session_id, at: nowOf(ctx), direction: 'restore', reason: 'retried by the curator' }, current, proposed, nowOf(ctx));
+  if (managed?.content != null) proposed = managed.content;
   const d = diffFile(file, current, proposed);
-  return { originalAuditId: audit.id, targetFile: file, fact, usedSuppliedContent: content !== undefined, currentContent: current, proposedContent: proposed, diff: d.diff, lines: d.lines };
+  return { originalAuditId: audit.id, targetFile: file, fact, usedSuppliedContent: content !== undefined, currentContent: current, proposedContent: proposed, diff: d.diff, lines: d.lines, managed: managed?.plan ?? null };
 }
 
 /** Re-applies a write with a corrected fact, file or content. With dryRun, returns the proposed content only. */
@@ -97,11 +103,11 @@ export async function retryWrite(ctx: ServiceContext, input: RetryInput): Promis
   if (input.content !== undefined && typeof input.content !== 'string') throw new AppError('Invalid', 'content: expected text');
   const { file, fact, correctionId } = resolveRetry(ctx, audit, input);
   if (input.dryRun) {
-    return { ...preview(audit, file, fact, readMemoryFile(ctx.workspaceDir, file), input.content), dryRun: true, retryAuditId: null };
+    return { ...preview(ctx, audit, file, fact, readMemoryFile(ctx.workspaceDir, file), input.content), dryRun: true, retryAuditId: null };
   }
   return withFileOperation(ctx, file, input.lock, async () => {
     const current = readMemoryFile(ctx.workspaceDir, file);
-    const p = preview(audit, file, fact, current, input.content);
+    const p = preview(ctx, audit, file, fact, current, input.content);
     if (p.proposedContent === current) throw new AppError('Invalid', `${file} already says that; nothing to write`);
     const at = nowOf(ctx);
     const plan = {
@@ -116,7 +122,7 @@ export async function retryWrite(ctx: ServiceContext, input: RetryInput): Promis
       correctionId,
       createdAt: at,
     };
-    await executeFileOperation(ctx, file, current, p.proposedContent, plan);
+    await withManagedStore(ctx.workspaceDir, file, p.managed, p.proposedContent, () => executeFileOperation(ctx, file, current, p.proposedContent, plan));
     return { ...p, dryRun: false, retryAuditId: plan.newAuditId };
   });
 }

@@ -16,6 +16,7 @@ import { actorOf, nowOf, type ServiceContext } from '../context';
 import { loadSettings } from '../lifecycle/settings';
 import { diffFile } from '../textDiff';
 import { executeFileOperation, withFileOperation } from './operations';
+import { planManagedRollback, withManagedStore, type ManagedPlan } from './managed';
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';
 import { getAuditRow, parseTime, snapshotContent, type AuditRow } from './rows';
 
@@ -46,6 +47,8 @@ export interface RollbackPreview {
   conflict: { message: string; regions: ConflictRegion[] } | null;
   /** When the rolled-back audit was itself a rollback: the audit whose change comes back. */
   reappliesAuditId: string | null;
+  /** The memory-management plugin's fact store changes with the file (its managed region). */
+  managed?: ManagedPlan | null;
 }
 
 export interface RollbackResult extends RollbackPreview {
@@ -106,6 +109,10 @@ export function planRollback(ctx: ServiceContext, audit: AuditRow, current: stri
       conflict = { message: describeConflict(file, reversed.regions), regions: reversed.regions };
     }
   }
+  // The memory-management plugin's managed region and fact store change with the free text.
+  const original = audit.source === 'rollback' && audit.related_audit_id ? getAuditRow(ctx.db, audit.related_audit_id) : null;
+  const managed = conflict ? null : planManagedRollback(ctx.workspaceDir, audit, original, current, result, nowOf(ctx));
+  if (managed) result = managed.content;
   const d = diffFile(file, current, result);
   return {
     auditId: audit.id,
@@ -118,6 +125,7 @@ export function planRollback(ctx: ServiceContext, audit: AuditRow, current: stri
     deletesFile: current !== null && result === null,
     conflict,
     reappliesAuditId: audit.source === 'rollback' ? audit.related_audit_id : null,
+    managed: managed?.plan ?? null,
   };
 }
 
@@ -154,7 +162,7 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
       reappliesAuditId: preview.reappliesAuditId,
       createdAt: at,
     };
-    const done = await executeFileOperation(ctx, file, current, preview.resultContent, plan);
+    const done = await withManagedStore(ctx.workspaceDir, file, preview.managed, preview.resultContent, () => executeFileOperation(ctx, file, current, preview.resultContent, plan));
     return { ...preview, dryRun: false, rollbackId: plan.rollbackId, rollbackAuditId: plan.newAuditId, backupSnapshotId: done.backupSnapshotId };
   });
 }
