@@ -1,4 +1,6 @@
 // Chromium on browser mode: hostile conversation text is shown as text and nothing in it runs.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/main/services/demo';
 import { openWorkbench, type BrowserSession } from '../helpers/browser';
@@ -63,5 +65,23 @@ describe('hostile text in Chromium', () => {
     await img.scrollIntoViewIfNeeded();
     const file = await wb.screenshot('app-hostile-text');
     expect(file).toMatch(/app-hostile-text\.png$/);
+  });
+
+  it("downloads an export through the page's link: the cookie gets a one-use ticket, the link holds no credential", async () => {
+    const dir = wb.runtime.session.dir;
+    const exportDir = path.join(dir, '.openclaw-reflection', 'exports', 'page-link');
+    fs.mkdirSync(exportDir, { recursive: true });
+    fs.writeFileSync(path.join(exportDir, 'train.jsonl'), '{"page":1}\n');
+    wb.runtime.session.db.prepare(`INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at)
+      VALUES ('exp-page', 'page-link', 'openai', '[]', ?, ?, 1)`).run(exportDir, JSON.stringify([{ name: 'train.jsonl' }]));
+    const link = '/api/download?exportId=exp-page&file=train.jsonl';
+    const got = await wb.page.evaluate(async (href) => {
+      const r = await fetch(href);
+      return { status: r.status, url: r.url, body: await r.text() };
+    }, link);
+    expect(got.status).toBe(200);
+    expect(got.body).toBe('{"page":1}\n');
+    expect(got.url).toMatch(/\/api\/download\?ticket=/);
+    expect(got.url).not.toContain(wb.token);
   });
 });
