@@ -51,7 +51,7 @@ describe('idle views make no API calls', () => {
     await noErrorsOnScreen(ui.page);
   });
 
-  it('sessions (with a timeline), decisions, writes, stats and privacy stay quiet for 5 s each', async () => {
+  it('every view (sessions with a timeline, decisions, writes, stats, privacy, settings, search, datasets, review, memory health) stays quiet for 5 s', async () => {
     const session = (ui.db.prepare('SELECT id FROM sessions ORDER BY last_activity_at DESC LIMIT 1').get() as { id: string }).id;
     const views: [string, string][] = [
       [`#/sessions?id=${session}`, '[data-testid=turn]'],
@@ -59,12 +59,19 @@ describe('idle views make no API calls', () => {
       [`#/writes?id=${latestWrite()}`, '[data-testid=diff-view]'],
       ['#/stats', '[data-testid=view-stats]'],
       ['#/privacy', '[data-testid=view-privacy]'],
+      ['#/settings', '[data-testid=view-settings]'],
+      ['#/search?q=coffee', '[data-testid=search-hit]'],
+      ['#/datasets', '[data-testid=view-datasets]'],
+      ['#/review', '[data-testid=view-review]'],
+      ['#/health', '[data-testid=view-health]'],
     ];
     for (const [hash, ready] of views) {
-      await go(ui.page, hash, ready);
+      await go(ui.page, hash, ready).catch((e: Error) => {
+        throw new Error(`${hash}: ${e.message}`);
+      });
       expect({ hash, calls: await idleCalls(5000) }).toEqual({ hash, calls: [] });
     }
-  });
+  }, 150_000);
 });
 
 describe('status-bar counts', () => {
