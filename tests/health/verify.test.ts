@@ -94,3 +94,16 @@ describe('history recorded out of order', () => {
     db.close();
   });
 });
+
+describe('deleted writes', () => {
+  it('a write deleted by a purge or retention is a recorded event, not a break', () => {
+    const ctx = demo();
+    const v = middle(ctx);
+    ctx.db.pragma('foreign_keys = OFF');
+    ctx.db.prepare('DELETE FROM write_guardian_audit WHERE id = ?').run(v.audit_id);
+    const r = verifyChains(ctx);
+    expect(r.breaks).toEqual([]);
+    expect(r.events).toContainEqual(expect.objectContaining({ fileName: 'USER.md', fromSeq: v.seq, reason: expect.stringMatching(/deleted/) }));
+    ctx.db.close();
+  });
+});

@@ -39,12 +39,14 @@ interface ChainRow {
   after_snapshot_id: string | null;
   content: string | null;
   snapshot_hash: string | null;
+  deletion_recorded: number | null;
 }
 
 function verifyChain(db: DB, file: MemoryFileName, breaks: ChainBreak[]): { versions: number; headLink: string | null } {
   const rows = db
     .prepare(
-      `SELECT v.seq, v.audit_id, v.content_hash, v.prev_link, v.link, a.rowid AS audit_exists, a.after_snapshot_id, s.content, s.content_hash AS snapshot_hash
+      `SELECT v.seq, v.audit_id, v.content_hash, v.prev_link, v.link, a.rowid AS audit_exists, a.after_snapshot_id, s.content, s.content_hash AS snapshot_hash,
+              (SELECT 1 FROM memory_chain_events e WHERE e.id = 'deleted:' || v.audit_id) AS deletion_recorded
        FROM memory_versions v LEFT JOIN write_guardian_audit a ON a.id = v.audit_id LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
        WHERE v.file_name = ? ORDER BY v.seq`,
     )
@@ -62,7 +64,7 @@ function verifyChain(db: DB, file: MemoryFileName, breaks: ChainBreak[]): { vers
       add('edited_version', r, `${file} version ${r.seq}: the version row was edited (its link does not match its fields)`);
     }
     if (r.audit_exists === null) {
-      add('missing_write', r, `${file} version ${r.seq}: its write ${r.audit_id} is missing from the audit table`);
+      if (!r.deletion_recorded) add('missing_write', r, `${file} version ${r.seq}: its write ${r.audit_id} is missing from the audit table`);
     } else {
       const actual = r.content === null ? null : sha256(r.content);
       if (actual !== r.content_hash || (r.content !== null && r.snapshot_hash !== actual)) {
