@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { precision, readFixture, recall, scoreDetectSecrets, scoreFixture, scoreGitleaks, scoreLabelled, scorePresidioFile, withInvisible } from '../../bench/pii-eval';
 import { generatedCases } from '../../bench/pii-generated';
 import { repoRoot, sharedDir } from '../helpers/workspace';
+import { detectPii } from '../../src/main/services/pii/index';
 
 const piiDir = path.join(sharedDir, 'benchmarks', 'pii');
 const haveData = fs.existsSync(piiDir);
@@ -66,5 +67,15 @@ describe('own test sets', () => {
       }
       expect(r.leaks).toEqual({});
     }
+  });
+});
+
+describe('a Chinese corpus nobody wrote for the detector', () => {
+  it.each(['zh-cn', 'zh-tw'])('TypeScript diagnostics (%s) hold no personal data and none is flagged', (locale) => {
+    const file = require.resolve(`typescript/lib/${locale}/diagnosticMessages.generated.json`);
+    const messages = Object.values(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>);
+    expect(messages.length).toBeGreaterThan(1000);
+    const flagged = messages.flatMap((m) => detectPii(m).map((s) => `${s.type}: ${m}`));
+    expect(flagged).toEqual([]);
   });
 });

@@ -86,6 +86,8 @@ function looksLikeKeyedSecret(value: string, password: boolean): boolean {
   if (/\s/.test(value) && !password) return false;
   if (password) return value.length >= 4 && !/\s{2,}/.test(value) && value.length <= 128;
   if (value.length < 8) return false;
+  // Keys and tokens are ASCII; a value with Chinese words in it is a message ("token_here": "分析器预期…").
+  if (/[\u4e00-\u9fff][^\u4e00-\u9fff]*[\u4e00-\u9fff]/.test(value)) return false;
   if (/^\d+$/.test(value) && value.length < 16) return false; // a count or a port, not a key
   if (sequentialShare(value) > 0.9) return false; // "abcdefgh", "12345678"
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(value)).length;
@@ -181,7 +183,8 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
     } else value = value.replace(/[.。]+$/, ''); // a sentence's full stop; "!" and "?" are common in passwords
     if (isJudged(start, start + value.length) || !value || value.length < 4 || isPlaceholder(value)) continue;
     // Unquoted prose ("the password is incorrect") needs something no ordinary word has.
-    if (!quoted && (!/[\d\W_]|[a-z][A-Z]|[A-Z].*[a-z].*[A-Z]/u.test(value) || /^[\u4e00-\u9fff]+$/.test(value))) continue;
+    const cjk = (value.match(/[\u4e00-\u9fff]/g) ?? []).length;
+    if (!quoted && (!/[\d\W_]|[a-z][A-Z]|[A-Z].*[a-z].*[A-Z]/u.test(value) || cjk * 2 > value.length)) continue;
     const password = PASSWORD_KEY.test(g.key) || /^pin$/i.test(g.key);
     if (!password && !looksLikeKeyedSecret(value, false)) continue;
     out.push(makeSpan(text, password ? 'PASSWORD' : 'API_KEY', start, start + value.length, 0.7, 'keyword:prose'));
