@@ -166,7 +166,10 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
           backup: () => {
             const ctx = rt.session.isOpen() ? rt.session.serviceContext() : null;
             if (!ctx) return;
-            const options = { title: 'Backup Database', defaultPath: path.join(ctx.workspaceDir, `reflection-backup-${Date.now()}.db`) };
+            // Suggest the backups folder; the user may pick another place (the native dialog confirms a replace).
+            const backups = rt.paths.backupsDir();
+            fs.mkdirSync(backups, { recursive: true });
+            const options = { title: 'Backup Database', defaultPath: path.join(backups, `reflection-backup-${Date.now()}.db`) };
             const pick = win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options);
             void pick.then(async (r) => {
               if (r.canceled || !r.filePath) return;
