@@ -60,7 +60,7 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
           <FileEditor value={content} onChange={setContent} height={320} />
           <details>
             <summary>Changes against the file on disk</summary>
-            <DiffView before={preview.currentContent} after={content} height={260} label="retry diff" />
+            <DiffView before={preview.currentContent} after={content} height={260} label="retry diff" beforeLabel="the file now" afterLabel="after the retry" />
           </details>
           <label>
             Why retry this write? (kept in the audit, as for a rollback)
