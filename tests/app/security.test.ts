@@ -230,6 +230,12 @@ describe('browser mode safety (issue 14)', () => {
     const withCookie = await request(port, '/api/app.info', { method: 'POST', body: '{}', headers: { cookie } });
     expect(withCookie.status).toBe(200);
     expect((await request(port, `/?token=${web.token}x`)).status).toBe(401);
+    // The redirect never leaves the origin (a path that parses to '//host').
+    for (const p of ['//evil.example/', '/\\evil.example/', '/%5C%5Cevil.example/']) {
+      const r = await request(port, `${p}?token=${web.token}`);
+      expect(r.status, p).toBe(303);
+      expect(String(r.headers.location), p).not.toMatch(/^\/\/|^\/\\|^https?:/);
+    }
     for (const p of [`/api/app.info?token=${web.token}`, `/api/backup.create?token=${web.token}`]) {
       expect((await request(port, p, { method: 'POST', body: '{}' })).status, p).toBe(401);
     }

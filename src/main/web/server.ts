@@ -219,7 +219,9 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     const cookie = auth.exchange(url.searchParams.get('token') ?? '');
     if (!cookie) return sendError(res, 'Unauthorized', 'wrong or expired token (tokens change on every start): use the URL printed by `reflection open --web`');
     url.searchParams.delete('token');
-    res.writeHead(303, { 'Set-Cookie': auth.setCookieHeader(port, cookie), Location: `${url.pathname}${url.search}`, 'Cache-Control': 'no-store' });
+    // Never '//host/...' (a path like '/\\evil.example' parses to that): the redirect stays on this origin.
+    const clean = `${url.pathname.replace(/^\/+/, '/')}${url.search}`;
+    res.writeHead(303, { 'Set-Cookie': auth.setCookieHeader(port, cookie), Location: clean, 'Cache-Control': 'no-store' });
     res.end();
   }
 
