@@ -39,12 +39,6 @@ export const CHANNEL_CHANGES: Partial<Record<Channel, DataArea[]>> = {
   'exclusions.purge': ['exclusions', ...RECORDED],
   'retention.prune': RECORDED,
   'conversations.export': ['exports'],
-  // Memory health: a scan may record external edits and opens or closes findings (shown with writes).
-  'health.scan': ['writes'],
-  'health.resolve': ['writes'],
-  'health.removeSecrets': ['writes'],
-  'health.erase': [...RECORDED, 'exports'],
-  'health.secondOpinion': ['writes'],
   'dataset.pickRepresentative': ['samples'],
   'dataset.markMissedWrite': ['samples'],
   'import.dailyNotes': RECORDED,
@@ -97,10 +91,10 @@ export const QUERY_READS: Partial<Record<Channel, DataArea[]>> = {
   'settings.validate': ['settings'],
   'exclusions.list': ['exclusions', 'sessions'],
   'health.blame': ['writes'],
-  'health.findings': ['writes'],
+  'health.findings': ['health', 'writes'],
   'health.writeFlags': ['writes'],
-  'health.summary': ['writes'],
-  'health.verify': ['writes'],
+  'health.summary': ['health', 'writes'],
+  'health.verify': ['health', 'writes'],
 };
 
 /** What live capture, the archive schedule and retention change (the 'data' event's `source`). */
