@@ -58,6 +58,8 @@ interface NumberWindow {
   end: number;
   /** Some run inside starts with a trunk 0: worth asking the regions that write numbers that way. */
   trunk: boolean;
+  /** Where the digits of each run inside start and end. */
+  runs: { start: number; end: number }[];
 }
 
 /**
@@ -72,11 +74,14 @@ function numberWindows(text: string): NumberWindow[] {
     const start = Math.max(0, m.index - WINDOW_MARGIN);
     const end = Math.min(text.length, m.index + m[0].length + WINDOW_MARGIN);
     const trunk = /^[(（]?0/.test(m[0]);
+    const firstDigit = m.index + m[0].search(/\d/);
+    const run = { start: firstDigit, end: m.index + m[0].replace(/\D+$/, '').length };
     const last = windows[windows.length - 1];
     if (last && start <= last.end) {
       last.end = Math.max(last.end, end);
       last.trunk ||= trunk;
-    } else windows.push({ start, end, trunk });
+      last.runs.push(run);
+    } else windows.push({ start, end, trunk, runs: [run] });
   }
   return windows;
 }
@@ -112,17 +117,17 @@ export function detectPhones(text: string): PiiSpan[] {
   };
 
   const windows = numberWindows(text);
-  const find = (region: CountryCode) => findInWindows(text, windows, region);
-  for (const f of find('US')) {
+  // China: mobiles 1[3-9]x written nationally, landlines with their 0 area code, or international.
+  const china = findInWindows(text, windows, 'CN').filter((f) => {
+    const raw = text.slice(f.startsAt, f.endsAt);
+    return raw.startsWith('+') || /^1[3-9]\d/.test(raw) || /^\(?0/.test(raw);
+  });
+  // The US pass is the slow one; a window whose every run is already a Chinese number has nothing left for it.
+  const covered = (r: { start: number; end: number }) => china.some((f) => f.startsAt <= r.start && f.endsAt >= r.end);
+  for (const f of findInWindows(text, windows.filter((w) => !w.runs.every(covered)), 'US')) {
     add(f.startsAt, f.endsAt, 0.75, 'libphonenumber');
   }
-  // China: mobiles 1[3-9]x written nationally, landlines with their 0 area code, or international.
-  for (const f of find('CN')) {
-    const raw = text.slice(f.startsAt, f.endsAt);
-    const nationalMobile = /^1[3-9]\d/.test(raw);
-    const trunk = /^\(?0/.test(raw);
-    if (raw.startsWith('+') || nationalMobile || trunk) add(f.startsAt, f.endsAt, 0.75, 'libphonenumber');
-  }
+  for (const f of china) add(f.startsAt, f.endsAt, 0.75, 'libphonenumber');
   const trunkWindows = windows.filter((w) => w.trunk);
   if (trunkWindows.length) {
     for (const region of TRUNK_REGIONS) {
