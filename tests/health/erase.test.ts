@@ -78,3 +78,22 @@ describe('erasure across history', () => {
     db.close();
   }, 120_000);
 });
+
+describe('erasure of a value that JSON escapes', () => {
+  it('finds and erases it in JSON columns as well as in plain text', async () => {
+    const dir = tempWorkspace();
+    generateDemoWorkspace(dir, { sessions: 4 });
+    const { db } = openWorkspaceDatabase(dir);
+    const ctx: ServiceContext = { db, workspaceDir: dir };
+    const value = 'pass"word\\42';
+    const turn = db.prepare('SELECT id, session_id FROM conversation_turns LIMIT 1').get() as { id: string; session_id: string };
+    db.prepare('UPDATE conversation_turns SET user_message_content = ?, user_metadata = ? WHERE id = ?').run(`my password is ${value}`, JSON.stringify({ note: value }), turn.id);
+    const dry = await eraseValue(ctx, { value, dryRun: true });
+    expect(dry.places.map((p) => p.place)).toEqual(expect.arrayContaining(['conversation_turns.user_message_content', 'conversation_turns.user_metadata']));
+    await eraseValue(ctx, { value, confirm: true });
+    const row = db.prepare('SELECT user_message_content, user_metadata FROM conversation_turns WHERE id = ?').get(turn.id) as { user_message_content: string; user_metadata: string };
+    expect(row.user_message_content).toBe(`my password is ${ERASED_MARK}`);
+    expect(JSON.parse(row.user_metadata)).toEqual({ note: ERASED_MARK });
+    db.close();
+  });
+});

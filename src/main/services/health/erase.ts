@@ -70,9 +70,20 @@ function textColumns(db: DB): TextColumn[] {
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function countIn(db: DB, c: TextColumn, value: string): number {
-  return db.prepare(`SELECT count(*) FROM ${q(c.table)} WHERE instr(${q(c.column)}, ?) > 0`).pluck().get(value) as number;
+/**
+ * The ways the value can be spelled in stored text: as typed, and escaped inside JSON (samples,
+ * plans, archives) when it holds quotes, backslashes or control characters.
+ */
+export function spellingsOf(value: string): string[] {
+  return [...new Set([value, JSON.stringify(value).slice(1, -1)])];
 }
+
+function countIn(db: DB, c: TextColumn, spellings: string[]): number {
+  const where = spellings.map(() => `instr(${q(c.column)}, ?) > 0`).join(' OR ');
+  return db.prepare(`SELECT count(*) FROM ${q(c.table)} WHERE ${where}`).pluck().get(...spellings) as number;
+}
+
+const replaceAll = (text: string, spellings: string[]) => spellings.reduce((t, v) => t.split(v).join(ERASED_MARK), text);
 
 interface FileHit {
   /** The file, or for a dataset export the whole export folder. */
@@ -96,15 +107,17 @@ function exportLocations(ctx: ServiceContext): string[] {
  * recorded export locations elsewhere; never the live database. A conversation archive is rewritten
  * in place; a dataset export is one folder, listed (and deleted) as a whole.
  */
-function filesHolding(ctx: ServiceContext, value: string): FileHit[] {
-  const needle = Buffer.from(value, 'utf8');
+function filesHolding(ctx: ServiceContext, spellings: string[]): FileHit[] {
+  const needles = spellings.map((v) => Buffer.from(v, 'utf8'));
   const dbFile = path.resolve(ctx.db.name);
   const exportsDir = path.join(ctx.workspaceDir, STATE_DIR, 'exports');
   const isLive = (file: string) => file === dbFile || file.startsWith(`${dbFile}-`);
   const hits = new Map<string, FileHit>();
   const archives = new Set((ctx.db.prepare('SELECT file_name FROM conversation_archives').pluck().all() as string[]).map((f) => path.resolve(exportsDir, f)));
   const visit = (file: string, group: string | null) => {
-    if (isLive(file) || !fs.readFileSync(file).includes(needle)) return;
+    if (isLive(file)) return;
+    const bytes = fs.readFileSync(file);
+    if (!needles.some((n) => bytes.includes(n))) return;
     const rel = path.relative(exportsDir, file);
     const inExports = !rel.startsWith('..') && !path.isAbsolute(rel);
     const archive = archives.has(file) || (/^conversations-.*\.jsonl$/.test(path.basename(file)) && path.dirname(file) === exportsDir);
@@ -130,7 +143,7 @@ function placesOf(ctx: ServiceContext, value: string, deleteExports: boolean): {
   const blocked: string[] = [];
   const columns: TextColumn[] = [];
   for (const c of textColumns(ctx.db)) {
-    const n = countIn(ctx.db, c, value);
+    const n = countIn(ctx.db, c, spellingsOf(value));
     if (!n) continue;
     if (c.identifier) blocked.push(`${c.table}.${c.column} (${n})`);
     else {
@@ -143,7 +156,7 @@ function placesOf(ctx: ServiceContext, value: string, deleteExports: boolean): {
     const n = content ? content.split(value).length - 1 : 0;
     if (n) places.push({ place: f, kind: 'memory_file', count: n, action: 'rewrite' });
   }
-  for (const h of filesHolding(ctx, value)) {
+  for (const h of filesHolding(ctx, spellingsOf(value))) {
     const rel = path.relative(ctx.workspaceDir, h.target);
     places.push(h.archive
       ? { place: rel, kind: 'archive', count: 1, action: 'rewrite' }
@@ -180,7 +193,7 @@ export async function eraseValue(ctx: ServiceContext, input: EraseInput): Promis
 function rewriteFile(file: string, value: string): void {
   const text = fs.readFileSync(file, 'utf8');
   const tmp = `${file}.erase-${process.pid}`;
-  fs.writeFileSync(tmp, text.split(value).join(ERASED_MARK));
+  fs.writeFileSync(tmp, replaceAll(text, spellingsOf(value)));
   fs.renameSync(tmp, file);
 }
 
@@ -201,7 +214,9 @@ function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn
       rechained = eraseSnapshots(ctx, value, erasureId);
       for (const c of columns) {
         if (c.table === 'file_snapshots' && c.column === 'content') continue;
-        db.prepare(`UPDATE ${q(c.table)} SET ${q(c.column)} = replace(${q(c.column)}, ?, ?) WHERE instr(${q(c.column)}, ?) > 0`).run(value, ERASED_MARK, value);
+        for (const v of spellingsOf(value)) {
+          db.prepare(`UPDATE ${q(c.table)} SET ${q(c.column)} = replace(${q(c.column)}, ?, ?) WHERE instr(${q(c.column)}, ?) > 0`).run(v, ERASED_MARK, v);
+        }
       }
       // FTS5 keeps replaced tokens in its segments until they are merged.
       for (const fts of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'").pluck().all() as string[]) {
