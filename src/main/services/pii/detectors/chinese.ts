@@ -42,6 +42,9 @@ const WECHAT_CUE = /(?:微信|威信|薇信|加微|(?<![A-Za-z])(?:wechat|weixin
 // WeChat's rule: 6-20 letters, digits, "_" or "-", starting with a letter. Old accounts use a QQ number or a phone.
 const WECHAT_ID = /(?:[A-Za-z][A-Za-z0-9_-]{5,19}|[1-9]\d{4,10})(?![A-Za-z0-9_@-]|\.[A-Za-z]|:\/\/)/y;
 
+// "wechat: enabled" in a config or a status line is a setting, not an id.
+const CONFIG_WORDS = /^(?:enabled?|disabled?|required|optional|default|unknown|none|null|true|false|pending|verified|unverified|connected|disconnected|available|unavailable|active|inactive|login|logout|account|official|payment|support)$/i;
+
 export function detectWechat(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(WXID)) out.push(makeSpan(text, 'WECHAT', m.index, m.index + m[0].length, 0.95, 'pattern:wxid'));
@@ -53,7 +56,7 @@ export function detectWechat(text: string): PiiSpan[] {
     if (!m || /^wxid_/i.test(m[0])) continue;
     const id = m[0];
     // A plain word ("WeChat is great") is not an id unless a separator or "号"/"ID" says one follows.
-    if (/^[A-Za-z]+$/.test(id) && !/[:：=号]|id/i.test(filler)) continue;
+    if (/^[A-Za-z]+$/.test(id) && (!/[:：=号]|id/i.test(filler) || CONFIG_WORDS.test(id))) continue;
     if (/^\d+$/.test(id)) {
       out.push(makeSpan(text, 'WECHAT', at, at + id.length, 0.7, 'context:wechat-number'));
       continue;
