@@ -124,7 +124,9 @@ function sweepKnownValues(text: string, covered: PiiSpan[], entries: Map<string,
   if (!entries.size || !text) return [];
   const view = detectionView(text);
   const v = view?.text ?? text;
-  const lower = v.toLowerCase();
+  // Lowercasing can change the length ("İ"): then compare as written so offsets stay valid.
+  const lowered = v.toLowerCase();
+  const lower = lowered.length === v.length ? lowered : v;
   const found: { span: PiiSpan; entry: Entry }[] = [];
   const taken = (s: number, e: number) => covered.some((c) => s < c.end && c.start < e) || found.some(({ span: c }) => s < c.end && c.start < e);
   const add = (vs: number, ve: number, entry: Entry) => {
