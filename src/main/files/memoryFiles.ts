@@ -112,7 +112,8 @@ interface LockOwner {
 
 function ownerFile(file: string): string {
   const key = crypto.createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 32);
-  return path.join(os.tmpdir(), `reflection-workbench-locks-${os.userInfo().uid}`, `${key}.json`);
+  // process.getuid never throws (os.userInfo does without a passwd entry); Windows has no uid and per-user temp folders.
+  return path.join(os.tmpdir(), `reflection-workbench-locks-${process.getuid?.() ?? 'user'}`, `${key}.json`);
 }
 
 /** Is a process with this pid running on this host (EPERM: yes, someone else's)? */
@@ -140,7 +141,11 @@ function recordLockOwner(file: string): void {
 }
 
 function forgetLockOwner(file: string): void {
-  fs.rmSync(ownerFile(file), { force: true });
+  try {
+    fs.rmSync(ownerFile(file), { force: true });
+  } catch {
+    // a record we cannot remove is checked against the lock folder's inode next time
+  }
 }
 
 /** Marks the lock stale when our record says a dead process of ours on this host holds it; true when it did. */

@@ -43,7 +43,8 @@ export function refuseFilledFolder(dir: string, overwrite = false): void {
     if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') throw new AppError('Conflict', `${dir} is a file, not a folder; nothing was written`);
     throw e;
   }
-  refuseExisting(names.map((n) => path.join(dir, n)), overwrite);
+  // A crashed export's partial files are litter, not an earlier export: the new one replaces them.
+  refuseExisting(names.filter((n) => !/\.partial(-\d+)?$/.test(n)).map((n) => path.join(dir, n)), overwrite);
 }
 
 const PID_PARTIAL = /\.partial-(\d+)(-wal|-shm|-journal)?$/;
