@@ -59,6 +59,9 @@ function registerBlame(program: Command): void {
     })));
 }
 
+/** `health` itself takes --workspace and --json, so commander may hand them to it rather than to its subcommand. */
+const withParent = (own: Opts, cmd: Command): Opts => ({ ...cmd.optsWithGlobals(), ...Object.fromEntries(Object.entries(own).filter(([, v]) => v !== undefined)) });
+
 function printFindings(findings: Finding[]): void {
   if (!findings.length) return void console.log('no open findings: the memory files agree with themselves');
   for (const f of findings) {
@@ -89,7 +92,8 @@ function registerHealth(program: Command): void {
     .option('--dismiss', 'leave the files as they are')
     .option('--reason <text>', 'why')
     .option('--by <name>', 'who resolves it')
-    .action(action(async (id: string, opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+    .action(action(async (id: string, own: Opts, cmd: Command) => withDatabase(withParent(own, cmd), async ({ db }, dir) => {
+      const opts = withParent(own, cmd);
       const chosen = ['keep', 'merge', 'remove', 'dismiss'].filter((k) => opts[k] !== undefined && opts[k] !== false);
       if (chosen.length !== 1) throw new AppError('Invalid', 'choose exactly one of --keep <n>, --merge "<line>", --remove, --dismiss');
       const ctx = context(db, dir, opts.by);
@@ -102,7 +106,8 @@ function registerHealth(program: Command): void {
 
   withWorkspace(h.command('remove-secrets <auditId>').description('remove the secrets and personal data a write stored from its memory file, and correct the write'))
     .option('--by <name>', 'who removes them')
-    .action(action(async (auditId: string, opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
+    .action(action(async (auditId: string, own: Opts, cmd: Command) => withDatabase(withParent(own, cmd), async ({ db }, dir) => {
+      const opts = withParent(own, cmd);
       const ctx = context(db, dir, opts.by);
       await prepare(ctx);
       const c = await removeSecretsOfWrite(ctx, { auditId, by: opts.by as string });
