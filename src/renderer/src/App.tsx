@@ -90,7 +90,7 @@ export function App() {
     setConnected(!ws.error);
   }, [ws.data, ws.error]);
 
-  // 1..8 jump between views when the curator is not typing.
+  // 1..9 jump between views when the curator is not typing (the first nine of the nav).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.altKey || e.ctrlKey || e.metaKey || isTypingTarget(e.target)) return;
@@ -114,7 +114,7 @@ export function App() {
           {NAV.map((n, i) => (
             <a key={n.view} href={hrefFor(n.view)} className={navView === n.view ? 'active' : ''} aria-current={navView === n.view ? 'page' : undefined}>
               <span>{n.label}</span>
-              <span className="nav-key">{i + 1}</span>
+              {i < 9 && <span className="nav-key">{i + 1}</span>}
             </a>
           ))}
           <div className="nav-spacer" />

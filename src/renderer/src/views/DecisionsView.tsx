@@ -12,6 +12,7 @@ import { useViewParams } from '../lib/route';
 import { useApiQuery } from '../lib/queries';
 
 const COLS = '128px 118px 96px minmax(0, 1fr) minmax(0, 1.1fr)';
+const ROW_HEIGHT = 52;
 
 export function DecisionsView() {
   const api = useApi();
@@ -77,8 +78,9 @@ export function DecisionsView() {
           fetchPage={fetchPage}
           areas={['decisions', 'writes']}
           getKey={(d) => d.id}
-          estimateSize={58}
-          dynamic
+          estimateSize={ROW_HEIGHT}
+          // Fixed-height rows (two wrapped lines) need no layout read while scrolling; only the open row is measured.
+          dynamic={(d) => d.id === params.id}
           layoutKey={params.id}
           action="Loading decisions"
           selectedKey={params.id}
@@ -98,8 +100,8 @@ export function DecisionsView() {
                 <span className="cell muted">{formatTime(d.createdAt)}</span>
                 <span className="cell" data-testid="decision-type"><Chip value={d.decision} /></span>
                 <span className="cell" data-testid="decision-write">{d.writeStatus ? <Chip value={d.writeStatus} /> : <span className="muted small" title="No write followed this decision">no write</span>}</span>
-                <span className="cell wrap" title={d.candidateFact ?? ''}><Highlight text={truncate(d.candidateFact, 400)} ranges={findRanges(truncate(d.candidateFact, 400), text)} /></span>
-                <span className="cell wrap muted" title={d.userMessage ?? ''}><Highlight text={truncate(d.userMessage, 400)} ranges={findRanges(truncate(d.userMessage, 400), text)} /></span>
+                <span className="cell wrap two" title={d.candidateFact ?? ''}><Highlight text={truncate(d.candidateFact, 400)} ranges={findRanges(truncate(d.candidateFact, 400), text)} /></span>
+                <span className="cell wrap two muted" title={d.userMessage ?? ''}><Highlight text={truncate(d.userMessage, 400)} ranges={findRanges(truncate(d.userMessage, 400), text)} /></span>
               </div>
               {params.id === d.id && <DecisionDetail id={d.id} row={d} query={text} />}
             </div>

@@ -12,6 +12,7 @@ import { WriteDetail } from './writes/WriteDetail';
 import { loadWriteFlags, SecretBadge } from './health/SecretFlags';
 
 const COLS = '86px 86px 90px minmax(0, 1fr) 40px';
+const ROW_HEIGHT = 52;
 
 export function WritesView() {
   const api = useApi();
@@ -67,8 +68,9 @@ export function WritesView() {
             fetchPage={fetchPage}
             areas={['writes']}
             getKey={(a) => a.id}
-            estimateSize={58}
-            dynamic
+            estimateSize={ROW_HEIGHT}
+            // Two wrapped lines fit the fixed height; rows that say what they undid, and the open one, are measured.
+            dynamic={(a) => a.id === params.id || !!a.undid}
             layoutKey={params.id}
             action="Loading writes"
             selectedKey={params.id}
@@ -103,7 +105,7 @@ function WriteRow({ a }: { a: AuditRow }) {
       <span className="cell"><Chip value={a.status} /></span>
       <span className="cell mono">{a.targetFile}</span>
       <span className="cell stacked" title={tooltip}>
-        <span className="clamp" data-testid="write-fact">
+        <span className="clamp two" data-testid="write-fact">
           {a.source !== 'plugin' && <Chip value={a.source} />} <SecretBadge auditId={a.id} /> <VisibleText text={truncate(fact, 600)} />
         </span>
         {undid && (
