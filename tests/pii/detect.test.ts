@@ -240,6 +240,9 @@ describe('person names', () => {
     expect(Math.max(...spans.map((s) => s.confidence))).toBeLessThanOrEqual(0.5);
     expect(ofType(text, 'PERSON', { names: 'none' })).toEqual([]);
   });
+  it('does not take the name field of a thing for a person', () => {
+    expect(ofType('Project name: Atlas; Agent name: Juniper; Name: Alex Chen', 'PERSON')).toEqual(['Alex Chen']);
+  });
   it('can be filtered out by minConfidence', () => {
     expect(ofType('my name is Alice Smith', 'PERSON', { names: true, minConfidence: 0.6 })).toEqual([]);
   });

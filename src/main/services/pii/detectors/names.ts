@@ -6,6 +6,10 @@ import { AMBIGUOUS_SURNAMES, COMPOUND_SURNAMES, SURNAMES } from './surnames';
 const NAME = "\\p{Lu}\\p{Ll}+(?:[-'’]\\p{Lu}?\\p{Ll}+)?";
 const FULL = `${NAME}(?:\\s+(?:\\p{Lu}\\.?\\s+)?${NAME}){0,2}`;
 
+// "Project name: Atlas", "file name: Report": a name field of a thing, not of a person.
+const NOT_PERSON_QUALIFIER =
+  '(?<!\\b(?:[Pp]roject|[Ff]ile|[Bb]ranch|[Hh]ost|[Pp]roduct|[Cc]ompany|[Aa]pp|[Tt]eam|[Rr]epo|[Pp]ackage|[Mm]odel|[Dd]isplay|[Dd]omain|[Ss]erver|[Dd]atabase|[Tt]able|[Cc]olumn|[Ff]ield|[Ee]vent|[Cc]hannel|[Gg]roup|[Cc]lass|[Ff]unction|[Vv]ariable|[Kk]ey|[Bb]rand|[Dd]evice|[Nn]etwork|[Bb]ucket|[Ss]ervice|[Bb]ot|[Aa]gent|[Aa]ssistant)[ _-]?)';
+
 interface NamePattern {
   re: RegExp;
   detector: string;
@@ -19,7 +23,7 @@ const PATTERNS: NamePattern[] = [
   { re: new RegExp(`\\b(?:[Cc]all me|I'm|I am)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'), detector: 'context:intro', confidence: 0.4, cued: false },
   { re: new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\\.?\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.45, cued: true },
   { re: new RegExp(`\\b(?:Sir|Madam)\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.4, cued: false },
-  { re: new RegExp(`\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.45, cued: true },
+  { re: new RegExp(`${NOT_PERSON_QUALIFIER}\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.45, cued: true },
   // A Latin name after a Chinese cue: "我叫 Tom Lee", "联系人：Anna".
   { re: new RegExp(`(?:我叫|我的名字(?:是|叫)|名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?)\\s*(${FULL})(?![\\p{L}])`, 'gu'), detector: 'context:zh-intro-latin', confidence: 0.45, cued: true },
   { re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'), detector: 'context:salutation', confidence: 0.3, cued: false },
