@@ -53,6 +53,10 @@ const DISTINCT: [PairTurn, PairTurn][] = [
   [U('I take the 8:15 train every morning.', 'Noted.', 'takes the 8:15 train'), U('I leave the office at 18:30 every day.', 'Noted.', 'leaves the office at 18:30')],
   [M('Use Postgres for the analytics service.', 'Postgres it is.', 'analytics service uses Postgres'), M('Use Redis for the session cache.', 'Redis it is.', 'session cache uses Redis')],
   [U('我儿子在读三年级。', '好的。', '儿子在读三年级'), U('我女儿在读初二。', '好的。', '女儿在读初二')],
+  // the same sentence with another number: a different fact
+  [M('The Q3 budget is 50k.', 'Noted.', 'Q3 budget is 50k'), M('The Q3 budget is 60k.', 'Noted.', 'Q3 budget is 60k')],
+  [U('My standup is at 9:30 every day.', 'Noted.', 'standup is at 9:30'), U('My standup is at 10:30 every day.', 'Noted.', 'standup is at 10:30')],
+  [U('我每天跑步5公里。', '好的。', '每天跑步5公里'), U('我每天跑步8公里。', '好的。', '每天跑步8公里')],
 ];
 
 const SAME: [PairTurn, PairTurn][] = [
@@ -89,7 +93,7 @@ const SAME: [PairTurn, PairTurn][] = [
   [M('Our deploys use pnpm.', 'Understood.', 'deploys use pnpm'), M('We use pnpm for our deploys.', 'Understood.', 'deploys use pnpm')],
 ];
 
-/** 60 pairs: 30 distinct facts from consecutive turns, 25 copies of one lesson, 5 rewordings of one lesson. */
+/** 63 pairs: 33 distinct facts from consecutive turns (3 differ only in a number), 25 copies of one lesson, 5 rewordings. */
 export const NEAR_DUP_PAIRS: NearDupPair[] = [
   ...DISTINCT.map(([a, b]) => ({ a, b, same: false })),
   ...SAME.map(([a, b]) => ({ a, b, same: true })),

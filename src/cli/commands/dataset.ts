@@ -24,6 +24,7 @@ import {
   sampleCluster,
   type DatasetSample,
   writerQuality,
+  exportEvalSet,
   type ExportSummary,
   type WriterQuality,
 } from '../../main/services/dataset';
@@ -456,6 +457,31 @@ export function register(program: Command): void {
       const r = await withDatabase(opts, ({ db }, dir) => reclusterSamples(db, resolveDatasetConfig(datasetConfig(dir)).dedupe));
       if (opts.json) return printJson(r);
       process.stdout.write(`${r.samples} samples reclustered; ${r.duplicates} near or exact duplicates\n`);
+    }),
+  );
+
+  withWorkspace(
+    dataset
+      .command('eval-export')
+      .description("write the held-out validation split, gold-labelled and redacted, in the plugin's evals/datasets format")
+      .requiredOption('-o, --output <folder>', 'dataset root for the plugin runner (shared/, memory-gate/, write-guardian/)')
+      .option('--train-split <x>', 'share of samples kept for training (the rest is held out)', '0.8')
+      .option('--split-by <unit>', 'session | turn', 'session')
+      .option('--seed <seed>', 'split seed (the same as the training export to hold out the same sessions)', 'reflection')
+      .option('--include-unreviewed', 'also pending and needs_review samples'),
+  ).action(
+    action(async (opts: GlobalOptions & { output: string; trainSplit: string; splitBy: string; seed: string; includeUnreviewed?: boolean }) => {
+      const r = await withDatabase(opts, ({ db }, dir) =>
+        exportEvalSet(
+          { db, workspaceDir: dir },
+          {
+            outDir: path.resolve(opts.output), trainSplit: parseUnit(opts.trainSplit, '--train-split'), splitBy: opts.splitBy as 'session' | 'turn',
+            seed: opts.seed, includeUnreviewed: opts.includeUnreviewed, config: datasetConfig(dir),
+          },
+        ),
+      );
+      if (opts.json) return printJson(r);
+      process.stdout.write(`${r.scenarios} scenarios (${r.memoryGateCases} memory_gate, ${r.writeGuardianCases} write_guardian) in ${r.outDir}\n`);
     }),
   );
 }

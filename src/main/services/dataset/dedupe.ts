@@ -60,6 +60,9 @@ export function teachingUnit(content: SampleContent): string {
   return `${step}\n${judged}\n${t.decision ?? ''} ${t.fact ?? ''}`;
 }
 
+/** The numbers a unit states, in order: two lessons that state different numbers are never the same. */
+const numbersOf = (unit: string) => (unit.match(/\d+/g) ?? []).join(' ');
+
 /** Dedupe compares only records of one kind: gate samples (positive and negative alike), guardian samples, turns. */
 const namespaceOf = (unit: string) => unit.slice(0, unit.indexOf('\n'));
 
@@ -160,7 +163,8 @@ export class Deduper {
       if (!c) continue;
       // the estimate only proposes; the thresholds apply to the exact Jaccard of the two units
       const sim = jaccardNormalized(unit, c.unit);
-      if (sim >= this.cfg.sameThreshold) {
+      // one digit is a few shingles of a short unit, yet "budget 50k" and "budget 60k" are different facts
+      if (sim >= this.cfg.sameThreshold && numbersOf(unit) === numbersOf(c.unit)) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
       } else if (sim >= this.cfg.relatedThreshold) {
         related.set(id, sim);

@@ -17,6 +17,7 @@ import { loadPiiDetector, redactContent, scanContent, type Detect } from './priv
 import { loadValueRules, rowWithValueRules } from '../curation/piiValues';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
 import { writeDatasetCard, writeDatasetInfo, writeLicenseFile } from './card';
+import { SessionValues, hideSessionValues } from './sessionPrivacy';
 import { emptyExportMessage, planExport, resolveExport, selectionWhere, targetModelOf, type ExportOptions, type ExportPlan, type Resolved } from './exportPlan';
 import { ExportTally, fitCells, recordText, recordsOf, type LabelBalance, type TokenReport } from './exportRecords';
 
@@ -90,7 +91,8 @@ export function exportSelectionCounts(ctx: ServiceContext, opts: ExportOptions):
   return { total: plan.split.size, withPii };
 }
 
-function exportContent(s: DatasetSample, r: Resolved, detect: Detect | null): SampleContent {
+/** The content an export writes: redacted unless includePii, scanned now if it never was. */
+export function exportContent(s: DatasetSample, r: Pick<Resolved, 'includePii'>, detect: Detect | null): SampleContent {
   if (r.includePii) return s.content;
   if (!s.privacyChecked && detect) {
     // never checked (collected without a detector): check now rather than export raw text
@@ -134,6 +136,7 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, plan: ExportPlan):
   const labels = new Map<string, string>();
   // Per-value PII decisions (curation/piiValues) also cover samples collected after they were made.
   const valueRules = r.includePii ? [] : loadValueRules(ctx);
+  const sessionValues = new SessionValues(ctx.db, valueRules);
   let after = 0;
   for (;;) {
     const rows = page.all({ ...sel.params, after, limit: r.pageSize }) as (SampleRow & { _rowid: number })[];
@@ -145,7 +148,7 @@ async function* exportPages(ctx: ServiceContext, r: Resolved, plan: ExportPlan):
       const split = plan.split.get(row.id);
       if (!split) continue;
       const sample = sampleFromRow(row);
-      const content = exportContent(sample, r, detect);
+      const content = r.includePii ? sample.content : hideSessionValues(exportContent(sample, r, detect), sessionValues.of(sample.sessionId));
       const label = sessionLabel(sample, r, detect, labels);
       const records = recordsOf(r.format, sample, content, label);
       if (records.length) items.push({ split, sample, content, records });

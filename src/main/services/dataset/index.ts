@@ -30,3 +30,4 @@ export * from './types';
 export * from './formats';
 export { sampleCluster, pickRepresentative, nearDuplicateCounts, type ClusterView, type ClusterMember } from './clusters';
 export { writerQuality, isoWeek, type WriterQuality } from './writerQuality';
+export { exportEvalSet, type EvalExportOptions, type EvalExportResult } from './evalExport';
