@@ -6,6 +6,9 @@ import { AMBIGUOUS_SURNAMES, COMPOUND_SURNAMES, SURNAMES } from './surnames';
 const NAME = "\\p{Lu}\\p{Ll}+(?:[-'’]\\p{Lu}?\\p{Ll}+)?";
 const FULL = `${NAME}(?:\\s+(?:\\p{Lu}\\.?\\s+)?${NAME}){0,2}`;
 
+// "产品名字是华为", "助手的名字是小溪": the name of a product, a group, a bot or a pet, not of a person.
+const THING_BEFORE_NAME = '(?<!(?:产品|项目|公司|软件|应用|文件|品牌|店铺|群|机器人|助手|宠物|猫|狗)的?)';
+
 // "Project name: Atlas", "file name: Report": a name field of a thing, not of a person.
 const NOT_PERSON_QUALIFIER =
   '(?<!\\b(?:[Pp]roject|[Ff]ile|[Bb]ranch|[Hh]ost|[Pp]roduct|[Cc]ompany|[Aa]pp|[Tt]eam|[Rr]epo|[Pp]ackage|[Mm]odel|[Dd]isplay|[Dd]omain|[Ss]erver|[Dd]atabase|[Tt]able|[Cc]olumn|[Ff]ield|[Ee]vent|[Cc]hannel|[Gg]roup|[Cc]lass|[Ff]unction|[Vv]ariable|[Kk]ey|[Bb]rand|[Dd]evice|[Nn]etwork|[Bb]ucket|[Ss]ervice|[Bb]ot|[Aa]gent|[Aa]ssistant)[ _-]?)';
@@ -25,7 +28,7 @@ const PATTERNS: NamePattern[] = [
   { re: new RegExp(`\\b(?:Sir|Madam)\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.4, cued: false },
   { re: new RegExp(`${NOT_PERSON_QUALIFIER}\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.45, cued: true },
   // A Latin name after a Chinese cue: "我叫 Tom Lee", "联系人：Anna".
-  { re: new RegExp(`(?:我叫|我的名字(?:是|叫)|名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?)\\s*(${FULL})(?![\\p{L}])`, 'gu'), detector: 'context:zh-intro-latin', confidence: 0.45, cued: true },
+  { re: new RegExp(`(?:我叫|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?)\\s*(${FULL})(?![\\p{L}])`, 'gu'), detector: 'context:zh-intro-latin', confidence: 0.45, cued: true },
   { re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'), detector: 'context:salutation', confidence: 0.3, cued: false },
   { re: new RegExp(`\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`, 'gu'), detector: 'context:mention', confidence: 0.3, cued: false },
 ];
@@ -77,7 +80,9 @@ function fullNameAt(text: string, i: number, maxGiven = 2): string {
 
 // "我叫王小明", "联系人：欧阳娜娜", "我的名字是李雷": the name follows the cue.
 const ZH_INTRO =
-  /(?:我叫|[他她]叫|名叫|叫做|我姓[\u4e00-\u9fff]{1,2}[,，]\s*(?:名叫|叫)?|我的名字(?:是|叫)|名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|\b(?:[Nn]ame|NAME|[Ff]ull name|[Cc]ontact)\s*[:：]\s*|\b(?:[Nn]ame is|[Nn]ame's|named)\s+|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])/gu;
+  new RegExp(String.raw`(?:我叫|[他她]叫|名叫|叫做|我姓[\u4e00-\u9fff]{1,2}[,，]\s*(?:名叫|叫)?|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|${THING_BEFORE_NAME}名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|\b(?:[Nn]ame|NAME|[Ff]ull name|[Cc]ontact)\s*[:：]\s*|\b(?:[Nn]ame is|[Nn]ame's|named)\s+|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])`,
+  'gu',
+);
 // Cues after which a name must stand alone (followed by a pause): they also precede ordinary words.
 const LOOSE_CUE = /^(?:我是|本人|亲爱的|@|你好|您好|嗨)/;
 // "实习生王小丽，", "我同事李娜说": a role right before a name that ends at a pause or a particle.
