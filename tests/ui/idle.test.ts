@@ -74,6 +74,26 @@ describe('idle views make no API calls', () => {
   }, 150_000);
 });
 
+describe('a change reloads only the views that show it', () => {
+  it('a settings change reloads nothing on the Writes view; a correction of a write reloads its list and detail', async () => {
+    const id = latestWrite();
+    await go(ui.page, `#/writes?id=${id}`, '[data-testid=diff-view]');
+    await idleCalls(300);
+    calls.length = 0;
+    const set = await ui.wb.runtime.registry.dispatch('settings.set', { patch: { liveCapture: { pollIntervalMs: 700 } } });
+    expect(set.ok).toBe(true);
+    await ui.page.waitForTimeout(1500);
+    // (Components that declare no areas, e.g. the curator-name prompt, reload on any change; the lists,
+    // details and status bar declare theirs.)
+    expect(calls.filter((c) => /^(guardian|gate|sessions|turns|workspace)\./.test(c))).toEqual([]);
+    const corrected = await ui.wb.runtime.registry.dispatch('guardian.correct', { auditId: id, status: 'refused', reason: 'not a lasting fact' });
+    expect(corrected.ok).toBe(true);
+    await expect.poll(() => [...new Set(calls)].sort(), { timeout: 5000 }).toEqual(expect.arrayContaining(['guardian.list', 'guardian.show']));
+    // Views of other areas stay as they are.
+    expect(calls.filter((c) => /^(gate|sessions|turns|search|settings|exclusions)\./.test(c))).toEqual([]);
+  });
+});
+
 describe('status-bar counts', () => {
   it('follow a write made by another process within a few seconds, without a reload', async () => {
     await go(ui.page, '#/sessions', '[data-testid=session-row]');
