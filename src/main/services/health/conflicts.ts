@@ -198,7 +198,25 @@ function candidatePairs(lines: MemoryLine[], tokens: Token[][]): Array<[number, 
       shared.set(key, (shared.get(key) ?? 0) + 1);
     }
   }
-  return [...shared].filter(([, n]) => n >= 2).map(([key]) => [Math.floor(key / lines.length), key % lines.length]);
+  const pairs = new Set([...shared].filter(([, n]) => n >= 2).map(([key]) => key));
+  // Lines cut from one template ("User's phone … is <number>") are compared even when their words
+  // are on too many lines to index: that is exactly where a file repeats one attribute.
+  const templates = new Map<string, number[]>();
+  tokens.forEach((ts, i) => {
+    const key = ts.map((t) => (/\d/.test(t.lower) || (!t.cjk && /^\p{Lu}/u.test(t.text)) ? '#' : t.lower)).join(' ');
+    templates.set(key, [...(templates.get(key) ?? []), i]);
+  });
+  const key = (x: number, y: number) => Math.min(x, y) * lines.length + Math.max(x, y);
+  for (const ids of templates.values()) {
+    if (ids.length < 2) continue;
+    // Contradictions are grouped transitively, so each line against the first connects the group;
+    // sorted by text, equal lines are neighbours, so a repeat is found against the one before.
+    const sorted = [...ids].sort((x, y) => (lines[x].text < lines[y].text ? -1 : 1));
+    sorted.forEach((id, k) => {
+      if (k > 0) pairs.add(key(sorted[0], id)).add(key(sorted[k - 1], id));
+    });
+  }
+  return [...pairs].filter((k) => Math.floor(k / lines.length) !== k % lines.length).map((k) => [Math.floor(k / lines.length), k % lines.length]);
 }
 
 /** Groups contradicting lines (same attribute, transitively) and repeated lines across the given memory lines. */
