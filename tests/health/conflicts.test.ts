@@ -30,4 +30,15 @@ describe('contradiction and duplicate finder', () => {
     expect(isFactLine('- User lives in Berlin.')).toBe(true);
     expect(findConflicts(lines('USER.md', '## Learned\n## Learned\n- a b c'))).toEqual([]);
   });
+
+  it('finds one attribute repeated on hundreds of lines, whose words are everywhere', () => {
+    const many = Array.from({ length: 300 }, (_, i) => ({ fileName: 'USER.md', line: i + 1, text: `- User's phone for urgent issues is +1 415 555 0${100 + i}.` }));
+    const t0 = performance.now();
+    const groups = findConflicts([...many, { fileName: 'USER.md', line: 301, text: many[5].text }]);
+    expect(performance.now() - t0).toBeLessThan(5000);
+    const phone = groups.filter((g) => g.attribute === 'phone');
+    expect(phone).toHaveLength(1);
+    expect(phone[0].lines).toHaveLength(301);
+    expect(groups.filter((g) => g.kind === 'duplicate').map((g) => g.lines.map((l) => l.line))).toEqual([[6, 301]]);
+  });
 });
