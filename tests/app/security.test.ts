@@ -28,12 +28,14 @@ describe('browser mode safety (issue 14)', () => {
   };
   const job = async (channel: string, input: unknown): Promise<JobStatus> => {
     const { jobId } = await value<{ jobId: string }>(channel, input);
-    for (let i = 0; i < 400; i++) {
+    // Jobs may run in a worker thread; on a loaded machine that takes a while to start.
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
       const j = await value<JobStatus>('jobs.get', { jobId });
       if (j.state !== 'running') return j;
       await new Promise((r) => setTimeout(r, 25));
     }
-    throw new Error('job did not finish');
+    throw new Error(`${channel} did not finish in 60 s`);
   };
   const count = (sql: string) => web.runtime.session.db.prepare(sql).pluck().get() as number;
 
@@ -105,7 +107,7 @@ describe('browser mode safety (issue 14)', () => {
     }
   });
 
-  it('3: exports refuse an existing file unless overwrite is given', async () => {
+  it('3: exports refuse an existing file unless overwrite is given', { timeout: 120_000 }, async () => {
     const first = await job('conversations.export', { since: 0, until: Date.now() });
     expect(first.state, JSON.stringify(first.error)).toBe('done');
     const file = (first.result as { file: string }).file;
@@ -152,7 +154,7 @@ describe('browser mode safety (issue 14)', () => {
     }
   });
 
-  it('7: the page can name paths only inside allowed folders; storage.dbPath stays inside and is used', async () => {
+  it('7: the page can name paths only inside allowed folders; storage.dbPath stays inside and is used', { timeout: 120_000 }, async () => {
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-elsewhere-'));
     try {
       expect(await api('workspace.open', { dir: elsewhere })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
