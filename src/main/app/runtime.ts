@@ -3,6 +3,7 @@
 import type { Handlers } from '../ipc/registry';
 import { buildHandlers } from '../ipc/handlers';
 import { JobManager } from '../ipc/jobs';
+import { offloadJobs } from '../jobs/runner';
 import { createRegistry, isUnavailable, type Logger, type Registry } from '../ipc/registry';
 import { configurePathPolicy, type PathPolicy } from './pathPolicy';
 import { WorkspaceSession } from './session';
@@ -40,7 +41,8 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
   const paths = configurePathPolicy(session, { allowDirs: opts.allowDirs });
   const jobs = new JobManager((e) => session.emit(e), Date.now, (change) => session.noteLocalWrite(undefined, change));
   const registry = createRegistry(
-    confineImportPaths(buildHandlers(opts.handlers), paths),
+    // long jobs run in a worker thread on their own connection (src/main/jobs), so main stays responsive
+    confineImportPaths(offloadJobs(buildHandlers(opts.handlers), opts.handlers), paths),
     { mode: opts.mode, version: opts.version ?? '0.1.0', session, jobs, startDrag: opts.startDrag },
     opts.log,
   );
