@@ -144,7 +144,10 @@ const TEMPLATES: Template[] = [
   {
     type: 'PERSON',
     make: (r) => pick(r, SURNAMES) + pick(r, GIVEN) + (r() < 0.5 ? pick(r, GIVEN) : ''),
-    positive: ['我叫{v}，在上海工作', '联系人：{v}', '我的名字是{v}。', '收件人 {v}', '你好，我是{v}，负责这个项目', '姓名：{v}'],
+    positive: ['我叫{v}，在上海工作', '联系人：{v}', '我的名字是{v}。', '收件人 {v}', '你好，我是{v}，负责这个项目', '姓名：{v}', '@{v} 请看一下', '我同事{v}说明天请假', '请转告{v}先生', '亲爱的{v}：'],
+    // Words after the same cues that are not names: roles, origins, groups, subjects.
+    negative: ['我是{v}，有问题找我', '亲爱的{v}，您好', '{v}老师布置了作业', '联系人管理：{v}列表'],
+    lookalike: (r) => pick(r, ['程序员', '郑州人', '顾客', '历史', '管理员', '学生', '苏州人', '房东', '新来的', '司机', '用户', '各位', '班主任', '高手']),
   },
 ];
 

@@ -62,6 +62,9 @@ const HAN = /[\u4e00-\u9fff]/;
 // Characters that end a given name: particles, verbs and the first characters of "电话", "手机", "微信"...
 const NOT_GIVEN = new Set(Array.from('的是在了和与跟及说要去来到把被给让请叫也都就还又很吗呢吧啊呀哦嘛着过们这那有没不从对为以而但或电手微邮号住今昨家先女老师'));
 
+/** A name led by a surname that is also an everyday word ("高手", "方便"); compound surnames never are. */
+const ambiguousLead = (name: string): boolean => AMBIGUOUS_SURNAMES.has(name[0]) && !COMPOUND_SURNAMES.has(name.slice(0, 2));
+
 /** The surname (compound first) that starts at i, or ''. */
 function surnameAt(text: string, i: number): string {
   const two = text.slice(i, i + 2);
@@ -89,6 +92,8 @@ const LOOSE_CUE = /^(?:我是|本人|亲爱的|@|你好|您好|嗨)/;
 const ROLE_BEFORE = /(?:实习生|同事|朋友|同学|客户|助理|秘书|主管|经理|老板|老师|医生|律师|司机|室友|邻居|老公|老婆|丈夫|妻子|男友|女友|男朋友|女朋友)(?=[\u4e00-\u9fff])/gu;
 // "我是程序员", "我是郑州人", "亲爱的顾客": roles, origins and places, not names.
 const ROLE_OR_PLACE = /[人员师家者手长主工客东迷粉友州市省县区镇村乡岛城序籍]/;
+// The narrower set for the last character of a name before a title ("刘强东先生" is a name).
+const ROLE_OR_PLACE_END = /[人员师者手客迷粉友州市省县区镇村乡籍]/;
 // "张先生", "王芳女士", "陈老师": a title after the name.
 const ZH_TITLE = /(?:先生|女士|小姐|老师|医生|教授|经理|总监|主任|律师|师傅|同学|博士|阿姨|叔叔|大夫|太太|校长|院长|老板|总(?=[,，。.!！?？\s]|$)|[哥姐](?![哥姐们妹弟夫]))/gu;
 // Words that stand before a title but are not names: subjects, shifts, "班主任".
@@ -104,17 +109,21 @@ function detectChineseNames(text: string): PiiSpan[] {
     const surname = surnameAt(text, at);
     if (name.length < 2 || name.length === surname.length) continue;
     // "我是高手", "亲爱的朋友们": after a loose cue the name must be followed by a pause and not start with a word.
-    const pauseAfter = !HAN.test(text[at + name.length] ?? '');
-    if (LOOSE_CUE.test(m[0]) && (AMBIGUOUS_SURNAMES.has(name[0]) || !pauseAfter || ROLE_OR_PLACE.test(name.slice(1)))) continue;
+    const after = text[at + name.length] ?? '';
+    // "联系人管理：": after a field word, a word followed by a colon is a label, not the value of one
+    // (a letter's "亲爱的张明：" is a salutation).
+    if (/[:：]/.test(after) && !LOOSE_CUE.test(m[0]) && !/[:：]/.test(m[0])) continue;
+    const pauseAfter = !HAN.test(after);
+    if (LOOSE_CUE.test(m[0]) && (ambiguousLead(name) || !pauseAfter || ROLE_OR_PLACE.test(name.slice(1)))) continue;
     // "联系人管理": a surname that is also a word needs the pause even after a firm cue, unless a colon says a value follows.
-    if (AMBIGUOUS_SURNAMES.has(name[0]) && !pauseAfter && !/[:：]/.test(m[0])) continue;
+    if (ambiguousLead(name) && !pauseAfter && !/[:：]/.test(m[0])) continue;
     out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.5, 'context:zh-intro'));
   }
   for (const m of text.matchAll(ROLE_BEFORE)) {
     const at = m.index + m[0].length;
     const name = fullNameAt(text, at);
     const next = text[at + name.length] ?? '';
-    if (name.length < 2 || name.length === surnameAt(text, at).length || AMBIGUOUS_SURNAMES.has(name[0])) continue;
+    if (name.length < 2 || name.length === surnameAt(text, at).length || ambiguousLead(name)) continue;
     if (HAN.test(next) && !NOT_GIVEN.has(next)) continue;
     if (ROLE_OR_PLACE.test(name.slice(1))) continue;
     out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.45, 'context:zh-role'));
@@ -123,7 +132,8 @@ function detectChineseNames(text: string): PiiSpan[] {
     const end = m.index;
     if (NOT_NAME_BEFORE_TITLE.test(text.slice(Math.max(0, end - 4), end))) continue;
     const start = nameStartBefore(text, end);
-    if (start < 0) continue;
+    // "苏州人老师", "房客先生": a role or origin before the title, not a name.
+    if (start < 0 || (end - start > 1 && ROLE_OR_PLACE_END.test(text[end - 1]))) continue;
     out.push(makeSpan(text, 'PERSON', start, end, 0.5, 'context:zh-title'));
   }
   return out;
