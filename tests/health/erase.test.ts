@@ -97,3 +97,27 @@ describe('erasure of a value that JSON escapes', () => {
     db.close();
   });
 });
+
+describe('erasure that makes two versions identical', () => {
+  it('merges their snapshots, keeps every write pointing at content, and the chain verifies', async () => {
+    const { RecorderCore } = await import('../../src/main/recorder/recorder');
+    const dir = tempWorkspace();
+    const { db } = openWorkspaceDatabase(dir);
+    const rec = new RecorderCore(db);
+    const ctx: ServiceContext = { db, workspaceDir: dir };
+    const value = 'sam@example.org';
+    const v = ['# USER\n', `# USER\n- mail ${value}\n`, `# USER\n- mail ${ERASED_MARK}\n`, `# USER\n- mail ${ERASED_MARK}\n- likes tea\n`];
+    for (let i = 1; i < v.length; i++) rec.recordWrite({ targetFile: 'USER.md', before: v[i - 1], after: v[i], status: 'written', source: 'retry', createdAt: 1000 * i });
+    fs.writeFileSync(path.join(dir, 'USER.md'), v[3]);
+    const snapshotsBefore = db.prepare('SELECT count(*) FROM file_snapshots').pluck().get() as number;
+    await eraseValue(ctx, { value, confirm: true });
+    expect(db.prepare('SELECT count(*) FROM file_snapshots').pluck().get()).toBe(snapshotsBefore - 1);
+    const dangling = db.prepare('SELECT count(*) FROM write_guardian_audit a WHERE (a.after_snapshot_id IS NOT NULL AND a.after_snapshot_id NOT IN (SELECT id FROM file_snapshots)) OR (a.before_snapshot_id IS NOT NULL AND a.before_snapshot_id NOT IN (SELECT id FROM file_snapshots))').pluck().get();
+    expect(dangling).toBe(0);
+    expect(verifyChains(ctx).breaks).toEqual([]);
+    const blamed = blameFile(ctx, { file: 'USER.md' }).lines.map((l) => l.text);
+    expect(blamed).toEqual(['# USER', `- mail ${ERASED_MARK}`, '- likes tea']);
+    expect(fs.readFileSync(db.name).includes(Buffer.from(value))).toBe(false);
+    db.close();
+  });
+});
