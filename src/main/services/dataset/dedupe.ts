@@ -8,14 +8,14 @@ import { forEachText } from './privacy';
 import type { Message, SampleContent } from './types';
 import {
   LSH_BANDS,
-  MINHASH_SIZE,
   bandKeys,
   blobToSignature,
   fingerprintNormalized,
-  jaccardNormalized,
+  jaccardOfSets,
   minhashNormalized,
   normalizeText,
   signatureToBlob,
+  unitShingles,
 } from './similarity';
 
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
@@ -105,6 +105,8 @@ interface Leader {
   clusterId: string;
   signature: Uint32Array;
   unit: string;
+  /** The unit's shingles, built on first comparison and kept with the cached leader. */
+  shingles?: Set<string>;
 }
 
 export class Deduper {
@@ -158,11 +160,14 @@ export class Deduper {
 
     let best: { id: string; cluster: string; sim: number } | undefined;
     const related = new Map<string, number>();
+    let mine: Set<string> | undefined;
     for (const id of this.candidates(keys)) {
       const c = this.signature(id);
       if (!c) continue;
       // the estimate only proposes; the thresholds apply to the exact Jaccard of the two units
-      const sim = jaccardNormalized(unit, c.unit);
+      mine ??= unitShingles(unit);
+      c.shingles ??= unitShingles(c.unit);
+      const sim = jaccardOfSets(mine, c.shingles);
       // one digit is a few shingles of a short unit, yet "budget 50k" and "budget 60k" are different facts
       if (sim >= this.cfg.sameThreshold && numbersOf(unit) === numbersOf(c.unit)) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
@@ -235,8 +240,8 @@ export class Deduper {
     let c = this.signatureCache.get(id);
     if (c === undefined) {
       const row = this.signatureOf.get(id) as { cluster_id: string; signature: Buffer; unit: string | null } | undefined;
-      // a signature of the old scheme (no unit, 32 hashes) cannot be compared: reclusterSamples rebuilds those
-      c = row && row.unit !== null && row.signature.byteLength === MINHASH_SIZE * 4 ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature), unit: row.unit } : null;
+      // a leader of the old scheme (no unit) cannot be compared: reclusterSamples rebuilds those
+      c = row && row.unit !== null ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature), unit: row.unit } : null;
     }
     remember(this.signatureCache, id, c);
     return c;

@@ -23,7 +23,7 @@ export { reclusterSamples, teachingUnit } from './dedupe';
 export { validateSampleContent } from './sampleSchema';
 export { TARGET_MODELS, type TargetModel } from './config';
 export { detectFeedbackSignals, FEEDBACK_TYPES, type FeedbackSignal, type FeedbackType } from './feedback';
-export { minhash, similarity, fingerprint, normalizeText } from './similarity';
+export { minhash, similarity, fingerprint, normalizeText, jaccard } from './similarity';
 export { scoreQuality, type QualityFactors } from './quality';
 export type { StoredPiiSpan } from './privacy';
 export * from './types';

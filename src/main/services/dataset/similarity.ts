@@ -4,12 +4,13 @@
 // MinHash only proposes candidates; the thresholds are applied to the exact Jaccard of the candidates.
 import { createHash } from 'node:crypto';
 
-export const MINHASH_SIZE = 128;
+export const MINHASH_SIZE = 64;
 /**
- * 32 bands of 4 rows: a pair at Jaccard s shares a band with probability 1-(1-s^4)^32
- * (0.60: 0.988, 0.85: 1.000), so the exact check sees nearly every pair above the related threshold.
+ * 16 bands of 4 rows: a pair at Jaccard s shares a band with probability 1-(1-s^4)^16 (0.60: 0.89,
+ * 0.85: 1.000). The signature only finds candidates: every candidate is confirmed by the exact
+ * Jaccard, so a merge never rests on the estimate, and a pair above 0.85 is practically always found.
  */
-export const LSH_BANDS = 32;
+export const LSH_BANDS = 16;
 const ROWS = MINHASH_SIZE / LSH_BANDS;
 /** Character shingle length for near duplicates: 3 keeps short Chinese facts apart without missing English paraphrases. */
 export const SHINGLE = 3;
@@ -112,8 +113,13 @@ export function jaccard(a: string, b: string): number {
 
 /** Exact Jaccard of two already normalized texts' character shingles (the dedupe thresholds apply to this). */
 export function jaccardNormalized(a: string, b: string, k = SHINGLE): number {
-  const sa = shingleSet(a.slice(0, MAX_CHARS), k);
-  const sb = shingleSet(b.slice(0, MAX_CHARS), k);
+  return jaccardOfSets(shingleSet(a.slice(0, MAX_CHARS), k), shingleSet(b.slice(0, MAX_CHARS), k));
+}
+
+/** The shingle set jaccardNormalized compares, for callers that compare one text many times. */
+export const unitShingles = (normalized: string): Set<string> => shingleSet(normalized.slice(0, MAX_CHARS), SHINGLE);
+
+export function jaccardOfSets(sa: Set<string>, sb: Set<string>): number {
   if (!sa.size && !sb.size) return 1;
   let inter = 0;
   for (const s of sa) if (sb.has(s)) inter++;
