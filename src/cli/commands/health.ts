@@ -42,8 +42,12 @@ function registerBlame(program: Command): void {
   withWorkspace(program.command('blame <file>').description('which recorded write last produced each line of a memory file (like git blame)'))
     .option('-L, --line <n>', 'only this line', int)
     .option('--seq <n>', 'blame a past version of the file instead of the file now', int)
+    .option('--no-record', 'do not record edits made outside the recorder first (their lines then show no write)')
     .action(action(async (file: string, opts: Opts) => withDatabase(opts, ({ db }, dir) => {
-      const r = blameFile(context(db, dir), { file, line: opts.line as number | undefined, seq: opts.seq as number | undefined });
+      const ctx = context(db, dir);
+      // Like `guardian history`: an edit made outside the recorder becomes an external write first, so it has a line owner.
+      if (opts.record !== false) recordExternalChanges(ctx);
+      const r = blameFile(ctx, { file, line: opts.line as number | undefined, seq: opts.seq as number | undefined });
       if (opts.json) return printJson(r);
       for (const l of r.lines) {
         const w = l.write;
