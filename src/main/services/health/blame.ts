@@ -41,7 +41,7 @@ export function ensureLineMaps(db: DB, file: MemoryFileName): number {
   let head = headVersion(db, file);
   // The recorder chains every write as it is recorded; only writes made without it (an older
   // database, another tool) need a catch-up, and those have no version yet.
-  if (!head || cached(db, 'SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND rowid > ? LIMIT 1').get(file, head.audit_rowid)) {
+  if (!head || cached(db, "SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND rowid > ? AND status IN ('written', 'rolled_back') AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL) LIMIT 1").get(file, head.audit_rowid)) {
     syncVersions(db, file);
     head = headVersion(db, file);
   }
