@@ -144,6 +144,19 @@ async function main() {
     console.log(
       `review key press to next sample on screen: median ${fmt(percentile(timings, 50), 1)} ms, p95 ${fmt(percentile(timings, 95), 1)} ms, max ${fmt(Math.max(...timings), 1)} ms (${timings.length} keys)`,
     );
+    // The same with the queue's filters and sort on (review.queue filters in SQL; the screen does not care).
+    await page.goto(withHash('#/review?status=all&minq=0.3&pii=without&sort=quality_desc'), { waitUntil: 'load' });
+    await page.waitForSelector('[data-testid=review-sample]', { timeout: 60_000 });
+    await page.evaluate(() => (window.__reviewTimings = []));
+    for (let i = 0; i < REVIEW_KEYS; i++) {
+      await page.keyboard.press(i % 5 === 4 ? 'r' : 'a');
+      await page.waitForTimeout(60);
+    }
+    await page.waitForTimeout(300);
+    const filtered = (await page.evaluate(() => window.__reviewTimings ?? [])) as number[];
+    console.log(
+      `review with filters on (quality >= 0.3, no PII, best first): median ${fmt(percentile(filtered, 50), 1)} ms, p95 ${fmt(percentile(filtered, 95), 1)} ms, max ${fmt(Math.max(...filtered), 1)} ms (${filtered.length} keys)`,
+    );
   } finally {
     await chrome.close();
     await served.close();

@@ -27,12 +27,18 @@ export function parseQueueFilter(filter: unknown) {
 export function queueWhere(ctx: ServiceContext, filter: unknown): { where: string; params: Record<string, unknown> } {
   const f = parseQueueFilter(filter);
   const params: Record<string, unknown> = { me: actorOf(ctx), now: nowOf(ctx) };
-  const where = ['s.session_id NOT IN (SELECT session_id FROM excluded_sessions)', NOT_HELD_BY_OTHERS];
+  const f2 = f.pass === 'second';
+  // In the second pass the first curator's own holds do not count: they are never served these samples.
+  const held = f2
+    ? `NOT EXISTS (SELECT 1 FROM review_reservations rr WHERE rr.sample_id = s.id AND rr.curator <> @me AND rr.expires_at > @now
+        AND rr.curator <> (SELECT first_curator FROM review_second_pass p2 WHERE p2.sample_id = s.id))`
+    : NOT_HELD_BY_OTHERS;
+  const where = ['s.session_id NOT IN (SELECT session_id FROM excluded_sessions)', held];
   const add = (sql: string, key: string, value: unknown) => {
     where.push(sql);
     params[key] = value;
   };
-  if (f.pass === 'second') {
+  if (f2) {
     where.push('s.id IN (SELECT sample_id FROM review_second_pass WHERE second_label IS NULL AND first_curator <> @me)');
   } else if (f.status === 'open') where.push("s.annotation_status IN ('pending', 'needs_review')");
   else if (f.status !== 'all') add('s.annotation_status = @status', 'status', f.status);

@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { PiiSpanDto, SampleDetail } from '../../../shared/contract';
 import { KeyCap } from '../components/Chip';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -11,7 +11,7 @@ import { useAsync } from '../lib/useAsync';
 import { BulkActions, FilterBar } from './review/FilterBar';
 import { filterFromParams } from './review/filters';
 import { PiiValuePanel, type DecisionScope } from './review/PiiValuePanel';
-import { GuidelinesPanel, HistoryPanel, NotesPanel, ReasonPicker } from './review/ReviewPanels';
+import { GuidelinesPanel, HistoryPanel, NotesPanel, ProgressPanel, ReasonPicker } from './review/ReviewPanels';
 import { ReviewSettingsPanel } from './review/ReviewSettingsPanel';
 import { SampleView } from './review/SampleView';
 import { ClusterPanel } from './review/ClusterPanel';
@@ -56,10 +56,8 @@ export function ReviewView() {
   const [notes, setNotes] = useState('');
   const [scope, setScope] = useState<DecisionScope>('workspace');
   const [spanIndex, setSpanIndex] = useState(0);
-  const stats = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 3000 });
   const settings = useAsync(() => api.call('review.settings', {}), [guidelinesVersion]);
   const me = useAsync(() => api.call('curators.me', {}), []);
-  const history = useAsync(() => api.call('review.history', { limit: 20 }), [q.undoable, q.actionTimes.length], { throttleMs: 500 });
   const keyAt = useRef<number | null>(null);
   const [lastSwitchMs, setLastSwitchMs] = useState<number | null>(null);
   const reasons = settings.data?.rejectReasons ?? [];
@@ -94,6 +92,12 @@ export function ReviewView() {
     setSpanIndex(0);
     setNotes('');
   }, [q.current?.id]);
+
+  // Stable callbacks: the memoized side panels then skip the re-render of every key press.
+  const jumpTo = useCallback((id: string) => setParams({ id, status: 'all' }), [setParams]);
+  const openGuidelines = useCallback(() => setEditingGuidelines(true), []);
+  const { bulk } = q;
+  const runBulk = useCallback((a: Action) => bulk(filter, a), [bulk, filter]);
 
   const act = (action: Action, reason?: string) => {
     keyAt.current = performance.now();
@@ -151,8 +155,6 @@ export function ReviewView() {
   }, []);
 
   const rate = throughput(q.actionTimes);
-  const s = stats.data;
-  const reviewedPct = s && s.total ? Math.round((s.reviewed / s.total) * 100) : 0;
   const toggle = (span: PiiSpanDto) => {
     const g = groups.find((x) => x.key === spanKey(span));
     if (g) toggleGroup(g);
@@ -173,7 +175,7 @@ export function ReviewView() {
       </div>
       <div className="stack" style={{ gap: 4, padding: '0 0 6px' }}>
         <FilterBar params={params} setParams={setParams} />
-        <BulkActions filter={filter} total={q.total} onRun={(a) => q.bulk(filter, a)} />
+        <BulkActions filter={filter} total={q.total} onRun={runBulk} />
       </div>
       <ErrorMessage action="Deciding a PII value" error={piiError} />
       {q.error && (
@@ -196,7 +198,7 @@ export function ReviewView() {
           )}
         </div>
         <aside className="review-side stack">
-          <GuidelinesPanel key={guidelinesVersion} onEdit={() => setEditingGuidelines(true)} />
+          <GuidelinesPanel key={guidelinesVersion} onEdit={openGuidelines} />
           {q.detail && <ClusterPanel sampleId={q.detail.id} />}
           <NotesPanel notes={notes} onNotes={setNotes} reasons={reasons} onReject={(r) => act('reject', r)} disabled={!q.current} />
           {q.detail && groups.length > 0 && (
@@ -215,17 +217,9 @@ export function ReviewView() {
               onScope={setScope}
             />
           )}
-          <div className="stack" style={{ gap: 4 }}>
-            <h3>Progress</h3>
-            <div className="bar"><span style={{ width: `${reviewedPct}%` }} /></div>
-            <span className="small" data-testid="review-progress">
-              {s ? `${formatCount(s.reviewed)} of ${formatCount(s.total)} reviewed (${reviewedPct}%)` : '—'}
-              {s?.byStatus ? ` · ${formatCount(s.byStatus.approved ?? 0)} approved · ${formatCount(s.byStatus.rejected ?? 0)} rejected` : ''}
-            </span>
-            <ErrorMessage action="Loading review progress" error={stats.error} />
-          </div>
+          <ProgressPanel />
           {q.detail && <SampleFacts sample={q.detail} onCluster={(c) => setParams({ cluster: c, status: 'all', id: undefined })} />}
-          <HistoryPanel entries={history.data} error={history.error} onJump={(id) => setParams({ id, status: 'all' })} />
+          <HistoryPanel version={q.undoable + q.actionTimes.length} onJump={jumpTo} />
         </aside>
       </div>
       <div className="keybar" data-testid="keybar">

@@ -100,8 +100,8 @@ export function StatsView() {
         </div>
         <EvalModelsCard text={text} grid={grid} />
         <HealthCard />
+        <AgreementPanel />
       </div>
-      <AgreementPanel />
     </div>
   );
 }

@@ -54,7 +54,7 @@ export function AgreementPanel() {
   const r = report.data;
   const isLead = me.data?.role === 'lead';
   return (
-    <section className="pane stack" data-testid="agreement-panel">
+    <section className="card stack" style={{ gridColumn: '1 / -1' }} data-testid="agreement-panel">
       <h2>Agreement between curators</h2>
       <ErrorMessage action="Loading agreement" error={report.error} />
       {error && <div onClick={() => setError(null)}><ErrorMessage action={error.action} error={error.error} /></div>}

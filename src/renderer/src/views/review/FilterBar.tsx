@@ -1,6 +1,6 @@
 // Filters and sort of the review queue, and bulk actions on what the filter (or a cluster) selects.
 // A bulk action is previewed with its exact count and confirmed; one undo takes it back.
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import { MEMORY_FILES, SAMPLE_TYPES } from '../../../../shared/domain';
 import { FEEDBACK_KINDS, QUEUE_SORTS, type ReviewFilter } from '../../../../shared/contract';
 import { ErrorMessage } from '../../components/ErrorMessage';
@@ -27,7 +27,7 @@ function Select({ label, value, options, onChange, name }: { label: string; valu
 
 const any = (xs: readonly string[], label = 'any'): [string, string][] => [['', label], ...xs.map((x) => [x, x.replace(/_/g, ' ')] as [string, string])];
 
-export function FilterBar({ params, setParams }: Props) {
+export const FilterBar = memo(function FilterBar({ params, setParams }: Props) {
   const [session, setSession] = useState(params.session ?? '');
   const set = (key: string) => (v: string) => setParams({ [key]: v || undefined, id: undefined });
   const narrowed = NARROWING_PARAMS.some((k) => params[k]);
@@ -69,12 +69,12 @@ export function FilterBar({ params, setParams }: Props) {
       )}
     </div>
   );
-}
+});
 
 const ACTION_TEXT: Record<Action, string> = { approve: 'Approve', reject: 'Reject', needs_review: 'Mark needs review' };
 
 /** "Approve all 37": counts first (dry run), then asks, then runs as one undoable batch. */
-export function BulkActions({ filter, total, onRun }: { filter: ReviewFilter; total: number | null; onRun: (action: Action) => Promise<number | null> }) {
+export const BulkActions = memo(function BulkActions({ filter, total, onRun }: { filter: ReviewFilter; total: number | null; onRun: (action: Action) => Promise<number | null> }) {
   const api = useApi();
   const [confirm, setConfirm] = useState<{ action: Action; count: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -120,4 +120,4 @@ export function BulkActions({ filter, total, onRun }: { filter: ReviewFilter; to
       )}
     </div>
   );
-}
+});

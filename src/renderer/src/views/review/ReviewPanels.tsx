@@ -1,6 +1,6 @@
 // The panels beside the sample: the team's guidelines, notes and reject reasons for the current
 // sample, and the curator's last 20 decisions to jump back to.
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { HistoryEntryDto } from '../../../../shared/contract';
 import { KeyCap } from '../../components/Chip';
 import { ErrorMessage } from '../../components/ErrorMessage';
@@ -9,7 +9,7 @@ import { formatCount } from '../../lib/format';
 import { useAsync } from '../../lib/useAsync';
 import { Markdown } from './Markdown';
 
-export function GuidelinesPanel({ onEdit }: { onEdit: () => void }) {
+export const GuidelinesPanel = memo(function GuidelinesPanel({ onEdit }: { onEdit: () => void }) {
   const api = useApi();
   const g = useAsync(() => api.call('review.guidelines', {}), []);
   const [open, setOpen] = useState(true);
@@ -28,7 +28,7 @@ export function GuidelinesPanel({ onEdit }: { onEdit: () => void }) {
       ))}
     </section>
   );
-}
+});
 
 export function NotesPanel({
   notes,
@@ -70,7 +70,31 @@ export function NotesPanel({
 
 const ACTION_LABEL: Record<string, string> = { approve: 'approved', reject: 'rejected', needs_review: 'needs review', edit: 'edited', pii_decision: 'PII decision' };
 
-export function HistoryPanel({ entries, error, onJump }: { entries: HistoryEntryDto[] | undefined; error: unknown; onJump: (sampleId: string) => void }) {
+/** Review progress of the whole dataset; its own query, so the review view does not re-render for it. */
+export const ProgressPanel = memo(function ProgressPanel() {
+  const api = useApi();
+  const stats = useAsync(() => api.call('dataset.stats', {}), [], { throttleMs: 3000 });
+  const s = stats.data;
+  const pct = s && s.total ? Math.round((s.reviewed / s.total) * 100) : 0;
+  return (
+    <div className="stack" style={{ gap: 4 }}>
+      <h3>Progress</h3>
+      <div className="bar"><span style={{ width: `${pct}%` }} /></div>
+      <span className="small" data-testid="review-progress">
+        {s ? `${formatCount(s.reviewed)} of ${formatCount(s.total)} reviewed (${pct}%)` : '—'}
+        {s?.byStatus ? ` · ${formatCount(s.byStatus.approved ?? 0)} approved · ${formatCount(s.byStatus.rejected ?? 0)} rejected` : ''}
+      </span>
+      <ErrorMessage action="Loading review progress" error={stats.error} />
+    </div>
+  );
+});
+
+/** `version` changes after each decision or undo: the list reloads (at most twice a second). */
+export const HistoryPanel = memo(function HistoryPanel({ version, onJump }: { version: number; onJump: (sampleId: string) => void }) {
+  const api = useApi();
+  const history = useAsync(() => api.call('review.history', { limit: 20 }), [version], { throttleMs: 500 });
+  const entries: HistoryEntryDto[] | undefined = history.data;
+  const error = history.error;
   return (
     <section className="stack" style={{ gap: 2 }} data-testid="review-history">
       <h3>My last decisions</h3>
@@ -93,7 +117,7 @@ export function HistoryPanel({ entries, error, onJump }: { entries: HistoryEntry
       ))}
     </section>
   );
-}
+});
 
 export function ReasonPicker({ reasons, onPick, onClose }: { reasons: string[]; onPick: (reason: string) => void; onClose: () => void }) {
   return (

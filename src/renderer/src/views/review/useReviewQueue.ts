@@ -84,6 +84,9 @@ export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: Qu
 
   useEffect(() => {
     cache.current.clear();
+    // The old list goes at once: holding its first rows while the new queue loads would reserve them.
+    setRows([]);
+    setTotal(null);
     setPos(0);
     void loadPage(undefined);
   }, [loadPage]);
@@ -116,6 +119,15 @@ export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: Qu
       clearInterval(renew);
     };
   }, [api, reserveKey]);
+  // Leaving Review gives the held samples back at once instead of at their timeout.
+  const heldRef = useRef('');
+  heldRef.current = reserveKey;
+  useEffect(
+    () => () => {
+      if (heldRef.current) void api.call('review.release', { ids: heldRef.current.split(',') }).catch(() => undefined);
+    },
+    [api],
+  );
 
   const current = rows[pos];
   const detail = current ? cache.current.get(current.id) : undefined;
