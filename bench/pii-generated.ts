@@ -122,7 +122,8 @@ const TEMPLATES: Template[] = [
     type: 'QQ',
     make: (r) => {
       const v = String(1 + Math.floor(r() * 9)) + digits(r, 4 + Math.floor(r() * 6));
-      return r() < 0.2 ? fullWidth(v) : v;
+      const f = r();
+      return f < 0.2 ? fullWidth(v) : f < 0.35 && v.length >= 8 ? `${v.slice(0, 4)} ${v.slice(4)}` : v;
     },
     positive: ['加我QQ {v}', '我的QQ号是{v}，晚上在线', 'QQ：{v}', '扣扣 {v} 备注来意', '企鹅号{v}', 'my QQ is {v}', 'QQ号码为 {v}。', '有问题找我QQ（{v}）'],
     negative: ['库存 {v} 件', '编号 {v} 的包裹', 'QQ群 {v} 欢迎加入', '批次{v}已入库', '今天走了 {v} 步'],

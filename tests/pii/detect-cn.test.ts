@@ -60,6 +60,7 @@ describe('QQ numbers', () => {
     expect(ofType('扣扣是 87654321；企鹅号：493827156', 'QQ')).toEqual(['87654321', '493827156']);
     expect(ofType('my QQ number: 10293847, or 20394858', 'QQ')).toEqual(['10293847', '20394858']);
     expect(ofType('QQ群 123456789 和QQ号 55667788', 'QQ')).toEqual(['55667788']);
+    expect(ofType('QQ 2837 4650 19 加我；QQ 12345678 13812345678', 'QQ')).toEqual(['2837 4650 19', '12345678']);
     expect(ofType('库存 2837465019 件，编号 493827156', 'QQ')).toEqual([]);
     expect(detectPii('QQ邮箱 2837465019@qq.com').map((s) => s.type)).toEqual(['EMAIL']);
   });

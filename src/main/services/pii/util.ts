@@ -63,7 +63,7 @@ export function isAsciiWordAt(text: string, i: number): boolean {
 
 /** Words that, right before a number, say it is an order/reference number, an amount or a time, not PII. */
 const LOOKALIKE_CONTEXT =
-  /(?:订单|单号|编号|流水号|交易号|快递|运单|工单|发票|金额|价格|价钱|售价|总价|时间戳|时间|日期|版本|票号|order|invoice|tracking|ticket|ref(?:erence)?|sku|serial|build|version|amount|price|total|timestamp|epoch|txn|transaction|ssn|social security|passport|licen[cs]e|\bu?id|account id|user id|驾照|驾驶证|身份证|会员号|学号|工号|快递单|商品|条码|条形码|barcode|ean|upc|isbn|gtin)(?:\s*(?:no\.?|number|num|id|#|号码|号|码))?(?:\s+(?:is|was|=))?\s*[:：#=]?\s*$/i;
+  /(?:订单|单号|编号|流水号|交易号|快递|运单|工单|发票|批次|批号|货号|型号|库存|编码|序列号|序号|车次|航班|金额|价格|价钱|售价|总价|时间戳|时间|日期|版本|票号|order|invoice|tracking|ticket|ref(?:erence)?|sku|serial|build|version|amount|price|total|timestamp|epoch|txn|transaction|ssn|social security|passport|licen[cs]e|\bu?id|account id|user id|驾照|驾驶证|身份证|会员号|学号|工号|快递单|商品|条码|条形码|barcode|ean|upc|isbn|gtin)(?:\s*(?:no\.?|number|num|id|#|号码|号|码))?(?:\s+(?:is|was|=))?\s*[:：#=]?\s*$/i;
 
 /** "2202 Rissik St": a house number, not a phone number. */
 export function followedByStreet(text: string, end: number): boolean {

@@ -9,7 +9,9 @@ const QQ_CUE = /(?<![A-Za-z])(?:qq|扣扣|企鹅|Q号)(?!群|空间|音乐|等�
 /** Words between a cue and its value: "号码是", "number:", "ID =", "同号", "/微信". */
 const FILLER =
   /\s*(?:(?:[/、&]\s*(?:微信|wechat|weixin|vx|wx|手机|电话|tel|phone)号?|号码|帐号|账号|号|number|no\.?|num|id|#|is|was|同号|也是|是|为|:|=|\(|（|\[|【)\s*){0,4}/iy;
-const QQ_NUMBER = /[1-9]\d{4,10}(?![\d@A-Za-z_]|\.\d)/y;
+// Digits as typed, possibly grouped ("2837 4650 19", "2837-465-019"): 5 to 11 of them, checked in code.
+const QQ_NUMBER = /[1-9]\d{1,10}(?:[ -]\d{2,10}){0,4}(?![\d@A-Za-z_]|\.\d)/y;
+const qqDigits = (s: string) => s.replace(/\D/g, '').length;
 const LIST_NEXT = /\s*(?:[,，、/]\s*(?:or\s|或|和|及)?|or\s|或|和|及)\s*(?=[1-9]\d{4,10}(?![\d@A-Za-z_]|\.\d))/iy;
 
 /** Runs a sticky regex at `at`; returns the match or null. */
@@ -27,8 +29,11 @@ export function detectQq(text: string): PiiSpan[] {
     for (;;) {
       const m = stickyAt(QQ_NUMBER, text, at);
       if (!m) break;
-      out.push(makeSpan(text, 'QQ', at, at + m[0].length, 0.8, 'context:qq'));
-      at += m[0].length;
+      // Too many digits for one grouped number: the first group alone ("QQ 12345678 13812345678").
+      const value = qqDigits(m[0]) > 11 ? m[0].split(/[ -]/)[0] : m[0];
+      if (qqDigits(value) < 5 || qqDigits(value) > 11) break;
+      out.push(makeSpan(text, 'QQ', at, at + value.length, 0.8, 'context:qq'));
+      at += value.length;
       const next = stickyAt(LIST_NEXT, text, at);
       if (!next) break;
       at += next[0].length;
