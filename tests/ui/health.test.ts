@@ -109,4 +109,25 @@ describe('memory health', () => {
     await wb.screenshot('health-secret-removed');
     expect(pageErrors).toEqual([]);
   }, 60_000);
+
+  it('verifies the chain and erases a value across history from the Health view', async () => {
+    const email = /[\w.]+@example\.(?:com|cn)/.exec(db.prepare("SELECT user_message_content FROM conversation_turns WHERE user_message_content LIKE '%@example.%' LIMIT 1").pluck().get() as string)![0];
+    await go(page, '#/health', '[data-testid=verify-card]');
+    await page.locator('[data-testid=verify-card] button').click();
+    await page.locator('[data-testid=verify-result]').waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-testid=verify-result]').innerText()).toMatch(/Every version verifies/);
+    const card = page.locator('[data-testid=erase-card]');
+    await card.locator('input[aria-label="Value to erase"]').fill(email);
+    await card.getByRole('button', { name: 'List every place' }).click();
+    await card.locator('table').waitFor({ timeout: 15_000 });
+    expect(await card.locator('table').innerText()).toMatch(/conversation_turns\.user_message_content/);
+    await noErrorsOnScreen(page);
+    await card.scrollIntoViewIfNeeded();
+    await wb.screenshot('health-erase-preview');
+    await card.getByRole('button', { name: /Erase everywhere/ }).click();
+    await card.getByText(/Erased\. The stub/).waitFor({ timeout: 30_000 });
+    expect(db.prepare('SELECT count(*) FROM conversation_turns WHERE instr(user_message_content, ?) > 0').pluck().get(email)).toBe(0);
+    expect(db.prepare('SELECT count(*) FROM erasures').pluck().get()).toBe(1);
+    await noErrorsOnScreen(page);
+  }, 60_000);
 });

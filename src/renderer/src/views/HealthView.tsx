@@ -164,7 +164,7 @@ function EraseCard() {
       <strong>Erase a value across history</strong>
       <div className="row-flex">
         <input style={{ flex: 1 }} value={value} onChange={(e) => { setValue(e.target.value); setPreview(null); }} placeholder="an email, a key…" aria-label="Value to erase" />
-        <label className="small"><input type="checkbox" checked={deleteExports} onChange={(e) => setDeleteExports(e.target.checked)} /> also delete past exports holding it</label>
+        <label className="small" style={{ display: 'flex', flexDirection: 'row', alignItems: 'center', gap: 4 }}><input type="checkbox" checked={deleteExports} onChange={(e) => setDeleteExports(e.target.checked)} /> also delete past exports holding it</label>
         <button type="button" disabled={value.trim().length < 5 || dry.pending} onClick={() => void dry.run()}>List every place</button>
       </div>
       <ErrorMessage action="Listing the places" error={dry.error} />
