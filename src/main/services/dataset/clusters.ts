@@ -1,28 +1,13 @@
 // Near-duplicate clusters as a curator sees them (issue 12, item 7): the members of a sample's
 // cluster, which one the export keeps and why, and the curator's own pick of the representative.
+import type { SampleCluster, SampleClusterMember } from '../../../shared/contract/dto';
 import { AppError } from '../../../shared/errors';
 import { writeTx } from '../../db/connection';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 
-export interface ClusterMember {
-  id: string;
-  sampleType: string;
-  annotationStatus: string;
-  qualityScore: number | null;
-  corrected: boolean;
-  edited: boolean;
-  picked: boolean;
-  createdAt: number;
-}
-
-export interface ClusterView {
-  clusterId: string;
-  members: ClusterMember[];
-  /** The member an export keeps when every member is selected: pick, then corrected or edited, then the oldest. */
-  representativeId: string;
-  /** pick | corrected | edited | first */
-  representativeBecause: 'pick' | 'corrected' | 'edited' | 'first';
-}
+/** The shapes the API returns (contract DTOs), so service and contract cannot drift apart. */
+export type ClusterMember = SampleClusterMember;
+export type ClusterView = SampleCluster;
 
 interface MemberRow {
   id: string;
@@ -58,7 +43,7 @@ export function sampleCluster(ctx: ServiceContext, sampleId: string): ClusterVie
   const pick = members.find((m) => m.picked);
   const corrected = members.find((m) => m.corrected || m.edited);
   const rep = pick ?? corrected ?? members[0];
-  const because = pick ? 'pick' : corrected ? (corrected.corrected ? 'corrected' : 'edited') : 'first';
+  const because: ClusterView['representativeBecause'] = pick ? 'pick' : corrected ? (corrected.corrected ? 'corrected' : 'edited') : 'first';
   return { clusterId: row.c, members, representativeId: rep?.id ?? sampleId, representativeBecause: because };
 }
 
