@@ -129,5 +129,12 @@ describe('memory health', () => {
     expect(db.prepare('SELECT count(*) FROM conversation_turns WHERE instr(user_message_content, ?) > 0').pluck().get(email)).toBe(0);
     expect(db.prepare('SELECT count(*) FROM erasures').pluck().get()).toBe(1);
     await noErrorsOnScreen(page);
+    // Stats shows flagged writes and the chain, re-chained by the erasure but intact.
+    await go(page, '#/stats', '[data-testid=health-card]');
+    await page.getByText(/recorded re-chain/).waitFor({ timeout: 15_000 });
+    expect(await page.locator('[data-testid=health-chain]').innerText()).toMatch(/intact/);
+    expect(await page.locator('[data-testid=health-flagged]').innerText()).toMatch(/^\d+ writes? stored personal data/);
+    await page.locator('[data-testid=health-card]').scrollIntoViewIfNeeded();
+    await wb.screenshot('health-stats-card');
   }, 60_000);
 });

@@ -4,6 +4,8 @@ import { formatTime } from '../../lib/format';
 import { hrefFor } from '../../lib/route';
 import { useApiQuery } from '../../lib/queries';
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export function HealthCard({ link = true }: { link?: boolean }) {
   const s = useApiQuery('health.summary', {}, { throttleMs: 5000 });
   if (s.error) return <ErrorMessage action="Loading memory health" error={s.error} onRetry={() => void s.refetch()} />;
@@ -17,7 +19,7 @@ export function HealthCard({ link = true }: { link?: boolean }) {
         {link && <a href={hrefFor('health')}>Open the health view</a>}
       </div>
       <div className="row-flex small">
-        <span>{d.openFindings.contradiction} contradictions</span>·<span>{d.openFindings.duplicate} repeated facts</span>·<span>{d.openFindings.secret} secrets in memory</span>
+        <span>{plural(d.openFindings.contradiction, 'contradiction')}</span>·<span>{plural(d.openFindings.duplicate, 'repeated fact')}</span>·<span>{plural(d.openFindings.secret, 'secret')} in memory</span>
       </div>
       <div className="small" data-testid="health-flagged">
         {d.flaggedWrites} write{d.flaggedWrites === 1 ? '' : 's'} stored personal data ({d.flaggedSecretWrites} with credentials)
