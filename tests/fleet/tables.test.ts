@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { correctWrite } from '../../src/main/services/guardian/corrections';
 import { detectPii } from '../../src/main/services/pii';
 import { exportTables, prepareTablesDir, ANALYTICS_TABLES } from '../../src/main/services/parquet/tables';
 import { tempWorkspace } from '../helpers/workspace';
@@ -23,9 +24,12 @@ function documentedQueries(): Map<string, string> {
 
 beforeAll(async () => {
   for (const [i, a] of agents.entries()) await curatedWorkspace(path.join(root, a), i + 11, 6);
-  // one rollback, so the precision query has a write that was not kept
-  const { db } = openWorkspaceDatabase(path.join(root, 'agent-a'));
-  db.prepare(`UPDATE write_guardian_audit SET status = 'rolled_back' WHERE id = (SELECT id FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' LIMIT 1)`).run();
+  // a rolled-back write and a curator's correction, so the precision query has writes that were not kept
+  const dirA = path.join(root, 'agent-a');
+  const { db } = openWorkspaceDatabase(dirA);
+  const written = db.prepare(`SELECT id FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' ORDER BY id LIMIT 2`).pluck().all() as string[];
+  db.prepare(`UPDATE write_guardian_audit SET status = 'rolled_back' WHERE id = ?`).run(written[0]);
+  correctWrite({ db, workspaceDir: dirA }, { auditId: written[1]!, status: 'refused', reason: 'not a lasting fact' });
   db.close();
   prepareTablesDir(out, ANALYTICS_TABLES, false);
   const members = agents.map((agent) => ({ db: readOnly(path.join(root, agent)), agent }));
@@ -48,6 +52,13 @@ describe('export-tables', () => {
         db.close();
         expect(Number(counts.find((c) => c.agent === a)?.n), `${table} of ${a}`).toBe(n);
       }
+    }
+  });
+
+  it('gives every agent a file in every table, even a table it has no rows in', () => {
+    for (const table of ANALYTICS_TABLES) {
+      const files = fs.readdirSync(path.join(out, table), { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
+      for (const a of agents) expect(files.some((f) => f.endsWith(`part-${a}.parquet`)), `${table} of ${a}`).toBe(true);
     }
   });
 

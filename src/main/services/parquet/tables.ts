@@ -57,6 +57,8 @@ export interface ExportTablesOptions {
   includePii?: boolean;
   rowGroupRows?: number;
   metadata?: Record<string, string>;
+  /** Clock for the partition of an empty table (tests pin it). */
+  now?: number;
 }
 
 export interface TableSummary {
@@ -113,6 +115,12 @@ function exportTable(member: ExportTablesMember, table: AnalyticsTable, opts: Ex
       rows++;
     }
     if (open) files.push(open.table.close().file);
+    // An agent with no rows still gets an empty file (today's partition), so a glob over the table
+    // always matches and a query returns zero rows instead of failing on "no files found".
+    if (!files.length) {
+      const file = path.join(opts.outDir, table, `day=${dayOf(opts.now ?? Date.now())}`, `part-${member.agent}.parquet`);
+      files.push(new ParquetTable(file, parquet, { metadata: opts.metadata }).close().file);
+    }
   } catch (e) {
     open?.table.abort();
     throw e;
