@@ -5,14 +5,14 @@ import { getApiClient, type ApiClient } from './api';
 import { App } from './App';
 import { ErrorMessage } from './components/ErrorMessage';
 import { ApiContext } from './lib/api';
-import { createQueryClient } from './lib/queries';
+import { createQueryClient, trackingClient } from './lib/queries';
 import './styles/app.css';
 
 const root = createRoot(document.getElementById('root')!);
 let client: ApiClient | null = null;
 let failure: unknown = null;
 try {
-  client = getApiClient();
+  client = trackingClient(getApiClient());
 } catch (e) {
   failure = e;
 }

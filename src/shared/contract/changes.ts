@@ -95,6 +95,21 @@ export const QUERY_READS: Partial<Record<Channel, DataArea[]>> = {
   'health.writeFlags': ['writes'],
   'health.summary': ['health', 'writes'],
   'health.verify': ['health', 'writes'],
+  'dataset.writerQuality': ['samples', 'writes'],
+  'dataset.cluster': ['samples'],
+  'review.queue': ['samples', 'settings'],
+  'review.history': ['samples'],
+  'review.guidelines': ['settings'],
+  'review.settings': ['settings'],
+  'review.agreement': ['samples'],
+  'pii.values': ['samples'],
+  'pii.valueDecisions': ['samples'],
+  'curators.me': ['workspace'],
+  'curators.list': ['workspace'],
+  'stats.evalModels': ['samples'],
+  'notes.list': ['sessions'],
+  'notes.search': ['sessions'],
+  'dialog.pick': [],
 };
 
 /** What live capture, the archive schedule and retention change (the 'data' event's `source`). */

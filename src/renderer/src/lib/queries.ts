@@ -14,6 +14,7 @@ import {
   type InputOf,
   type OutputOf,
 } from '../../../shared/contract';
+import type { ApiClient } from '../api';
 import { useApi } from './api';
 
 export interface QueryMeta extends Record<string, unknown> {
@@ -85,6 +86,48 @@ export function invalidateAreas(client: QueryClient, areas: readonly DataArea[],
       );
     }
   }
+}
+
+// Which channels a useAsync function reads is learnt by watching its calls: while a query runs, every
+// API call is noted by all queries running at that moment. Overlapping queries may note each other's
+// calls; that only makes them reload a little more often, never miss a change of their own.
+const runningQueries = new Set<Set<string>>();
+
+/** The client views get (main.tsx): the same client, with each call noted by the running queries. */
+export function trackingClient(client: ApiClient): ApiClient {
+  const call = ((channel: Channel, ...args: unknown[]) => {
+    for (const seen of runningQueries) seen.add(channel);
+    return (client.call as (c: Channel, ...a: unknown[]) => Promise<unknown>)(channel, ...args);
+  }) as ApiClient['call'];
+  return new Proxy(client, {
+    get(target, prop) {
+      if (prop === 'call') return call;
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Runs fn and says which channels were called while it ran. */
+export async function withCallTracking<T>(fn: () => Promise<T>): Promise<{ value: T; channels: Set<string> }> {
+  const channels = new Set<string>();
+  runningQueries.add(channels);
+  try {
+    return { value: await fn(), channels };
+  } finally {
+    runningQueries.delete(channels);
+  }
+}
+
+/** The areas some channels read; no channel seen: every area (the function reads something else). */
+export function areasReadBy(channels: Iterable<string>): DataArea[] {
+  const areas = new Set<DataArea>();
+  let any = false;
+  for (const c of channels) {
+    any = true;
+    for (const a of readAreas(c)) areas.add(a);
+  }
+  return any ? [...areas] : [...DATA_AREAS];
 }
 
 type ArgsOf<C extends Channel> = object extends InputOf<C> ? [input?: InputOf<C>] : [input: InputOf<C>];

@@ -4,7 +4,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useCallback, useId, useRef, useState, useEffect } from 'react';
 import { DATA_AREAS, type DataArea } from '../../../shared/contract';
-import type { QueryMeta } from './queries';
+import { areasReadBy, withCallTracking, type QueryMeta } from './queries';
 
 export interface AsyncState<T> {
   data: T | undefined;
@@ -26,10 +26,16 @@ export function useAsync<T>(
   const site = useId();
   const fnRef = useRef(fn);
   fnRef.current = fn;
-  const meta: QueryMeta = { areas: opts.live === false ? [] : (opts.areas ?? DATA_AREAS), throttleMs: opts.throttleMs };
+  // Without declared areas, the areas of the channels the function called last time (every area until it ran).
+  const learnt = useRef<readonly DataArea[]>(DATA_AREAS);
+  const meta: QueryMeta = { areas: opts.live === false ? [] : (opts.areas ?? learnt.current), throttleMs: opts.throttleMs };
   const q = useQuery({
     queryKey: ['async', site, ...deps],
-    queryFn: ({ signal }) => fnRef.current(signal),
+    queryFn: async ({ signal }) => {
+      const { value, channels } = await withCallTracking(() => fnRef.current(signal));
+      learnt.current = areasReadBy(channels);
+      return value;
+    },
     enabled: !opts.skip,
     placeholderData: keepPreviousData,
     // As before TanStack: a view that mounts reads fresh data (the cache only bridges the wait).
