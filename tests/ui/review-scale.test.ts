@@ -117,6 +117,15 @@ describe('guidelines, notes, reasons, skip, history and keys', () => {
     expect(fs.readFileSync(path.join(ui.dir, '.openclaw-reflection', 'review-guidelines.md'), 'utf8')).toBe(md);
     await expect.poll(() => page.locator('[data-testid=reject-reasons] button').count()).toBe(3);
     await ui.wb.screenshot('review-guidelines-panel');
+    // The same guidelines are edited in Settings, and Review shows the change.
+    await go(page, '#/settings', '[data-testid=guidelines-editor]');
+    expect(await page.locator('[data-testid=guidelines-editor]').inputValue()).toBe(md);
+    await page.locator('[data-testid=guidelines-editor]').fill(`${md}\n\n## Edited in Settings`);
+    await page.locator('[data-testid=review-settings-save]').click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await ui.wb.screenshot('settings-review-guidelines');
+    await go(page, '#/review', '[data-testid=guidelines-text]');
+    await expect.poll(() => page.locator('[data-testid=guidelines-text] h4').textContent()).toBe('Edited in Settings');
   });
 
   it('saves notes and a reject reason, skips, keeps digits inside Review, and jumps back from history', async () => {

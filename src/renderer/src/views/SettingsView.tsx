@@ -6,6 +6,7 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { useApi } from '../lib/api';
 import { useApiQuery } from '../lib/queries';
 import { useAction, useAsync, useDebounced } from '../lib/useAsync';
+import { ReviewSettingsPanel } from './review/ReviewSettingsPanel';
 
 interface Draft {
   pluginRoot: string;
@@ -140,6 +141,7 @@ export function SettingsView() {
             {saved && !dirty && <div className="notice" data-testid="settings-saved">Saved to workbench.json. Live capture and the archive schedule use the new values the next time this workspace opens.</div>}
           </form>
         )}
+        <div className="card"><ReviewSettingsPanel /></div>
       </div>
     </div>
   );

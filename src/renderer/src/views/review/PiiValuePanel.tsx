@@ -98,7 +98,9 @@ export function PiiValuePanel({ sample, groups, selectedKey, onSelect, onDecide,
             <div key={d.id} className="row-flex" style={{ opacity: d.undoneAt ? 0.6 : 1, flexWrap: 'wrap' }} data-testid="pii-value-decision">
               <span className="chip">{d.decision}</span>
               <span className="mono nowrap" style={{ overflow: 'hidden', textOverflow: 'ellipsis', maxWidth: '100%' }} title={d.value}>{d.value}</span>
-              <span className="muted nowrap grow">{SCOPE_LABEL[d.scope]} · {formatCount(d.samples)} samples · by {d.actor}</span>
+              <span className="muted grow" style={{ minWidth: 0 }}>
+                <span className="nowrap">{SCOPE_LABEL[d.scope]}</span> · <span className="nowrap">{formatCount(d.samples)} samples</span> · <span className="nowrap">by {d.actor}</span>
+              </span>
               {d.undoneAt ? <span className="muted nowrap">undone</span> : <button type="button" className="small" onClick={() => void undo(d.id)}>undo</button>}
             </div>
           ))}
