@@ -1,0 +1,100 @@
+// Responsiveness while a long job runs (issue 16): a collection of N decisions (JOBS_BENCH_DECISIONS,
+// default 100,000) is started through the registry, as the UI starts it, while main answers a
+// gate.list page every 100 ms and live capture imports a plugin writing 20 decisions/s. Printed: the
+// gate.list p95 (aim < 50 ms) and live capture's log-line-to-row p95 (aim < 1 s), first with the job on
+// main's connection (REFLECTION_JOBS_IN_PROCESS=1, the old way), then in a worker thread.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { BenchSection } from '../index';
+import { fmt, loadAvg, percentile } from '../util';
+import { createAppRuntime } from '../../src/main/app/runtime';
+import { dbPathFor } from '../../src/main/db/connection';
+import { startLiveCapture } from '../../src/main/services/lifecycle/live';
+import { buildWorkspace } from '../dataset/workspace';
+
+const N = Number(process.env.JOBS_BENCH_DECISIONS ?? 100_000);
+const PLUGIN_RATE = 20;
+const standIn = path.join(__dirname, '..', '..', 'tests', 'lifecycle', 'helpers', 'pluginStandIn.cjs');
+
+interface Phase {
+  jobS: number;
+  listMs: number[];
+  lagMs: number[];
+  state: string;
+}
+
+async function phase(dir: string, inProcess: boolean): Promise<Phase> {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-jobs-state-'));
+  const previous = process.env.REFLECTION_JOBS_IN_PROCESS;
+  process.env.REFLECTION_JOBS_IN_PROCESS = inProcess ? '1' : '0';
+  const rt = createAppRuntime({ mode: 'web', stateDir, log: { warn: () => undefined } });
+  rt.session.open(dir);
+  const pluginRoot = path.join(dir, 'plugin');
+  fs.mkdirSync(path.join(pluginRoot, 'logs'), { recursive: true });
+  const capture = startLiveCapture(rt.session.serviceContext(), { pluginRoot });
+  const reader = new Database(dbPathFor(dir), { readonly: true });
+  const lastSeq = reader.prepare('SELECT coalesce(max(seq), 0) FROM memory_gate_decisions').pluck();
+  let seq = lastSeq.get() as number;
+  const fresh = reader.prepare('SELECT seq, created_at FROM memory_gate_decisions WHERE seq > ? ORDER BY seq');
+  const lagMs: number[] = [];
+  const listMs: number[] = [];
+  const cfgFile = path.join(dir, 'stand-in.json');
+  fs.writeFileSync(cfgFile, JSON.stringify({ pluginRoot, workspace: dir, turns: 100_000, ratePerSecond: PLUGIN_RATE }));
+  const plugin = spawn(process.execPath, [standIn, cfgFile], { stdio: ['ignore', 'ignore', 'ignore'] });
+  const probe = setInterval(() => {
+    const now = Date.now();
+    for (const r of fresh.all(seq) as { seq: number; created_at: number }[]) {
+      lagMs.push(now - r.created_at);
+      seq = r.seq;
+    }
+  }, 10);
+  const t0 = performance.now();
+  const started = await rt.registry.dispatch('dataset.collect', { autoApprove: true });
+  if (!started.ok) throw new Error(started.error.message);
+  const { jobId } = started.value as { jobId: string };
+  while (rt.jobs.get(jobId).state === 'running') {
+    const t = performance.now();
+    await rt.registry.dispatch('gate.list', { limit: 50 });
+    listMs.push(performance.now() - t);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const jobS = (performance.now() - t0) / 1000;
+  plugin.kill();
+  clearInterval(probe);
+  await capture.stop();
+  reader.close();
+  await rt.close();
+  process.env.REFLECTION_JOBS_IN_PROCESS = previous;
+  fs.rmSync(stateDir, { recursive: true, force: true });
+  return { jobS, listMs, lagMs, state: rt.jobs.get(jobId).state };
+}
+
+export const section: BenchSection = {
+  name: `jobs: main's responsiveness while ${N.toLocaleString('en')} decisions are collected`,
+  async run() {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-jobs-'));
+    try {
+      const template = path.join(root, 'template');
+      fs.mkdirSync(template);
+      const db = buildWorkspace(template, N);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.close();
+      for (const inProcess of [true, false]) {
+        const dir = path.join(root, inProcess ? 'main' : 'worker');
+        fs.cpSync(template, dir, { recursive: true });
+        const p = await phase(dir, inProcess);
+        console.log(
+          `${inProcess ? 'job on main (before)' : 'job in a worker   '}: collect ${p.state} in ${fmt(p.jobS, 1)} s; ` +
+            `gate.list p50 ${fmt(percentile(p.listMs, 50), 0)} ms, p95 ${fmt(percentile(p.listMs, 95), 0)} ms (n=${p.listMs.length}, aim p95 < 50); ` +
+            `live capture line -> row p50 ${fmt(percentile(p.lagMs, 50), 0)} ms, p95 ${fmt(percentile(p.lagMs, 95), 0)} ms (n=${p.lagMs.length}, aim p95 < 1000); ${loadAvg()}`,
+        );
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  },
+};
