@@ -58,11 +58,16 @@ async function twoManagedFacts(): Promise<{ ws: string; plugin: PluginInstance; 
   for (const reply of Object.keys(FACTS)) {
     plugin.userMessage(S1, `please remember (${reply})`, `m-${++n}`);
     plugin.assistantMessage(S1, reply);
-    await until(() => readStore0(ws).length === n, 10_000, `fact ${n} in the store`);
+    // The plugin writes the store, then renders the file: wait for both.
+    await until(() => readStore0(ws).length === n && regionLines(ws) === n, 10_000, `fact ${n} in the store and the region`);
   }
   await until(() => (db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written' AND diff IS NOT NULL").pluck().get() as number) === 2, 10_000, 'both writes with their diffs');
   expect(countEvents(plugin.logsDir, 'write_guardian applied update')).toBe(2);
   return { ws, plugin, db };
+}
+function regionLines(ws: string): number {
+  const m = /<!-- reflection:managed:start -->\n([\s\S]*?)<!-- reflection:managed:end -->/.exec(fs.readFileSync(path.join(ws, 'USER.md'), 'utf8'));
+  return m ? m[1].split('\n').filter(Boolean).length : 0;
 }
 function readStore0(ws: string) {
   try {
@@ -73,6 +78,22 @@ function readStore0(ws: string) {
 }
 
 describe.skipIf(!source)('the memory-management branch of the real plugin', () => {
+  it('imports the store\'s facts with their provenance, joined to the write and turn; the re-render is no anonymous external write', async () => {
+    const { ws, db } = await twoManagedFacts();
+    await capture!.sync();
+    const facts = db.prepare(`SELECT f.text, f.status, f.session_key AS sessionKey, f.source_message_id AS messageId, a.candidate_fact AS auditFact, t.agent_message_content AS reply
+      FROM managed_facts f LEFT JOIN write_guardian_audit a ON a.id = f.audit_id LEFT JOIN conversation_turns t ON t.id = f.turn_id ORDER BY f.created_at`).all();
+    expect(facts).toEqual([
+      { text: 'prefers British English', status: 'active', sessionKey: 'channel:discord:channel:100', messageId: 'm-1', auditFact: 'prefers British English', reply: 'Noted, British English.' },
+      { text: 'prefers important check-ins in the morning', status: 'active', sessionKey: 'channel:discord:channel:100', messageId: 'm-2', auditFact: 'prefers important check-ins in the morning', reply: 'Noted, mornings.' },
+    ]);
+    expect(db.prepare("SELECT count(*) FROM managed_fact_events WHERE type = 'established'").pluck().get()).toBe(2);
+    // Every change of USER.md is the plugin's write or its re-render: none is left unexplained.
+    const unexplained = db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'external' AND json_extract(coalesce(metadata, '{}'), '$.origin') IS NULL AND before_snapshot_id IS NOT NULL").pluck().get();
+    expect(unexplained).toBe(0);
+    void ws;
+  });
+
   it('a rollback makes the agent forget the fact in the free text, the managed region and the store; the plugin accepts the result', async () => {
     const { ws, plugin, db } = await twoManagedFacts();
     const before = fs.readFileSync(path.join(ws, 'USER.md'), 'utf8');

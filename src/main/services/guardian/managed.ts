@@ -116,7 +116,7 @@ export function planManaged(workspaceDir: string, target: ManagedTarget, current
   const region = current === null ? null : parseRegion(current);
   if (!region?.has && !active.length && target.direction === 'remove') return null;
   if (region?.has && withNewline(region.body) !== withNewline(renderFacts(active))) {
-    throw new AppError('Conflict', `the managed region of ${target.file} differs from the plugin's fact store (drift): reconcile it in the plugin (reflection reconcile) before rolling back or retrying, so neither overwrites the other`);
+    throw new AppError('Conflict', `the managed region of ${target.file} differs from the plugin's fact store (drift; or the plugin is rendering it right now, then try again): reconcile it in the plugin (reflection reconcile) before rolling back or retrying, so neither overwrites the other`);
   }
   if (!target.fact) {
     if (planned !== null && parseRegion(planned).body === region?.body) return null;
@@ -232,4 +232,30 @@ export function planManagedRollback(workspaceDir: string, audit: AuditRow, origi
     planned,
     now,
   );
+}
+
+/** A file without its managed region (the separator the plugin adds before it goes too). */
+export function stripRegion(content: string | null): string | null {
+  if (content === null) return null;
+  const p = parseRegion(content);
+  if (!p.has) return content;
+  const before = p.before.endsWith('\n\n') ? p.before.slice(0, -1) : p.before;
+  return before + p.after;
+}
+
+/**
+ * The texts a rollback compares: without the managed region when the workspace has the plugin's
+ * store (the region follows the store, not the write). Refuses at once when the region drifted.
+ */
+export function freeTextView(workspaceDir: string, file: MemoryFileName, before: string | null, after: string | null, current: string | null): { before: string | null; after: string | null; current: string | null; managed: boolean } {
+  settleManagedStore(workspaceDir);
+  const store = readStore(workspaceDir);
+  const hasRegion = [before, after, current].some((c) => c !== null && parseRegion(c).has);
+  if (!store || !hasRegion) return { before, after, current, managed: Boolean(store) };
+  const region = current === null ? null : parseRegion(current);
+  const active = store.state.facts.filter((f) => f.fileName === file && f.status === 'active').sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  if (region?.has && withNewline(region.body) !== withNewline(renderFacts(active))) {
+    throw new AppError('Conflict', `the managed region of ${file} differs from the plugin's fact store (drift; or the plugin is rendering it right now, then try again): reconcile it in the plugin (reflection reconcile) before rolling back or retrying, so neither overwrites the other`);
+  }
+  return { before: stripRegion(before), after: stripRegion(after), current: stripRegion(current), managed: true };
 }

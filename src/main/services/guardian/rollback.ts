@@ -16,7 +16,7 @@ import { actorOf, nowOf, type ServiceContext } from '../context';
 import { loadSettings } from '../lifecycle/settings';
 import { diffFile } from '../textDiff';
 import { executeFileOperation, withFileOperation } from './operations';
-import { planManagedRollback, withManagedStore, type ManagedPlan } from './managed';
+import { freeTextView, planManagedRollback, withManagedStore, type ManagedPlan } from './managed';
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';
 import { getAuditRow, parseTime, snapshotContent, type AuditRow } from './rows';
 
@@ -85,20 +85,22 @@ function assertRollbackEnabled(workspaceDir: string): void {
 
 /** Works out the rollback of one audit against the given current content. Never writes. */
 export function planRollback(ctx: ServiceContext, audit: AuditRow, current: string | null, force = false): RollbackPreview {
-  const before = snapshotContent(ctx.db, audit.before_snapshot_id);
-  const after = snapshotContent(ctx.db, audit.after_snapshot_id);
+  // With the memory-management plugin's store, the managed region is derived from the store: the
+  // rollback works on the free text and the region is rendered again (see managed.ts).
+  const view = freeTextView(ctx.workspaceDir, audit.target_file, snapshotContent(ctx.db, audit.before_snapshot_id), snapshotContent(ctx.db, audit.after_snapshot_id), current);
+  const { before, after } = view;
   const file = audit.target_file;
   let mode: RollbackMode | null;
   let result: string | null;
   let conflict: RollbackPreview['conflict'] = null;
-  if (current === after) {
+  if (view.current === after) {
     mode = 'restore';
     result = before;
   } else if (force) {
     mode = 'force';
     result = before;
   } else {
-    const reversed = reverseApply(before ?? '', after ?? '', current ?? '');
+    const reversed = reverseApply(before ?? '', after ?? '', view.current ?? '');
     if (reversed.ok) {
       mode = 'reverse_patch';
       // Undoing the creation of a file that nothing else has written to since leaves nothing: delete it.
@@ -109,9 +111,8 @@ export function planRollback(ctx: ServiceContext, audit: AuditRow, current: stri
       conflict = { message: describeConflict(file, reversed.regions), regions: reversed.regions };
     }
   }
-  // The memory-management plugin's managed region and fact store change with the free text.
   const original = audit.source === 'rollback' && audit.related_audit_id ? getAuditRow(ctx.db, audit.related_audit_id) : null;
-  const managed = conflict ? null : planManagedRollback(ctx.workspaceDir, audit, original, current, result, nowOf(ctx));
+  const managed = conflict || !view.managed ? null : planManagedRollback(ctx.workspaceDir, audit, original, current, result, nowOf(ctx));
   if (managed) result = managed.content;
   const d = diffFile(file, current, result);
   return {

@@ -15,6 +15,7 @@ import { ReportBuilder, type ImportReport } from './report';
 import { importJsonLines } from './stream';
 import { LogReplay, emptyLogState, type LogState } from './pluginLogReplay';
 import { claimConsolidationWrites } from './pluginLogStore';
+import { importManagedStore, joinManagedRenders } from './managedStore';
 
 export interface ReflectionLogsInput {
   /** The plugin root (holding logs/), its logs folder, or one reflection-YYYY-MM-DD.log file. */
@@ -163,8 +164,17 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
     );
   }
 
+  // The memory-management plugin's fact store, when the workspace has one (live capture does this itself).
+  if (input.recordExternalChanges !== false) {
+    const managed = importManagedStore(ctx.db, input.workspace ?? ctx.workspaceDir, nowOf(ctx));
+    if (managed.facts) report.count('managed_facts', managed.facts);
+    if (managed.problem) report.note(managed.problem);
+  }
   const result = finishImport(ctx, report, { recordExternalChanges: input.recordExternalChanges });
   // External changes are recorded at the end: those a consolidation run made are claimed now.
-  writeTx(ctx.db, () => claimConsolidationWrites(ctx.db));
+  writeTx(ctx.db, () => {
+    claimConsolidationWrites(ctx.db);
+    joinManagedRenders(ctx.db);
+  });
   return result;
 }

@@ -11,6 +11,8 @@ import { writeInput } from '../../recorder/schemas';
 import { sha256 } from '../textDiff';
 import { importReflectionLogs, type ImportReport } from '../importers';
 import { claimConsolidationWrites } from '../importers/pluginLogStore';
+import { importManagedStore, joinManagedRenders } from '../importers/managedStore';
+import { storePath } from '../guardian/managed';
 import { AuditAttacher, type OpenAudit } from './attach';
 import { getState, setState } from './state';
 
@@ -132,6 +134,7 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
   // When each file was last seen settled. An audit logged after that may have a change not seen yet.
   const scannedAt = new Map<string, number>();
   let logsSig = '';
+  let managedSig = '';
   let watermark = getState<number>(ctx.db, WATERMARK_KEY) ?? attacher.maxRowid();
   // Plugin audits still waiting for their change or fact, with when they were first seen.
   const open = new Map<string, { audit: OpenAudit; since: number }>();
@@ -236,9 +239,16 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
     // Files first: the plugin writes a memory file before its audit line, so a change is on
     // record by the time the line that claims it is imported.
     let busy = scanMemoryFiles();
-    if (await importLogs()) busy = scanMemoryFiles() || busy; // so every imported write's change is on record
+    const imported = await importLogs();
+    if (imported) busy = scanMemoryFiles() || busy; // so every imported write's change is on record
     // A consolidation line comes just before the files change: claim the change, whichever came first.
     writeTx(ctx.db, () => claimConsolidationWrites(ctx.db));
+    // The memory-management plugin's fact store: its facts, and its re-renders of the managed region.
+    const storeSig = statSig(storePath(workspace));
+    if (storeSig !== managedSig || imported) {
+      importManagedStore(ctx.db, workspace, nowOf(ctx));
+      managedSig = storeSig;
+    } else if (storeSig !== 'absent') writeTx(ctx.db, () => joinManagedRenders(ctx.db));
     joinAudits();
     if (busy || open.size) trigger(busy ? 25 : 100);
   };
