@@ -11,6 +11,7 @@ import {
   getSample,
   markMissedWrite,
   pickRepresentative,
+  reviewSample,
   sampleCluster,
   taskOf,
   validateSampleContent,
@@ -310,5 +311,18 @@ describe('CSV, token limits and edits', () => {
     expect(() => validateSampleContent('memory_gate_positive', { ...KNOWN[0], correctDecision: 'UPDATE_EVERYTHING' })).toThrow(/content\.correctDecision/);
     expect(() => validateSampleContent('memory_gate_positive', { ...KNOWN[0], correctFact: '' })).toThrow(/content\.correctFact: a write decision needs a fact/);
     for (const c of KNOWN) expect(validateSampleContent(c.type, c)).toBe(c);
+  });
+
+  it('reviewSample refuses the issue\'s broken edit and keeps the stored sample', async () => {
+    const m = miniWorkspace();
+    const t = m.turn('s:1', 'I prefer tea.', 'Ok.', { decision: 'UPDATE_USER', fact: 'prefers tea', write: { status: 'written', file: 'USER.md' } });
+    await collectSamples(m.ctx, {});
+    const wg = bySource(m, `wg:${t.auditId}`);
+    await expect(reviewSample(m.ctx, { sampleId: wg.id, action: 'edit', content: { type: 'write_guardian_decision', bogus: 1 } as never })).rejects.toThrow(
+      /content\.candidateFact.*|content\.bogus/,
+    );
+    expect(getSample(m.ctx, wg.id).content).toEqual(wg.content);
+    const fixed = await reviewSample(m.ctx, { sampleId: wg.id, action: 'edit', content: { ...(wg.content as object), candidateFact: 'prefers green tea' } as never });
+    expect((fixed.content as { candidateFact: string }).candidateFact).toBe('prefers green tea');
   });
 });
