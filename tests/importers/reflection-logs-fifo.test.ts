@@ -1,10 +1,11 @@
 // Deterministic checks of how plugin log events are attributed, on a synthetic log written event by
-// event the way the plugin's FileLogger writes them (tests/importers/fixtures/plugin-logs). The same
+// event the way the plugin's FileLogger writes them (tests/fixtures/plugin-logs). The same
 // situations are driven through the real plugin in tests/plugin/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { collectSamples } from '../../src/main/services/dataset';
 import { importReflectionLogs } from '../../src/main/services/importers';
 import { startLiveCapture } from '../../src/main/services/lifecycle/live';
 import { count, dataCounts, lines, newContext, writeFile } from './helpers';
@@ -119,6 +120,20 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     expect(ctx.db.prepare('SELECT sum(no_write_count) FROM memory_gate_stats').pluck().get()).toBe(4);
     expect(ctx.db.prepare("SELECT outcome FROM memory_gate_decisions WHERE reason = 'Stable timezone.'").pluck().get()).toBe('guardian_unavailable');
     expect(count(ctx.db, 'write_guardian_audit WHERE turn_id IN (SELECT id FROM conversation_turns WHERE agent_message_content = \'Anything else?\')')).toBe(0);
+  });
+
+  it('a failed gate run never becomes a training sample, also when it was stored as NO_WRITE before', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    await importReflectionLogs(ctx, { source: root });
+    // A database imported by an older version holds the failure as a NO_WRITE decision.
+    const turn = ctx.db.prepare("SELECT id, session_id FROM conversation_turns WHERE agent_message_content = 'Done.'").get() as { id: string; session_id: string };
+    ctx.db.prepare(`INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, llm_model, source, created_at)
+      VALUES ('old-failure', ?, ?, 'NO_WRITE', 'LLM request failed: Provider request failed with status 429', 'm', 'import:reflection-logs', 1773997208101)`).run(turn.id, turn.session_id);
+    await collectSamples(ctx, { autoApprove: true });
+    expect(count(ctx.db, 'dataset_samples')).toBeGreaterThan(0);
+    expect(count(ctx.db, "dataset_samples WHERE decision_id = 'old-failure'")).toBe(0);
+    expect(count(ctx.db, "dataset_samples WHERE content LIKE '%LLM request failed%'")).toBe(0);
   });
 
   it('records the files a consolidation run rewrote as consolidation writes, not anonymous external ones', async () => {

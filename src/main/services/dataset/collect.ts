@@ -158,6 +158,7 @@ function statements(ctx: ServiceContext) {
       WHERE d.seq > @after AND d.created_at >= @since AND d.created_at < @until
         AND (@session IS NULL OR d.session_id = @session)
         AND d.session_id NOT IN (SELECT session_id FROM excluded_sessions)
+        AND NOT (d.decision = 'NO_WRITE' AND d.reason LIKE 'LLM request failed:%') -- a failed gate run (plugin-logs), never a sample
       ORDER BY d.seq LIMIT @limit`),
     context: db.prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number DESC LIMIT ?'),
     audits: db.prepare(`SELECT a.id, a.target_file, a.candidate_fact, a.before_snapshot_id, a.after_snapshot_id, a.status, a.reason, a.created_at,
