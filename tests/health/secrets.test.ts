@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { openRecorder } from '../../src/recorder';
 import { openWorkspaceDatabase } from '../../src/main/db/connection';
 import { healthSummary } from '../../src/main/services/health/summary';
-import { flagsForAudits, scanUnflaggedWrites } from '../../src/main/services/health/secrets';
+import { flagsForAudits, rescanAllWrites } from '../../src/main/services/health/secrets';
 import { tempWorkspace } from '../helpers/workspace';
 
 describe('secrets in writes as they arrive', () => {
-  it('flags a write that stores a key or an email through the public recorder, with kinds only', async () => {
+  it('flags a write that stores a key or an email through the public recorder before anything lists it, with kinds only', async () => {
     const dir = tempWorkspace();
     const rec = openRecorder({ workspaceDir: dir });
     const key = 'sk-proj-123456Ab9xQ12345678Zt7LmN123456';
@@ -25,9 +25,9 @@ describe('secrets in writes as they arrive', () => {
     expect(JSON.stringify(db.prepare('SELECT * FROM audit_secret_flags').all())).not.toContain(key);
     const summary = healthSummary({ db, workspaceDir: dir });
     expect(summary).toMatchObject({ flaggedWrites: 2, flaggedSecretWrites: 1 });
-    // Writes recorded before scanning existed are flagged on request.
+    // A rescan (after the detector improved) reads every write again.
     db.prepare('DELETE FROM audit_secret_flags').run();
-    scanUnflaggedWrites(db);
+    expect(rescanAllWrites(db)).toBe(4);
     expect(flagsForAudits(db, [secret.auditId]).get(secret.auditId)?.kinds).toContain('API_KEY');
     db.close();
   });

@@ -11,7 +11,8 @@ import {
   removeSecretsOfWrite,
   resolveFinding,
   scanMemoryHealth,
-  scanUnflaggedWrites,
+  flagNewWrites,
+  rescanAllWrites,
   secondOpinions,
   verifyChains,
   type Finding,
@@ -77,11 +78,12 @@ function printFindings(findings: Finding[]): void {
 function registerHealth(program: Command): void {
   const h = withWorkspace(program.command('health').description('contradictions, repeated facts and secrets in the current memory files (a findings queue)'))
     .option('--second-opinion', 'also ask the OpenAI-compatible endpoint configured in memoryHealth.secondOpinion')
-    .option('--scan-writes', 'also flag older recorded writes that stored secrets or personal data')
+    .option('--rescan-writes', 'scan every recorded write for secrets and personal data again (after the detector improved)')
     .action(action(async (opts: Opts) => withDatabase(opts, async ({ db }, dir) => {
       const ctx = context(db, dir);
       recordExternalChanges(ctx);
-      if (opts.scanWrites) scanUnflaggedWrites(db);
+      if (opts.rescanWrites) rescanAllWrites(db);
+      else flagNewWrites(db);
       const scan = scanMemoryHealth(ctx);
       const open = opts.secondOpinion ? (await secondOpinions(ctx), scanMemoryHealth(ctx).open) : scan.open;
       if (opts.json) return printJson({ ...scan, open });

@@ -305,7 +305,7 @@ export class RecorderCore {
       metadata: json(w.metadata),
       createdAt: w.createdAt,
     });
-    onWriteRecorded(this.db, id, changed?.diff ?? null, w.createdAt);
+    onWriteRecorded(this.db, id);
     return { auditId: id, beforeSnapshotId, afterSnapshotId, diff: changed?.diff ?? null, lines: changed?.lines ?? null };
   }
 }

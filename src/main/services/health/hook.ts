@@ -1,7 +1,8 @@
 // What the recorder calls after inserting each audit, inside the same transaction: the write joins
-// its file's hash chain and is scanned for secrets and personal data as it arrives.
+// its file's hash chain. Secret scanning is not done here: the recorder runs in the plugin's write
+// path (and is published as a small package), so the workbench scans new writes as they arrive
+// (flagNewWrites) before any list or count shows them.
 import type { DB } from '../../db/connection';
-import { flagWriteIfSensitive } from './secrets';
 import { chainWrite } from './versions';
 
 const ready = new WeakSet<DB>();
@@ -14,8 +15,7 @@ function hasHealthTables(db: DB): boolean {
   return true;
 }
 
-export function onWriteRecorded(db: DB, auditId: string, diff: string | null, createdAt: number): void {
+export function onWriteRecorded(db: DB, auditId: string): void {
   if (!hasHealthTables(db)) return;
   chainWrite(db, auditId);
-  flagWriteIfSensitive(db, auditId, diff, createdAt);
 }

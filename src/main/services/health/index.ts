@@ -5,7 +5,7 @@ export { eraseValue, listErasures, ERASED_MARK, type EraseInput, type ErasePlace
 export { getFinding, listFindings, scanMemoryHealth, type Finding, type FindingKind, type FindingStatus, type ScanResult } from './findings';
 export { removeSecretsOfWrite, resolveFinding, REMOVED_MARK, type FileChange, type ResolveInput } from './resolve';
 export { secondOpinionConfig, secondOpinions } from './secondOpinion';
-export { flagsForAudits, flaggedWriteCount, scanUnflaggedWrites, type WriteFlag } from './secrets';
+export { flagNewWrites, flagsForAudits, flaggedWriteCount, rescanAllWrites, type WriteFlag } from './secrets';
 export { syncVersions } from './versions';
 export { verifyChains, type ChainBreak, type VerifyResult } from './verify';
 export { healthSummary, type HealthSummary } from './summary';

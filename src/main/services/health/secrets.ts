@@ -28,7 +28,7 @@ export function addedLines(diff: string | null): string[] {
 
 const flagStatements = new WeakMap<DB, Database.Statement<unknown[]>>();
 
-/** Flags a just-recorded write whose added lines carry a secret or personal data. Call in the recording transaction. */
+/** Flags one write whose added lines carry a secret or personal data. */
 export function flagWriteIfSensitive(db: DB, auditId: string, diff: string | null, at: number): void {
   const added = addedLines(diff);
   if (!added.length) return;
@@ -42,17 +42,41 @@ export function flagWriteIfSensitive(db: DB, auditId: string, diff: string | nul
   stmt.run(auditId, JSON.stringify([...new Set(spans.map((s) => s.type))].sort()), spans.length, at);
 }
 
-/** Flags older writes recorded before scanning existed (or by another tool). Returns how many were scanned. */
-export function scanUnflaggedWrites(db: DB, sinceRowid = 0): number {
-  const rows = db
-    .prepare(
-      `SELECT a.id, a.diff, a.created_at FROM write_guardian_audit a
-       WHERE a.rowid > ? AND a.diff IS NOT NULL AND a.status IN ('written', 'rolled_back')
-         AND NOT EXISTS (SELECT 1 FROM audit_secret_flags f WHERE f.audit_id = a.id)`,
-    )
-    .all(sinceRowid) as Array<{ id: string; diff: string; created_at: number }>;
-  db.transaction(() => rows.forEach((r) => flagWriteIfSensitive(db, r.id, r.diff, r.created_at)))();
-  return rows.length;
+/**
+ * Scans the writes recorded since the last scan (all of them the first time) and flags those whose
+ * added lines hold a secret or personal data. Every list and count of flags calls it first, so a
+ * write is flagged before anything shows it. Returns how many writes were scanned.
+ */
+export function flagNewWrites(db: DB): number {
+  const select = db.prepare(
+    `SELECT a.rowid AS rowid, a.id, a.diff, a.created_at FROM write_guardian_audit a
+     WHERE a.rowid > ? AND a.diff IS NOT NULL AND a.status IN ('written', 'rolled_back') ORDER BY a.rowid LIMIT ${SCAN_CHUNK}`,
+  );
+  const save = db.prepare("INSERT INTO health_scan_state (name, last_rowid) VALUES ('secrets', ?) ON CONFLICT (name) DO UPDATE SET last_rowid = excluded.last_rowid");
+  let from = (db.prepare("SELECT last_rowid FROM health_scan_state WHERE name = 'secrets'").pluck().get() as number | undefined) ?? 0;
+  const last = (db.prepare('SELECT max(rowid) FROM write_guardian_audit').pluck().get() as number | null) ?? 0;
+  let scanned = 0;
+  while (from < last) {
+    const rows = select.all(from) as Array<{ rowid: number; id: string; diff: string; created_at: number }>;
+    const upTo = rows.length === SCAN_CHUNK ? rows[rows.length - 1].rowid : last;
+    const run = () => {
+      rows.forEach((r) => flagWriteIfSensitive(db, r.id, r.diff, r.created_at));
+      save.run(upTo);
+    };
+    if (db.inTransaction) run();
+    else db.transaction(run).immediate();
+    scanned += rows.length;
+    from = upTo;
+  }
+  return scanned;
+}
+
+const SCAN_CHUNK = 2000;
+
+/** Scans every write again from the start (after the detector improved). */
+export function rescanAllWrites(db: DB): number {
+  db.prepare("DELETE FROM health_scan_state WHERE name = 'secrets'").run();
+  return flagNewWrites(db);
 }
 
 export interface SecretInMemory {
@@ -88,6 +112,7 @@ export interface WriteFlag {
 }
 
 export function flagsForAudits(db: DB, auditIds: string[]): Map<string, WriteFlag> {
+  flagNewWrites(db);
   const out = new Map<string, WriteFlag>();
   if (!auditIds.length) return out;
   const rows = db
@@ -98,6 +123,7 @@ export function flagsForAudits(db: DB, auditIds: string[]): Map<string, WriteFla
 }
 
 export function flaggedWriteCount(db: DB): { writes: number; secrets: number } {
+  flagNewWrites(db);
   const rows = db.prepare('SELECT kinds FROM audit_secret_flags').pluck().all() as string[];
   const secrets = rows.filter((k) => (JSON.parse(k) as PiiType[]).some(isSecretKind)).length;
   return { writes: rows.length, secrets };
