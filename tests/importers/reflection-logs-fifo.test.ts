@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { collectSamples } from '../../src/main/services/dataset';
 import { importReflectionLogs } from '../../src/main/services/importers';
+import { saveState } from '../../src/main/services/importers/cursors';
 import { startLiveCapture } from '../../src/main/services/lifecycle/live';
 import { count, dataCounts, lines, newContext, writeFile } from './helpers';
 
@@ -91,6 +92,15 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
       ['Prod is kingfisher.', []],
       ['Anything else?', ['NO_WRITE:judged: Anything else?', 'NO_WRITE:judged: Anything else?']],
     ]);
+  });
+
+  it('continues from state saved by the previous version (no gate queue in it) without failing', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    saveState(ctx.db, 'reflection-logs', { model: 'old/model', windowSize: 10, sessions: { [S1]: { window: [], lastTurnId: 'gone', lastAt: Date.UTC(2026, 2, 20) } } }, 0);
+    const report = await importReflectionLogs(ctx, { source: root });
+    expect(report.status).toBe('ok');
+    expect(count(ctx.db, 'memory_gate_decisions')).toBe(7);
   });
 
   it('folds only a true duplicate snapshot and names why; a shorter later reply stays its own turn', async () => {

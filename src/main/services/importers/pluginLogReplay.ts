@@ -104,6 +104,11 @@ export class LogReplay {
     this.claimAuditLine = db.prepare('UPDATE guardian_log_lines SET audit_id = ? WHERE id = ?');
   }
 
+  /** A session the plugin has a buffer for, or undefined; state saved by an older version gets the queue fields. */
+  private existing(key: string): SessionState | undefined {
+    return this.state.sessions[key] ? this.session(key) : undefined;
+  }
+
   private session(key: string): SessionState {
     const s = (this.state.sessions[key] ??= { window: [], queue: [], awaiting: [], judgedIds: [] });
     // State saved by an older version lacks the queue fields.
@@ -170,7 +175,7 @@ export class LogReplay {
   private onPluginStart(e: LineEvent): void {
     // Buffers and the gate queue live in memory: a restart empties them, and queued runs never run.
     for (const [key, s] of Object.entries(this.state.sessions)) {
-      for (const slot of s.queue) {
+      for (const slot of s.queue ?? []) {
         this.recordFailure(key, judgedTurn(slot), 'lost_in_restart', 'the plugin restarted before this queued memory_gate run finished', e.at, `lost:${e.hash}:${slot.turnId}`);
       }
     }
@@ -289,7 +294,7 @@ export class LogReplay {
     const d = e.details ?? skipLine('details: missing');
     const decision = oneOf(d, 'decision', GATE_DECISIONS, 'details.');
     const reason = str(d, 'reason', 'details.');
-    const s = this.state.sessions[key];
+    const s = this.existing(key);
     const slot = (s && currentRun(s)) ?? skipLine(`a decision for ${key} with no agent reply waiting for one since the plugin started`);
     const turnId = judgedTurn(slot);
     if (isFailedGateReason(decision, reason)) {
@@ -312,7 +317,7 @@ export class LogReplay {
   private onTriggerFailed(e: LineEvent): void {
     const key = e.key ?? skipLine('sessionKey: missing');
     const reason = (e.details && optStr(e.details, 'reason', 'details.')) ?? null;
-    const s = this.state.sessions[key] ?? skipLine(`a failed memory_gate run in ${key} with no reply queued since the plugin started`);
+    const s = this.existing(key) ?? skipLine(`a failed memory_gate run in ${key} with no reply queued since the plugin started`);
     // Thrown after its decision was logged (by write_guardian): the failure is that write's outcome.
     const awaiting = takeAnyAwaiting(s);
     if (awaiting) {
@@ -328,7 +333,7 @@ export class LogReplay {
   private onGuardianUnavailable(e: LineEvent): void {
     const key = e.key ?? skipLine('sessionKey: missing');
     const decision = oneOf(e.details ?? skipLine('details: missing'), 'decision', GATE_DECISIONS, 'details.');
-    const s = this.state.sessions[key];
+    const s = this.existing(key);
     const gate = (s && takeAwaiting(s, decision)) ?? skipLine(`a dropped ${decision} with no matching memory_gate decision before it in ${key}`);
     this.logs.setOutcome(gate.id, 'guardian_unavailable');
     this.report.count('decision_outcomes');
@@ -346,7 +351,7 @@ export class LogReplay {
     const d = e.details ?? skipLine('details: missing');
     const decision = oneOf(d, 'decision', GATE_DECISIONS, 'details.');
     const reason = optStr(d, 'reason', 'details.');
-    const s = this.state.sessions[key];
+    const s = this.existing(key);
     const gate = (s && takeAwaiting(s, decision)) ?? skipLine(`a write outcome for ${decision} with no matching memory_gate decision before it in ${key}`);
     this.insertOutcome(e, key, gate, status, reason ?? null, decision);
     this.endRun(s!);
