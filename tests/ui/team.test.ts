@@ -107,6 +107,7 @@ describe('two curators in two browsers', () => {
     expect(await page.locator('[data-testid=agreement-summary]').innerText()).toContain('raw agreement 75%');
     expect(await page.locator('[data-testid=kappa-overall]').innerText()).toBe('0.50');
     expect(await page.locator('[data-testid=agreement-curators]').innerText()).toContain('bob: 0 first-pass, 4 second-pass');
+    expect(await page.locator('[data-testid=review-by-curator]').innerText()).toMatch(/ann 4.*bob 4|bob 4.*ann 4/);
     const dis = page.locator('[data-testid=disagreement]');
     expect(await dis.count()).toBe(1);
     await page.locator('[data-testid=agreement-panel]').scrollIntoViewIfNeeded();

@@ -122,6 +122,7 @@ export interface AgreementReportDto {
     secondAt: number;
   }[];
   adjudicated: number;
+  reviewers: { name: string; actions: number }[];
 }
 
 const ids = z.array(id).min(1).max(50);

@@ -64,6 +64,8 @@ export interface AgreementReport {
   curators: { name: string; first: number; second: number }[];
   disagreements: Disagreement[];
   adjudicated: number;
+  /** Review actions standing (not undone) per curator, all passes: who did the reviewing. */
+  reviewers: { name: string; actions: number }[];
 }
 
 export function agreementReport(ctx: ServiceContext, limit = 200): AgreementReport {
@@ -89,7 +91,10 @@ export function agreementReport(ctx: ServiceContext, limit = 200): AgreementRepo
        ORDER BY p.second_at DESC LIMIT ?`,
     )
     .all(limit) as Disagreement[];
-  return { overall: cohensKappa(pairs), perLabel: agreementPerLabel(pairs), waiting, curators, disagreements, adjudicated };
+  const reviewers = ctx.db
+    .prepare('SELECT actor AS name, count(*) AS actions FROM dataset_annotation_events WHERE undone_at IS NULL GROUP BY actor ORDER BY actions DESC')
+    .all() as { name: string; actions: number }[];
+  return { overall: cohensKappa(pairs), perLabel: agreementPerLabel(pairs), waiting, curators, disagreements, adjudicated, reviewers };
 }
 
 /** A lead settles a disagreement: the sample takes the chosen label (an undoable review action). */

@@ -80,13 +80,18 @@ export function AgreementPanel() {
             {r.waiting > 0 && <> · {formatCount(r.waiting)} waiting in the second-pass queue (<a href={hrefFor('review', { status: 'second' })}>review them</a>)</>}
           </p>
           {r.overall.n > 0 && (
-            <table className="small" data-testid="agreement-table">
+            <table className="small" style={{ width: 'auto', minWidth: 360 }} data-testid="agreement-table">
               <thead><tr><th>Label</th><th>κ</th><th>Raw</th><th>Pairs</th></tr></thead>
               <tbody>
                 <Figure label="overall" f={r.overall} />
                 {Object.entries(r.perLabel).map(([label, f]) => <Figure key={label} label={label} f={f} />)}
               </tbody>
             </table>
+          )}
+          {r.reviewers.length > 0 && (
+            <p className="small" data-testid="review-by-curator">
+              Review actions by curator: {r.reviewers.map((c) => `${c.name} ${formatCount(c.actions)}`).join(' · ')}
+            </p>
           )}
           {r.curators.length > 0 && (
             <p className="small muted" data-testid="agreement-curators">
