@@ -45,7 +45,7 @@ describe('sample editor and clusters in review', () => {
     await expect.poll(() => page.locator('[data-testid=editor-issues]').innerText()).toContain('bogus');
     expect(JSON.parse(one<{ content: string }>('SELECT content FROM dataset_samples WHERE id = ?', id).content).bogus).toBeUndefined();
     await raw.fill(text.replace(/"candidateFact": "[^"]*"/, '"candidateFact": "prefers short standups"'));
-    await page.locator('[data-testid=editor-save]').click();
+    await raw.press('Control+Enter');
     await expect.poll(() => JSON.parse(one<{ content: string }>('SELECT content FROM dataset_samples WHERE id = ?', id).content).candidateFact).toBe('prefers short standups');
     await expect.poll(() => page.locator('[data-testid=edit-dialog]').count()).toBe(0);
     await noErrorsOnScreen(page);

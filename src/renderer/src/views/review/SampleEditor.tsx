@@ -139,7 +139,11 @@ export function SampleEditor({ sample, onCancel, onSave }: { sample: SampleDetai
     setSaving(false);
   };
   return (
-    <div className="overlay" role="dialog" aria-label="Edit sample" data-testid="edit-dialog" onKeyDown={(e) => e.key === 'Escape' && onCancel()}>
+    <div className="overlay" role="dialog" aria-label="Edit sample" data-testid="edit-dialog" onKeyDown={(e) => {
+        if (e.key === 'Escape') onCancel();
+        // keyboard-first review: Ctrl+Enter saves from any field, as the old JSON editor did
+        if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void save();
+      }}>
       <div className="dialog stack sample-editor" style={{ width: 860 }}>
         <div className="row-flex">
           <h2 style={{ flex: 1 }}>Edit {sample.sampleType.replace(/_/g, ' ')}</h2>
@@ -148,7 +152,7 @@ export function SampleEditor({ sample, onCancel, onSave }: { sample: SampleDetai
             <button type="button" role="tab" aria-selected={mode === 'json'} onClick={() => mode === 'fields' && toJson()} data-testid="editor-raw-json">Raw JSON</button>
           </div>
         </div>
-        <p className="muted small">Change the content as it should be trained on. Fields are checked against the sample type as you type; the raw JSON adds or removes optional fields.</p>
+        <p className="muted small">Change the content as it should be trained on. Fields are checked against the sample type as you type; the raw JSON adds or removes optional fields. Ctrl+Enter saves, Esc cancels.</p>
         {mode === 'fields' ? (
           <div className="editor-fields" data-testid="editor-fields">
             <Field type={sample.sampleType} path={[]} value={value} issues={byField} onChange={(p, next) => setValue((v) => setAt(v, p, next))} />
