@@ -92,11 +92,11 @@ describe('browser mode safety (issue 14)', () => {
       ];
       kinds.forEach(([id, status, notes], i) => ins.run(id, old[i].turn_id, old[i].id, old[i].session_id, status, notes, `k-${id}`));
       db.prepare(`INSERT INTO dataset_annotation_events (sample_id, action, actor, prev_status, created_at) VALUES ('edited', 'edit', 'curator', 'pending', 1)`).run();
-      await call(served.server.port, served.token, 'backup.create', {});
+      expect((await call(served.server.port, served.token, 'backup.create', {})).status).toBe(200);
       const preview = (await call(served.server.port, served.token, 'retention.prune', { days: 30, dryRun: true })).json<Body<PruneOutcome>>();
       if (!preview.ok) throw new Error(preview.error.message);
       const r = (await call(served.server.port, served.token, 'retention.prune', { days: 30, confirm: true, previewToken: preview.value.previewToken })).json<Body<PruneOutcome>>();
-      expect(r.ok).toBe(true);
+      expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
       const left = db.prepare('SELECT id FROM dataset_samples ORDER BY id').pluck().all();
       expect(left).toEqual(['approved', 'edited', 'needs_review', 'noted', 'rejected']);
       // what they reference stays too

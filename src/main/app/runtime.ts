@@ -65,14 +65,19 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
   };
 }
 
-/** Every import.* channel reads the path it is given: check it against the path policy first. */
+/**
+ * Every import.* channel reads the path it is given: check it against the path policy first. The
+ * path itself is passed on unchanged, so importers key their cursors by the same name as the CLI does.
+ */
 function confineImportPaths(handlers: Handlers, paths: PathPolicy): Handlers {
   const out = { ...handlers } as Record<string, unknown>;
   for (const [channel, handler] of Object.entries(handlers)) {
     if (!channel.startsWith('import.') || isUnavailable(handler)) continue;
     const original = handler as (input: { path?: unknown }, ...rest: unknown[]) => unknown;
-    out[channel] = (input: { path?: unknown }, ...rest: unknown[]) =>
-      original(typeof input.path === 'string' ? { ...input, path: paths.check('path', input.path) } : input, ...rest);
+    out[channel] = (input: { path?: unknown }, ...rest: unknown[]) => {
+      if (typeof input.path === 'string') paths.check('path', input.path);
+      return original(input, ...rest);
+    };
   }
   return out as Handlers;
 }
