@@ -1,0 +1,53 @@
+// Issue 16: collection maintains every index of the tables it writes. Each kept index is listed here
+// with a query that needs it (EXPLAIN QUERY PLAN shows it used); migration 0170 dropped the ones no
+// query used. A new index on these tables has to join this list with its query.
+import { describe, expect, it } from 'vitest';
+import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
+import { tempWorkspace } from '../helpers/workspace';
+
+/** index -> a query that uses it (the app's own lookups, foreign-key checks of deletes, list filters). */
+const KEPT: Record<string, Record<string, string>> = {
+  dataset_samples: {
+    idx_samples_type_status: "SELECT count(*) FROM dataset_samples WHERE sample_type = 'annotated_turn' AND annotation_status = 'pending'",
+    idx_samples_status_created: "SELECT id FROM dataset_samples WHERE annotation_status = 'needs_review' ORDER BY created_at LIMIT 50",
+    idx_samples_quality: 'SELECT id FROM dataset_samples WHERE quality_score >= 0.9',
+    idx_samples_session: 'SELECT id FROM dataset_samples WHERE session_id = ?',
+    idx_samples_created: 'SELECT id FROM dataset_samples WHERE created_at > ? ORDER BY created_at LIMIT 50',
+    idx_samples_turn: 'SELECT id FROM dataset_samples WHERE turn_id = ?',
+    idx_samples_decision: 'SELECT id FROM dataset_samples WHERE decision_id = ?',
+    idx_samples_audit: 'SELECT id FROM dataset_samples WHERE audit_id = ?',
+    idx_samples_type_created: "SELECT id FROM dataset_samples WHERE sample_type = 'annotated_turn' ORDER BY created_at DESC LIMIT 50",
+    idx_samples_correction: 'SELECT id FROM dataset_samples WHERE correction_id = ?',
+    idx_samples_fingerprint_cluster: 'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1',
+    idx_samples_cluster_filters: 'SELECT id FROM dataset_samples WHERE cluster_id = ?',
+  },
+  dataset_feedback_signals: {
+    idx_feedback_session_time: 'SELECT id FROM dataset_feedback_signals WHERE session_id = ? ORDER BY created_at',
+  },
+};
+
+function indexesOf(db: DB, table: string): string[] {
+  return (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").pluck().all(table) as string[]);
+}
+
+function plan(db: DB, sql: string): string {
+  const params = (sql.match(/\?/g) ?? []).map(() => 'x');
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail).join(' | ');
+}
+
+describe('indexes of the tables collection writes', () => {
+  it('are exactly the kept ones, and each is used by its query', () => {
+    const { db } = openWorkspaceDatabase(tempWorkspace());
+    try {
+      for (const [table, kept] of Object.entries(KEPT)) {
+        expect(indexesOf(db, table)).toEqual(Object.keys(kept).sort());
+        for (const [index, sql] of Object.entries(kept)) expect(plan(db, sql), `${index}: ${sql}`).toContain(index);
+      }
+      // the dropped ones: their lookups still use an index
+      expect(plan(db, 'SELECT id FROM dataset_samples WHERE cluster_id = ?')).toMatch(/USING (COVERING )?INDEX idx_samples_cluster_filters/);
+      expect(plan(db, "SELECT id FROM dataset_feedback_signals WHERE turn_id = ? AND type = 'reject'")).toMatch(/USING INDEX sqlite_autoindex_dataset_feedback_signals/);
+    } finally {
+      db.close();
+    }
+  });
+});
