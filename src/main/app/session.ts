@@ -2,7 +2,7 @@
 // (data_version changes, workspace switches) that both transports forward to the renderer.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ChangeEvent, DataChange, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../../shared/contract';
+import type { ChangeEvent, DataArea, DataChange, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../db/connection';
 import type { ServiceContext } from '../services/context';
@@ -37,6 +37,8 @@ export class WorkspaceSession {
   /** Our own connection's commits do not change data_version; count them so a push still happens. */
   private localWrites = 0;
   private cachedCounts: { version: number; counts: WorkspaceInfo['counts'] } | null = null;
+  /** Areas our own background writers (jobs on their own connection) are changing right now, if any. */
+  private backgroundWriters: () => DataArea[] | null = () => null;
 
   constructor(private readonly opts: WorkspaceSessionOptions) {
     fs.mkdirSync(opts.stateDir, { recursive: true });
@@ -149,6 +151,14 @@ export class WorkspaceSession {
     this.checkDataVersion(source, change);
   }
 
+  /**
+   * Jobs run in worker threads on their own connections, so their commits look like another process's.
+   * While they run, such commits are announced with the areas they change instead of "anything".
+   */
+  setBackgroundWriters(areas: () => DataArea[] | null): void {
+    this.backgroundWriters = areas;
+  }
+
   /** Polls PRAGMA data_version (cheap: no disk read) and pushes a 'data' event when another connection committed. */
   startPolling(intervalMs = 500): void {
     this.stopPolling();
@@ -165,10 +175,14 @@ export class WorkspaceSession {
     if (!this.opened) return;
     const version = this.readDataVersion();
     if (version !== this.lastDataVersion) {
-      // Another connection committed too: what it changed is unknown, so the event names no areas.
+      // Another connection committed too: unless it is one of our running jobs, what it changed is
+      // unknown, so the event names no areas.
       const external = Math.floor(version / 1_000_000) !== Math.floor(this.lastDataVersion / 1_000_000);
       this.lastDataVersion = version;
-      const known = change && !external ? { areas: change.areas, ids: change.ids } : {};
+      const background = external ? this.backgroundWriters() : null;
+      const known = !external
+        ? change ? { areas: change.areas, ids: change.ids } : {}
+        : background ? { areas: [...new Set([...background, ...(change?.areas ?? [])])] } : {};
       this.emit({ type: 'data', version, at: this.now, ...(source ? { source } : {}), ...known });
     }
   }

@@ -1,7 +1,7 @@
 // Long work (imports, collect, export) runs as a job: the call returns a JobHandle at once, progress
 // and the result are pushed as change events, and an AbortController lets the curator cancel.
 import { ulid } from 'ulid';
-import { DATA_AREAS, type ChangeEvent, type DataChange, type JobHandle, type JobStatus } from '../../shared/contract';
+import { DATA_AREAS, type ChangeEvent, type DataArea, type DataChange, type JobHandle, type JobStatus } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { toErrorBody } from './errors';
 
@@ -15,6 +15,8 @@ const PROGRESS_EVERY_MS = 100;
 
 export class JobManager {
   private readonly jobs = new Map<string, { status: JobStatus; controller: AbortController; lastPush: number }>();
+  /** What each job still writing will change (until its end has been announced). */
+  private readonly writing = new Map<string, DataChange>();
 
   constructor(
     private readonly emit: (event: ChangeEvent) => void,
@@ -37,6 +39,8 @@ export class JobManager {
     };
     const entry = { status, controller, lastPush: 0 };
     this.jobs.set(jobId, entry);
+    const expected = changeOf(null);
+    if (expected && expected.areas.length > 0) this.writing.set(jobId, expected);
     this.prune();
     const progress = (done: number, total: number | null, label?: string) => {
       if (status.state !== 'running') return;
@@ -52,30 +56,45 @@ export class JobManager {
     // Started on the next turn so the caller gets its handle before the first progress event.
     setImmediate(() => {
       void (async () => {
+        // Ended already: cancelled through cancel(), which pushed its status.
+        let ended = false;
         try {
           const result = await run({ signal: controller.signal, progress });
-          if (status.state !== 'running') return;
-          if (controller.signal.aborted) status.state = 'cancelled';
+          if (status.state !== 'running') ended = true;
+          else if (controller.signal.aborted) status.state = 'cancelled';
           else {
             status.state = 'done';
             status.result = result ?? null;
           }
         } catch (e) {
-          if (status.state !== 'running') return;
-          if (controller.signal.aborted) status.state = 'cancelled';
+          if (status.state !== 'running') ended = true;
+          else if (controller.signal.aborted) status.state = 'cancelled';
           else {
             status.state = 'failed';
             status.error = toErrorBody(e);
           }
         }
-        status.finishedAt = this.now();
-        this.push(status);
+        if (!ended) {
+          status.finishedAt = this.now();
+          this.push(status);
+        }
+        // A cancelled or failed job may have committed part of its work: it is announced too.
         const change = changeOf(status.result);
-        if (change && change.areas.length > 0) this.onFinished(change);
+        try {
+          if (change && change.areas.length > 0) this.onFinished(change);
+        } finally {
+          this.writing.delete(jobId);
+        }
       })();
     });
     this.push(status);
     return { jobId };
+  }
+
+  /** The areas the jobs still writing change, or null when none is (see WorkspaceSession.setBackgroundWriters). */
+  writingAreas(): DataArea[] | null {
+    if (this.writing.size === 0) return null;
+    return [...new Set([...this.writing.values()].flatMap((c) => c.areas))];
   }
 
   get(jobId: string): JobStatus {

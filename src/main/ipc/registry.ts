@@ -64,6 +64,8 @@ export function createRegistry(handlers: Handlers, env: Omit<HandlerEnv, 'unavai
   if (missing.length) throw new Error(`no handler for ${missing.join(', ')}`);
   const unavailable = (Object.keys(contracts) as Channel[]).filter((c) => isUnavailable(handlers[c]));
   const fullEnv: HandlerEnv = { ...env, unavailable };
+  // Jobs write on their own connections: their commits are theirs, not another process's.
+  fullEnv.session.setBackgroundWriters?.(() => fullEnv.jobs?.writingAreas?.() ?? null);
 
   async function run(channel: Channel, input: unknown): Promise<unknown> {
     const contract = contracts[channel];
