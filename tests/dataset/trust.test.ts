@@ -326,3 +326,19 @@ describe('CSV, token limits and edits', () => {
     expect((fixed.content as { candidateFact: string }).candidateFact).toBe('prefers green tea');
   });
 });
+
+describe('workspaces clustered by the old scheme', () => {
+  it('are reclustered on the teaching unit before an export folds by them', async () => {
+    const m = miniWorkspace();
+    const a = m.turn('s:1', 'My sister Lily lives in Hangzhou.', 'Noted.', { decision: 'UPDATE_USER', fact: 'Sister Lily lives in Hangzhou', write: { status: 'written', file: 'USER.md' } });
+    const b = m.turn('s:1', 'My brother Tom lives in Shanghai.', 'Noted.', { decision: 'UPDATE_USER', fact: 'Brother Tom lives in Shanghai', write: { status: 'written', file: 'USER.md' } });
+    await collectSamples(m.ctx, {});
+    // what an old collection left: one cluster for both facts, leaders without a unit
+    const ida = bySource(m, `pos:${a.decisionId}`).id;
+    m.db.prepare("UPDATE dataset_samples SET cluster_id = ? WHERE source_key IN (?, ?)").run(ida, `pos:${a.decisionId}`, `pos:${b.decisionId}`);
+    m.db.prepare('UPDATE dataset_minhash SET unit = NULL').run();
+    const r = await exportDataset(m.ctx, { format: 'alpaca', outDir: path.join(m.ws, 'a'), sampleTypes: ['memory_gate_positive'], trainSplit: 1, ...ALL });
+    expect(r.total).toBe(2);
+    expect(m.db.prepare('SELECT count(*) FROM dataset_minhash WHERE unit IS NULL').pluck().get()).toBe(0);
+  });
+});

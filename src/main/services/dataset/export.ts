@@ -18,6 +18,7 @@ import { loadValueRules, rowWithValueRules } from '../curation/piiValues';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
 import { writeDatasetCard, writeDatasetInfo, writeLicenseFile } from './card';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
+import { clustersAreStale, reclusterSamples } from './dedupe';
 import { emptyExportMessage, planExport, resolveExport, selectionWhere, targetModelOf, type ExportOptions, type ExportPlan, type Resolved } from './exportPlan';
 import { ExportTally, fitCells, recordText, recordsOf, type LabelBalance, type TokenReport } from './exportRecords';
 
@@ -245,6 +246,8 @@ async function tokenCounter(r: Resolved): Promise<((text: string) => number) | n
 async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<ExportResult> {
   const r = resolveExport(opts);
   const now = nowOf(ctx);
+  // clusters of the old whole-sample scheme merged different facts: rebuild them before folding by them
+  if (clustersAreStale(ctx.db)) reclusterSamples(ctx.db, r.cfg.dedupe);
   const plan = planExport(ctx, r);
   if (!plan.split.size) throw new AppError('Invalid', emptyExportMessage(ctx, r));
   const outDir = path.resolve(
