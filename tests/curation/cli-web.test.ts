@@ -58,7 +58,7 @@ describe('reflection curator', () => {
     expect(run('curator', 'revoke', 'bob').status).toBe(0);
     expect(run('curator', 'revoke', 'nobody').stderr).toMatch(/no curator named nobody/);
     expect(run('curator', 'add', '').status).not.toBe(0);
-  });
+  }, 90_000);
 
   it("accepts the curator's token in browser mode and records every action under their name", async () => {
     served = await serveWorkspace(dir);
@@ -76,7 +76,7 @@ describe('reflection curator', () => {
     expect(decided.body.value.actor).toBe('ann');
     const job = await call(annToken, 'dataset.export', { format: 'raw', name: 'by-ann', onlyApproved: false });
     const jobId = job.body.value.jobId as string;
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 600; i++) {
       const st = await call(annToken, 'jobs.get', { jobId });
       if (st.body.value.state !== 'running') break;
       await new Promise((r) => setTimeout(r, 100));
@@ -89,5 +89,5 @@ describe('reflection curator', () => {
     // revoked: refused at the next request
     run('curator', 'revoke', 'ann');
     expect((await call(annToken, 'curators.me', {})).status).toBe(401);
-  });
+  }, 90_000);
 });

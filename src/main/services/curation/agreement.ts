@@ -1,14 +1,10 @@
 // Inter-annotator agreement between the first and second pass: raw agreement and Cohen's kappa,
 // overall and per label (one label against the rest).
 
-export interface AgreementFigure {
-  /** Pairs both curators labelled. */
-  n: number;
-  /** Share of pairs with the same label. */
-  raw: number | null;
-  /** Cohen's kappa; null when it is undefined (no pairs, or chance agreement is 1). */
-  kappa: number | null;
-}
+import type { AgreementFigureDto } from '../../../shared/contract/curation';
+
+/** n pairs, raw agreement and Cohen's kappa (null when undefined: no pairs, or chance agreement is 1). */
+export type AgreementFigure = AgreementFigureDto;
 
 /** Cohen's kappa for paired labels: (po - pe) / (1 - pe). */
 export function cohensKappa(pairs: readonly (readonly [string, string])[]): AgreementFigure {

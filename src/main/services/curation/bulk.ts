@@ -6,6 +6,7 @@ import { writeTx } from '../../db/connection';
 import type { ServiceContext } from '../context';
 import { applyStatusInTx, type StatusAction } from '../dataset/review';
 import { queueWhere, type QueueFilter } from './queue';
+import type { BulkResultDto } from '../../../shared/contract/curation';
 
 export const BULK_LIMIT = 20_000;
 
@@ -18,11 +19,7 @@ export interface BulkInput {
   dryRun?: boolean;
 }
 
-export interface BulkResult {
-  batchId: string | null;
-  count: number;
-  dryRun: boolean;
-}
+export type BulkResult = BulkResultDto;
 
 export function bulkReview(ctx: ServiceContext, input: BulkInput): BulkResult {
   if (!['approve', 'reject', 'needs_review'].includes(input.action)) throw new AppError('Invalid', 'bulk review: action must be approve, reject or needs_review');

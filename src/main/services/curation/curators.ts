@@ -2,6 +2,7 @@
 // made; only its SHA-256 is stored, so a leaked database does not leak a way in.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import type { CuratorDto } from '../../../shared/contract/curation';
 import { AppError } from '../../../shared/errors';
 import { writeTx, type DB } from '../../db/connection';
 import { actorOf, nowOf, type ServiceContext } from '../context';
@@ -16,14 +17,7 @@ export const curatorNameSchema = z
   .max(64, 'a curator name has at most 64 characters')
   .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._@-]*$/u, 'a curator name uses letters, digits, spaces, dot, dash, underscore or @');
 
-export interface Curator {
-  name: string;
-  role: CuratorRole;
-  isLocal: boolean;
-  hasToken: boolean;
-  createdAt: number;
-  revokedAt: number | null;
-}
+export type Curator = CuratorDto;
 
 interface CuratorRow {
   name: string;

@@ -1,19 +1,9 @@
 // The acting curator's last review decisions, newest first, a bulk action counted as one, so the
 // review view can jump back to any of them.
+import type { HistoryEntryDto } from '../../../shared/contract/curation';
 import { actorOf, type ServiceContext } from '../context';
 
-export interface HistoryEntry {
-  seq: number;
-  sampleId: string;
-  sampleType: string;
-  action: string;
-  reason: string | null;
-  /** Samples in the action (more than one for a bulk action). */
-  count: number;
-  batchId: string | null;
-  at: number;
-  undone: boolean;
-}
+export type HistoryEntry = HistoryEntryDto;
 
 export function reviewHistory(ctx: ServiceContext, limit = 20): HistoryEntry[] {
   const rows = ctx.db

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { normalizePiiValue, PII_SCOPES, type PiiScope } from '../../../shared/contract/curation';
+import { normalizePiiValue, PII_SCOPES, type PiiScope, type PiiValueDecisionDto, type PiiValueDto } from '../../../shared/contract/curation';
 import { AppError } from '../../../shared/errors';
 import { defaultStateDir } from '../../app/paths';
 import { writeTx } from '../../db/connection';
@@ -110,16 +110,8 @@ function samplesWithValue(ctx: ServiceContext, value: string, scope: PiiScope, s
     .filter((x) => x.spans.some((s) => normalizeValue(s.value) === key));
 }
 
-export interface ValueUsage {
-  value: string;
-  type: string;
-  /** Samples holding the value: in the session given, and in the whole workspace. */
-  sessionSamples: number | null;
-  workspaceSamples: number;
-  spans: number;
-  /** Spans of it that are redacted now. */
-  redacted: number;
-}
+/** A distinct value with the samples holding it (in the session given, and in the whole workspace). */
+export type ValueUsage = PiiValueDto;
 
 /** Every distinct PII value of the workspace (or a session) with how many samples hold it. */
 export function listPiiValues(ctx: ServiceContext, input: { sessionId?: string; limit?: number } = {}): ValueUsage[] {
@@ -167,19 +159,7 @@ export interface DecideValueInput {
   dryRun?: boolean;
 }
 
-export interface ValueDecisionRow {
-  id: number;
-  value: string;
-  scope: PiiScope;
-  sessionId: string | null;
-  decision: PiiValueDecision;
-  actor: string;
-  samples: number;
-  spans: number;
-  createdAt: number;
-  undoneAt: number | null;
-  undoneBy: string | null;
-}
+export type ValueDecisionRow = Omit<PiiValueDecisionDto, 'dryRun'>;
 
 export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): ValueDecisionRow & { dryRun: boolean } {
   if (typeof input.value !== 'string' || !input.value.trim()) throw new AppError('Invalid', 'PII value decision: value is required');

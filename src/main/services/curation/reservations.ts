@@ -4,15 +4,11 @@
 import { AppError } from '../../../shared/errors';
 import { writeTx } from '../../db/connection';
 import { actorOf, nowOf, type ServiceContext } from '../context';
+import type { ReserveResultDto } from '../../../shared/contract/curation';
 
 export const RESERVATION_MS = 5 * 60_000;
 
-export interface ReserveResult {
-  /** Ids now held by the caller (renewed if they already held them). */
-  held: string[];
-  /** Ids another curator holds, with who and until when: the caller should move past them. */
-  taken: { id: string; curator: string; until: number }[];
-}
+export type ReserveResult = ReserveResultDto;
 
 function checkIds(ids: unknown): string[] {
   if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string' || !x)) throw new AppError('Invalid', 'reservations: ids must be sample ids');

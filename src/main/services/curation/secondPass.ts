@@ -1,11 +1,12 @@
 // Second pass: labelled samples (all, or a random share) go to a queue that a curator other than the
 // first one labels again. The pairs give agreement figures; disagreements wait for a lead's decision.
 import { createHash } from 'node:crypto';
+import type { AgreementReportDto } from '../../../shared/contract/curation';
 import { AppError } from '../../../shared/errors';
 import { writeTx } from '../../db/connection';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { applyStatusInTx, STATUS_FOR, type StatusAction } from '../dataset/review';
-import { agreementPerLabel, cohensKappa, type AgreementFigure } from './agreement';
+import { agreementPerLabel, cohensKappa } from './agreement';
 import { roleOf } from './curators';
 
 const LABELLED = "('approved', 'rejected', 'needs_review')";
@@ -45,28 +46,9 @@ export function startSecondPass(ctx: ServiceContext, input: SecondPassInput): { 
   return { added: picked.length, eligible: rows.length, dryRun: false };
 }
 
-export interface Disagreement {
-  sampleId: string;
-  sampleType: string;
-  firstCurator: string;
-  firstLabel: string;
-  secondCurator: string;
-  secondLabel: string;
-  secondAt: number;
-}
+export type Disagreement = AgreementReportDto['disagreements'][number];
 
-export interface AgreementReport {
-  overall: AgreementFigure;
-  perLabel: Record<string, AgreementFigure>;
-  /** Samples in the second-pass queue not yet labelled again. */
-  waiting: number;
-  /** Per curator: labels given in the first and in the second pass. */
-  curators: { name: string; first: number; second: number }[];
-  disagreements: Disagreement[];
-  adjudicated: number;
-  /** Review actions standing (not undone) per curator, all passes: who did the reviewing. */
-  reviewers: { name: string; actions: number }[];
-}
+export type AgreementReport = AgreementReportDto;
 
 export function agreementReport(ctx: ServiceContext, limit = 200): AgreementReport {
   const pairs = (ctx.db.prepare('SELECT first_label AS a, second_label AS b FROM review_second_pass WHERE second_label IS NOT NULL').all() as { a: string; b: string }[]).map(
