@@ -33,11 +33,14 @@ afterAll(async () => {
 const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args, '--workspace', dir], { encoding: 'utf8' });
 
 async function call(token: string, channel: string, input: unknown): Promise<{ status: number; body: { ok: boolean; value?: any; error?: { message: string } } }> {
-  const res = await fetch(`${served!.origin}/api/${channel}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Reflection-Token': token },
-    body: JSON.stringify(input),
-  });
+  const send = () =>
+    fetch(`${served!.origin}/api/${channel}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Reflection-Token': token },
+      body: JSON.stringify(input),
+    });
+  // A kept-alive socket the server closed while a slow CLI run was going on resets once: send again.
+  const res = await send().catch(send);
   return { status: res.status, body: await res.json() };
 }
 
