@@ -125,6 +125,8 @@ const LABELS: Record<string, [string, string]> = {
   eval_runs: ['model run', 'model runs'],
   eval_results: ['scenario result', 'scenario results'],
   daily_notes: ['daily note', 'daily notes'],
+  memory_gate_failures: ['failed memory_gate run', 'failed memory_gate runs'],
+  managed_facts: ['managed fact', 'managed facts'],
 };
 
 const plural = (n: number, table: string) => {
@@ -145,7 +147,7 @@ export function summarize(r: ImportReport): string {
     );
   } else {
     const tables =
-      r.importer === 'evals' ? ['dataset_samples', 'conversation_turns', 'eval_runs'] : r.importer === 'daily-notes' ? ['daily_notes'] : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit'];
+      r.importer === 'evals' ? ['dataset_samples', 'conversation_turns', 'eval_runs'] : r.importer === 'daily-notes' ? ['daily_notes'] : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'memory_gate_failures', 'write_guardian_audit', 'managed_facts'];
     const main = tables
       .filter((t) => r.inserted[t])
       .map((t) => plural(r.inserted[t], t));
