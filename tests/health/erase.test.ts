@@ -54,6 +54,7 @@ describe('erasure across history', () => {
 
     const done = await eraseValue(ctx, { value, confirm: true, deleteExports: true, by: 'dpo' });
     expect(done.blocked).toEqual([]);
+    expect(done.warnings).toEqual([]);
     expect(done.rechained).toContain('USER.md');
     db.pragma('wal_checkpoint(TRUNCATE)');
     expect(holding(dir, value)).toEqual([]);
@@ -118,6 +119,31 @@ describe('erasure that makes two versions identical', () => {
     const blamed = blameFile(ctx, { file: 'USER.md' }).lines.map((l) => l.text);
     expect(blamed).toEqual(['# USER', `- mail ${ERASED_MARK}`, '- likes tea']);
     expect(fs.readFileSync(db.name).includes(Buffer.from(value))).toBe(false);
+    db.close();
+  });
+});
+
+describe('erasure while another connection reads', () => {
+  it('says when the write-ahead log could not be emptied, and a second run completes it', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    const dir = tempWorkspace();
+    generateDemoWorkspace(dir, { sessions: 6 });
+    const { db } = openWorkspaceDatabase(dir);
+    const ctx: ServiceContext = { db, workspaceDir: dir };
+    const value = (db.prepare("SELECT user_message_content FROM conversation_turns LIMIT 1").pluck().get() as string).slice(0, 12);
+    const reader = new Database(db.name, { readonly: true });
+    reader.prepare('BEGIN').run();
+    reader.prepare('SELECT count(*) FROM conversation_turns').get();
+    const first = await eraseValue(ctx, { value, confirm: true });
+    expect(first.warnings).toHaveLength(1);
+    expect(first.warnings[0]).toMatch(/write-ahead log/);
+    reader.prepare('COMMIT').run();
+    reader.close();
+    const second = await eraseValue(ctx, { value, confirm: true });
+    expect(second.warnings).toEqual([]);
+    expect(fs.readFileSync(db.name).includes(Buffer.from(value))).toBe(false);
+    const wal = `${db.name}-wal`;
+    expect(!fs.existsSync(wal) || !fs.readFileSync(wal).includes(Buffer.from(value))).toBe(true);
     db.close();
   });
 });

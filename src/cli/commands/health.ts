@@ -137,6 +137,7 @@ function registerErase(program: Command): void {
       for (const p of r.places) t.push([p.place, p.kind, p.count, p.action]);
       console.log(r.places.length ? t.toString() : 'the value is stored nowhere');
       for (const b of r.blocked) console.log(pc.yellow(`identifier column, not rewritten: ${b}`));
+      for (const w of r.warnings) console.log(pc.yellow(`warning: ${w}`));
       console.log(r.dryRun ? 'dry run: nothing changed. Erase with --yes (and --delete-exports to delete the listed exports).' : `erased (stub ${r.erasureId}); re-chained: ${r.rechained.join(', ') || 'none'}`);
     })));
 }

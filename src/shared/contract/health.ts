@@ -83,6 +83,7 @@ export interface EraseDto {
   places: Array<{ place: string; kind: 'database' | 'memory_file' | 'archive' | 'export'; count: number; action: 'rewrite' | 'delete' | 'keep' }>;
   blocked: string[];
   rechained: string[];
+  warnings: string[];
 }
 
 const memoryFile = z.enum(MEMORY_FILES);

@@ -38,6 +38,8 @@ export interface EraseResult {
   /** Database columns that are identifiers (keys): they cannot be rewritten in place. */
   blocked: string[];
   rechained: MemoryFileName[];
+  /** Things that kept the erasure from being complete on disk (another connection holding the WAL). */
+  warnings: string[];
 }
 
 export interface EraseInput {
@@ -179,15 +181,38 @@ export async function eraseValue(ctx: ServiceContext, input: EraseInput): Promis
   if (!input.dryRun && !input.confirm) throw new AppError('Invalid', 'erasure is irreversible: preview it (--dry-run) and confirm it (--yes)');
   if (!input.dryRun) recordExternalChanges(ctx); // an unrecorded edit holding the value becomes history, and is erased with it
   const { places, blocked, columns } = placesOf(ctx, value, Boolean(input.deleteExports));
-  if (input.dryRun) return { dryRun: true, erasureId: null, places, blocked, rechained: [] };
+  if (input.dryRun) return { dryRun: true, erasureId: null, places, blocked, rechained: [], warnings: [] };
   const erasureId = ulid(nowOf(ctx));
-  const rechained = eraseInDatabase(ctx, value, columns, places, erasureId, input.by ?? actorOf(ctx));
+  const { rechained, warnings } = eraseInDatabase(ctx, value, columns, places, erasureId, input.by ?? actorOf(ctx));
   for (const p of places) {
     if (p.kind === 'memory_file') await rewriteMemoryFile(ctx, p.place as MemoryFileName, value);
     else if (p.kind === 'archive') rewriteFile(path.resolve(ctx.workspaceDir, p.place), value);
     else if (p.kind === 'export' && p.action === 'delete') fs.rmSync(path.resolve(ctx.workspaceDir, p.place), { recursive: true, force: true });
   }
-  return { dryRun: false, erasureId, places, blocked, rechained };
+  return { dryRun: false, erasureId, places, blocked, rechained, warnings };
+}
+
+/** Whether the file's raw bytes hold any spelling of the value (read in chunks: databases can be large). */
+function fileHolds(file: string, spellings: string[]): boolean {
+  const needles = spellings.map((v) => Buffer.from(v, 'utf8'));
+  const overlap = Math.max(...needles.map((n) => n.length)) - 1;
+  const chunk = Buffer.alloc(4 * 1024 * 1024 + overlap);
+  const fd = fs.openSync(file, 'r');
+  try {
+    let position = 0;
+    let carried = 0;
+    for (;;) {
+      const read = fs.readSync(fd, chunk, carried, chunk.length - carried, position);
+      if (read === 0) return false;
+      const view = chunk.subarray(0, carried + read);
+      if (needles.some((n) => view.includes(n))) return true;
+      position += read;
+      carried = Math.min(overlap, view.length);
+      view.copy(chunk, 0, view.length - carried);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function rewriteFile(file: string, value: string): void {
@@ -204,7 +229,7 @@ async function rewriteMemoryFile(ctx: ServiceContext, file: MemoryFileName, valu
   });
 }
 
-function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn[], places: ErasePlace[], erasureId: string, by: string): MemoryFileName[] {
+function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn[], places: ErasePlace[], erasureId: string, by: string): { rechained: MemoryFileName[]; warnings: string[] } {
   const db = ctx.db;
   const secureDelete = db.pragma('secure_delete', { simple: true });
   db.pragma('secure_delete = ON'); // freed space is zeroed, so erased text does not linger in the file
@@ -232,8 +257,19 @@ function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn
     db.pragma(`secure_delete = ${secureDelete ? 'ON' : 'OFF'}`);
   }
   db.pragma('incremental_vacuum');
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  return rechained;
+  let [wal] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  // secure_delete zeroes what this erasure freed, but space freed earlier (with it off) can still hold
+  // old copies of the value; VACUUM rebuilds the file without any free space. Only when needed: it
+  // rewrites the whole database.
+  if (fileHolds(db.name, spellingsOf(value))) {
+    db.exec('VACUUM');
+    [wal] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  }
+  // A reader elsewhere (another window, the plugin's recorder) can keep old pages in the WAL file.
+  const warnings = wal && (wal.busy !== 0 || wal.log !== wal.checkpointed)
+    ? ['another connection kept the write-ahead log from being emptied, so old copies may remain in its file until it is; close other workbench windows and run `reflection erase` with the same value again']
+    : [];
+  return { rechained, warnings };
 }
 
 /** Rewrites snapshots holding the value (merging ones that become identical) and re-chains the files they belong to. */

@@ -180,6 +180,7 @@ function EraseCard() {
             <button type="button" className="danger" disabled={erase.pending} onClick={() => void erase.run()}>Erase everywhere (irreversible)</button>
           )}
           {!preview.dryRun && <div>Erased. The stub {preview.erasureId} keeps when, who and a salted hash — never the value.</div>}
+          {preview.warnings.map((w) => <div key={w} className="notice">{w}</div>)}
         </div>
       )}
     </div>
