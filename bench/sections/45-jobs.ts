@@ -2,7 +2,8 @@
 // default 100,000) is started through the registry, as the UI starts it, while main answers a
 // gate.list page every 100 ms and live capture imports a plugin writing 20 decisions/s. Printed: the
 // gate.list p95 (aim < 50 ms) and live capture's log-line-to-row p95 (aim < 1 s), first with the job on
-// main's connection (REFLECTION_JOBS_IN_PROCESS=1, the old way), then in a worker thread.
+// main's connection (REFLECTION_JOBS_IN_PROCESS=1, the old way), then in a worker thread; a reference
+// phase without a job shows what live capture and the list cost on this machine at this moment.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,10 @@ import { buildWorkspace } from '../dataset/workspace';
 
 const N = Number(process.env.JOBS_BENCH_DECISIONS ?? 100_000);
 const PLUGIN_RATE = 20;
+/** How long the reference phase (live capture and list calls, no job) runs. */
+const REFERENCE_MS = 15_000;
+type Mode = 'none' | 'main' | 'worker';
+const MODE_LABEL: Record<Mode, string> = { none: 'no job (reference)  ', main: 'job on main (before)', worker: 'job in a worker     ' };
 const standIn = path.join(__dirname, '..', '..', 'tests', 'lifecycle', 'helpers', 'pluginStandIn.cjs');
 
 interface Phase {
@@ -26,7 +31,8 @@ interface Phase {
   state: string;
 }
 
-async function phase(dir: string, inProcess: boolean): Promise<Phase> {
+async function phase(dir: string, mode: Mode): Promise<Phase> {
+  const inProcess = mode === 'main';
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-jobs-state-'));
   const previous = process.env.REFLECTION_JOBS_IN_PROCESS;
   process.env.REFLECTION_JOBS_IN_PROCESS = inProcess ? '1' : '0';
@@ -52,10 +58,14 @@ async function phase(dir: string, inProcess: boolean): Promise<Phase> {
     }
   }, 10);
   const t0 = performance.now();
-  const started = await rt.registry.dispatch('dataset.collect', { autoApprove: true });
-  if (!started.ok) throw new Error(started.error.message);
-  const { jobId } = started.value as { jobId: string };
-  while (rt.jobs.get(jobId).state === 'running') {
+  let jobId: string | null = null;
+  if (mode !== 'none') {
+    const started = await rt.registry.dispatch('dataset.collect', { autoApprove: true });
+    if (!started.ok) throw new Error(started.error.message);
+    jobId = (started.value as { jobId: string }).jobId;
+  }
+  const stillGoing = () => (jobId ? rt.jobs.get(jobId).state === 'running' : performance.now() - t0 < REFERENCE_MS);
+  while (stillGoing()) {
     const t = performance.now();
     await rt.registry.dispatch('gate.list', { limit: 50 });
     listMs.push(performance.now() - t);
@@ -69,7 +79,7 @@ async function phase(dir: string, inProcess: boolean): Promise<Phase> {
   await rt.close();
   process.env.REFLECTION_JOBS_IN_PROCESS = previous;
   fs.rmSync(stateDir, { recursive: true, force: true });
-  return { jobS, listMs, lagMs, state: rt.jobs.get(jobId).state };
+  return { jobS, listMs, lagMs, state: jobId ? rt.jobs.get(jobId).state : 'none' };
 }
 
 export const section: BenchSection = {
@@ -82,12 +92,12 @@ export const section: BenchSection = {
       const db = buildWorkspace(template, N);
       db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
-      for (const inProcess of [true, false]) {
-        const dir = path.join(root, inProcess ? 'main' : 'worker');
+      for (const mode of (process.env.JOBS_BENCH_MODES ?? 'none,main,worker').split(',') as Mode[]) {
+        const dir = path.join(root, mode);
         fs.cpSync(template, dir, { recursive: true });
-        const p = await phase(dir, inProcess);
+        const p = await phase(dir, mode);
         console.log(
-          `${inProcess ? 'job on main (before)' : 'job in a worker   '}: collect ${p.state} in ${fmt(p.jobS, 1)} s; ` +
+          `${MODE_LABEL[mode]}: ${mode === 'none' ? '' : `collect ${p.state} in `}${fmt(p.jobS, 1)} s; ` +
             `gate.list p50 ${fmt(percentile(p.listMs, 50), 0)} ms, p95 ${fmt(percentile(p.listMs, 95), 0)} ms (n=${p.listMs.length}, aim p95 < 50); ` +
             `live capture line -> row p50 ${fmt(percentile(p.lagMs, 50), 0)} ms, p95 ${fmt(percentile(p.lagMs, 95), 0)} ms (n=${p.lagMs.length}, aim p95 < 1000); ${loadAvg()}`,
         );

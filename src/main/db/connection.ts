@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors';
 import { DEFAULT_STORAGE_CONFIG, sqliteStorageConfigSchema, type SQLiteStorageConfigInput, type SQLiteStorageConfig } from './config';
 import { latestVersion, loadMigrations, migrate, type MigrationResult } from './migrate';
+import { throughWriteGate } from './writeGate';
 
 export type DB = Database.Database;
 
@@ -113,5 +114,6 @@ export function openWorkspaceDatabase(workspaceDir: string, opts: OpenOptions = 
 
 /** Runs fn in a write transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue on busy_timeout instead of failing. */
 export function writeTx<T>(db: DB, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  // a job worker steps aside here while main has a writer waiting (writeGate.ts)
+  return throughWriteGate(() => db.transaction(fn).immediate());
 }

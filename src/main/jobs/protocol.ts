@@ -21,6 +21,8 @@ export interface WorkerJobData {
   workspaceDir: string;
   dbFile: string;
   actor?: string;
+  /** main's write gate (src/main/db/writeGate.ts): the job yields while main has a writer waiting */
+  writeGate: SharedArrayBuffer;
 }
 
 export type ToWorker = { type: 'cancel' };

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../shared/errors';
 import type { WorkspaceSession } from '../app/session';
+import { writeGateBuffer } from '../db/writeGate';
 import type { Handlers, HandlerEnv } from '../ipc/registry';
 import type { ServiceContext } from '../services/context';
 import { WORKER_JOB_CHANNELS, type FromWorker, type ToWorker, type WorkerJobChannel, type WorkerJobData } from './protocol';
@@ -91,5 +92,5 @@ export function offloadJobs(handlers: Handlers, overridden: Partial<Handlers> = 
 }
 
 function jobData(channel: WorkerJobChannel, input: unknown, session: WorkspaceSession, ctx: ServiceContext): WorkerJobData {
-  return { channel, input, workspaceDir: session.dir, dbFile: session.current().dbFile, actor: ctx.actor };
+  return { channel, input, workspaceDir: session.dir, dbFile: session.current().dbFile, actor: ctx.actor, writeGate: writeGateBuffer() };
 }

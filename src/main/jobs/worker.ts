@@ -3,6 +3,7 @@
 // WAL lets main keep reading while this connection writes; its commits wait on busy_timeout, never fail.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabaseFile, type DB } from '../db/connection';
+import { joinWriteGate } from '../db/writeGate';
 import { toErrorBody } from '../ipc/errors';
 import { datasetHandlers } from '../ipc/handlers/dataset';
 import { importHandlers } from '../ipc/handlers/imports';
@@ -45,6 +46,7 @@ async function runJob(job: WorkerJobData): Promise<FromWorker> {
     post({ type: 'progress', done, total, label });
   };
   let db: DB | undefined;
+  joinWriteGate(job.writeGate);
   try {
     db = openDatabaseFile(job.dbFile).db;
     const ctx: ServiceContext = { db, workspaceDir: job.workspaceDir, actor: job.actor, signal: controller.signal, progress };

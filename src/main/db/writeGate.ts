@@ -1,0 +1,40 @@
+// Main's writes go first. A long job in a worker thread (src/main/jobs) writes page after page, each in
+// its own transaction, and takes the lock again the moment it lets go; main's writers (live capture,
+// a curator's review) wait in SQLite's busy handler, which sleeps up to 100 ms between tries and so
+// would almost never catch the gap. Through this gate main counts the writers it has waiting, and the
+// job checks the count before each transaction and steps aside until they are done.
+let gate: { view: Int32Array; role: 'main' | 'job' } | null = null;
+
+/** A job steps aside at most this long per transaction, so a stuck main writer cannot stall it forever. */
+const MAX_YIELD_MS = 2000;
+
+/** Main side: the shared counter to hand to job workers (created on first use). */
+export function writeGateBuffer(): SharedArrayBuffer {
+  if (!gate) gate = { view: new Int32Array(new SharedArrayBuffer(4)), role: 'main' };
+  return gate.view.buffer as SharedArrayBuffer;
+}
+
+/** Worker side: join main's gate as a job that yields. */
+export function joinWriteGate(buffer: SharedArrayBuffer): void {
+  gate = { view: new Int32Array(buffer), role: 'job' };
+}
+
+/** Runs one write transaction through the gate (no gate: just runs it). */
+export function throughWriteGate<T>(run: () => T): T {
+  if (!gate) return run();
+  const { view, role } = gate;
+  if (role === 'job') {
+    const until = Date.now() + MAX_YIELD_MS;
+    for (let waiting = Atomics.load(view, 0); waiting > 0 && Date.now() < until; waiting = Atomics.load(view, 0)) {
+      Atomics.wait(view, 0, waiting, 20);
+    }
+    return run();
+  }
+  Atomics.add(view, 0, 1);
+  try {
+    return run();
+  } finally {
+    Atomics.sub(view, 0, 1);
+    Atomics.notify(view, 0);
+  }
+}
