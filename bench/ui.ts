@@ -3,6 +3,7 @@
 // demo workspace of BENCH_UI_TURNS turns (default 1,000,000; takes a while). Prints numbers; asserts nothing.
 //   - navigation to the first rendered page of Sessions and of Decisions
 //   - scrolling 10,000 Decisions rows: long tasks over 50 ms (PerformanceObserver 'longtask')
+//   - idle: API calls while Decisions and the rollback preview sit still for 5 s (should be 0)
 //   - review: key press to the next sample on screen
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,6 +17,7 @@ import { fmt, percentile } from './util';
 const TURNS = Number(process.env.BENCH_UI_TURNS ?? 1_000_000);
 const SCROLL_ROWS = 10_000;
 const REVIEW_KEYS = 40;
+const IDLE_MS = 5000;
 
 function ensureWorkspace(dir: string | undefined): string {
   const target = dir ? path.resolve(dir) : fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-ui-'));
@@ -67,6 +69,21 @@ async function scrollRows(page: Page, rows: number): Promise<{ ms: number; longT
   }, rows);
 }
 
+/** API calls (the event stream aside) a page makes in `ms` after it finished loading `url`. */
+async function idleCalls(page: Page, url: string, ms: number): Promise<number> {
+  let calls = 0;
+  const count = (r: { url(): string }) => {
+    const p = new URL(r.url()).pathname;
+    if (p.startsWith('/api/') && p !== '/api/events') calls++;
+  };
+  await page.goto(url, { waitUntil: 'networkidle' });
+  await page.waitForTimeout(1000);
+  page.on('request', count);
+  await page.waitForTimeout(ms);
+  page.off('request', count);
+  return calls;
+}
+
 async function api(origin: string, token: string, channel: string, input: unknown): Promise<unknown> {
   let res: Response | undefined;
   for (let attempt = 0; !res; attempt++) {
@@ -114,6 +131,14 @@ async function main() {
     console.log(
       `scroll ${scroll.reached} Decisions rows: ${fmt(scroll.ms / 1000, 1)} s, long tasks: ${scroll.longTasks.length} (over 50 ms: ${over50.length}, longest ${fmt(Math.max(0, ...scroll.longTasks), 0)} ms; all: ${scroll.longTasks.map((d) => d.toFixed(0)).join(" ")})`,
     );
+
+    // Idle: a view that sits still makes no API call (the live event stream aside), the rollback preview
+    // included; on a big workspace a reload loop would show up here first.
+    const latest = (await api(served.origin, served.token, 'guardian.list', { status: 'written', limit: 1 })) as { items: { id: string }[] };
+    for (const hash of ['#/decisions', ...(latest.items[0] ? [`#/writes?id=${latest.items[0].id}&tab=rollback`] : [])]) {
+      const calls = await idleCalls(page, withHash(hash), IDLE_MS);
+      console.log(`idle ${IDLE_MS / 1000} s on ${hash.split('?')[0]}${hash.includes('rollback') ? ' (rollback preview)' : ''}: ${calls} API calls`);
+    }
 
     // Review: collect the samples of two days (a full collection of a million turns is the dataset bench's
     // job). The demo's first days hold its real file writes; another workspace falls back to its newest days.
