@@ -57,6 +57,13 @@ export function WritesView() {
               {AUDIT_SOURCES.map((s) => <option key={s} value={s}>{s}</option>)}
             </select>
           </label>
+          {session && (
+            <span className="row-flex small">
+              <span className="muted">session <span className="mono">{session}</span></span>
+              <a href={hrefFor('sessions', { id: session, rollback: '1' })}>Roll back this session’s writes…</a>
+              <button type="button" className="link" onClick={() => setParams({ session: undefined })}>all sessions</button>
+            </span>
+          )}
         </div>
       </div>
       <SplitPane
