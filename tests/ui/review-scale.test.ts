@@ -67,12 +67,12 @@ describe('queue filters, sort and bulk actions', () => {
     const { page } = ui;
     await go(page, '#/review', '[data-testid=review-filters]');
     await page.locator('[data-testid=filter-type]').selectOption('memory_gate_positive');
-    const open = n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status IN ('pending', 'needs_review')");
+    const open = n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending'");
     expect(open).toBeGreaterThan(1);
     await expect.poll(() => page.locator('[data-testid=review-position]').innerText()).toBe(`Sample 1 of ${open}`);
     await page.locator('[data-testid=filter-sort]').selectOption('quality_asc');
     const lowest = (ui.db
-      .prepare("SELECT id FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status IN ('pending', 'needs_review') ORDER BY coalesce(quality_score, -1) ASC, id ASC LIMIT 1")
+      .prepare("SELECT id FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending' ORDER BY coalesce(quality_score, -1) ASC, id ASC LIMIT 1")
       .get() as { id: string }).id;
     await expect.poll(shownSample).toBe(lowest);
     expect((await page.locator('[data-testid=review-sample]').innerText()).toLowerCase()).toContain('memory gate positive');
@@ -87,7 +87,7 @@ describe('queue filters, sort and bulk actions', () => {
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('u');
     await expect
-      .poll(() => n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status IN ('pending', 'needs_review')"))
+      .poll(() => n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending'"))
       .toBe(open);
     await expect.poll(() => page.locator('[data-testid=review-position]').innerText()).toBe(`Sample 1 of ${open}`);
     await noErrorsOnScreen(page);

@@ -33,7 +33,7 @@ export const FilterBar = memo(function FilterBar({ params, setParams }: Props) {
   const narrowed = NARROWING_PARAMS.some((k) => params[k]);
   return (
     <div className="row-flex small" style={{ flexWrap: 'wrap', gap: 8 }} data-testid="review-filters">
-      <Select name="status" label="Queue" value={params.status ?? 'open'} options={STATUS_OPTIONS.map((s) => [s, STATUS_LABEL[s]])} onChange={(v) => setParams({ status: v === 'open' ? undefined : v, id: undefined })} />
+      <Select name="status" label="Queue" value={params.status ?? 'pending'} options={STATUS_OPTIONS.map((s) => [s, STATUS_LABEL[s]])} onChange={(v) => setParams({ status: v === 'pending' ? undefined : v, id: undefined })} />
       <Select name="type" label="Type" value={params.type ?? ''} options={any(SAMPLE_TYPES)} onChange={set('type')} />
       <Select name="minq" label="Quality ≥" value={params.minq ?? ''} options={[['', 'any'], ...['0.5', '0.6', '0.7', '0.8', '0.9'].map((x) => [x, x] as [string, string])]} onChange={set('minq')} />
       <Select name="pii" label="PII" value={params.pii ?? ''} options={[['', 'any'], ['with', 'with PII'], ['without', 'without PII']]} onChange={set('pii')} />

@@ -3,7 +3,7 @@
 import { ANNOTATION_STATUSES, MEMORY_FILES, SAMPLE_TYPES } from '../../../../shared/domain';
 import { FEEDBACK_KINDS, QUEUE_SORTS, type QueueSort, type ReviewFilter } from '../../../../shared/contract';
 
-export const STATUS_OPTIONS = ['open', ...ANNOTATION_STATUSES, 'all', 'second'] as const;
+export const STATUS_OPTIONS = ['pending', 'open', ...ANNOTATION_STATUSES.filter((s) => s !== 'pending'), 'all', 'second'] as const;
 export const STATUS_LABEL: Record<(typeof STATUS_OPTIONS)[number], string> = {
   open: 'to review (pending + needs review)',
   pending: 'pending',
@@ -29,7 +29,8 @@ const quality = (v: string | undefined) => {
 
 /** URL params → the API's filter (unknown values are dropped, never sent). Legacy ?status=pending still works. */
 export function filterFromParams(p: Record<string, string>): { filter: ReviewFilter; sort: QueueSort } {
-  const status = oneOf(STATUS_OPTIONS, p.status) ?? 'open';
+  // Pending first, as always; 'open' adds the samples flagged needs review.
+  const status = oneOf(STATUS_OPTIONS, p.status) ?? 'pending';
   const filter: ReviewFilter = {
     status: status === 'second' ? 'all' : status,
     pass: status === 'second' ? 'second' : 'first',
