@@ -154,10 +154,7 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
         file,
         end: endOf.get(file),
         maxLineBytes: input.maxLineBytes,
-        onCommit: () => {
-          claimConsolidationWrites(ctx.db);
-          saveState(ctx.db, STATE_SCOPE, pruneIdleSessions(state), nowOf(ctx));
-        },
+        onCommit: () => saveState(ctx.db, STATE_SCOPE, pruneIdleSessions(state), nowOf(ctx)),
         handle: (v, line) => replay.handle(v, line, base),
       },
       { progress },
