@@ -11,13 +11,16 @@ import {
   bandKeys,
   blobToSignature,
   fingerprintNormalized,
-  jaccardOfSets,
+  jaccardOfShingles,
   minhashNormalized,
   normalizeText,
   signatureToBlob,
+  similarity,
   unitShingles,
 } from './similarity';
 
+/** Below relatedThreshold minus this, a MinHash estimate rules the pair out without the exact Jaccard. */
+const ESTIMATE_MARGIN = 0.3;
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
 const BAND_CANDIDATES = 64;
 /** Entries per cache (least recently used go first; a miss reads the database): tens of MB at most. */
@@ -106,7 +109,7 @@ interface Leader {
   signature: Uint32Array;
   unit: string;
   /** The unit's shingles, built on first comparison and kept with the cached leader. */
-  shingles?: Set<string>;
+  shingles?: Float64Array;
 }
 
 export class Deduper {
@@ -160,14 +163,17 @@ export class Deduper {
 
     let best: { id: string; cluster: string; sim: number } | undefined;
     const related = new Map<string, number>();
-    let mine: Set<string> | undefined;
+    let mine: Float64Array | undefined;
     for (const id of this.candidates(keys)) {
       const c = this.signature(id);
       if (!c) continue;
-      // the estimate only proposes; the thresholds apply to the exact Jaccard of the two units
+      // the estimate only proposes; the thresholds apply to the exact Jaccard of the two units. A
+      // candidate whose estimate is far below the related threshold (about five standard deviations of
+      // a 64-hash estimate) is not worth the exact check: most candidates of a crowded band are such.
+      if (similarity(sig, c.signature) < this.cfg.relatedThreshold - ESTIMATE_MARGIN) continue;
       mine ??= unitShingles(unit);
       c.shingles ??= unitShingles(c.unit);
-      const sim = jaccardOfSets(mine, c.shingles);
+      const sim = jaccardOfShingles(mine, c.shingles);
       // one digit is a few shingles of a short unit, yet "budget 50k" and "budget 60k" are different facts
       if (sim >= this.cfg.sameThreshold && numbersOf(unit) === numbersOf(c.unit)) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };

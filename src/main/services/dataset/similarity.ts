@@ -112,26 +112,48 @@ export function jaccard(a: string, b: string): number {
 }
 
 /** Exact Jaccard of two already normalized texts' character shingles (the dedupe thresholds apply to this). */
-export function jaccardNormalized(a: string, b: string, k = SHINGLE): number {
-  return jaccardOfSets(shingleSet(a.slice(0, MAX_CHARS), k), shingleSet(b.slice(0, MAX_CHARS), k));
+export function jaccardNormalized(a: string, b: string): number {
+  return jaccardOfShingles(unitShingles(a), unitShingles(b));
 }
 
-/** The shingle set jaccardNormalized compares, for callers that compare one text many times. */
-export const unitShingles = (normalized: string): Set<string> => shingleSet(normalized.slice(0, MAX_CHARS), SHINGLE);
+const TWO_16 = 65_536;
+const TWO_32 = 4_294_967_296;
+const TWO_48 = 281_474_976_710_656;
 
-export function jaccardOfSets(sa: Set<string>, sb: Set<string>): number {
-  if (!sa.size && !sb.size) return 1;
-  let inter = 0;
-  for (const s of sa) if (sb.has(s)) inter++;
-  return inter / (sa.size + sb.size - inter);
-}
-
-function shingleSet(t: string, k: number): Set<string> {
-  const out = new Set<string>();
-  if (t.length <= k) {
-    if (t) out.add(t);
-    return out;
+/**
+ * The distinct character shingles of a normalized text, as sorted exact codes: three UTF-16 units fit
+ * in 48 bits of a double, so comparing codes is comparing the shingles themselves (no hash, no
+ * collisions), and two sorted arrays intersect in one merge instead of a Set lookup per shingle.
+ * A text shorter than a shingle is its one shingle, coded apart by its length.
+ */
+export function unitShingles(normalized: string): Float64Array {
+  const t = normalized.slice(0, MAX_CHARS);
+  if (t.length < SHINGLE) {
+    if (!t) return new Float64Array(0);
+    let code = 0;
+    for (let i = 0; i < t.length; i++) code = code * TWO_16 + t.charCodeAt(i);
+    return Float64Array.of((SHINGLE + t.length) * TWO_48 + code);
   }
-  for (let i = 0; i + k <= t.length; i++) out.add(t.slice(i, i + k));
-  return out;
+  const n = t.length - SHINGLE + 1;
+  const codes = new Float64Array(n);
+  for (let i = 0; i < n; i++) codes[i] = t.charCodeAt(i) * TWO_32 + t.charCodeAt(i + 1) * TWO_16 + t.charCodeAt(i + 2);
+  codes.sort();
+  let m = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || codes[i] !== codes[m - 1]) codes[m++] = codes[i];
+  return codes.subarray(0, m);
+}
+
+/** Exact Jaccard of two shingle code sets from unitShingles. */
+export function jaccardOfShingles(a: Float64Array, b: Float64Array): number {
+  if (!a.length && !b.length) return 1;
+  let inter = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      inter++;
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return inter / (a.length + b.length - inter);
 }
