@@ -11,6 +11,8 @@ import { RecorderCore } from '../../src/main/recorder/recorder';
 import type { ServiceContext } from '../../src/main/services/context';
 import { blameFile, ensureLineMaps } from '../../src/main/services/health/blame';
 import { emptyMap, nextLineMap, splitLines } from '../../src/main/services/health/lineMap';
+import { verifyChains } from '../../src/main/services/health/verify';
+import { sha256 } from '../../src/main/services/textDiff';
 import { evaluateConflictPairs } from '../../tests/health/conflictEval';
 
 const VERSIONS = Number(process.env.HEALTH_BENCH_VERSIONS ?? 10_000);
@@ -75,6 +77,9 @@ function blameBench(): void {
     });
   });
   console.log(`re-diffing the whole history instead (no stored maps): ${fmt(replay.ms)} ms (${fmt(replay.ms / p50, 0)}x a stored-map blame)`);
+  const verify = timeIt(() => verifyChains(ctx, { disk: false }));
+  const hashed = timeIt(() => contents.forEach((c) => sha256(c)));
+  console.log(`verify of the ${VERSIONS}-version chain (re-hashes every version): ${fmt(verify.ms)} ms, ${verify.value.ok ? 'ok' : 'BROKEN'} (${fmt(verify.ms / hashed.ms, 1)}x hashing the contents alone, ${fmt(hashed.ms)} ms)`);
   db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -118,8 +118,8 @@ export function blameFile(ctx: ServiceContext, input: BlameInput): BlameResult {
   const wanted = input.line !== undefined ? [input.line - 1] : lines.map((_, i) => i);
   const writes = new WriteLookup(ctx.db, file);
   const versions = new VersionCache(ctx.db, file);
-  // A whole-file view shows the last few steps of each line; one line gets its full history.
-  const depth = input.line !== undefined ? HISTORY_DEPTH : 3;
+  // A whole-file view shows the step before each line's write; one line (--line) gets its full history.
+  const depth = input.line !== undefined ? HISTORY_DEPTH : 1;
   return {
     fileName: file,
     versions: head?.seq ?? 0,

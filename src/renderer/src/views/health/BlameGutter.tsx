@@ -52,12 +52,15 @@ export function BlameGutter({ file }: { file: MemoryFileName }) {
           </tbody>
         </table>
       </div>
-      {line && <BlameDetail line={line} />}
+      {line && <BlameDetail file={file} line={line} />}
     </div>
   );
 }
 
-function BlameDetail({ line }: { line: BlameLineDto }) {
+function BlameDetail({ file, line: brief }: { file: MemoryFileName; line: BlameLineDto }) {
+  // The whole-file blame carries one step of history per line; the selected line gets all of it.
+  const full = useApiQuery('health.blame', { file, line: brief.line });
+  const line = full.data?.lines[0]?.text === brief.text ? full.data.lines[0] : brief;
   const w = line.write;
   const show = useApiQuery('guardian.show', { id: w?.auditId ?? '' }, { skip: !w });
   if (!w) return <div className="card muted" data-testid="blame-detail">Line {line.line} was changed outside any recorded write; record it with reconcile to see it here.</div>;
