@@ -33,7 +33,7 @@ ALTER TABLE dataset_minhash ADD COLUMN unit TEXT;
 CREATE TABLE dataset_exports_v2 (
   id                 TEXT PRIMARY KEY,
   export_name        TEXT NOT NULL,
-  export_format      TEXT NOT NULL CHECK (export_format IN ('alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto', 'raw', 'csv')),
+  export_format      TEXT NOT NULL CHECK (export_format IN ('alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto', 'parquet', 'raw', 'csv')),
   sample_types       TEXT NOT NULL CHECK (json_valid(sample_types)),
   filters            TEXT CHECK (filters IS NULL OR json_valid(filters)),
   total_samples      INTEGER,

@@ -46,7 +46,7 @@ export type SampleType = (typeof SAMPLE_TYPES)[number];
 export const ANNOTATION_STATUSES = ['pending', 'approved', 'rejected', 'needs_review', 'auto_approved'] as const;
 export type AnnotationStatus = (typeof ANNOTATION_STATUSES)[number];
 
-export const EXPORT_FORMATS = ['alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto', 'raw', 'csv'] as const;
+export const EXPORT_FORMATS = ['alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto', 'parquet', 'raw', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export type Role = 'user' | 'agent';

@@ -26,7 +26,7 @@ export function sizeCategory(n: number): string {
 
 /** "alpaca.train.jsonl" -> { format: "alpaca", split: "train" }; null for other files. */
 export function parseDataFileName(name: string): { format: ExportFormat; split: 'train' | 'validation' } | null {
-  const m = /^(.+)\.(train|validation)\.(jsonl|csv)$/.exec(name);
+  const m = /^(.+)\.(train|validation)\.(jsonl|csv|parquet)$/.exec(name);
   if (!m || !EXPORT_FORMATS.includes(m[1] as ExportFormat)) return null;
   return { format: m[1] as ExportFormat, split: m[2] as 'train' | 'validation' };
 }
@@ -54,6 +54,9 @@ export function llamaFactoryEntry(format: ExportFormat, file: string): Record<st
       return { file_name: file, formatting: 'alpaca', ranking: true, columns: { prompt: 'instruction', query: 'input', chosen: 'chosen', rejected: 'rejected' } };
     case 'kto':
       return { file_name: file, formatting: 'alpaca', columns: { prompt: 'prompt', response: 'completion', kto_tag: 'label' } };
+    case 'parquet':
+      // the Parquet rows carry the Alpaca triple as columns (and messages/conversations beside it)
+      return { file_name: file, formatting: 'alpaca', columns: { prompt: 'instruction', query: 'input', response: 'output' } };
     default:
       return null;
   }

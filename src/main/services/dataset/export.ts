@@ -20,6 +20,8 @@ import { writeDatasetCard, writeDatasetInfo, writeLicenseFile } from './card';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
 import { clustersAreStale, reclusterSamples } from './dedupe';
 import { emptyExportMessage, planExport, resolveExport, selectionWhere, targetModelOf, type ExportOptions, type ExportPlan, type Resolved } from './exportPlan';
+import { ParquetSink, type ParquetRow } from '../parquet/writer';
+import { EXPORTER_VERSION, TRAINING_COLUMNS } from '../parquet/trainingRows';
 import { ExportTally, fitCells, recordText, recordsOf, type LabelBalance, type TokenReport } from './exportRecords';
 
 export type { ExportOptions } from './exportPlan';
@@ -77,7 +79,8 @@ export interface PreviewRecord {
 }
 
 /** The data file name of a format and split: alpaca.train.jsonl, so formats can share a folder. */
-export const dataFileName = (format: ExportFormat, split: 'train' | 'validation') => `${format}.${split}.${format === 'csv' ? 'csv' : 'jsonl'}`;
+const EXTENSIONS: Partial<Record<ExportFormat, string>> = { csv: 'csv', parquet: 'parquet' };
+export const dataFileName = (format: ExportFormat, split: 'train' | 'validation') => `${format}.${split}.${EXTENSIONS[format] ?? 'jsonl'}`;
 
 /** How many samples an export with these options would write, and how many of them contain PII. */
 export function exportSelectionCounts(ctx: ServiceContext, opts: ExportOptions): { total: number; withPii: number } {
@@ -117,7 +120,7 @@ function sessionLabel(s: DatasetSample, r: Resolved, detect: Detect | null, cach
   return label;
 }
 
-interface PageItem {
+export interface PageItem {
   split: 'train' | 'validation';
   sample: DatasetSample;
   content: SampleContent;
@@ -125,7 +128,7 @@ interface PageItem {
 }
 
 /** Yields the planned samples page by page, in rowid order, with their records. */
-async function* exportPages(ctx: ServiceContext, r: Resolved, plan: ExportPlan): AsyncGenerator<PageItem[]> {
+export async function* exportPages(ctx: ServiceContext, r: Resolved, plan: ExportPlan): AsyncGenerator<PageItem[]> {
   const sel = selectionWhere(r);
   const detect = r.includePii ? null : await loadPiiDetector();
   // NOT INDEXED: pages walk the table in rowid order; an index would make SQLite re-sort every
@@ -260,7 +263,11 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
   }
   const target = targetModelOf(r);
   const tally = new ExportTally(r.format, { model: target.model, encoding: target.encoding, limit: target.limit }, await tokenCounter(r));
-  const sinks = { train: new FileSink(path.join(outDir, dataFileName(r.format, 'train'))), validation: new FileSink(path.join(outDir, dataFileName(r.format, 'validation'))) };
+  const sinkFor = (split: 'train' | 'validation') => {
+    const file = path.join(outDir, dataFileName(r.format, split));
+    return r.format === 'parquet' ? new ParquetSink(file, TRAINING_COLUMNS, { exporter: EXPORTER_VERSION }) : new FileSink(file);
+  };
+  const sinks = { train: sinkFor('train'), validation: sinkFor('validation') };
   const header = r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
   const written = { train: 0, validation: 0 };
   let approved = 0;
@@ -272,6 +279,7 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
     for await (const items of exportPages(ctx, r, plan)) {
       if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
       const text = { train: '', validation: '' };
+      const rows: Record<'train' | 'validation', ParquetRow[]> = { train: [], validation: [] };
       for (const it of items) {
         const kept: unknown[] = [];
         for (const rec of it.records) {
@@ -281,7 +289,8 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
           // raw and csv rows carry ids and are never identical; a training record is compared byte for byte
           if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id)) continue;
           if (!written[it.split] && header) text[it.split] += header;
-          text[it.split] += `${line}${r.format === 'csv' ? '\r\n' : '\n'}`;
+          if (r.format === 'parquet') rows[it.split].push({ ...(rec as ParquetRow), split: it.split });
+          else text[it.split] += `${line}${r.format === 'csv' ? '\r\n' : '\n'}`;
           written[it.split]++;
           sinks[it.split].records++;
           kept.push(rec);
@@ -294,8 +303,10 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
           qualityCount++;
         }
       }
-      await sinks.train.write(text.train);
-      await sinks.validation.write(text.validation);
+      for (const split of ['train', 'validation'] as const) {
+        if (sinks[split] instanceof ParquetSink) (sinks[split] as ParquetSink).writeRows(rows[split]);
+        else await sinks[split].write(text[split]);
+      }
       done += items.length;
       ctx.progress?.(done, plan.split.size, 'export');
     }
@@ -311,7 +322,7 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
 interface Finished {
   outDir: string;
   now: number;
-  sinks: { train: FileSink; validation: FileSink };
+  sinks: { train: FileSink | ParquetSink; validation: FileSink | ParquetSink };
   tally: ExportTally;
   approved: number;
   avgQuality: number | null;

@@ -64,7 +64,7 @@ export interface Resolved {
 }
 
 /** Formats that train a model: they render gate and guardian samples, never the annotated turn. */
-export const TRAINING_FORMATS: readonly ExportFormat[] = ['alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto'];
+export const TRAINING_FORMATS: readonly ExportFormat[] = ['alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto', 'parquet'];
 export const PREFERENCE_FORMATS: readonly ExportFormat[] = ['openai-dpo', 'ranking'];
 const TRAINING_TYPES: SampleType[] = ['memory_gate_positive', 'memory_gate_negative', 'write_guardian_decision'];
 

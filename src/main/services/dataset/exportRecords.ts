@@ -17,6 +17,7 @@ import {
   type Task,
 } from './formats';
 import type { DatasetSample, SampleContent } from './types';
+import { trainingRow } from '../parquet/trainingRows';
 
 /** CSV cells that a spreadsheet would run as a formula: = + - @, and a leading tab or carriage return. */
 export const CSV_FORMULA = /^[=+\-@\t\r]/;
@@ -39,6 +40,9 @@ export function recordsOf(format: ExportFormat, s: DatasetSample, content: Sampl
       return [rankingRecord(content)].filter(Boolean);
     case 'kto':
       return ktoRecords(content);
+    case 'parquet':
+      // the split column is set when the row is written
+      return [trainingRow(s, content, 'train', sessionId)];
     case 'raw':
       return [rawRecord(s, content, sessionId)];
     case 'csv':
@@ -62,6 +66,8 @@ export function fitCells(row: (string | number | null)[]): { row: (string | numb
 /** The exact text written for one record (JSON line or CSV row), without the line break. */
 export function recordText(format: ExportFormat, record: unknown): string {
   if (format === 'csv') return Papa.unparse([record as unknown[]], { header: false, newline: '\r\n', escapeFormulae: CSV_FORMULA });
+  // a Parquet row carries ids; what it trains is its Alpaca triple, which the record hash stands for
+  if (format === 'parquet') return (record as { record_hash: string }).record_hash;
   return JSON.stringify(record);
 }
 

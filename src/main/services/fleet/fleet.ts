@@ -8,9 +8,9 @@ import path from 'node:path';
 import { ulid } from 'ulid';
 import { AppError } from '../../../shared/errors';
 import { fileSha256 } from '../dataset/export';
-import { exportableSamples } from '../dataset/exportable';
+import { exportableRows } from '../dataset/exportable';
 import { ParquetTable } from '../parquet/writer';
-import { EXPORTER_VERSION, LINEAGE_COLUMNS, TRAINING_COLUMNS, trainingRow } from '../parquet/trainingRows';
+import { EXPORTER_VERSION, LINEAGE_COLUMNS, TRAINING_COLUMNS } from '../parquet/trainingRows';
 import { commitRun, openFleetState, sweepUncommittedParts, type CommittedSample, type FleetState } from './state';
 import { assignAgentIds, discoverWorkspaces, isSkipped, openMember, type FleetMember, type SkippedWorkspace } from './workspaces';
 import { writeFleetCard, writeManifest, type ManifestFile, type ManifestRun } from './manifest';
@@ -96,10 +96,9 @@ async function exportMember(run: RunContext, member: FleetMember): Promise<Fleet
   };
   try {
     const ctx = { db: opened.db, workspaceDir: member.dir };
-    for await (const { sample, content, sessionLabel } of exportableSamples(ctx, { includePii: run.opts.includePii })) {
+    for await (const { sample, row } of exportableRows(ctx, { includePii: run.opts.includePii })) {
       if (run.state.isExported(member.agent, sample.id)) continue;
       const split = fleetSplitOf(run.state, sample.sessionId, run.trainSplit);
-      const row = trainingRow(sample, content, split, sessionLabel);
       const hash = row.record_hash as string;
       const folded = run.seen.has(hash) || run.state.holderOf(hash) !== undefined;
       run.taken.push({ agent: member.agent, sampleId: sample.id, recordHash: hash, folded, sessionId: sample.sessionId, split });
@@ -108,7 +107,7 @@ async function exportMember(run: RunContext, member: FleetMember): Promise<Fleet
         continue;
       }
       run.seen.set(hash, member.agent);
-      tableFor(split).append({ ...row, agent: member.agent, workspace: member.dir, export_id: run.runId, exporter_version: EXPORTER_VERSION });
+      tableFor(split).append({ ...row, split, agent: member.agent, workspace: member.dir, export_id: run.runId, exporter_version: EXPORTER_VERSION });
       result.added++;
       result[split]++;
     }

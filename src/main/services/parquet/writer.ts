@@ -1,6 +1,7 @@
 // Streaming Parquet tables: rows are buffered per column and flushed as one row group every
 // `rowGroupRows`, so memory stays flat however large the export. The file appears only when it is
 // complete (written as `<file>.partial`, renamed on close), so engines never read half a file.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
@@ -171,5 +172,42 @@ export class ParquetTable {
   abort(): void {
     this.closed = true;
     fs.rmSync(this.partial, { force: true });
+  }
+}
+
+/**
+ * A split's Parquet file in a dataset export, with the same surface as the export's text sinks:
+ * rows are appended as they come, the file exists only once closed, and an unused sink leaves nothing.
+ */
+export class ParquetSink {
+  private table: ParquetTable | null = null;
+  records = 0;
+
+  constructor(
+    readonly finalPath: string,
+    private readonly columns: readonly ParquetColumn[],
+    private readonly metadata: Record<string, string> = {},
+  ) {}
+
+  writeRows(rows: readonly ParquetRow[]): void {
+    if (!rows.length) return;
+    this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
+    for (const row of rows) this.table.append(row);
+  }
+
+  /** Text sinks take text; a Parquet file takes rows only. */
+  async write(text: string): Promise<void> {
+    if (text) throw new AppError('Internal', `${this.finalPath} takes rows, not text`);
+  }
+
+  async close(): Promise<{ name: string; path: string; bytes: number; sha256: string; records: number }> {
+    this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
+    this.table.close();
+    const buf = fs.readFileSync(this.finalPath);
+    return { name: path.basename(this.finalPath), path: this.finalPath, bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex'), records: this.records };
+  }
+
+  abort(): void {
+    this.table?.abort();
   }
 }
