@@ -1,6 +1,7 @@
 // Builds the publishable recorder entry into dist/recorder: one CommonJS bundle for the API, one for
 // its writer thread (better-sqlite3 stays external: a native addon), an ESM wrapper, and .d.ts files.
-// Run by `npm run build:recorder` and before `npm pack`.
+// Run by `npm run build:recorder` and before `npm pack`. An argument builds into another folder
+// (tests do, so parallel builds never replace each other's files).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const out = path.join(root, 'dist', 'recorder');
+const out = process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'dist', 'recorder');
 fs.rmSync(out, { recursive: true, force: true });
 
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['better-sqlite3'], logLevel: 'warning', legalComments: 'none', minify: true, keepNames: true };
@@ -28,7 +29,7 @@ fs.writeFileSync(
   tsconfig,
   JSON.stringify({
     extends: path.join(root, 'tsconfig.json'),
-    compilerOptions: { noEmit: false, declaration: true, emitDeclarationOnly: true, rootDir: path.join(root, 'src'), outDir: path.join(out, 'types'), types: ['node'] },
+    compilerOptions: { noEmit: false, declaration: true, emitDeclarationOnly: true, rootDir: path.join(root, 'src'), outDir: path.join(out, 'types'), types: ['node'], tsBuildInfoFile: null },
     include: [],
     files: [path.join(root, 'src/recorder/index.ts')],
   }),

@@ -37,8 +37,15 @@ afterEach(async () => {
 
 describe.skipIf(!source)('the documented recorder patch on the real plugin', () => {
   if (!source) console.warn(MISSING_PLUGIN('main'));
+  // The package as installed: package.json, migrations and a fresh build of dist/recorder, in a
+  // folder of its own (another test may be building the repository's dist/recorder meanwhile).
+  let pkg = '';
   beforeAll(() => {
-    execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-recorder.mjs')], { cwd: repoRoot, stdio: 'ignore' });
+    pkg = tempWorkspace('recorder-pkg-');
+    fs.copyFileSync(path.join(repoRoot, 'package.json'), path.join(pkg, 'package.json'));
+    fs.symlinkSync(path.join(repoRoot, 'migrations'), path.join(pkg, 'migrations'), 'dir');
+    fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-recorder.mjs'), path.join(pkg, 'dist', 'recorder')], { cwd: repoRoot, stdio: 'ignore' });
   }, 120_000);
 
   it('records turn, decision and write with content; the rows equal the log importer\'s for the same run', async () => {
@@ -54,7 +61,7 @@ describe.skipIf(!source)('the documented recorder patch on the real plugin', () 
       // write_guardian writes USER.md and refuses TOOLS.md
       guardian: (file, current, fact) => (file === 'USER.md' ? appendFact(file, current, fact) : null),
     });
-    const root = pluginRoot(source!, { patch: documentedPatch(), modules: { 'reflection-workbench': repoRoot } });
+    const root = pluginRoot(source!, { patch: documentedPatch(), modules: { 'reflection-workbench': pkg } });
     const plugin = await activatePlugin({ root, llmUrl: llm.url, workspaceDir: workspace });
     const S1: TestSession = { channelId: 'discord', target: 'channel:100' };
     const S2: TestSession = { channelId: 'telegram', target: 'group:200' };
