@@ -159,6 +159,22 @@ describe('browser mode over real HTTP', () => {
     expect(noToken.status).toBe(401);
   });
 
+  it('names a downloaded file with the export\'s download name', async () => {
+    const exportDir = path.join(dir, '.openclaw-reflection', 'exports', 'ds2');
+    fs.mkdirSync(exportDir, { recursive: true });
+    fs.writeFileSync(path.join(exportDir, 'alpaca.train.jsonl'), '{"a":2}\n');
+    web.runtime.session.db
+      .prepare(
+        `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at)
+         VALUES ('exp2', 'ds2', 'alpaca', '[]', ?, ?, 1)`,
+      )
+      .run(exportDir, JSON.stringify([{ name: 'alpaca.train.jsonl', bytes: 8, downloadName: 'agent-one-alpaca-2026-11-25.train.jsonl' }]));
+    const t = await call(port, web.token, 'download-ticket', { exportId: 'exp2', file: 'alpaca.train.jsonl' });
+    const got = await request(port, t.json<{ value: { url: string } }>().value.url);
+    expect(got.status).toBe(200);
+    expect(got.headers['content-disposition']).toBe("attachment; filename*=UTF-8''agent-one-alpaca-2026-11-25.train.jsonl");
+  });
+
   it('is not reachable on any non-loopback address', async () => {
     const addresses = Object.entries(os.networkInterfaces()).flatMap(([name, list]) =>
       (list ?? []).filter((a) => !a.internal).map((a) => (a.address.startsWith('fe80:') ? `${a.address}%${name}` : a.address)),

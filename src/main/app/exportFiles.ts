@@ -49,3 +49,19 @@ export function resolveExportFile(db: DB, workspaceDir: string, exportId: string
   }
   return real;
 }
+
+/**
+ * The name a downloaded file should get: the export's recorded download name
+ * (<workspace>-<format>-<date>.<split>.<ext>) when it has one, else the file's own name.
+ */
+export function downloadNameOf(db: DB, exportId: string, fileName: string): string {
+  const row = db.prepare('SELECT files FROM dataset_exports WHERE id = ?').get(exportId) as { files: string | null } | undefined;
+  try {
+    const files = JSON.parse(row?.files ?? '[]') as { name?: unknown; downloadName?: unknown }[];
+    const hit = files.find((f) => f?.name === fileName);
+    if (typeof hit?.downloadName === 'string' && hit.downloadName) return path.basename(hit.downloadName);
+  } catch {
+    // an unreadable list falls back to the file's own name
+  }
+  return fileName;
+}

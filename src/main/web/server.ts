@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { contracts, isChannel, isDryRun, type ChangeEvent } from '../../shared/contract';
 import type { ErrorKind, Result } from '../../shared/errors';
-import { resolveExportFile } from '../app/exportFiles';
+import { downloadNameOf, resolveExportFile } from '../app/exportFiles';
 import type { AppRuntime } from '../app/runtime';
 import { toEnvelope } from '../ipc/errors';
 import { singleTokenAuth, WebAuth, type Authenticate, type Principal } from './auth';
@@ -161,7 +161,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     res.writeHead(200, {
       'Content-Type': 'application/octet-stream',
       'Content-Length': stat.size,
-      'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(path.basename(file))}`,
+      'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(downloadNameOf(runtime.session.db, exportId, path.basename(file)))}`,
       'Cache-Control': 'no-store',
     });
     fs.createReadStream(file).pipe(res);
