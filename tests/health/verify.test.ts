@@ -91,6 +91,13 @@ describe('history recorded out of order', () => {
     expect(r.breaks).toEqual([]);
     expect(r.events).toEqual([expect.objectContaining({ fileName: 'USER.md', fromSeq: 2, reason: expect.stringMatching(/recorded after later ones/) })]);
     expect(blameFile(ctx, { file: 'USER.md' }).lines.map((l) => l.write?.auditId)).toEqual([a, b, c]);
+    // More old history imported right after: one event covers the run, and the chain still verifies.
+    w(null, '- zero\n', 500);
+    w('- zero\n', '- one\n', 900);
+    const again = verifyChains(ctx);
+    expect(again.breaks).toEqual([]);
+    expect(again.events).toHaveLength(1);
+    expect(again.events[0].fromSeq).toBe(1);
     db.close();
   });
 });

@@ -115,10 +115,20 @@ export function rechain(db: DB, file: MemoryFileName, fromSeq: number, reason: s
     update.run(prev, link, file, r.seq);
     prev = link;
   }
+  // An import of old history inserts many writes in place one after another: one event covers the run.
+  const recent = erasureId
+    ? undefined
+    : (db.prepare('SELECT id FROM memory_chain_events WHERE file_name = ? AND reason = ? AND erasure_id IS NULL AND created_at >= ? ORDER BY created_at DESC LIMIT 1').pluck().get(file, reason, at - COALESCE_MS) as string | undefined);
+  if (recent) {
+    db.prepare('UPDATE memory_chain_events SET from_seq = min(from_seq, ?), new_head = ?, created_at = ? WHERE id = ?').run(fromSeq, prev, at, recent);
+    return;
+  }
   db.prepare('INSERT INTO memory_chain_events (id, file_name, from_seq, reason, erasure_id, old_head, new_head, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
     ulid(), file, fromSeq, reason, erasureId, oldHead ?? null, prev, at,
   );
 }
+
+const COALESCE_MS = 60_000;
 
 /** Chains every version-worthy write not in a chain yet (databases recorded before this feature). Returns how many. */
 export function syncVersions(db: DB, file?: MemoryFileName): number {
