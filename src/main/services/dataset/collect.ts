@@ -114,6 +114,8 @@ interface Draft {
 const DAY = 86_400_000;
 const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
+/** Longest a collection transaction holds the write lock (ms). */
+const TX_BUDGET_MS = 100;
 /** Page cache during collection (KiB). */
 const COLLECT_CACHE_KIB = 65_536;
 
@@ -263,14 +265,21 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
       const rows = st.page.all({ ...params, after, limit: batchSize }) as DecisionRow[];
       if (!rows.length) break;
       after = rows[rows.length - 1].seq;
-      const work = () => {
-        for (const d of rows) collectDecision(d);
-      };
-      if (opts.dryRun) work();
-      else writeTx(ctx.db, work);
+      // A transaction holds the write lock: it ends after TX_BUDGET_MS rather than after a count, so
+      // another writer (live capture on main while this runs in a job worker) waits a bounded time.
+      for (let i = 0; i < rows.length; ) {
+        const started = performance.now();
+        const work = () => {
+          do collectDecision(rows[i++]);
+          while (i < rows.length && performance.now() - started < TX_BUDGET_MS);
+        };
+        if (opts.dryRun) work();
+        else writeTx(ctx.db, work);
+        // let the event loop run between transactions: progress renders, cancellation arrives
+        if (i < rows.length) await new Promise((r) => setImmediate(r));
+      }
       result.decisionsScanned += rows.length;
       ctx.progress?.(result.decisionsScanned, total, 'collect');
-      // let the event loop run between pages: progress renders, cancellation arrives
       await new Promise((r) => setImmediate(r));
     }
   }
