@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { collectSamples } from '../../src/main/services/dataset';
 import { importReflectionLogs } from '../../src/main/services/importers';
 import { saveState } from '../../src/main/services/importers/cursors';
+import { RecorderCore } from '../../src/main/recorder/recorder';
 import { startLiveCapture } from '../../src/main/services/lifecycle/live';
 import { count, dataCounts, lines, newContext, writeFile } from './helpers';
 
@@ -130,6 +131,23 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     expect(ctx.db.prepare('SELECT sum(no_write_count) FROM memory_gate_stats').pluck().get()).toBe(4);
     expect(ctx.db.prepare("SELECT outcome FROM memory_gate_decisions WHERE reason = 'Stable timezone.'").pluck().get()).toBe('guardian_unavailable');
     expect(count(ctx.db, 'write_guardian_audit WHERE turn_id IN (SELECT id FROM conversation_turns WHERE agent_message_content = \'Anything else?\')')).toBe(0);
+  });
+
+  it('folds a snapshot into the transcript turn of the same reply (exact text first), naming the reason', async () => {
+    const ctx = newContext();
+    const { root } = copyFixture(ctx.workspaceDir);
+    // What an OpenClaw transcript import made of S2's second exchange: one turn per reply.
+    const core = new RecorderCore(ctx.db);
+    core.upsertSession({ id: S2, channelId: 'telegram', createdAt: 1, lastActivityAt: 1 });
+    const at = Date.parse('2026-03-20T09:00:05.100Z');
+    const user = { content: 'What is the staging box called again?' };
+    const bluebird = core.insertTurn({ sessionId: S2, userMessage: user, agentReply: { content: "It's bluebird. Done." }, createdAt: at }).id;
+    const done = core.insertTurn({ sessionId: S2, userMessage: user, agentReply: { content: 'Done.' }, createdAt: at + 1100 }).id;
+    const report = await importReflectionLogs(ctx, { source: root });
+    expect(report.ignored['turns already imported from OpenClaw transcripts']).toBe(2);
+    const on = (turn: string) => ctx.db.prepare('SELECT reason FROM memory_gate_decisions WHERE turn_id = ? ORDER BY created_at').pluck().all(turn);
+    expect(on(bluebird)).toEqual(['Recall, nothing new.', 'Same reply again.']);
+    expect(ctx.db.prepare('SELECT kind FROM memory_gate_failures WHERE turn_id = ?').pluck().all(done)).toEqual(['llm_request_failed']);
   });
 
   it('a failed gate run never becomes a training sample, also when it was stored as NO_WRITE before', async () => {

@@ -267,7 +267,7 @@ export class LogReplay {
       return prev.turnId;
     }
     if (!this.store.turnExists(r.id)) {
-      const transcript = this.logs.transcriptTurn(r.key, r.ts - 120_000, r.ts + 60_000, user?.message ?? '', r.message);
+      const transcript = this.logs.transcriptTurn(r.key, r.ts - 120_000, r.ts + 60_000, user?.message ?? '', r.message, r.ts);
       if (transcript) {
         this.report.ignore('turns already imported from OpenClaw transcripts');
         return transcript;

@@ -30,11 +30,13 @@ export class PluginLogStore {
       ),
       setOutcome: db.prepare('UPDATE memory_gate_decisions SET outcome = ? WHERE id = ?'),
       // Only turns another source made (OpenClaw transcripts, the recorder): never a snapshot of these logs.
+      // A transcript turn may hold several replies of one exchange; the exact reply, then the nearest, wins.
       transcriptTurn: db
         .prepare(
-          `SELECT id FROM conversation_turns WHERE session_id = ? AND created_at BETWEEN ? AND ?
+          `SELECT id FROM conversation_turns WHERE session_id = @session AND created_at BETWEEN @from AND @to
              AND json_extract(agent_metadata, '$.snapshotId') IS NULL
-             AND user_message_content = ? AND instr(agent_message_content, ?) > 0 LIMIT 1`,
+             AND user_message_content = @user AND instr(agent_message_content, @reply) > 0
+           ORDER BY agent_message_content = @reply DESC, abs(created_at - @at) LIMIT 1`,
         )
         .pluck(),
       insertRun: db.prepare('INSERT OR IGNORE INTO consolidation_runs (id, at, files, source_file) VALUES (?, ?, ?, ?)'),
@@ -54,8 +56,8 @@ export class PluginLogStore {
     this.s.setOutcome.run(outcome, decisionId);
   }
 
-  transcriptTurn(sessionId: string, from: number, to: number, userContent: string, agentContent: string): string | undefined {
-    return this.s.transcriptTurn.get(sessionId, from, to, userContent, agentContent) as string | undefined;
+  transcriptTurn(sessionId: string, from: number, to: number, userContent: string, agentContent: string, at: number): string | undefined {
+    return this.s.transcriptTurn.get({ session: sessionId, from, to, user: userContent, reply: agentContent, at }) as string | undefined;
   }
 
   insertConsolidationRun(id: string, at: number, files: MemoryFileName[], sourceFile: string): boolean {
