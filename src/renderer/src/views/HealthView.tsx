@@ -29,6 +29,11 @@ export function HealthView() {
     await queryClient.invalidateQueries({ queryKey: ['health.summary'] });
     return r;
   });
+  const opinion = useAction(async () => {
+    const r = await api.call('health.secondOpinion', {});
+    await findings.refetch();
+    return r;
+  });
   // The queue reflects the files as they are now: scan once when the view opens.
   useEffect(() => {
     void scan.run();
@@ -53,11 +58,15 @@ export function HealthView() {
             </select>
           </label>
           <button type="button" onClick={() => void scan.run()} disabled={scan.pending}>{scan.pending ? 'Scanning…' : 'Scan again'}</button>
+          <button type="button" onClick={() => void opinion.run()} disabled={opinion.pending} title="Ask the OpenAI-compatible endpoint set in memoryHealth.secondOpinion (off by default)">
+            {opinion.pending ? 'Asking…' : 'Second opinion'}
+          </button>
         </div>
       </div>
       <div className="pane stack" style={{ overflow: 'auto' }}>
         <HealthCard link={false} />
         <ErrorMessage action="Scanning the memory files" error={scan.error} />
+        <ErrorMessage action="Asking for a second opinion" error={opinion.error} />
         <ErrorMessage action="Loading findings" error={findings.error} onRetry={() => void findings.refetch()} />
         <div className="stack" data-testid="finding-queue">
           {findings.data?.length === 0 && <div className="empty">No {status} findings{kind ? ` of kind ${kind}` : ''}.</div>}
