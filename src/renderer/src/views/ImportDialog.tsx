@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ImportReport } from '../../../shared/contract';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { PickButton } from '../components/PickButton';
 import { ProgressBar } from '../components/ProgressBar';
 import { useApi } from '../lib/api';
 import { isCancelled } from '../lib/errors';
@@ -48,6 +49,7 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
         </label>
         <div className="row-flex">
           <button type="button" className="primary" onClick={start} disabled={!dir.trim() || !!job}>Import</button>
+          <PickButton purpose="importFolder" label="Choose folder…" onPicked={setDir} />
           <button type="button" onClick={onClose}>{job ? 'Hide (keeps running)' : 'Close'}</button>
         </div>
         {job && <ProgressBar progress={{ label: 'Importing', done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />}

@@ -3,6 +3,7 @@
 // uses (settings.validate while typing, settings.set when saving): no rule is repeated here.
 import { useEffect, useState, type ReactNode } from 'react';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { PickButton } from '../components/PickButton';
 import { useApi } from '../lib/api';
 import { useApiQuery } from '../lib/queries';
 import { useAction, useAsync, useDebounced } from '../lib/useAsync';
@@ -109,7 +110,10 @@ export function SettingsView() {
             <section className="card stack">
               <h2>Live capture</h2>
               <Field label="Plugin root folder" hint="The plugin's folder with logs/reflection-YYYY-MM-DD.log. Empty: live capture is off." problems={problemFor('pluginRoot')}>
-                <input value={draft.pluginRoot} onChange={(e) => set({ pluginRoot: e.target.value })} aria-label="Plugin root folder" placeholder="not set: live capture off" />
+                <div className="row-flex">
+                  <input value={draft.pluginRoot} onChange={(e) => set({ pluginRoot: e.target.value })} aria-label="Plugin root folder" placeholder="not set: live capture off" />
+                  <PickButton purpose="importFolder" onPicked={(p) => set({ pluginRoot: p })} />
+                </div>
               </Field>
             </section>
             <section className="card stack">

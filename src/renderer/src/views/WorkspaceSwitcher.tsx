@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { WorkspaceInfo } from '../../../shared/contract';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { PickButton } from '../components/PickButton';
 import { useApi } from '../lib/api';
 import { useAction, useAsync } from '../lib/useAsync';
 import { ImportDialog } from './ImportDialog';
@@ -42,7 +43,10 @@ export function WorkspaceSwitcher({ workspace, onOpened }: { workspace: Workspac
               Folder path
               <input value={dir} onChange={(e) => setDir(e.target.value)} placeholder="/path/to/workspace" />
             </label>
-            <button type="submit" disabled={!dir.trim() || openWs.pending}>Open</button>
+            <div className="row-flex">
+              <button type="submit" disabled={!dir.trim() || openWs.pending}>Open</button>
+              <PickButton purpose="workspace" onPicked={(p) => void openWs.run(p)} />
+            </div>
           </form>
           <ErrorMessage action="Opening the workspace" error={openWs.error} />
           <ErrorMessage action="Loading recent workspaces" error={recent.error} />
