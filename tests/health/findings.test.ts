@@ -9,6 +9,7 @@ import { listFindings, scanMemoryHealth } from '../../src/main/services/health/f
 import { REMOVED_MARK, removeSecretsOfWrite, resolveFinding } from '../../src/main/services/health/resolve';
 import { flagsForAudits } from '../../src/main/services/health/secrets';
 import { verifyChains } from '../../src/main/services/health/verify';
+import { withMemoryFileLock } from '../../src/main/files/memoryFiles';
 import { tempWorkspace } from '../helpers/workspace';
 import { evaluateConflictPairs } from './conflictEval';
 
@@ -60,6 +61,25 @@ describe('contradictions and duplicates in the demo memory', () => {
     expect(blameFile(ctx, { file: 'USER.md' }).headSeq).toBeGreaterThan(1);
     expect(await resolveFinding(ctx, { id: phone.id, action: 'dismiss' }).catch((e) => e.kind)).toBe('Conflict');
     expect(verifyChains(ctx).ok).toBe(true);
+    ctx.db.close();
+  });
+
+  it('edits the file under its lock, so a write made while it waited is kept', async () => {
+    const ctx = demo();
+    const phone = scanMemoryHealth(ctx).open.find((f) => f.attribute === 'phone')!;
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const plugin = withMemoryFileLock(ctx.workspaceDir, 'USER.md', () => held);
+    await new Promise((r) => setTimeout(r, 100));
+    const resolving = resolveFinding(ctx, { id: phone.id, action: 'keep', keep: 0 });
+    await new Promise((r) => setTimeout(r, 300));
+    fs.appendFileSync(path.join(ctx.workspaceDir, 'USER.md'), '- written by the plugin while the curator waited\n');
+    release();
+    await plugin;
+    await resolving;
+    const text = userLines(ctx).join('\n');
+    expect(text).toContain('- written by the plugin while the curator waited');
+    expect(text.split('\n').filter((l) => /phone for urgent issues/.test(l))).toHaveLength(1);
     ctx.db.close();
   });
 

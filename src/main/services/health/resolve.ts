@@ -1,11 +1,13 @@
-// Resolving findings and removing secrets: each file change is a guardian retry with supplied
-// content (the same journalled, locked, atomic write path as rollback), linked to a correction of
-// the write that introduced the stale or sensitive line.
+// Resolving findings and removing secrets: each file change is a guardian retry write (the same
+// journalled, locked, atomic write path as rollback), linked to a correction of the write that
+// introduced the stale or sensitive line.
 import type { MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
-import { correctWrite, recordExternalChanges, retryWrite } from '../guardian';
+import { ulid } from 'ulid';
+import { correctWrite, recordExternalChanges } from '../guardian';
+import { executeFileOperation, withFileOperation, type RetryPlan } from '../guardian/operations';
 import { getAuditRow } from '../guardian/rows';
-import { actorOf, type ServiceContext } from '../context';
+import { actorOf, nowOf, type ServiceContext } from '../context';
 import { readMemoryFile } from '../../files/memoryFiles';
 import { blameFile } from './blame';
 import { statementOf } from './conflicts';
@@ -36,30 +38,44 @@ function locate(lines: string[], edit: LineEdit, file: string): number {
   return at;
 }
 
-/** Applies line edits to one memory file as a recorded curator write, with one correction per edited line. */
+/**
+ * Applies line edits to one memory file as a recorded curator write (a guardian retry: journalled,
+ * locked, atomic, like rollback), with one correction per edited line. The file is read and edited
+ * while holding its lock, so a write the plugin makes meanwhile is never overwritten.
+ */
 export async function applyLineEdits(ctx: ServiceContext, file: MemoryFileName, edits: LineEdit[], reason: string, by?: string): Promise<FileChange> {
   recordExternalChanges(ctx, [file]);
-  const current = readMemoryFile(ctx.workspaceDir, file) ?? '';
-  const lines = current.split('\n');
-  const located = edits.map((e) => ({ e, at: locate(lines, e, file) })).sort((x, y) => y.at - x.at);
-  const writers = located.map(({ at }) => blameFile(ctx, { file, line: at + 1 }).lines[0].write?.auditId ?? null);
-  const fallback = headVersion(ctx.db, file)?.audit_id;
-  const related = writers.find((w): w is string => w !== null) ?? fallback;
-  if (!related) throw new AppError('Conflict', `${file} has no recorded write yet to attach a curator write to; run \`reflection guardian reconcile\` first`);
-  for (const { e, at } of located) {
-    if (e.replacement === null) lines.splice(at, 1);
-    else lines[at] = e.replacement;
-  }
-  // The curator write's fact says what memory holds now; never the removed value (the retry would otherwise copy the stale write's fact).
-  const first = edits[0];
-  const fact = first.correction.fact ?? (first.replacement !== null ? statementOf(first.replacement) : `removed: ${statementOf(first.text)}`);
-  const retry = await retryWrite(ctx, { auditId: related, content: lines.join('\n'), fact, reason, by: by ?? actorOf(ctx) });
-  // Corrections only once the file is written, each linked to that write: a refused write leaves none behind.
-  const correctionIds = located.flatMap(({ e }, i) => {
-    const auditId = writers[i];
-    return auditId ? [correctWrite(ctx, { auditId, file, by, retryAuditId: retry.retryAuditId!, ...e.correction }).id] : [];
+  const actor = by ?? actorOf(ctx);
+  return withFileOperation(ctx, file, undefined, async () => {
+    const current = readMemoryFile(ctx.workspaceDir, file) ?? '';
+    const lines = current.split('\n');
+    const located = edits.map((e) => ({ e, at: locate(lines, e, file) })).sort((x, y) => y.at - x.at);
+    const writers = located.map(({ at }) => blameFile(ctx, { file, line: at + 1 }).lines[0].write?.auditId ?? null);
+    const related = writers.find((w): w is string => w !== null) ?? headVersion(ctx.db, file)?.audit_id;
+    if (!related) throw new AppError('Conflict', `${file} has no recorded write yet to attach a curator write to; run \`reflection guardian reconcile\` first`);
+    for (const { e, at } of located) {
+      if (e.replacement === null) lines.splice(at, 1);
+      else lines[at] = e.replacement;
+    }
+    const planned = lines.join('\n');
+    if (planned === current) throw new AppError('Invalid', `${file} already says that; nothing to write`);
+    const audit = getAuditRow(ctx.db, related);
+    const at = nowOf(ctx);
+    // The curator write's fact says what memory holds now, never the removed value.
+    const first = edits[0];
+    const fact = first.correction.fact ?? (first.replacement !== null ? statementOf(first.replacement) : `removed: ${statementOf(first.text)}`);
+    const plan: RetryPlan = {
+      type: 'retry', originalAuditId: related, newAuditId: ulid(at), by: actor, reason, fact,
+      sessionId: audit.session_id, turnId: audit.turn_id, correctionId: null, createdAt: at,
+    };
+    await executeFileOperation(ctx, file, current, planned, plan);
+    // Corrections only once the file is written, each linked to that write: a refused write leaves none behind.
+    const correctionIds = located.flatMap(({ e }, i) => {
+      const auditId = writers[i];
+      return auditId ? [correctWrite(ctx, { auditId, file, by: actor, retryAuditId: plan.newAuditId, ...e.correction }).id] : [];
+    });
+    return { fileName: file, retryAuditId: plan.newAuditId, correctionIds };
   });
-  return { fileName: file, retryAuditId: retry.retryAuditId!, correctionIds };
 }
 
 const asBulletLike = (original: string, text: string) => {
