@@ -49,12 +49,14 @@ describe('queued recorder', () => {
     const loop = monitorEventLoopDelay({ resolution: 1 });
     loop.enable();
     let slowestCall = 0;
+    const callMs: number[] = [];
     let replies = 1;
     while (Date.now() - lockedAt < 4500) {
       for (let k = 0; k < 3; k++) {
         const t = performance.now();
         recordReply(recorder, replies++);
-        slowestCall = Math.max(slowestCall, performance.now() - t);
+        callMs.push(performance.now() - t);
+        slowestCall = Math.max(slowestCall, callMs[callMs.length - 1]);
       }
       await new Promise((r) => setTimeout(r, 20)); // a busy gateway: a few replies every 20 ms
     }
@@ -65,11 +67,14 @@ describe('queued recorder', () => {
     const closeMs = performance.now() - closing;
     await holderDone;
     const delayP99 = loop.percentile(99) / 1e6;
+    const callP99 = callMs.sort((a, b) => a - b)[Math.floor(callMs.length * 0.99)];
     const delayMax = loop.max / 1e6;
-    console.log(`recorder under a 5 s lock: ${replies} replies (3 events each); slowest call ${slowestCall.toFixed(2)} ms; event-loop delay p99 ${delayP99.toFixed(1)} ms, max ${delayMax.toFixed(1)} ms; ${waitingDuringLock} events queued while locked, written in ${closeMs.toFixed(0)} ms after`);
+    console.log(`recorder under a 5 s lock: ${replies} replies (3 events each); reply recorded in p99 ${callP99.toFixed(2)} ms, slowest ${slowestCall.toFixed(2)} ms; event-loop delay p99 ${delayP99.toFixed(1)} ms, max ${delayMax.toFixed(1)} ms; ${waitingDuringLock} events queued while locked, written in ${closeMs.toFixed(0)} ms after`);
     expect(waitingDuringLock).toBeGreaterThan(0); // the writer really was held up
-    // What the recorder itself holds the loop for: each call returns within a few ms.
-    expect(slowestCall).toBeLessThan(10);
+    // What the recorder itself holds the loop for: a reply's three calls return within a few ms
+    // (the slowest may include a GC pause on a loaded machine).
+    expect(callP99).toBeLessThan(3);
+    expect(slowestCall).toBeLessThan(25);
     // A recorder writing on this thread would stall the loop for the whole 5 s lock; the bound leaves
     // room for a shared, busy CI machine (GC, other processes), and the numbers are printed above.
     expect(delayMax).toBeLessThan(1000);
