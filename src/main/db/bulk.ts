@@ -23,3 +23,32 @@ export async function withoutMmap<T>(db: DB, fn: () => Promise<T>): Promise<T> {
     }
   }
 }
+
+/** WAL pages between automatic checkpoints during bulk work (64 MiB of 4 KiB pages). */
+const BULK_AUTOCHECKPOINT_PAGES = 16_384;
+const checkpointing = new WeakMap<DB, { depth: number; previous: number }>();
+
+/**
+ * Bulk writers commit often (a transaction is bounded by time so other writers get in), and every
+ * commit that passes the default 1,000-page WAL checkpoints: random-key index pages are then copied
+ * to the database again and again. A larger WAL for the duration lets a page rewritten by many
+ * commits be checkpointed once; the setting is restored at the end.
+ */
+export async function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T> {
+  const held = checkpointing.get(db);
+  if (held) held.depth++;
+  else {
+    const previous = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    checkpointing.set(db, { depth: 1, previous });
+    if (previous > 0 && previous < BULK_AUTOCHECKPOINT_PAGES) db.pragma(`wal_autocheckpoint = ${BULK_AUTOCHECKPOINT_PAGES}`);
+  }
+  try {
+    return await fn();
+  } finally {
+    const state = checkpointing.get(db)!;
+    if (--state.depth === 0) {
+      checkpointing.delete(db);
+      if (db.open) db.pragma(`wal_autocheckpoint = ${state.previous}`);
+    }
+  }
+}

@@ -17,7 +17,7 @@ import { scoreQuality, type LabelEvidence, type QualityFactors } from './quality
 import { jaccard } from './similarity';
 import { listFutureCorrections, matchFutureCorrections } from '../guardian/corrections';
 import type { AnnotatedTurnSample, Message, SampleContent, SampleFeedback, SampleLabels, TurnLabel } from './types';
-import { withoutMmap } from '../../db/bulk';
+import { withBulkCheckpoints, withoutMmap } from '../../db/bulk';
 
 export interface CollectOptions {
   /** ms since epoch (inclusive) */
@@ -250,7 +250,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
   const cacheKiB = cacheSize < 0 ? -cacheSize : (cacheSize * (ctx.db.pragma('page_size', { simple: true }) as number)) / 1024;
   if (cacheKiB < COLLECT_CACHE_KIB) ctx.db.pragma(`cache_size = -${COLLECT_CACHE_KIB}`);
   try {
-    await withoutMmap(ctx.db, collectPages);
+    await withoutMmap(ctx.db, () => withBulkCheckpoints(ctx.db, collectPages));
   } finally {
     if (cacheKiB < COLLECT_CACHE_KIB) ctx.db.pragma(`cache_size = ${cacheSize}`);
   }
