@@ -38,3 +38,12 @@ export function throughWriteGate<T>(run: () => T): T {
     Atomics.notify(view, 0);
   }
 }
+
+/**
+ * Job side: true while main has a writer waiting for the lock. A bulk job checks it inside a long
+ * transaction and commits early, so it can keep transactions large (fewer WAL copies of the same
+ * pages) and still let main in within one unit of work. Always false outside a job worker.
+ */
+export function mainWriterWaiting(): boolean {
+  return gate !== null && gate.role === 'job' && Atomics.load(gate.view, 0) > 0;
+}

@@ -18,6 +18,7 @@ import { jaccard } from './similarity';
 import { listFutureCorrections, matchFutureCorrections } from '../guardian/corrections';
 import type { AnnotatedTurnSample, Message, SampleContent, SampleFeedback, SampleLabels, TurnLabel } from './types';
 import { withBulkCheckpoints, withoutMmap } from '../../db/bulk';
+import { mainWriterWaiting } from '../../db/writeGate';
 
 export interface CollectOptions {
   /** ms since epoch (inclusive) */
@@ -114,8 +115,8 @@ interface Draft {
 const DAY = 86_400_000;
 const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
-/** Longest a collection transaction holds the write lock (ms). */
-const TX_BUDGET_MS = 100;
+/** Longest a collection transaction holds the write lock when nobody waits for it (ms). */
+const TX_BUDGET_MS = 2000;
 /** Page cache during collection (KiB). */
 const COLLECT_CACHE_KIB = 65_536;
 
@@ -240,10 +241,10 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
   };
   const params = { since, until, session: opts.sessionId ?? null };
   const total = st.count.get(params) as number;
-  const batchSize = opts.batchSize ?? 500;
+  const batchSize = opts.batchSize ?? 2000;
   let after = 0;
   ctx.progress?.(0, total, 'collect');
-  // A page of decisions writes ~2,500 rows spread over a dozen indexes (random fingerprints and band
+  // A transaction writes thousands of rows spread over a dozen indexes (random fingerprints and band
   // keys): with the connection's small default page cache SQLite spills and re-reads pages all the
   // time. A larger cache for this job only, restored afterwards.
   const cacheSize = ctx.db.pragma('cache_size', { simple: true }) as number;
@@ -265,22 +266,23 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
       const rows = st.page.all({ ...params, after, limit: batchSize }) as DecisionRow[];
       if (!rows.length) break;
       after = rows[rows.length - 1].seq;
-      // A transaction holds the write lock: it ends after TX_BUDGET_MS rather than after a count, so
-      // another writer (live capture on main while this runs in a job worker) waits a bounded time.
-      for (let i = 0; i < rows.length; ) {
+      // A transaction holds the write lock. Large ones copy fewer pages to the WAL, so one runs for a
+      // page, but at most TX_BUDGET_MS, and ends at once when main has a writer waiting (live capture
+      // while this runs in a job worker): that writer waits for one decision, not for the page.
+      for (let i = 0; i < rows.length && !ctx.signal?.aborted; ) {
         const started = performance.now();
         const work = () => {
           do collectDecision(rows[i++]);
-          while (i < rows.length && performance.now() - started < TX_BUDGET_MS);
+          while (i < rows.length && performance.now() - started < TX_BUDGET_MS && !mainWriterWaiting());
         };
+        const from = i;
         if (opts.dryRun) work();
         else writeTx(ctx.db, work);
+        result.decisionsScanned += i - from;
+        ctx.progress?.(result.decisionsScanned, total, 'collect');
         // let the event loop run between transactions: progress renders, cancellation arrives
-        if (i < rows.length) await new Promise((r) => setImmediate(r));
+        await new Promise((r) => setImmediate(r));
       }
-      result.decisionsScanned += rows.length;
-      ctx.progress?.(result.decisionsScanned, total, 'collect');
-      await new Promise((r) => setImmediate(r));
     }
   }
 

@@ -25,6 +25,11 @@ const ESTIMATE_MARGIN = 0.3;
 const BAND_CANDIDATES = 64;
 /** Entries per cache (least recently used go first; a miss reads the database): tens of MB at most. */
 const CACHE_LIMIT = 100_000;
+/**
+ * Cached leaders carry their unit and its shingle codes (about 2 KB each): fewer of them keep a long
+ * collection's live heap flat (a miss reads the leader back and rebuilds its codes).
+ */
+const LEADER_CACHE_LIMIT = 20_000;
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
 
@@ -70,10 +75,10 @@ const numbersOf = (unit: string) => (unit.match(/\d+/g) ?? []).join(' ');
 const namespaceOf = (unit: string) => unit.slice(0, unit.indexOf('\n'));
 
 /** Least-recently-used bound: a Map iterates in insertion order, so the first key is the oldest. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+function remember<K, V>(map: Map<K, V>, key: K, value: V, limit = CACHE_LIMIT): void {
   map.delete(key);
   map.set(key, value);
-  if (map.size > CACHE_LIMIT) map.delete(map.keys().next().value as K);
+  if (map.size > limit) map.delete(map.keys().next().value as K);
 }
 
 export interface ClusterAssignment {
@@ -191,7 +196,7 @@ export class Deduper {
     if (this.planned) return this.plan(sampleId, a);
     if (a.clusterId !== sampleId) return;
     this.insertSignature.run(sampleId, a.clusterId, a.signature, a.unit);
-    remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit });
+    remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit }, LEADER_CACHE_LIMIT);
     this.insertBands.run(a.bandKeys.flatMap((k) => [k, sampleId]));
     for (const k of a.bandKeys) {
       const list = this.bandCache.get(k);
@@ -249,7 +254,7 @@ export class Deduper {
       // a leader of the old scheme (no unit) cannot be compared: reclusterSamples rebuilds those
       c = row && row.unit !== null ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature), unit: row.unit } : null;
     }
-    remember(this.signatureCache, id, c);
+    remember(this.signatureCache, id, c, LEADER_CACHE_LIMIT);
     return c;
   }
 }
