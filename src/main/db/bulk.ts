@@ -1,54 +1,48 @@
 import type { DB } from './connection';
 
-// Bulk work (imports, dataset collection and export) touches every index page it reads or updates. Read
-// through a memory map, each of those pages stays resident in the process. With the map off for the
-// duration, reads go through SQLite's small page cache and the OS cache instead, so the process's memory
-// stays bounded whatever the database size.
-const unmapped = new WeakMap<DB, { depth: number; previous: number }>();
+// Connection settings for the duration of bulk work (imports, dataset collection and export), nested
+// calls sharing one change: the outermost call sets the pragma and restores the previous value.
+const held = new WeakMap<DB, Map<string, { depth: number; previous: number }>>();
 
-export async function withoutMmap<T>(db: DB, fn: () => Promise<T>): Promise<T> {
-  const held = unmapped.get(db);
-  if (held) held.depth++;
+async function withPragma<T>(db: DB, pragma: string, wanted: (previous: number) => number | null, fn: () => Promise<T>): Promise<T> {
+  let settings = held.get(db);
+  if (!settings) held.set(db, (settings = new Map()));
+  const state = settings.get(pragma);
+  if (state) state.depth++;
   else {
-    unmapped.set(db, { depth: 1, previous: db.pragma('mmap_size', { simple: true }) as number });
-    db.pragma('mmap_size = 0');
+    const previous = db.pragma(pragma, { simple: true }) as number;
+    settings.set(pragma, { depth: 1, previous });
+    const value = wanted(previous);
+    if (value !== null && value !== previous) db.pragma(`${pragma} = ${value}`);
   }
   try {
     return await fn();
   } finally {
-    const state = unmapped.get(db)!;
-    if (--state.depth === 0) {
-      unmapped.delete(db);
-      if (db.open) db.pragma(`mmap_size = ${state.previous}`);
+    const s = settings.get(pragma)!;
+    if (--s.depth === 0) {
+      settings.delete(pragma);
+      if (db.open) db.pragma(`${pragma} = ${s.previous}`);
     }
   }
 }
 
+// Bulk work touches every index page it reads or updates. Read through a memory map, each of those
+// pages stays resident in the process. With the map off for the duration, reads go through SQLite's
+// small page cache and the OS cache instead, so the process's memory stays bounded whatever the
+// database size.
+export function withoutMmap<T>(db: DB, fn: () => Promise<T>): Promise<T> {
+  return withPragma(db, 'mmap_size', () => 0, fn);
+}
+
 /** WAL pages between automatic checkpoints during bulk work (64 MiB of 4 KiB pages). */
 const BULK_AUTOCHECKPOINT_PAGES = 16_384;
-const checkpointing = new WeakMap<DB, { depth: number; previous: number }>();
 
 /**
- * Bulk writers commit often (a transaction is bounded by time so other writers get in), and every
- * commit that passes the default 1,000-page WAL checkpoints: random-key index pages are then copied
- * to the database again and again. A larger WAL for the duration lets a page rewritten by many
- * commits be checkpointed once; the setting is restored at the end.
+ * Bulk writers commit often (a transaction is bounded so other writers get in), and every commit
+ * that passes the default 1,000-page WAL checkpoints: random-key index pages are then copied to the
+ * database again and again. A larger WAL for the duration lets a page rewritten by many commits be
+ * checkpointed once.
  */
-export async function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T> {
-  const held = checkpointing.get(db);
-  if (held) held.depth++;
-  else {
-    const previous = db.pragma('wal_autocheckpoint', { simple: true }) as number;
-    checkpointing.set(db, { depth: 1, previous });
-    if (previous > 0 && previous < BULK_AUTOCHECKPOINT_PAGES) db.pragma(`wal_autocheckpoint = ${BULK_AUTOCHECKPOINT_PAGES}`);
-  }
-  try {
-    return await fn();
-  } finally {
-    const state = checkpointing.get(db)!;
-    if (--state.depth === 0) {
-      checkpointing.delete(db);
-      if (db.open) db.pragma(`wal_autocheckpoint = ${state.previous}`);
-    }
-  }
+export function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T> {
+  return withPragma(db, 'wal_autocheckpoint', (previous) => (previous > 0 && previous < BULK_AUTOCHECKPOINT_PAGES ? BULK_AUTOCHECKPOINT_PAGES : null), fn);
 }
