@@ -68,12 +68,18 @@ describe('contradictions and duplicates in the demo memory', () => {
     const ctx = demo();
     const phone = scanMemoryHealth(ctx).open.find((f) => f.attribute === 'phone')!;
     let release!: () => void;
+    let taken!: () => void;
     const held = new Promise<void>((r) => (release = r));
-    const plugin = withMemoryFileLock(ctx.workspaceDir, 'USER.md', () => held);
-    await new Promise((r) => setTimeout(r, 100));
+    const lockTaken = new Promise<void>((r) => (taken = r));
+    // the plugin holds the lock first and writes under it, as the real plugin does
+    const plugin = withMemoryFileLock(ctx.workspaceDir, 'USER.md', async () => {
+      taken();
+      await held;
+      fs.appendFileSync(path.join(ctx.workspaceDir, 'USER.md'), '- written by the plugin while the curator waited\n');
+    });
+    await lockTaken;
     const resolving = resolveFinding(ctx, { id: phone.id, action: 'keep', keep: 0 });
     await new Promise((r) => setTimeout(r, 300));
-    fs.appendFileSync(path.join(ctx.workspaceDir, 'USER.md'), '- written by the plugin while the curator waited\n');
     release();
     await plugin;
     await resolving;

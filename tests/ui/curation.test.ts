@@ -108,6 +108,8 @@ describe('dataset curation', () => {
     await go(page, '#/review', '[data-testid=review-sample]');
     const id = (await shownSample())!;
     await page.keyboard.press('e');
+    // the editor opens field by field; raw JSON is the fallback the keyboard flow uses here
+    await page.locator('[data-testid=editor-raw-json]').click();
     const editor = page.getByLabel('Sample content (JSON)');
     await editor.waitFor();
     const content = JSON.parse(await editor.inputValue()) as Record<string, unknown>;
