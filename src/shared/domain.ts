@@ -32,7 +32,7 @@ export function decisionForFile(file: MemoryFileName): GateDecision {
 export const AUDIT_STATUSES = ['written', 'refused', 'failed', 'skipped', 'rolled_back'] as const;
 export type AuditStatus = (typeof AUDIT_STATUSES)[number];
 
-export const AUDIT_SOURCES = ['plugin', 'external', 'rollback', 'retry'] as const;
+export const AUDIT_SOURCES = ['plugin', 'external', 'rollback', 'retry', 'consolidation'] as const;
 export type AuditSource = (typeof AUDIT_SOURCES)[number];
 
 export const SAMPLE_TYPES = [

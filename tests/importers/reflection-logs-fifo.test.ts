@@ -176,10 +176,12 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     fs.writeFileSync(path.join(ctx.workspaceDir, 'USER.md'), '# User\n\n- edited by hand\n');
     fs.writeFileSync(log, lines(LOG).join('\n') + '\n');
     await importReflectionLogs(ctx, { source: root });
-    const writes = ctx.db.prepare("SELECT target_file AS file, json_extract(metadata, '$.origin') AS origin, lines_removed AS removed FROM write_guardian_audit WHERE source = 'external' ORDER BY target_file").all();
+    const writes = ctx.db
+      .prepare("SELECT target_file AS file, source, json_extract(metadata, '$.origin') AS origin, lines_removed AS removed FROM write_guardian_audit WHERE source IN ('external', 'consolidation') ORDER BY target_file")
+      .all();
     expect(writes).toEqual([
-      { file: 'MEMORY.md', origin: 'consolidation', removed: 1 },
-      { file: 'USER.md', origin: null, removed: 0 },
+      { file: 'MEMORY.md', source: 'consolidation', origin: 'consolidation', removed: 1 },
+      { file: 'USER.md', source: 'external', origin: null, removed: 0 },
     ]);
   });
 

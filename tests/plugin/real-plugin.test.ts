@@ -196,8 +196,9 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
     expect(fs.readFileSync(path.join(workspace, 'MEMORY.md'), 'utf8')).not.toContain('staging is bluebird');
     await until(() => (ctx.db.prepare("SELECT count(*) FROM write_guardian_audit WHERE json_extract(metadata, '$.origin') = 'consolidation'").pluck().get() as number) === 1, 5000, 'the consolidation write');
     await capture.stop();
-    const write = ctx.db.prepare("SELECT target_file, source, diff FROM write_guardian_audit WHERE json_extract(metadata, '$.origin') = 'consolidation'").get() as { target_file: string; diff: string };
+    const write = ctx.db.prepare("SELECT target_file, source, diff FROM write_guardian_audit WHERE json_extract(metadata, '$.origin') = 'consolidation'").get() as { target_file: string; source: string; diff: string };
     expect(write.target_file).toBe('MEMORY.md');
+    expect(write.source).toBe('consolidation');
     expect(write.diff).toContain('-- staging is bluebird');
   });
 });

@@ -3,6 +3,9 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors';
 
+/** First-line marker of a migration that rebuilds a referenced table (see migrate). */
+const FOREIGN_KEYS_OFF = /^--\s*migrate:\s*foreign-keys-off\b/m;
+
 export interface Migration {
   version: number;
   name: string;
@@ -84,6 +87,11 @@ export function migrate(db: Database.Database, opts: { file?: string; migrations
     fs.copyFileSync(opts.file, backupPath);
   }
 
+  // SQLite cannot alter a constraint: a migration that rebuilds a table others reference says so
+  // with this marker, and runs the documented way: foreign keys off around the transaction (the
+  // pragma is a no-op inside one), then foreign_key_check before commit, so nothing dangles.
+  const fkOff = pending.some((m) => FOREIGN_KEYS_OFF.test(m.sql));
+  const fkWasOn = db.pragma('foreign_keys', { simple: true }) === 1;
   const apply = db.transaction(() => {
     for (const m of pending) {
       try {
@@ -93,7 +101,16 @@ export function migrate(db: Database.Database, opts: { file?: string; migrations
       }
       db.pragma(`user_version = ${m.version}`);
     }
+    if (fkOff) {
+      const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
+      if (broken.length) throw new AppError('Internal', `migration left ${broken.length} broken references (first: ${broken[0]!.table} -> ${broken[0]!.parent})`);
+    }
   });
-  apply.immediate();
+  if (fkOff) db.pragma('foreign_keys = OFF');
+  try {
+    apply.immediate();
+  } finally {
+    if (fkOff && fkWasOn) db.pragma('foreign_keys = ON');
+  }
   return { from: current, to: latest, applied: pending.map((m) => m.name), backupPath };
 }

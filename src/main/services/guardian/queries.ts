@@ -216,6 +216,8 @@ function whoOf(r: HistoryRow): string {
       return `plugin${r.llm_model ? ` (${r.llm_model})` : ''}${r.session_id ? ` in ${r.session_id}` : ''}`;
     case 'external':
       return 'external edit';
+    case 'consolidation':
+      return "the plugin's consolidation";
     case 'rollback':
       return `rollback by ${meta.by ?? 'curator'}`;
     case 'retry':

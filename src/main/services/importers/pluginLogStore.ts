@@ -92,7 +92,7 @@ export function claimConsolidationWrites(db: DB): string[] {
     .prepare(`SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND source = 'plugin' AND status = 'written' AND created_at > ? AND created_at < ? LIMIT 1`)
     .pluck();
   const relabel = db.prepare(
-    `UPDATE write_guardian_audit SET reason = 'rewritten by the plugin''s scheduled consolidation',
+    `UPDATE write_guardian_audit SET source = 'consolidation', reason = 'rewritten by the plugin''s scheduled consolidation',
        metadata = json_patch(coalesce(metadata, '{}'), json_object('origin', 'consolidation', 'consolidationRun', ?))
      WHERE id = ?`,
   );
