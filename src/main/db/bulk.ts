@@ -46,3 +46,11 @@ const BULK_AUTOCHECKPOINT_PAGES = 16_384;
 export function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T> {
   return withPragma(db, 'wal_autocheckpoint', (previous) => (previous > 0 && previous < BULK_AUTOCHECKPOINT_PAGES ? BULK_AUTOCHECKPOINT_PAGES : null), fn);
 }
+
+/**
+ * Main's connection while a job worker writes in bulk: the worker's connection checkpoints its large
+ * WAL; main's small commits must not, or each would copy the job's pages on main's thread.
+ */
+export function withoutAutoCheckpoint<T>(db: DB, fn: () => Promise<T>): Promise<T> {
+  return withPragma(db, 'wal_autocheckpoint', () => 0, fn);
+}

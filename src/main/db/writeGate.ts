@@ -47,3 +47,16 @@ export function throughWriteGate<T>(run: () => T): T {
 export function mainWriterWaiting(): boolean {
   return gate !== null && gate.role === 'job' && Atomics.load(gate.view, 0) > 0;
 }
+
+/** SQLite's busy handler sleeps at most 100 ms between tries: a longer gap is one it cannot miss. */
+const BUSY_HANDLER_GAP_MS = 110;
+
+/**
+ * Job side, after a transaction that ran its full time budget: a pause a sleeping busy handler is sure
+ * to notice, for main's writes that do not go through writeTx (autocommit statements, which the gate
+ * cannot count). Outside a job worker it returns at once.
+ */
+export function pauseForUncountedWriters(): Promise<void> {
+  if (!gate || gate.role !== 'job') return Promise.resolve();
+  return new Promise((resolve) => setTimeout(resolve, BUSY_HANDLER_GAP_MS));
+}

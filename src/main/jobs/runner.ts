@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../shared/errors';
-import type { WorkspaceSession } from '../app/session';
+import type { WorkspaceSession } from '../ipc/session';
+import { withoutAutoCheckpoint } from '../db/bulk';
 import { writeGateBuffer } from '../db/writeGate';
 import type { Handlers, HandlerEnv } from '../ipc/registry';
 import type { ServiceContext } from '../services/context';
@@ -85,7 +86,8 @@ export function offloadJobs(handlers: Handlers, overridden: Partial<Handlers> = 
     const original = handlers[channel] as (input: unknown, ctx: ServiceContext, env: HandlerEnv) => unknown;
     out[channel] = (input: unknown, ctx: ServiceContext, env: HandlerEnv) => {
       if (inProcess() || ctx.now) return original(input, ctx, env);
-      return runInWorker(jobData(channel, input, env.session, ctx), ctx);
+      const data = jobData(channel, input, env.session, ctx);
+      return withoutAutoCheckpoint(env.session.db, () => runInWorker(data, ctx));
     };
   }
   return out as Handlers;

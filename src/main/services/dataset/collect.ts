@@ -18,7 +18,7 @@ import { jaccard } from './similarity';
 import { listFutureCorrections, matchFutureCorrections } from '../guardian/corrections';
 import type { AnnotatedTurnSample, Message, SampleContent, SampleFeedback, SampleLabels, TurnLabel } from './types';
 import { withBulkCheckpoints, withoutMmap } from '../../db/bulk';
-import { mainWriterWaiting } from '../../db/writeGate';
+import { mainWriterWaiting, pauseForUncountedWriters } from '../../db/writeGate';
 
 export interface CollectOptions {
   /** ms since epoch (inclusive) */
@@ -116,7 +116,7 @@ const DAY = 86_400_000;
 const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
 /** Longest a collection transaction holds the write lock when nobody waits for it (ms). */
-const TX_BUDGET_MS = 2000;
+const TX_BUDGET_MS = 1000;
 /** Page cache during collection (KiB). */
 const COLLECT_CACHE_KIB = 65_536;
 
@@ -281,7 +281,8 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
         result.decisionsScanned += i - from;
         ctx.progress?.(result.decisionsScanned, total, 'collect');
         // let the event loop run between transactions: progress renders, cancellation arrives
-        await new Promise((r) => setImmediate(r));
+        if (!opts.dryRun && performance.now() - started >= TX_BUDGET_MS) await pauseForUncountedWriters();
+        else await new Promise((r) => setImmediate(r));
       }
     }
   }
