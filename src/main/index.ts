@@ -8,7 +8,7 @@ import type * as Electron from 'electron';
 import { CHANGE_EVENT_CHANNEL } from '../shared/contract';
 import { openInitialWorkspace } from './app/firstRun';
 import { menuTemplate } from './app/menu';
-import type { PickPurpose } from './app/pathPolicy';
+import type { PickPurpose } from './ipc/pathPolicy';
 import { createAppRuntime, type AppRuntime } from './app/runtime';
 import { installContentsSecurity, installSessionSecurity, secureWebPreferences } from './app/windowSecurity';
 import { loadWindowState, saveWindowState, type WindowState } from './app/windowState';

@@ -8,7 +8,7 @@ import { createAppRuntime, type AppRuntime } from '../../src/main/app/runtime';
 import { buildHandlers } from '../../src/main/ipc/handlers';
 import { createRegistry, isUnavailable, notAvailable, type Handlers } from '../../src/main/ipc/registry';
 import { JobManager } from '../../src/main/ipc/jobs';
-import { WorkspaceSession } from '../../src/main/app/session';
+import { WorkspaceSession } from '../../src/main/ipc/session';
 import { generateDemoWorkspace } from '../../src/main/services/demo';
 import { dbPathFor, openDatabaseFile } from '../../src/main/db/connection';
 import { tempWorkspace } from '../helpers/workspace';

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WorkspaceSession } from '../../src/main/app/session';
+import { WorkspaceSession } from '../../src/main/ipc/session';
 import { buildHandlers } from '../../src/main/ipc/handlers';
 import { JobManager } from '../../src/main/ipc/jobs';
 import { createRegistry } from '../../src/main/ipc/registry';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../context';
 import { openInitialWorkspace } from '../../main/app/firstRun';
-import { defaultStateDir } from '../../main/app/paths';
+import { defaultStateDir } from '../../main/services/lifecycle/stateDir';
 import { createAppRuntime } from '../../main/app/runtime';
 import { startWebServer } from '../../main/web/server';
 

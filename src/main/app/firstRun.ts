@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { STATE_DIR } from '../db/connection';
 import { generateDemoWorkspace } from '../services/demo';
-import { demoWorkspaceDir } from './paths';
-import type { WorkspaceSession } from './session';
+import { demoWorkspaceDir } from '../services/lifecycle/stateDir';
+import type { WorkspaceSession } from '../ipc/session';
 
 export function ensureDemoWorkspace(stateDir: string): string {
   const dir = demoWorkspaceDir(stateDir);

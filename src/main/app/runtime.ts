@@ -5,8 +5,8 @@ import { buildHandlers } from '../ipc/handlers';
 import { JobManager } from '../ipc/jobs';
 import { offloadJobs } from '../jobs/runner';
 import { createRegistry, isUnavailable, type Logger, type Registry } from '../ipc/registry';
-import { configurePathPolicy, type PathPolicy } from './pathPolicy';
-import { WorkspaceSession } from './session';
+import { configurePathPolicy, type PathPolicy } from '../ipc/pathPolicy';
+import { WorkspaceSession } from '../ipc/session';
 import { attachWorkspaceServices, type WorkspaceServices } from './workspaceServices';
 
 export interface AppRuntimeOptions {

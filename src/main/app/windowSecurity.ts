@@ -1,7 +1,7 @@
 // The window's lock-down, kept apart from the shell so a test can read every setting.
 // Model: Electron's security checklist and Actual Budget's desktop-electron/security.ts.
 import type { Session, WebContents, WebPreferences } from 'electron';
-import { CONTENT_SECURITY_POLICY } from '../web/security';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 
 export function secureWebPreferences(preload: string): WebPreferences {
   return {

@@ -6,7 +6,7 @@ import { startWorkspaceLifecycle, type WorkspaceLifecycle } from '../services/li
 import { cleanCrashLitter } from '../services/lifecycle/outputFiles';
 import type { DataChangeSource } from '../../shared/contract';
 import type { Logger } from '../ipc/registry';
-import type { WorkspaceSession } from './session';
+import type { WorkspaceSession } from '../ipc/session';
 
 /** Live capture can run a pass every 20 ms under load; the renderer needs at most one refresh per this interval. */
 export const LIVE_PUSH_EVERY_MS = 100;

@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import type Database from 'better-sqlite3';
 import type { MemoryFileName, FileSnapshot } from '../../shared/domain';
-import { sha256 } from '../services/textDiff';
+import { sha256 } from '../text/diff';
 import type { DB } from './connection';
 
 interface SnapshotStatements {

@@ -12,7 +12,7 @@ import {
   type ParsedInputOf,
 } from '../../shared/contract';
 import { AppError, type Result } from '../../shared/errors';
-import type { WorkspaceSession } from '../app/session';
+import type { WorkspaceSession } from './session';
 import type { ServiceContext } from '../services/context';
 import { nulPath, toEnvelope, zodMessage } from './errors';
 import type { JobManager } from './jobs';

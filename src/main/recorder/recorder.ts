@@ -9,7 +9,7 @@ import type {
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, writeTx, type DB, type OpenOptions } from '../db/connection';
 import { storeSnapshot } from '../db/snapshots';
-import { diffFile } from '../services/textDiff';
+import { diffFile } from '../text/diff';
 import { onWriteRecorded } from '../services/health/hook';
 import {
   contextItemInput,

@@ -2,21 +2,9 @@
 // a per-client token bucket (seed 001's ingress guard), and the response headers every reply carries.
 import crypto from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CONTENT_SECURITY_POLICY } from '../../shared/csp';
 
-/** The Content-Security-Policy of the workbench, for the HTTP header and Electron's onHeadersReceived. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "font-src 'self' data:",
-  "worker-src 'self' blob:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'none'",
-].join('; ');
+export { CONTENT_SECURITY_POLICY };
 
 export const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,

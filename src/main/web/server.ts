@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { contracts, isChannel, isDryRun, type ChangeEvent } from '../../shared/contract';
 import type { ErrorKind, Result } from '../../shared/errors';
-import { downloadNameOf, resolveExportFile } from '../app/exportFiles';
+import { downloadNameOf, resolveExportFile } from '../ipc/exportFiles';
 import type { AppRuntime } from '../app/runtime';
 import { toEnvelope } from '../ipc/errors';
 import { singleTokenAuth, WebAuth, type Authenticate, type Principal } from './auth';

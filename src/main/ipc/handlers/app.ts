@@ -1,7 +1,7 @@
 // Handlers this area owns outright: app info, workspace session, jobs, settings, backup, drag-out.
 import { AppError } from '../../../shared/errors';
-import { resolveExportFile } from '../../app/exportFiles';
-import { pathPolicyOf } from '../../app/pathPolicy';
+import { resolveExportFile } from '../exportFiles';
+import { pathPolicyOf } from '../pathPolicy';
 import { backupDatabase } from '../../services/lifecycle/backup';
 import { loadSettings, saveSettings, type LoadedSettings } from '../../services/lifecycle/settings';
 import type { Handlers } from '../registry';

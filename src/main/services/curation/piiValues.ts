@@ -7,7 +7,7 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { normalizePiiValue, PII_SCOPES, type PiiScope, type PiiValueDecisionDto, type PiiValueDto } from '../../../shared/contract/curation';
 import { AppError } from '../../../shared/errors';
-import { defaultStateDir } from '../../app/paths';
+import { defaultStateDir } from '../lifecycle/stateDir';
 import { writeTx } from '../../db/connection';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { redactContent, type StoredPiiSpan } from '../dataset/privacy';
