@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, build the app (UI tests serve the built renderer), run every vitest file,
+// `npm test`: typecheck, lint (house rules and import boundaries), build the app (UI tests serve the built renderer), run every vitest file,
 // then print one plain summary line that CI reads: `tests: N passed, N failed`.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -20,6 +20,7 @@ function run(cmd, args, label) {
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 let failedSteps = 0;
 if (!run(bin('tsc'), ['--noEmit', '-p', 'tsconfig.json'], 'typecheck')) failedSteps++;
+if (!run(bin('eslint'), ['.'], 'lint')) failedSteps++;
 if (!run(bin('electron-vite'), ['build'], 'electron-vite build')) failedSteps++;
 const extra = process.argv.slice(2);
 run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extra], 'vitest');

@@ -215,6 +215,6 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
 
 // Started only inside Electron; under Node (tests) the module just exports startShell.
 if (process.versions.electron && !process.env.VITEST) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- electron is loaded only inside Electron, so Node never resolves it
   startShell(require('electron') as ElectronApi);
 }

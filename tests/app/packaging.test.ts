@@ -10,10 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../src/main/web/security';
 import { repoRoot } from '../helpers/workspace';
 
-const config = JSON.parse(fs.readFileSync(path.join(repoRoot, 'electron-builder.json'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+const config = JSON.parse(fs.readFileSync(path.join(repoRoot, 'electron-builder.json'), 'utf8')) as Record<string, any>;
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the afterPack hook is a CommonJS script, loaded as electron-builder loads it
 const afterPack = require(path.join(repoRoot, config.afterPack)) as ((ctx: unknown) => Promise<void>) & { fuseConfig: (f: unknown) => Record<string, unknown> };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the same CommonJS instance the afterPack hook uses
 const fuses = require('@electron/fuses') as typeof import('@electron/fuses');
 
 const SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
@@ -26,9 +26,9 @@ function standInBinary(file: string): void {
 
 describe('packaging', () => {
   it('passes electron-builder schema validation (and a broken config does not)', async () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- electron-builder's config validator is CommonJS-only internals
     const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/config/config');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- electron-builder's logger is CommonJS-only internals
     const { DebugLogger } = require('builder-util');
     const loaded = await getConfig(repoRoot, 'electron-builder.json', null);
     await expect(validateConfiguration(loaded, new DebugLogger(false))).resolves.toBeUndefined();

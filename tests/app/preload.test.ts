@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CHANGE_EVENT_CHANNEL, CHANNELS, ipcChannel } from '../../src/shared/contract';
 import { repoRoot } from '../helpers/workspace';
 
-type Fn = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Fn = (...args: any[]) => any;
 
 describe('preload bundle', () => {
   const exposed = new Map<string, Record<string, Fn>>();

@@ -10,7 +10,7 @@ import { startShell, type ElectronApi, type Shell } from '../../src/main/index';
 import { generateDemoWorkspace } from '../../src/main/services/demo';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
-type Fn = (...args: any[]) => any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Fn = (...args: any[]) => any;
 
 class Emitter {
   readonly listeners = new Map<string, Fn[]>();
@@ -69,7 +69,7 @@ function recorder(opts: { userData: string; lock?: boolean; isPackaged?: boolean
     readonly webContents = new FakeContents();
     loaded: string | null = null;
     maximized = false;
-    constructor(readonly options: Record<string, any>) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    constructor(readonly options: Record<string, any>) {
       super();
       windows.push(this);
       app.emit('web-contents-created', {}, this.webContents);

@@ -18,8 +18,6 @@ const AUDIT_LOG = path.join(FIXTURE, 'workspace', '.openclaw-reflection', 'write
 const S1 = 'channel:discord:channel:100';
 const S2 = 'channel:telegram:200';
 
-type Row = Record<string, unknown>;
-
 /** A plugin root and workspace in the test's own folder, holding the first `upTo` log lines. */
 function copyFixture(dir: string, upTo?: number): { root: string; log: string } {
   const root = path.join(dir, 'plugin');

@@ -8,7 +8,7 @@ import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
 import { importReflectionLogs } from '../../src/main/services/importers';
 import { startLiveCapture } from '../../src/main/services/lifecycle/live';
 import { tempWorkspace } from '../helpers/workspace';
-import { MISSING_PLUGIN, activatePlugin, appendFact, countEvents, pluginRoot, pluginSource, sessionKeyOf, startMockLlm, until, type GateRule, type MockLlm, type TestSession } from './harness';
+import { MISSING_PLUGIN, activatePlugin, appendFact, countEvents, pluginRoot, pluginSource, startMockLlm, until, type GateRule, type MockLlm, type TestSession } from './harness';
 
 const source = pluginSource('main');
 if (!source) console.warn(MISSING_PLUGIN('main'));

@@ -49,7 +49,7 @@ describe('startup messages', () => {
   }, 90_000);
 
   it("prepare-electron reports a tool's failure reason without the stack trace", () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- prepare-electron is a CommonJS script
     const { reasonOf } = require(path.join(repoRoot, 'scripts', 'prepare-electron.cjs')) as { reasonOf: (s: string) => string };
     const output = [
       'TypeError: fetch failed',

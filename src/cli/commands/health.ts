@@ -22,7 +22,6 @@ import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } fr
 type Opts = GlobalOptions & Record<string, unknown>;
 
 const time = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
-const short = (s: string | null | undefined, n = 48) => (s ? (s.length > n ? `${s.slice(0, n - 1)}…` : s).replace(/\s+/g, ' ') : '');
 const int = (v: string) => {
   const n = Number(v);
   if (!Number.isInteger(n)) throw new AppError('Invalid', `${v}: expected a whole number`);

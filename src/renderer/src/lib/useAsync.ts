@@ -94,7 +94,7 @@ export function useStoredState<T>(key: string, initial: T): [T, (v: T | ((p: T) 
         setValue(initial);
       }
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `initial` is the default for a new key, not an input to react to
   }, [key]);
   const set = useCallback(
     (v: T | ((p: T) => T)) => {
@@ -113,7 +113,7 @@ export function useStoredState<T>(key: string, initial: T): [T, (v: T | ((p: T) 
   const clear = useCallback(() => {
     localStorage.removeItem(keyRef.current);
     setValue(initial);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `initial` is the default captured when the hook mounts
   }, []);
   /** Drops the stored copy but keeps what is on screen (after a save). */
   const forget = useCallback(() => localStorage.removeItem(keyRef.current), []);

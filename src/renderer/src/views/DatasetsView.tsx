@@ -5,7 +5,7 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { ProgressBar } from '../components/ProgressBar';
 import { useApi } from '../lib/api';
 import { isCancelled } from '../lib/errors';
-import { dateToMs, formatBytes, formatCount, formatTime } from '../lib/format';
+import { dateToMs, formatBytes, formatCount } from '../lib/format';
 import { startJob } from '../lib/jobs';
 import { useAsync, useDebounced, useStoredState } from '../lib/useAsync';
 import { ExportHistory } from './datasets/ExportHistory';

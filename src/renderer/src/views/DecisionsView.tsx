@@ -31,7 +31,7 @@ export function DecisionsView() {
       );
       return { items: page.items, next: page.nextCursor };
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- filterKey is the JSON of the filter values used inside
     [api, filterKey],
   );
   const toggle = (d: GateDecisionRow) => setParams({ id: params.id === d.id ? undefined : d.id });

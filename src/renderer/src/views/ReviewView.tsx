@@ -114,6 +114,7 @@ export function ReviewView() {
       (window.__reviewTimings ??= []).push(ms);
       setLastSwitchMs(ms);
     });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- timed once per sample shown; a refreshed detail of the same sample is no switch
   }, [q.detail?.id]);
 
   const handler = useRef<(e: KeyboardEvent) => void>(() => undefined);
@@ -328,49 +329,6 @@ function KeyOverlay({ onClose }: { onClose: () => void }) {
           </tbody>
         </table>
         <button type="button" onClick={onClose}>Close</button>
-      </div>
-    </div>
-  );
-}
-
-function EditDialog({ sample, onCancel, onSave }: { sample: SampleDetail; onCancel: () => void; onSave: (content: unknown) => Promise<void> }) {
-  const [text, setText] = useState(() => JSON.stringify(sample.content, null, 2));
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  const save = async () => {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (e) {
-      setError(`The sample is not valid JSON: ${(e as Error).message}`);
-      return;
-    }
-    setSaving(true);
-    await onSave(parsed);
-    setSaving(false);
-  };
-  return (
-    <div className="overlay" role="dialog" aria-label="Edit sample" data-testid="edit-dialog">
-      <div className="dialog stack" style={{ width: 820 }}>
-        <h2>Edit sample</h2>
-        <p className="muted small">Change the content as it should be trained on. <KeyCap k="Ctrl+Enter" /> saves, <KeyCap k="Esc" /> cancels.</p>
-        <textarea
-          rows={22}
-          className="mono"
-          value={text}
-          autoFocus
-          onChange={(e) => { setText(e.target.value); setError(null); }}
-          onKeyDown={(e) => {
-            if (e.key === 'Escape') onCancel();
-            if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void save();
-          }}
-          aria-label="Sample content (JSON)"
-        />
-        {error && <span className="field-error">{error}</span>}
-        <div className="row-flex">
-          <button type="button" className="primary" onClick={() => void save()} disabled={saving}>{saving ? 'Saving…' : 'Save edit'}</button>
-          <button type="button" onClick={onCancel}>Cancel</button>
-        </div>
       </div>
     </div>
   );

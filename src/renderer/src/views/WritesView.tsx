@@ -28,7 +28,7 @@ export function WritesView() {
       await loadWriteFlags(api, page.items.map((a) => a.id));
       return { items: page.items, next: page.nextCursor };
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- filterKey is the JSON of the filter values used inside
     [api, filterKey],
   );
   return (

@@ -161,7 +161,7 @@ function hasPhoneWordNear(text: string, start: number, end: number): boolean {
 function detectPhonesByContext(text: string, seen: Set<string>): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const m of text.matchAll(LOCAL_NUMBER)) {
-    let raw = m[0].replace(/[\s(.\-]+$/, '');
+    const raw = m[0].replace(/[\s(.\-]+$/, '');
     const digits = raw.replace(/x.*$|ext.*$/i, '').replace(/\D/g, '');
     if (digits.length < 7 || digits.length > 15) continue;
     if (/\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}:\d{2}|\d\.\d{2}$/.test(raw) && !/^\+/.test(raw)) continue;

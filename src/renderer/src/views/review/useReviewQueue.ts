@@ -163,7 +163,6 @@ export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: Qu
         },
       );
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [api, pos],
   );
 
@@ -182,7 +181,6 @@ export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: Qu
         return false;
       }
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [api, pos, fetchDetail],
   );
 
@@ -220,7 +218,6 @@ export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: Qu
     } catch (e) {
       setError({ action: 'Undo', error: e });
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [api, pos, fetchDetail, lastWasBulk, loadPage]);
 
   /** Gives the current sample back to the queue (for another curator, or later) and moves on. */

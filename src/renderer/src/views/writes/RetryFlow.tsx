@@ -34,7 +34,7 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
   });
   useEffect(() => {
     void load.run();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- load again only when another audit is shown
   }, [audit.id]);
   return (
     <div className="stack" data-testid="retry-flow">
