@@ -91,6 +91,8 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.{ts,tsx,mts,mjs}'],
+    // Pinned so two configs linted in one process (the boundary test's temp copy) do not mix roots.
+    languageOptions: { parserOptions: { tsconfigRootDir: import.meta.dirname } },
     plugins: { house: houseRules },
     rules: {
       'house/disable-needs-reason': 'error',
