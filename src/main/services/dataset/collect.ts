@@ -116,7 +116,7 @@ const DAY = 86_400_000;
 const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
 /** Longest a collection transaction holds the write lock when nobody waits for it (ms). */
-const TX_BUDGET_MS = 1000;
+const TX_BUDGET_MS = 500;
 /** Page cache during collection (KiB). */
 const COLLECT_CACHE_KIB = 65_536;
 
