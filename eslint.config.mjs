@@ -57,6 +57,13 @@ const BOUNDARY_POLICIES = [
   { from: { element: { types: { anyOf: ['ipc', 'jobs'] } } }, disallow: toElements(['app', 'web', 'shell']) },
   // The Electron shell and browser mode are siblings: the shell does not import browser mode.
   { from: { element: { types: { anyOf: ['app', 'shell'] } } }, disallow: toElements(['web']) },
+  // Electron is loaded at run time only by the preload and by the shell's one guarded require (src/main/index.ts):
+  // everything else takes its API as a parameter and imports only its types, so tests and the CLI run under Node.
+  {
+    from: { element: { types: { anyOf: NOT_SHARED.filter((t) => t !== 'preload' && t !== 'shell') } } },
+    dependency: { kind: 'value' },
+    disallow: { to: { module: { source: 'electron' } } },
+  },
 ];
 
 // An `eslint-disable` must say why on the same line (`-- reason`); ESLint itself reports one that names an

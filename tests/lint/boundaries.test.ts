@@ -59,6 +59,7 @@ const WRONG_WAY: Array<[string, string, string]> = [
   ['the ipc layer imports the shell folder', 'src/main/ipc/planted.ts', "import { value } from '../app/runtime';"],
   ['the shell folder imports browser mode', 'src/main/app/planted.ts', "import { value } from '../web/server';"],
   ['main imports the CLI', 'src/main/web/planted.ts', "import { value } from '../../cli/index';"],
+  ['the shell folder loads electron at run time', 'src/main/app/planted.ts', "import { BrowserWindow } from 'electron';\nexport const w = BrowserWindow;"],
 ];
 
 describe('lint boundaries on a planted copy', () => {
@@ -69,12 +70,13 @@ describe('lint boundaries on a planted copy', () => {
     expect(messages.find((m) => m.rule === 'boundaries/dependencies')?.line).toBe(1);
   });
 
-  it('imports the right way pass: service → db and text, recorder → the health hook, renderer → shared', async () => {
+  it('imports the right way pass: service → db and text, recorder → the health hook, renderer → shared, electron types', async () => {
     const cases: Array<[string, string]> = [
       ['src/main/services/planted.ts', "import { value as a } from '../db/connection';\nimport { value as b } from '../text/diff';\nexport const s = a + b;\n"],
       ['src/main/recorder/planted.ts', "import { value } from '../services/health/hook';\nexport const r = value;\n"],
       ['src/renderer/src/planted.ts', "import { value } from '../../shared/domain';\nexport const v = value;\n"],
       ['src/main/app/planted.ts', "import { value } from '../ipc/registry';\nexport const v = value;\n"],
+      ['src/main/app/planted.ts', "import type { BrowserWindow } from 'electron';\nexport type W = BrowserWindow;\n"],
     ];
     for (const [rel, code] of cases) expect(await lintPlanted(rel, code), rel).toEqual([]);
   });
