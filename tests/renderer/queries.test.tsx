@@ -1,16 +1,10 @@
 // @vitest-environment happy-dom
 // The renderer's query layer (src/renderer/src/lib/queries.ts) under a DOM: keyed TanStack queries load
-// once, stay quiet while idle, and reload only when a change event names an area they read. The API
-// transport is a recording stand-in for IPC/HTTP (the layer under test is everything above it); React,
-// TanStack Query and the change-area tables are the real ones.
-import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
-import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type ReactNode } from 'react';
+// once, stay quiet while idle, and reload only when a change event names an area they read.
+import { act, cleanup, screen, waitFor } from '@testing-library/react';
+import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ChangeEvent } from '../../src/shared/contract';
 import { DATA_AREAS, type DataArea } from '../../src/shared/contract/changes';
-import type { ApiClient } from '../../src/renderer/src/api';
-import { ApiContext } from '../../src/renderer/src/lib/api';
 import {
   areasOf,
   areasReadBy,
@@ -21,67 +15,7 @@ import {
   useAreaChanges,
   withCallTracking,
 } from '../../src/renderer/src/lib/queries';
-
-type DataEvent = Extract<ChangeEvent, { type: 'data' }>;
-
-/** A transport that answers every channel with its name and a call counter, and lets the test push events. */
-function recordingTransport() {
-  const calls: string[] = [];
-  const listeners = new Set<(e: ChangeEvent) => void>();
-  const client = {
-    mode: 'web',
-    call: async (channel: string) => {
-      calls.push(channel);
-      return { channel, n: calls.filter((c) => c === channel).length };
-    },
-    runJob: async () => {
-      throw new Error('no jobs in these tests');
-    },
-    onChange: (cb: (e: ChangeEvent) => void) => {
-      listeners.add(cb);
-      return () => void listeners.delete(cb);
-    },
-    downloadUrl: () => null,
-  } as unknown as ApiClient;
-  let version = 0;
-  const emit = (change: Partial<DataEvent>) => {
-    const event = { type: 'data', version: ++version, at: Date.now(), ...change } as DataEvent;
-    act(() => {
-      for (const l of [...listeners]) l(event);
-    });
-  };
-  const count = (channel: string) => calls.filter((c) => c === channel).length;
-  return { client, calls, emit, count };
-}
-
-/** What App.tsx does for the window: one subscription that invalidates the areas each event names. */
-function ChangeSubscription({ client, api }: { client: QueryClient; api: ApiClient }) {
-  useEffect(() => {
-    const timers = new Map<string, ReturnType<typeof setTimeout>>();
-    const off = api.onChange((e) => {
-      if (e.type === 'data') invalidateAreas(client, areasOf(e), timers);
-    });
-    return () => {
-      off();
-      for (const t of timers.values()) clearTimeout(t);
-    };
-  }, [api, client]);
-  return null;
-}
-
-function mount(ui: ReactNode) {
-  const transport = recordingTransport();
-  const client = createQueryClient();
-  const view = render(
-    <ApiContext.Provider value={transport.client}>
-      <QueryClientProvider client={client}>
-        <ChangeSubscription client={client} api={transport.client} />
-        {ui}
-      </QueryClientProvider>
-    </ApiContext.Provider>,
-  );
-  return { ...transport, client, view };
-}
+import { mount, recordingTransport, type DataEvent } from './harness';
 
 /** Shows one channel's answer; `opts` as useApiQuery takes them. */
 function Reader({ channel, live, throttleMs }: { channel: 'guardian.list' | 'dataset.exports' | 'settings.get'; live?: boolean; throttleMs?: number }) {
