@@ -1,6 +1,9 @@
 // Migrations move real data: a database seeded at an older schema keeps every row through the later
 // migrations, including table rebuilds (SQLite cannot alter a CHECK, so 0100 copies dataset_exports
-// into a new table). Uses the Signal-style helpers in tests/helpers/db.ts.
+// into a new table), and 0030 derives its baseline from the writes already recorded. Uses the
+// Signal-style helpers in tests/helpers/db.ts. (0020 adds full-text indexes without filling them from
+// existing turns; that never mattered because 0010 and 0020 shipped together, but a migration that
+// rebuilds an index must fill it.)
 import { describe, expect, it } from 'vitest';
 import { latestVersion } from '../../src/main/db/migrate';
 import { emptyDatabase, explain, getTableData, insertData, updateToVersion } from '../helpers/db';
@@ -44,6 +47,73 @@ describe('migrating data from 0090 to the latest schema', () => {
     // The index dropped with the old table is back: the history lists newest exports without a sort.
     expect(explain(db, 'SELECT id FROM dataset_exports ORDER BY exported_at DESC LIMIT 20')).toMatch(/USING INDEX idx_exports_at/);
     expect(db.pragma('foreign_key_check')).toEqual([]);
+    db.close();
+  });
+});
+
+/** A small recorded workspace at any schema from 0010 on: a session, a turn, a decision, two writes, a correction, a sample. */
+function seedRecorded(db: ReturnType<typeof emptyDatabase>['db']): void {
+  insertData(db, 'sessions', [{ id: 's1', channel_id: 'c', created_at: 1, last_activity_at: 1 }]);
+  insertData(db, 'conversation_turns', [{ id: 't1', session_id: 's1', turn_number: 0, user_message_content: 'I moved to Lisbon', agent_message_content: 'noted', created_at: 1 }]);
+  insertData(db, 'memory_gate_decisions', [{ id: 'd1', turn_id: 't1', session_id: 's1', decision: 'UPDATE_USER', reason: 'a lasting fact', candidate_fact: 'lives in Lisbon', llm_model: 'm', created_at: 1 }]);
+  insertData(db, 'file_snapshots', [
+    { id: 'sn1', file_name: 'USER.md', content: '- lives in Porto', content_hash: '1'.repeat(64), created_at: 1 },
+    { id: 'sn2', file_name: 'USER.md', content: '- lives in Lisbon', content_hash: '2'.repeat(64), created_at: 2 },
+  ]);
+  insertData(db, 'write_guardian_audit', [
+    { id: 'a1', target_file: 'USER.md', after_snapshot_id: 'sn1', status: 'written', source: 'external', created_at: 2 },
+    { id: 'a2', decision_id: 'd1', turn_id: 't1', session_id: 's1', target_file: 'USER.md', before_snapshot_id: 'sn1', after_snapshot_id: 'sn2', status: 'written', source: 'plugin', created_at: 5 },
+    { id: 'a3', target_file: 'USER.md', status: 'refused', source: 'external', created_at: 9 },
+    { id: 'a4', target_file: 'MEMORY.md', diff: '-gone', status: 'written', source: 'external', created_at: 3 },
+  ]);
+  insertData(db, 'behavior_corrections', [{ id: 'c1', audit_id: 'a2', original_status: 'written', corrected_status: 'refused', correction_reason: 'not lasting', corrected_by: 'lead', corrected_at: 6 }]);
+  insertData(db, 'dataset_samples', [{ id: 'x1', sample_type: 'memory_gate_positive', decision_id: 'd1', session_id: 's1', content: { text: 'lives in Lisbon' }, source_key: 'gate:d1', created_at: 7 }]);
+}
+
+/** The primary keys of every table's rows (a count where a table has none; fts and sqlite internals aside). */
+function rowIdsByTable(db: ReturnType<typeof emptyDatabase>['db']): Record<string, string[]> {
+  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%' ORDER BY name").pluck().all() as string[];
+  const keyOf = (t: string) => (db.prepare('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk').pluck().all(t) as string[]);
+  return Object.fromEntries(
+    tables.map((t) => {
+      const pk = keyOf(t);
+      const rows = pk.length ? getTableData(db, t).map((r) => pk.map((c) => String(r[c])).join('|')) : [`${getTableData(db, t).length} rows`];
+      return [t, rows];
+    }),
+  );
+}
+
+describe('every migration after 0090 keeps the recorded data', () => {
+  it('no row of any table is lost between 0090 and the latest schema', () => {
+    const { db } = emptyDatabase();
+    updateToVersion(db, 90);
+    seedRecorded(db);
+    insertData(db, 'exclusions', [{ id: 'e1', kind: 'session', value: 's-other', created_at: 8 }]);
+    const before = rowIdsByTable(db);
+    updateToVersion(db, latestVersion());
+    const after = rowIdsByTable(db);
+    for (const [table, ids] of Object.entries(before)) expect(after[table], `table ${table} after migrating`).toEqual(ids);
+    expect(db.pragma('foreign_key_check')).toEqual([]);
+    db.close();
+  });
+});
+
+describe('migration 0030: the file-state baseline of a database that already holds writes', () => {
+  it('starts from the newest written content of each file, and the trigger never moves it backwards', () => {
+    const { db } = emptyDatabase();
+    updateToVersion(db, 25);
+    seedRecorded(db);
+    updateToVersion(db, 30);
+    const state = getTableData(db, 'file_state');
+    expect(state).toEqual([
+      // A known deletion (a diff, no snapshot) is a state too: the file is absent.
+      { file_name: 'MEMORY.md', snapshot_id: null, content_hash: null, audit_id: 'a4', observed_at: 3 },
+      // The newest written audit wins over the older write and the later refusal.
+      { file_name: 'USER.md', snapshot_id: 'sn2', content_hash: '2'.repeat(64), audit_id: 'a2', observed_at: 5 },
+    ]);
+    // An import of older history after the migration does not replace the baseline.
+    insertData(db, 'write_guardian_audit', [{ id: 'a0', target_file: 'USER.md', after_snapshot_id: 'sn1', status: 'written', source: 'external', created_at: 1 }]);
+    expect(getTableData(db, 'file_state').find((r) => r.file_name === 'USER.md')?.audit_id).toBe('a2');
     db.close();
   });
 });
