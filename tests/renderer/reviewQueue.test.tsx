@@ -1,0 +1,104 @@
+// @vitest-environment happy-dom
+// The review queue hook (src/renderer/src/views/review/useReviewQueue.ts) over the real API: a demo
+// workspace with collected samples, the real handler registry in this process, and a client that calls
+// it as the IPC transport would. Labels are saved at once and move the cursor; undo asks the server.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeEvent } from '../../src/shared/contract';
+import type { ApiClient } from '../../src/renderer/src/api';
+import { useReviewQueue } from '../../src/renderer/src/views/review/useReviewQueue';
+import { createAppRuntime, type AppRuntime } from '../../src/main/app/runtime';
+import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { collectSamples } from '../../src/main/services/dataset';
+import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { tempWorkspace } from '../helpers/workspace';
+
+let runtime: AppRuntime;
+let api: ApiClient;
+let stateDir: string;
+
+/** Calls the registry the way the IPC transport does: a Result envelope, unwrapped or thrown. */
+function registryClient(rt: AppRuntime): ApiClient {
+  return {
+    mode: 'electron',
+    call: async (channel: string, input?: unknown) => {
+      const r = await rt.registry.dispatch(channel, input ?? {});
+      if (r.ok) return r.value;
+      throw Object.assign(new Error(r.error.message), { kind: r.error.kind });
+    },
+    runJob: async () => {
+      throw new Error('no jobs here');
+    },
+    onChange: (cb: (e: ChangeEvent) => void) => rt.session.onChange(cb),
+    downloadUrl: () => null,
+  } as unknown as ApiClient;
+}
+
+beforeAll(async () => {
+  const ws = tempWorkspace();
+  generateDemoWorkspace(ws, { sessions: 6 });
+  const { db } = openWorkspaceDatabase(ws);
+  await collectSamples({ db, workspaceDir: ws });
+  db.close();
+  stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-state-'));
+  runtime = createAppRuntime({ mode: 'electron', stateDir, log: { warn: () => undefined } });
+  runtime.session.open(ws);
+  api = registryClient(runtime);
+});
+
+afterAll(async () => {
+  await runtime.close();
+  fs.rmSync(stateDir, { recursive: true, force: true });
+});
+
+afterEach(() => cleanup());
+
+const statusOf = async (id: string) => ((await api.call('dataset.get', { id })) as { annotationStatus: string }).annotationStatus;
+
+describe('useReviewQueue over the real API', () => {
+  it('opens on the pending queue with its true size and the current sample prefetched', async () => {
+    const { result } = renderHook(() => useReviewQueue(api, { status: 'pending' }, 'oldest'));
+    await waitFor(() => expect(result.current.detail).toBeDefined());
+    const stats = (await api.call('dataset.stats', {})) as { byStatus: Record<string, number | undefined> };
+    expect(result.current.rows.length).toBeGreaterThan(2);
+    expect(result.current.total).toBe(stats.byStatus.pending);
+    expect(result.current.pos).toBe(0);
+    expect(result.current.detail?.id).toBe(result.current.rows[0].id);
+    expect(result.current.rows.every((r) => r.annotationStatus === 'pending')).toBe(true);
+  });
+
+  it('approve saves at once and moves on; undo asks the server and brings the sample back', async () => {
+    const { result } = renderHook(() => useReviewQueue(api, { status: 'pending' }, 'oldest'));
+    await waitFor(() => expect(result.current.detail).toBeDefined());
+    const first = result.current.rows[0].id;
+    act(() => result.current.act('approve'));
+    expect(result.current.pos).toBe(1);
+    await waitFor(() => expect(result.current.undoable).toBe(1));
+    expect(await statusOf(first)).toBe('approved');
+
+    await act(async () => {
+      await result.current.undo();
+    });
+    expect(await statusOf(first)).toBe('pending');
+    await waitFor(() => expect(result.current.current?.id).toBe(first));
+    expect(result.current.error).toBeNull();
+  });
+
+  it('a save the server refuses puts the label back and says which action failed', async () => {
+    const { result } = renderHook(() => useReviewQueue(api, { status: 'pending' }, 'oldest'));
+    await waitFor(() => expect(result.current.detail).toBeDefined());
+    const first = result.current.rows[0].id;
+    // A sample's content is a JSON object: the server refuses a bare string.
+    let saved: boolean | undefined;
+    await act(async () => {
+      saved = await result.current.edit('not a sample');
+    });
+    expect(saved).toBe(false);
+    expect(result.current.error?.action).toBe(`Saving the edit of sample ${first}`);
+    expect((result.current.error?.error as { kind?: string }).kind).toBe('Invalid');
+    expect(await statusOf(first)).toBe('pending');
+  });
+});
