@@ -11,6 +11,7 @@ import type { ExportFormat, SampleType } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import { STATE_DIR } from '../../db/connection';
 import { withoutMmap } from '../../db/bulk';
+import { fileSha256 } from '../../files/checksum';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { CSV_FIELDS } from './formats';
 import { loadPiiDetector, redactContent, scanContent, type Detect } from './privacy';
@@ -229,10 +230,7 @@ class FileSink {
   }
 }
 
-export function fileSha256(file: string): { bytes: number; sha256: string } {
-  const buf = fs.readFileSync(file);
-  return { bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex') };
-}
+export { fileSha256 };
 
 
 /** Writes the dataset folder and records the export. Progress via ctx.progress, cancel via ctx.signal. */

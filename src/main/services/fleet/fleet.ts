@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ulid } from 'ulid';
 import { AppError } from '../../../shared/errors';
-import { fileSha256 } from '../dataset/export';
+import { fileSha256 } from '../../files/checksum';
 import { exportableRows } from '../dataset/exportable';
 import { ParquetTable } from '../parquet/writer';
 import { EXPORTER_VERSION, LINEAGE_COLUMNS, TRAINING_COLUMNS } from '../parquet/trainingRows';
-import { commitRun, openFleetState, sweepUncommittedParts, type CommittedSample, type FleetState } from './state';
+import { commitRun, openFleetState, sweepUncommittedParts, type FleetState } from './state';
 import { assignAgentIds, discoverWorkspaces, isSkipped, openMember, type FleetMember, type SkippedWorkspace } from './workspaces';
 import { writeFleetCard, writeManifest, type ManifestFile, type ManifestRun } from './manifest';
 
@@ -50,6 +50,8 @@ export interface FleetExportResult {
 
 type Split = 'train' | 'validation';
 const COLUMNS = [...LINEAGE_COLUMNS, ...TRAINING_COLUMNS];
+/** Rows per row group: each row holds its record three ways, so groups stay smaller than a plain table's. */
+const FLEET_ROW_GROUP = 5_000;
 
 /**
  * A session's split comes from a hash of its key alone: stable across runs and when agents join, and
@@ -74,9 +76,6 @@ interface RunContext {
   opts: FleetExportOptions;
   trainSplit: number;
   state: FleetState;
-  /** Records written earlier in this run: the first copy wins. */
-  seen: Map<string, string>;
-  taken: CommittedSample[];
   files: ManifestFile[];
 }
 
@@ -89,7 +88,7 @@ async function exportMember(run: RunContext, member: FleetMember): Promise<Fleet
     let t = tables.get(split);
     if (!t) {
       const file = path.join(run.opts.outDir, `agent=${member.agent}`, `split=${split}`, `part-${run.runId}.parquet`);
-      t = new ParquetTable(file, COLUMNS, { rowGroupRows: run.opts.rowGroupRows, metadata: { export_id: run.runId, exporter: EXPORTER_VERSION } });
+      t = new ParquetTable(file, COLUMNS, { rowGroupRows: run.opts.rowGroupRows ?? FLEET_ROW_GROUP, metadata: { export_id: run.runId, exporter: EXPORTER_VERSION } });
       tables.set(split, t);
     }
     return t;
@@ -100,13 +99,12 @@ async function exportMember(run: RunContext, member: FleetMember): Promise<Fleet
       if (run.state.isExported(member.agent, sample.id)) continue;
       const split = fleetSplitOf(run.state, sample.sessionId, run.trainSplit);
       const hash = row.record_hash as string;
-      const folded = run.seen.has(hash) || run.state.holderOf(hash) !== undefined;
-      run.taken.push({ agent: member.agent, sampleId: sample.id, recordHash: hash, folded, sessionId: sample.sessionId, split });
+      const folded = run.state.holderOf(hash) !== undefined;
+      run.state.take(run.runId, { agent: member.agent, sampleId: sample.id, recordHash: hash, folded, sessionId: sample.sessionId, split });
       if (folded) {
         result.folded++;
         continue;
       }
-      run.seen.set(hash, member.agent);
       tableFor(split).append({ ...row, split, agent: member.agent, workspace: member.dir, export_id: run.runId, exporter_version: EXPORTER_VERSION });
       result.added++;
       result[split]++;
@@ -132,17 +130,17 @@ export async function fleetExport(opts: FleetExportOptions): Promise<FleetExport
   fs.mkdirSync(outDir, { recursive: true });
   const state = openFleetState(outDir);
   const now = opts.now?.() ?? Date.now();
-  const run: RunContext = { runId: ulid(now), opts: { ...opts, outDir }, trainSplit, state, seen: new Map(), taken: [], files: [] };
+  const run: RunContext = { runId: ulid(now), opts: { ...opts, outDir }, trainSplit, state, files: [] };
   try {
     const swept = sweepUncommittedParts(state, outDir);
     const done: FleetMemberResult[] = [];
     const skipped: SkippedWorkspace[] = [];
     for (const m of members) {
-      const r = await exportMember(run, m);
+      const r = await state.inTransaction(() => exportMember(run, m));
       if ('kind' in r) skipped.push(r);
       else done.push(r);
     }
-    commitRun(state, { id: run.runId, at: now, exporter: EXPORTER_VERSION }, run.taken);
+    commitRun(state, { id: run.runId, at: now, exporter: EXPORTER_VERSION });
     const manifestRun: ManifestRun = { id: run.runId, at: new Date(now).toISOString(), exporter: EXPORTER_VERSION, members: done, skipped, files: run.files };
     writeManifest(outDir, manifestRun);
     writeFleetCard(outDir);

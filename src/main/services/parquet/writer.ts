@@ -1,12 +1,12 @@
 // Streaming Parquet tables: rows are buffered per column and flushed as one row group every
 // `rowGroupRows`, so memory stays flat however large the export. The file appears only when it is
 // complete (written as `<file>.partial`, renamed on close), so engines never read half a file.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
 import type { SchemaElement } from 'hyparquet';
 import { AppError } from '../../../shared/errors';
+import { fileSha256 } from '../../files/checksum';
 
 /** Column kinds the exports need. `struct-list` is a LIST of STRUCTs of string fields (chat messages). */
 export type ParquetColumnType = 'string' | 'int' | 'bigint' | 'double' | 'bool' | 'timestamp' | 'json' | 'string-list' | 'struct-list';
@@ -203,8 +203,7 @@ export class ParquetSink {
   async close(): Promise<{ name: string; path: string; bytes: number; sha256: string; records: number }> {
     this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
     this.table.close();
-    const buf = fs.readFileSync(this.finalPath);
-    return { name: path.basename(this.finalPath), path: this.finalPath, bytes: buf.length, sha256: createHash('sha256').update(buf).digest('hex'), records: this.records };
+    return { name: path.basename(this.finalPath), path: this.finalPath, ...fileSha256(this.finalPath), records: this.records };
   }
 
   abort(): void {
