@@ -118,7 +118,7 @@ const SNAPSHOT_LIMIT = 20_000;
 /** Longest a collection transaction holds the write lock when nobody waits for it (ms). */
 const TX_BUDGET_MS = 500;
 /** Page cache during collection (KiB). */
-const COLLECT_CACHE_KIB = 65_536;
+const COLLECT_CACHE_KIB = 32_768;
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
