@@ -71,10 +71,11 @@ describe('queued recorder', () => {
     const delayMax = loop.max / 1e6;
     console.log(`recorder under a 5 s lock: ${replies} replies (3 events each); reply recorded in p99 ${callP99.toFixed(2)} ms, slowest ${slowestCall.toFixed(2)} ms; event-loop delay p99 ${delayP99.toFixed(1)} ms, max ${delayMax.toFixed(1)} ms; ${waitingDuringLock} events queued while locked, written in ${closeMs.toFixed(0)} ms after`);
     expect(waitingDuringLock).toBeGreaterThan(0); // the writer really was held up
-    // What the recorder itself holds the loop for: a reply's three calls return within a few ms
-    // (the slowest may include a GC pause on a loaded machine).
-    expect(callP99).toBeLessThan(3);
-    expect(slowestCall).toBeLessThan(25);
+    // What the recorder itself holds the loop for: a reply's three calls return within a few ms (printed
+    // above; 0.8-2.7 ms at p99 here). The bounds are functional, not a benchmark: a recorder that waited
+    // for the lock would take the whole 5 s; the slack is for GC pauses on a shared, loaded CI machine.
+    expect(callP99).toBeLessThan(20);
+    expect(slowestCall).toBeLessThan(500);
     // A recorder writing on this thread would stall the loop for the whole 5 s lock; the bound leaves
     // room for a shared, busy CI machine (GC, other processes), and the numbers are printed above.
     expect(delayMax).toBeLessThan(1000);
