@@ -79,7 +79,8 @@ async function phase(dir: string, mode: Mode): Promise<Phase> {
   await rt.close();
   process.env.REFLECTION_JOBS_IN_PROCESS = previous;
   fs.rmSync(stateDir, { recursive: true, force: true });
-  return { jobS, listMs, lagMs, state: jobId ? rt.jobs.get(jobId).state : 'none' };
+  const job = jobId ? rt.jobs.get(jobId) : null;
+  return { jobS, listMs, lagMs, state: job ? `${job.state}${job.error ? ` (${job.error.kind}: ${job.error.message})` : ''}` : 'none' };
 }
 
 export const section: BenchSection = {

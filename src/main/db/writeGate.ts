@@ -5,8 +5,8 @@
 // job checks the count before each transaction and steps aside until they are done.
 let gate: { view: Int32Array; role: 'main' | 'job' } | null = null;
 
-/** A job steps aside at most this long per transaction, so a stuck main writer cannot stall it forever. */
-const MAX_YIELD_MS = 2000;
+/** A job steps aside at most this long per transaction: main writing back to back must not stall it. */
+const MAX_YIELD_MS = 200;
 
 /** Main side: the shared counter to hand to job workers (created on first use). */
 export function writeGateBuffer(): SharedArrayBuffer {

@@ -13,6 +13,11 @@ import type { ServiceContext } from '../services/context';
 import type { FromWorker, ToWorker, WorkerJobData } from './protocol';
 
 const PROGRESS_EVERY_MS = 50;
+/**
+ * A job may wait long for the write lock: main can hold it for seconds (a retention prune, a large
+ * import on main), and waiting costs nothing here, while failing would lose the job.
+ */
+const JOB_BUSY_TIMEOUT_MS = 120_000;
 
 type WorkerHandler = (input: unknown, ctx: ServiceContext, env: HandlerEnv) => unknown;
 const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers };
@@ -48,7 +53,7 @@ async function runJob(job: WorkerJobData): Promise<FromWorker> {
   let db: DB | undefined;
   joinWriteGate(job.writeGate);
   try {
-    db = openDatabaseFile(job.dbFile).db;
+    db = openDatabaseFile(job.dbFile, { config: { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS } }).db;
     const ctx: ServiceContext = { db, workspaceDir: job.workspaceDir, actor: job.actor, signal: controller.signal, progress };
     const result = await handler(job.input, ctx, workerEnv(db, job, ctx));
     return { type: 'done', result };

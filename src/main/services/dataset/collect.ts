@@ -117,6 +117,12 @@ const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
 /** Longest a collection transaction holds the write lock when nobody waits for it (ms). */
 const TX_BUDGET_MS = 500;
+/**
+ * Shortest one, even when main waits: main's writers come often, and a job that committed after every
+ * decision for them would crawl (each commit of a large workspace copies many index pages).
+ */
+const TX_MIN_MS = 50;
+const txDone = (elapsedMs: number) => elapsedMs >= TX_BUDGET_MS || (elapsedMs >= TX_MIN_MS && mainWriterWaiting());
 /** Page cache during collection (KiB). */
 const COLLECT_CACHE_KIB = 32_768;
 
@@ -273,7 +279,7 @@ export async function collectSamples(ctx: ServiceContext, opts: CollectOptions =
         const started = performance.now();
         const work = () => {
           do collectDecision(rows[i++]);
-          while (i < rows.length && performance.now() - started < TX_BUDGET_MS && !mainWriterWaiting());
+          while (i < rows.length && !txDone(performance.now() - started));
         };
         const from = i;
         if (opts.dryRun) work();
