@@ -121,7 +121,7 @@ const TX_BUDGET_MS = 500;
  * Shortest one, even when main waits: main's writers come often, and a job that committed after every
  * decision for them would crawl (each commit of a large workspace copies many index pages).
  */
-const TX_MIN_MS = 50;
+const TX_MIN_MS = 250;
 const txDone = (elapsedMs: number) => elapsedMs >= TX_BUDGET_MS || (elapsedMs >= TX_MIN_MS && mainWriterWaiting());
 /** Page cache during collection (KiB). */
 const COLLECT_CACHE_KIB = 32_768;
