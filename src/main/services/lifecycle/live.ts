@@ -136,6 +136,7 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
   let logsSig = '';
   let managedSig = '';
   let watermark = getState<number>(ctx.db, WATERMARK_KEY) ?? attacher.maxRowid();
+  let persistedWatermark: number | undefined;
   // Plugin audits still waiting for their change or fact, with when they were first seen.
   const open = new Map<string, { audit: OpenAudit; since: number }>();
   let stopped = false;
@@ -231,7 +232,13 @@ export function startLiveCapture(ctx: ServiceContext, options: LiveCaptureOption
     }
     // Persist a watermark below every audit still open, so a restart looks at them again.
     const lowestOpen = Math.min(...[...open.values()].map((e) => e.audit.rowid));
-    setState(ctx.db, WATERMARK_KEY, Number.isFinite(lowestOpen) ? lowestOpen - 1 : watermark, nowOf(ctx));
+    const persist = Number.isFinite(lowestOpen) ? lowestOpen - 1 : watermark;
+    // Through writeTx, so a job in a worker steps aside for it (writeGate), and only when it moved:
+    // a busy pass runs every 25 ms and must not write the same row each time.
+    if (persist !== persistedWatermark) {
+      writeTx(ctx.db, () => setState(ctx.db, WATERMARK_KEY, persist, nowOf(ctx)));
+      persistedWatermark = persist;
+    }
   };
 
   const pass = async (): Promise<void> => {
