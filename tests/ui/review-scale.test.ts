@@ -152,7 +152,8 @@ describe('guidelines, notes, reasons, skip, history and keys', () => {
     expect(await page.locator('[data-testid=view-review]').count()).toBe(1);
     const history = page.locator('[data-testid=review-history] button');
     await expect.poll(() => history.count()).toBeGreaterThanOrEqual(2);
-    expect(await history.first().innerText()).toContain('Not worth remembering');
+    // the newest decision heads the list once its response has come back
+    await expect.poll(() => history.first().innerText()).toContain('Not worth remembering');
     await history.nth(1).click();
     await expect.poll(shownSample).toBe(first);
     await ui.wb.screenshot('review-notes-reasons-history');
