@@ -12,7 +12,7 @@ import type { ServiceContext } from '../../src/main/services/context';
 import { blameFile, ensureLineMaps } from '../../src/main/services/health/blame';
 import { emptyMap, nextLineMap, splitLines } from '../../src/main/services/health/lineMap';
 import { verifyChains } from '../../src/main/services/health/verify';
-import { sha256 } from '../../src/main/services/textDiff';
+import { sha256 } from '../../src/main/text/diff';
 import { evaluateConflictPairs } from '../../tests/health/conflictEval';
 
 const VERSIONS = Number(process.env.HEALTH_BENCH_VERSIONS ?? 10_000);

@@ -8,7 +8,7 @@ import { recordExternalChanges } from '../../src/main/services/guardian/external
 import { FAULT_STEPS } from '../../src/main/services/guardian/faults';
 import { reconcilePending } from '../../src/main/services/guardian/operations';
 import { rollbackWrite } from '../../src/main/services/guardian/rollback';
-import { sha256 } from '../../src/main/services/textDiff';
+import { sha256 } from '../../src/main/text/diff';
 import { repoRoot } from '../helpers/workspace';
 import { makeFixture } from './fixture';
 

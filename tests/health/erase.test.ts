@@ -9,7 +9,7 @@ import { blameFile } from '../../src/main/services/health/blame';
 import { eraseValue, ERASED_MARK, listErasures } from '../../src/main/services/health/erase';
 import { verifyChains } from '../../src/main/services/health/verify';
 import { exportConversations } from '../../src/main/services/lifecycle/archive';
-import { sha256 } from '../../src/main/services/textDiff';
+import { sha256 } from '../../src/main/text/diff';
 import { tempWorkspace } from '../helpers/workspace';
 
 function filesUnder(dir: string): string[] {

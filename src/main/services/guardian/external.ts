@@ -8,7 +8,7 @@ import { RecorderCore } from '../../recorder/recorder';
 import { writeInput } from '../../recorder/schemas';
 import { readMemoryFile } from '../../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 
 export interface ExternalChange {
   fileName: MemoryFileName;

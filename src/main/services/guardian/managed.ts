@@ -13,7 +13,7 @@ import { ulid } from 'ulid';
 import type { MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import { STATE_DIR } from '../../db/connection';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 import type { AuditRow } from './rows';
 
 export const REGION_START = '<!-- reflection:managed:start -->';

@@ -12,7 +12,7 @@ import { RecorderCore } from '../../recorder/recorder';
 import { writeInput } from '../../recorder/schemas';
 import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked, type LockOptions } from '../../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 import { recordExternalChanges } from './external';
 import { faultPoint } from './faults';
 import { pruneSnapshots } from './prune';

@@ -6,7 +6,7 @@ import { turnFromRow } from '../../recorder/recorder';
 import fs from 'node:fs';
 import { assertMemoryFileName, memoryFilePath } from '../../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
-import { diffFile } from '../textDiff';
+import { diffFile } from '../../text/diff';
 import {
   AUDIT_COLUMNS,
   ROLLBACK_COLUMNS,

@@ -8,7 +8,7 @@ import type { LineChanges, MemoryFileName } from '../../../shared/domain';
 import { AppError } from '../../../shared/errors';
 import { assertMemoryFileName, readMemoryFile, type LockOptions } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
-import { diffFile } from '../textDiff';
+import { diffFile } from '../../text/diff';
 import { planManaged, withManagedStore, type ManagedPlan } from './managed';
 import { executeFileOperation, withFileOperation } from './operations';
 import { getAuditRow, type AuditRow } from './rows';

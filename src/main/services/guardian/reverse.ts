@@ -4,7 +4,7 @@
 // the write's after-content as base is the fallback, and its conflict regions explain a refusal.
 import { applyPatch } from 'diff';
 import { diff3Merge } from 'node-diff3';
-import { linePatch } from '../textDiff';
+import { linePatch } from '../../text/diff';
 
 export interface ConflictRegion {
   /** 1-based line in the current file where the conflict starts. */

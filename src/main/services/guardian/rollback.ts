@@ -14,7 +14,7 @@ import type { LockOptions } from '../../files/memoryFiles';
 import { readMemoryFile } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { loadSettings } from '../lifecycle/settings';
-import { diffFile } from '../textDiff';
+import { diffFile } from '../../text/diff';
 import { executeFileOperation, withFileOperation } from './operations';
 import { freeTextView, planManagedRollback, withManagedStore, type ManagedPlan } from './managed';
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';

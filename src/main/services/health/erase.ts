@@ -15,7 +15,7 @@ import { STATE_DIR, writeTx, type DB } from '../../db/connection';
 import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { recordExternalChanges } from '../guardian';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 import { rechain } from './versions';
 
 export const ERASED_MARK = '[erased]';

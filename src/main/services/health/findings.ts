@@ -9,7 +9,7 @@ import { AppError } from '../../../shared/errors';
 import { writeTx } from '../../db/connection';
 import { readMemoryFile } from '../../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 import { findConflicts, statementOf } from './conflicts';
 import { scanMemoryContents } from './secrets';
 

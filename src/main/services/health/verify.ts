@@ -6,7 +6,7 @@ import { MEMORY_FILES, type MemoryFileName } from '../../../shared/domain';
 import type { DB } from '../../db/connection';
 import { readMemoryFile } from '../../files/memoryFiles';
 import type { ServiceContext } from '../context';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 import { GENESIS_LINK, linkOf, syncVersions } from './versions';
 
 export type BreakKind = 'edited_version' | 'missing_version' | 'edited_content' | 'missing_write' | 'unchained_write' | 'disk_unrecorded';

@@ -5,7 +5,7 @@
 import { ulid } from 'ulid';
 import type { MemoryFileName } from '../../../shared/domain';
 import type { DB } from '../../db/connection';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 
 export const GENESIS_LINK = '0'.repeat(64);
 

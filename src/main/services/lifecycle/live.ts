@@ -8,7 +8,7 @@ import { nowOf, type ServiceContext } from '../context';
 import { getFileState, setFileState } from '../guardian/external';
 import { RecorderCore } from '../../recorder/recorder';
 import { writeInput } from '../../recorder/schemas';
-import { sha256 } from '../textDiff';
+import { sha256 } from '../../text/diff';
 import { importReflectionLogs, type ImportReport } from '../importers';
 import { claimConsolidationWrites } from '../importers/pluginLogStore';
 import { importManagedStore, joinManagedRenders } from '../importers/managedStore';
