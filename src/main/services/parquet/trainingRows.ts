@@ -2,11 +2,13 @@
 // three fields, OpenAI's messages, ShareGPT's conversations as lists of structs), plus its labels,
 // quality factors and lineage as columns, so an engine can filter and join without parsing JSON.
 import { createHash } from 'node:crypto';
+import { version as packageVersion } from '../../../../package.json';
 import { alpacaRecord, openaiRecord, sharegptRecord, taskOf } from '../dataset/formats';
 import type { DatasetSample, SampleContent } from '../dataset/types';
 import type { ParquetColumn, ParquetRow } from './writer';
 
-export const EXPORTER_VERSION = `reflection-workbench ${process.env.npm_package_version ?? '0.1.0'}`;
+/** The exporting version, stamped on every row and file: package.json's, bundled at build time. */
+export const EXPORTER_VERSION = `reflection-workbench ${packageVersion}`;
 
 export const TRAINING_COLUMNS: readonly ParquetColumn[] = [
   { name: 'sample_id', type: 'string', nullable: false },
