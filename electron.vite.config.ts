@@ -7,8 +7,8 @@ export default defineConfig({
     plugins: [externalizeDepsPlugin()],
     build: {
       outDir: 'out/main',
-      // jobWorker: long jobs run in a worker thread (src/main/jobs/runner.ts loads it beside index.js)
-      rollupOptions: { input: { index: resolve(__dirname, 'src/main/index.ts'), jobWorker: resolve(__dirname, 'src/main/jobs/worker.ts') } },
+      // jobWorker: long jobs run in a worker thread (src/api/jobs/runner.ts loads it beside index.js)
+      rollupOptions: { input: { index: resolve(__dirname, 'src/electron/main.ts'), jobWorker: resolve(__dirname, 'src/api/jobs/worker.ts') } },
     },
   },
   preload: {

@@ -4,31 +4,28 @@ import boundaries from 'eslint-plugin-boundaries';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
-// The folders of today's layout. A file belongs to the first element whose folder contains it.
-// (Issue 15's target layout, shared ← core ← api ← {electron, web, cli}, will rename these; the rules below
-// already hold the same direction on the current names.)
+// The folders, named after the runtime they need. A file belongs to the first element whose folder contains it.
+// Imports flow one way: shared ← core ← api ← {electron, web, cli}; the renderer and the preload see only shared.
 const ELEMENTS = [
-  { type: 'shared', pattern: 'src/shared' }, // contracts and domain types: no node, no DOM, no main
-  { type: 'text', pattern: 'src/main/text' }, // diff and hashing, used from the database layer upwards
-  { type: 'db', pattern: 'src/main/db' }, // connection, migrations, snapshots
-  { type: 'files', pattern: 'src/main/files' }, // memory-file IO (locked, atomic)
-  { type: 'recorder', pattern: 'src/main/recorder' }, // the plugin-facing recorder core
-  { type: 'services', pattern: 'src/main/services' }, // the domain: plain functions (ctx, input)
-  { type: 'jobs', pattern: 'src/main/jobs' }, // job worker threads (run the api's job handlers)
-  { type: 'ipc', pattern: 'src/main/ipc' }, // transport-neutral api: registry, handlers, session, jobs
-  { type: 'app', pattern: 'src/main/app' }, // the runtime composition and the Electron shell's parts
-  { type: 'web', pattern: 'src/main/web' }, // browser mode over HTTP
+  { type: 'shared', pattern: 'src/shared' }, // contracts and domain types: no node, no DOM
+  { type: 'text', pattern: 'src/core/text' }, // diff, hashing and time parsing, used from the database layer upwards
+  { type: 'db', pattern: 'src/core/db' }, // connection, migrations, repositories: the only place with SQL
+  { type: 'files', pattern: 'src/core/files' }, // memory-file IO (locked, atomic)
+  { type: 'recorder', pattern: 'src/core/recorder' }, // the plugin-facing recorder core
+  { type: 'core', pattern: 'src/core' }, // the service areas: plain functions (ctx, input), Node only, no transport
+  { type: 'api', pattern: 'src/api' }, // registry, handlers, workspace session, jobs: transport-neutral
+  { type: 'electron', pattern: 'src/electron' }, // the desktop shell: window, menu, security, IPC binding
+  { type: 'web', pattern: 'src/web' }, // browser mode over HTTP on 127.0.0.1
+  { type: 'cli', pattern: 'src/cli' }, // the `reflection` command line
   { type: 'recorder-package', pattern: 'src/recorder' }, // the published recorder entry
-  { type: 'cli', pattern: 'src/cli' },
   { type: 'preload', pattern: 'src/preload' },
   { type: 'renderer', pattern: 'src/renderer' },
-  // Last, so it only takes what no folder above took: the Electron entry point, src/main/index.ts.
-  { type: 'shell', pattern: 'src/main' },
 ].map((e) => ({ partialMatch: false, ...e }));
 
-const MAIN = ['text', 'db', 'files', 'recorder', 'services', 'jobs', 'ipc', 'app', 'web', 'shell'];
-const NOT_SHARED = [...MAIN, 'recorder-package', 'cli', 'preload', 'renderer'];
-const TRANSPORTS = ['ipc', 'jobs', 'app', 'web', 'shell', 'cli'];
+const CORE = ['text', 'db', 'files', 'recorder', 'core'];
+const NODE_SIDE = [...CORE, 'api', 'electron', 'web', 'cli', 'recorder-package'];
+const NOT_SHARED = [...NODE_SIDE, 'preload', 'renderer'];
+const TRANSPORTS = ['electron', 'web', 'cli'];
 
 const toElements = (types) => ({ to: { element: { types: { anyOf: types } } } });
 const nodeAndElectron = [
@@ -43,27 +40,33 @@ const BOUNDARY_POLICIES = [
   // The renderer and the preload talk to main only through the contract in src/shared.
   { from: { element: { type: 'renderer' } }, disallow: [toElements(NOT_SHARED.filter((t) => t !== 'renderer')), ...nodeAndElectron] },
   { from: { element: { type: 'preload' } }, disallow: [toElements(NOT_SHARED.filter((t) => t !== 'preload')), { to: { module: { origin: 'core' } } }] },
-  // Nothing in main reaches into the CLI, the renderer or the preload.
-  { from: { element: { types: { anyOf: MAIN } } }, disallow: toElements(['cli', 'renderer', 'preload']) },
-  // The domain and the database know no transport and no Electron (they run in the CLI, in workers, in tests).
-  { from: { element: { types: { anyOf: ['services', 'db', 'text', 'files'] } } }, disallow: [toElements(TRANSPORTS), { to: { module: { source: 'electron' } } }] },
-  // The database layer sits under the domain, the recorder and memory-file IO.
-  { from: { element: { types: { anyOf: ['db', 'text'] } } }, disallow: toElements(['services', 'recorder', 'files']) },
+  // Nothing on the node side reaches into the renderer or the preload.
+  { from: { element: { types: { anyOf: NODE_SIDE } } }, disallow: toElements(['renderer', 'preload']) },
+  // core knows no api, no transport and no Electron (it runs in the CLI, in workers, in tests).
+  { from: { element: { types: { anyOf: CORE } } }, disallow: [toElements(['api', ...TRANSPORTS, 'recorder-package']), { to: { module: { source: 'electron' } } }] },
+  // The database layer sits under the service areas, the recorder and memory-file IO.
+  { from: { element: { types: { anyOf: ['db', 'text'] } } }, disallow: toElements(['core', 'recorder', 'files']) },
   { from: { element: { type: 'text' } }, disallow: toElements(['db']) },
-  // The recorder is published on its own; of the domain it uses only the health hook that chains each write.
-  { from: { element: { type: 'recorder' } }, disallow: toElements(['services']) },
-  { from: { element: { type: 'recorder' } }, allow: { to: { file: { path: 'src/main/services/health/hook.ts' } } } },
-  // The api (registry, handlers, session, jobs) does not know which shell or server carries it.
-  { from: { element: { types: { anyOf: ['ipc', 'jobs'] } } }, disallow: toElements(['app', 'web', 'shell']) },
-  // The Electron shell and browser mode are siblings: the shell does not import browser mode.
-  { from: { element: { types: { anyOf: ['app', 'shell'] } } }, disallow: toElements(['web']) },
-  // Electron is loaded at run time only by the preload and by the shell's one guarded require (src/main/index.ts):
+  // The recorder is published on its own; of the service areas it uses only the health hook that chains each write.
+  { from: { element: { type: 'recorder' } }, disallow: toElements(['core']) },
+  { from: { element: { type: 'recorder' } }, allow: { to: { file: { path: 'src/core/health/hook.ts' } } } },
+  // The api does not know which transport carries it.
+  { from: { element: { type: 'api' } }, disallow: toElements(TRANSPORTS) },
+  // The transports are siblings: none imports another (the CLI may start browser mode: `reflection open --web`).
+  { from: { element: { type: 'electron' } }, disallow: toElements(['web', 'cli']) },
+  { from: { element: { type: 'web' } }, disallow: toElements(['electron', 'cli']) },
+  { from: { element: { type: 'cli' } }, disallow: toElements(['electron']) },
+  // The published recorder entry wraps the recorder core only.
+  { from: { element: { type: 'recorder-package' } }, disallow: toElements(['api', ...TRANSPORTS]) },
+  // Electron is loaded at run time only by the preload and by the shell's one guarded require (src/electron/main.ts):
   // everything else takes its API as a parameter and imports only its types, so tests and the CLI run under Node.
   {
-    from: { element: { types: { anyOf: NOT_SHARED.filter((t) => t !== 'preload' && t !== 'shell') } } },
+    from: { element: { types: { anyOf: NOT_SHARED.filter((t) => t !== 'preload') } } },
     dependency: { kind: 'value' },
     disallow: { to: { module: { source: 'electron' } } },
   },
+  // ...except the entry point, whose guarded require is the one place the real module is loaded.
+  { from: { file: { path: 'src/electron/main.ts' } }, dependency: { kind: 'value' }, allow: { to: { module: { source: 'electron' } } } },
 ];
 
 // An `eslint-disable` must say why on the same line (`-- reason`); ESLint itself reports one that names an

@@ -1,7 +1,7 @@
 // Scoring the PII detector against labelled data. Shared by `npm run bench:pii` and tests/pii.
 import fs from 'node:fs';
 import path from 'node:path';
-import { detectPii, foldValue, redact, type DetectOptions, type PiiSpan, type PiiType } from '../src/main/services/pii/index';
+import { detectPii, foldValue, redact, type DetectOptions, type PiiSpan, type PiiType } from '../src/core/pii/index';
 
 export interface GoldSpan {
   start: number;

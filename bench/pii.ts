@@ -24,7 +24,7 @@ import {
 } from './pii-eval';
 import { generatedCases } from './pii-generated';
 import { fmt, timeIt } from './util';
-import { detectPii, type DetectOptions } from '../src/main/services/pii/index';
+import { detectPii, type DetectOptions } from '../src/core/pii/index';
 
 const repoRoot = path.resolve(__dirname, '..');
 const piiDir = path.resolve(repoRoot, '..', 'shared', 'benchmarks', 'pii');

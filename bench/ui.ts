@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { dbPathFor } from '../src/main/db/connection';
-import { DEMO_BASE_TIME, generateDemoWorkspace } from '../src/main/services/demo';
+import { dbPathFor } from '../src/core/db/connection';
+import { DEMO_BASE_TIME, generateDemoWorkspace } from '../src/core/demo';
 import { launchChromium, serveWorkspace } from '../tests/helpers/browser';
 import { fmt, percentile } from './util';
 

@@ -10,8 +10,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import { cpuSeconds, writtenBytes } from '../util';
-import { dbPathFor, openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { collectSamples, exportDataset } from '../../src/main/services/dataset';
+import { dbPathFor, openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { collectSamples, exportDataset } from '../../src/core/dataset';
 import type { ExportFormat } from '../../src/shared/domain';
 
 export interface CollectChildResult {

@@ -1,9 +1,9 @@
 // A recorded workspace of n gate decisions for the dataset benchmarks (collect, export, jobs) and the
 // perf tests: 60% written, 15% refused, 25% NO_WRITE; one user message in twenty carries PII, one in
 // seven is a short follow-up, and one write in twenty gets a curator correction. Deterministic.
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import { correctWrite } from '../../src/main/services/guardian/corrections';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import { correctWrite } from '../../src/core/guardian/corrections';
 import type { GateDecision } from '../../src/shared/domain';
 
 const FILES = ['USER.md', 'MEMORY.md', 'TOOLS.md'] as const;

@@ -9,8 +9,8 @@ import type { BenchSection } from '../index';
 import Database from 'better-sqlite3';
 import { compress, init as initZstd } from '@bokuweb/zstd-wasm';
 import { fmt, peakRss } from '../util';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { importOpenClaw } from '../../src/main/services/importers';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { importOpenClaw } from '../../src/core/importers';
 
 const TARGET_MB = Number(process.env.REFLECTION_BENCH_IMPORT_MB ?? 100);
 

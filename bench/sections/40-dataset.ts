@@ -11,7 +11,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import type { BenchSection } from '../index';
 import { cpuSeconds, fmt, loadAvg } from '../util';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { NEAR_DUP_PAIRS, pairScores, runNearDupPairs } from '../../tests/dataset/nearDupPairs';
 import { buildWorkspace } from '../dataset/workspace';

@@ -11,9 +11,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { BenchSection } from '../index';
 import { fmt, loadAvg, percentile } from '../util';
-import { createAppRuntime } from '../../src/main/app/runtime';
-import { dbPathFor } from '../../src/main/db/connection';
-import { startLiveCapture } from '../../src/main/services/lifecycle/live';
+import { createAppRuntime } from '../../src/api/runtime';
+import { dbPathFor } from '../../src/core/db/connection';
+import { startLiveCapture } from '../../src/core/lifecycle/live';
 import { buildWorkspace } from '../dataset/workspace';
 
 const N = Number(process.env.JOBS_BENCH_DECISIONS ?? 100_000);

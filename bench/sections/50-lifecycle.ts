@@ -8,11 +8,11 @@ import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import type { BenchSection } from '../index';
 import { fmt, percentile, timeIt } from '../util';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import { backupDatabase } from '../../src/main/services/lifecycle/backup';
-import { pruneOldData } from '../../src/main/services/lifecycle/retention';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { startLiveCapture } from '../../src/main/services/lifecycle/live';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import { backupDatabase } from '../../src/core/lifecycle/backup';
+import { pruneOldData } from '../../src/core/lifecycle/retention';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { startLiveCapture } from '../../src/core/lifecycle/live';
 
 const RATE = 50;
 const SECONDS = Number(process.env.BENCH_LIFECYCLE_SECONDS ?? 8);

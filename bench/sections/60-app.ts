@@ -7,11 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchSection } from '../index';
 import { fmt, percentile } from '../util';
-import { createAppRuntime } from '../../src/main/app/runtime';
-import { dbPathFor, openDatabaseFile } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import { listDecisions } from '../../src/main/services/gate';
-import { startWebServer } from '../../src/main/web/server';
+import { createAppRuntime } from '../../src/api/runtime';
+import { dbPathFor, openDatabaseFile } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import { listDecisions } from '../../src/core/gate';
+import { startWebServer } from '../../src/web/server';
 
 function post(port: number, token: string, channel: string, body: string): Promise<string> {
   return new Promise((resolve, reject) => {

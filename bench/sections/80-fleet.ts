@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchSection } from '../index';
 import { fmt, peakRss } from '../util';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { exportDataset } from '../../src/main/services/dataset';
-import { fleetExport } from '../../src/main/services/fleet/fleet';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { exportDataset } from '../../src/core/dataset';
+import { fleetExport } from '../../src/core/fleet/fleet';
 
 const WORKSPACES = Number(process.env.FLEET_BENCH_WORKSPACES ?? 20);
 const SAMPLES = Number(process.env.FLEET_BENCH_SAMPLES ?? 10_000);

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AppError, isAppError } from '../shared/errors';
-import { openWorkspaceDatabase, type OpenedDatabase } from '../main/db/connection';
-import { loadSettings } from '../main/services/lifecycle/settings';
+import { openWorkspaceDatabase, type OpenedDatabase } from '../core/db/connection';
+import { loadSettings } from '../core/lifecycle/settings';
 
 export interface GlobalOptions {
   workspace?: string;

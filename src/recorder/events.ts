@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { GATE_DECISIONS, MEMORY_FILES, fileForDecision, type GateDecision } from '../shared/domain';
 import { AppError } from '../shared/errors';
-import type { RecorderCore } from '../main/recorder/recorder';
+import type { RecorderCore } from '../core/recorder/recorder';
 
 const ms = z.number().int().nonnegative();
 const nonEmpty = z.string().min(1);

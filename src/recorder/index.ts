@@ -4,7 +4,7 @@
 export { createRecorder, QueuedRecorder, type QueuedRecorderOptions, type RecorderStats, type TurnRecord, type DecisionRecord, type WriteRecord } from './queued';
 export type { RecoveryReport } from './protocol';
 export type { RecorderEvent } from './events';
-export { openRecorder, Recorder, RecorderCore, type RecordedWrite, type RecorderOptions, type RecorderCoreOptions } from '../main/recorder/recorder';
-export type { SessionInput, TurnInput, ContextItemInput, DecisionInput, WriteInput } from '../main/recorder/schemas';
+export { openRecorder, Recorder, RecorderCore, type RecordedWrite, type RecorderOptions, type RecorderCoreOptions } from '../core/recorder/recorder';
+export type { SessionInput, TurnInput, ContextItemInput, DecisionInput, WriteInput } from '../core/recorder/schemas';
 export { AppError } from '../shared/errors';
 export * from '../shared/domain';

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { STATE_DIR, openWorkspaceDatabase, writeTx } from '../main/db/connection';
-import { RecorderCore } from '../main/recorder/recorder';
+import { STATE_DIR, openWorkspaceDatabase, writeTx } from '../core/db/connection';
+import { RecorderCore } from '../core/recorder/recorder';
 import { applyEvent } from './events';
 import { SPOOL_PATTERN, type RecoveryReport, type ToWorker } from './protocol';
 

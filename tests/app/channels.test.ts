@@ -7,7 +7,7 @@ import type {
   AuditRow, CollectResult, ConversationExportResult, ExclusionDto, ExportPreview, ExportRow, GateDecisionRow, JobStatus, Page,
   PruneOutcome, PurgeOutcome, RollbackOutcome, SampleDetail, SampleRow, SearchHit, SessionRow, SettingsValidation, TurnView,
 } from '../../src/shared/contract';
-import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/main/services/demo';
+import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/core/demo';
 import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
 import { sharedDir, tempWorkspace } from '../helpers/workspace';
 import { call } from './http';

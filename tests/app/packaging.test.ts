@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY } from '../../src/main/web/security';
+import { CONTENT_SECURITY_POLICY } from '../../src/web/security';
 import { repoRoot } from '../helpers/workspace';
 
 const config = JSON.parse(fs.readFileSync(path.join(repoRoot, 'electron-builder.json'), 'utf8')) as Record<string, any>;

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CHANNELS, contracts, MUTATING_CHANNELS, type Channel } from '../../src/shared/contract';
-import { createAppRuntime, type AppRuntime } from '../../src/main/app/runtime';
-import { buildHandlers } from '../../src/main/ipc/handlers';
-import { createRegistry, isUnavailable, notAvailable, type Handlers } from '../../src/main/ipc/registry';
-import { JobManager } from '../../src/main/ipc/jobs';
-import { WorkspaceSession } from '../../src/main/ipc/session';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import { dbPathFor, openDatabaseFile } from '../../src/main/db/connection';
+import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
+import { buildHandlers } from '../../src/api/handlers';
+import { createRegistry, isUnavailable, notAvailable, type Handlers } from '../../src/api/registry';
+import { JobManager } from '../../src/api/jobs/manager';
+import { WorkspaceSession } from '../../src/api/session';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import { dbPathFor, openDatabaseFile } from '../../src/core/db/connection';
 import { tempWorkspace } from '../helpers/workspace';
 
 /** Payloads that no contract accepts: not an object, an unknown key, and a wrong type for every field. */

@@ -1,13 +1,13 @@
 // The Electron shell run with a recorder in place of Electron's API (the binary cannot run here):
-// every security setting, handler and behaviour of src/main/index.ts is read back from the recorder.
+// every security setting, handler and behaviour of src/electron/main.ts is read back from the recorder.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHANGE_EVENT_CHANNEL, CHANNELS, ipcChannel } from '../../src/shared/contract';
-import { startShell, type ElectronApi, type Shell } from '../../src/main/index';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { startShell, type ElectronApi, type Shell } from '../../src/electron/main';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 type Fn = (...args: any[]) => any;

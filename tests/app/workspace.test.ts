@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAppRuntime, type AppRuntime } from '../../src/main/app/runtime';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { tempWorkspace } from '../helpers/workspace';
 
 const runtimes: AppRuntime[] = [];

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/main/services/demo';
+import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/core/demo';
 import { openWorkbench, type BrowserSession } from '../helpers/browser';
 import { tempWorkspace } from '../helpers/workspace';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agreementPerLabel, cohensKappa } from '../../src/main/services/curation/agreement';
+import { agreementPerLabel, cohensKappa } from '../../src/core/curation/agreement';
 
 const pairs = (spec: [string, string, number][]) => spec.flatMap(([a, b, n]) => Array.from({ length: n }, () => [a, b] as const));
 

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { listPiiValues } from '../../src/main/services/curation/piiValues';
-import { collectSamples } from '../../src/main/services/dataset';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { listPiiValues } from '../../src/core/curation/piiValues';
+import { collectSamples } from '../../src/core/dataset';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 

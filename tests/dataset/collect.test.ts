@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { collectSamples, getSample, listSamples, type DatasetSample } from '../../src/main/services/dataset';
-import type { MemoryGateNegativeSample, MemoryGatePositiveSample } from '../../src/main/services/dataset';
+import { collectSamples, getSample, listSamples, type DatasetSample } from '../../src/core/dataset';
+import type { MemoryGateNegativeSample, MemoryGatePositiveSample } from '../../src/core/dataset';
 import { PII, S, buildFixture, type Fixture } from './fixture';
 
 const bySource = (f: Fixture, key: string): DatasetSample => {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { collectSamples, exportEvalSet } from '../../src/main/services/dataset';
+import { collectSamples, exportEvalSet } from '../../src/core/dataset';
 import { GATE_DECISIONS, MEMORY_FILES } from '../../src/shared/domain';
 import { sharedDir } from '../helpers/workspace';
 import { readJsonl } from './openaiValidator';

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
-import { GATE_INSTRUCTION, GUARDIAN_INSTRUCTION, collectSamples, exportDataset, exportSelectionCounts, previewExport, type ExportResult } from '../../src/main/services/dataset';
+import { GATE_INSTRUCTION, GUARDIAN_INSTRUCTION, collectSamples, exportDataset, exportSelectionCounts, previewExport, type ExportResult } from '../../src/core/dataset';
 import { tempWorkspace } from '../helpers/workspace';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
 import { BASE, PII, S, buildFixture, type Fixture } from './fixture';
 import { readJsonl, validateChatExamples, validatePreferenceExamples } from './openaiValidator';
 

@@ -1,12 +1,12 @@
 // A recorded workspace with known samples, built through the recorder and the guardian services.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import type { ServiceContext } from '../../src/main/services/context';
-import { correctWrite } from '../../src/main/services/guardian/corrections';
-import { rollbackWrite } from '../../src/main/services/guardian/rollback';
-import { addExclusion } from '../../src/main/services/lifecycle/exclusions';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import type { ServiceContext } from '../../src/core/context';
+import { correctWrite } from '../../src/core/guardian/corrections';
+import { rollbackWrite } from '../../src/core/guardian/rollback';
+import { addExclusion } from '../../src/core/lifecycle/exclusions';
 import type { GateDecision, MemoryFileName } from '../../src/shared/domain';
 import { tempWorkspace } from '../helpers/workspace';
 

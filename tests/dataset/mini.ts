@@ -2,9 +2,9 @@
 // No vitest import here: the bench builds the near-duplicate pair set with it too (miniWorkspaceAt).
 import fs from 'node:fs';
 import path from 'node:path';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import type { ServiceContext } from '../../src/main/services/context';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import type { ServiceContext } from '../../src/core/context';
 import type { GateDecision, MemoryFileName } from '../../src/shared/domain';
 
 export interface MiniTurn {

@@ -3,7 +3,7 @@
 // facts (the hard case: same structure, other entity or value). same: one lesson twice, in other
 // words, casing, punctuation, full-width forms, a typo, or a different secret that redaction hides.
 import type { GateDecision } from '../../src/shared/domain';
-import { collectSamples } from '../../src/main/services/dataset';
+import { collectSamples } from '../../src/core/dataset';
 import { miniWorkspaceAt } from './mini';
 
 export interface PairTurn {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import {
   collectSamples,
   datasetStats,
@@ -13,7 +13,7 @@ import {
   setPiiSpanDecision,
   undoLastReview,
   type MemoryGatePositiveSample,
-} from '../../src/main/services/dataset';
+} from '../../src/core/dataset';
 import { repoRoot } from '../helpers/workspace';
 import { PII, S, buildFixture } from './fixture';
 

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import { collectSamples, detectFeedbackSignals, exportDataset, fingerprint, jaccard, minhash, similarity } from '../../src/main/services/dataset';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import { collectSamples, detectFeedbackSignals, exportDataset, fingerprint, jaccard, minhash, similarity } from '../../src/core/dataset';
 import { tempWorkspace } from '../helpers/workspace';
 import { readJsonl, validateChatExamples } from './openaiValidator';
 

@@ -17,8 +17,8 @@ import {
   validateSampleContent,
   type ExportResult,
   type SampleContent,
-} from '../../src/main/services/dataset';
-import { correctWrite } from '../../src/main/services/guardian/corrections';
+} from '../../src/core/dataset';
+import { correctWrite } from '../../src/core/guardian/corrections';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { readJsonl, validatePreferenceExamples } from './openaiValidator';
 import type { Mini } from './mini';
@@ -57,7 +57,7 @@ const EXPECTED_TARGET = [
 describe('what a record trains', () => {
   it('in every training format the trained target is the decision or the action, for gate and guardian samples', async () => {
     KNOWN.forEach((c, i) => expect(taskOf(c).output).toBe(EXPECTED_TARGET[i]));
-    const { alpacaRecord, sharegptRecord, openaiRecord, ktoRecords } = await import('../../src/main/services/dataset');
+    const { alpacaRecord, sharegptRecord, openaiRecord, ktoRecords } = await import('../../src/core/dataset');
     KNOWN.forEach((c, i) => {
       const target = EXPECTED_TARGET[i];
       const instruction = c.type === 'write_guardian_decision' ? GUARDIAN_INSTRUCTION : GATE_INSTRUCTION;

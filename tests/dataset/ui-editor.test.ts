@@ -2,8 +2,8 @@
 // the raw JSON fallback cannot save a field the type lacks, a cluster shows its near-duplicates and
 // takes the curator's pick, and an export shows what it included and its label balance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { collectSamples } from '../../src/main/services/dataset';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { collectSamples } from '../../src/core/dataset';
 import { go, noErrorsOnScreen, startUi, type UiFixture } from '../ui/support';
 
 let ui: UiFixture;

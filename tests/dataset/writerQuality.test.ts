@@ -1,9 +1,9 @@
 // The writer the curator judges: gate precision/recall per decision type, guardian accuracy, the
 // over-write rate, churn per file and the weekly trend, from corrections, rollbacks, missed writes and approvals.
 import { describe, expect, it } from 'vitest';
-import { collectSamples, isoWeek, markMissedWrite, reviewSample, writerQuality } from '../../src/main/services/dataset';
-import { correctWrite } from '../../src/main/services/guardian/corrections';
-import { rollbackWrite } from '../../src/main/services/guardian/rollback';
+import { collectSamples, isoWeek, markMissedWrite, reviewSample, writerQuality } from '../../src/core/dataset';
+import { correctWrite } from '../../src/core/guardian/corrections';
+import { rollbackWrite } from '../../src/core/guardian/rollback';
 import { miniWorkspace } from './miniTemp';
 
 describe('writer quality from curator labels', () => {

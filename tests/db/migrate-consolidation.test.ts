@@ -4,7 +4,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { loadMigrations, migrate } from '../../src/main/db/migrate';
+import { loadMigrations, migrate } from '../../src/core/db/migrate';
 import { tempWorkspace } from '../helpers/workspace';
 
 const before = loadMigrations().filter((m) => m.version < 160);

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openDatabaseFile, openWorkspaceDatabase } from '../../src/main/db/connection';
-import { latestVersion, loadMigrations, migrate } from '../../src/main/db/migrate';
+import { openDatabaseFile, openWorkspaceDatabase } from '../../src/core/db/connection';
+import { latestVersion, loadMigrations, migrate } from '../../src/core/db/migrate';
 import { tempWorkspace } from '../helpers/workspace';
 
 const hashOf = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');

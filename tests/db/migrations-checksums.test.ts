@@ -5,7 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMigrations } from '../../src/main/db/migrate';
+import { loadMigrations } from '../../src/core/db/migrate';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const migrationsDir = path.join(repoRoot, 'migrations');

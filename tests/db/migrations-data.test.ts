@@ -5,7 +5,7 @@
 // existing turns; that never mattered because 0010 and 0020 shipped together, but a migration that
 // rebuilds an index must fill it.)
 import { describe, expect, it } from 'vitest';
-import { latestVersion } from '../../src/main/db/migrate';
+import { latestVersion } from '../../src/core/db/migrate';
 import { emptyDatabase, explain, getTableData, insertData, updateToVersion } from '../helpers/db';
 
 const EXPORTS = [

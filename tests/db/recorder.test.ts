@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import { decodeTime, isValid } from 'ulid';
-import { fastUlid } from '../../src/main/recorder/recorder';
+import { fastUlid } from '../../src/core/recorder/recorder';
 import { openRecorder } from '../../src/recorder';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 

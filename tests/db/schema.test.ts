@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { listDecisionsSql } from '../../src/main/services/gate';
-import { listSessionsSql } from '../../src/main/services/sessions';
-import { encodeCursor } from '../../src/main/services/gate/sql';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { listDecisionsSql } from '../../src/core/gate';
+import { listSessionsSql } from '../../src/core/sessions';
+import { encodeCursor } from '../../src/core/gate/sql';
 import { tempWorkspace } from '../helpers/workspace';
 
 const TABLES = [

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fleetExport, type FleetExportResult } from '../../src/main/services/fleet/fleet';
+import { fleetExport, type FleetExportResult } from '../../src/core/fleet/fleet';
 import { tempWorkspace } from '../helpers/workspace';
 import { corruptWorkspace, curatedWorkspace, duck, readOnly } from './helpers';
 

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { dbPathFor, openWorkspaceDatabase } from '../../src/main/db/connection';
-import { collectSamples } from '../../src/main/services/dataset';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { dbPathFor, openWorkspaceDatabase } from '../../src/core/db/connection';
+import { collectSamples } from '../../src/core/dataset';
+import { generateDemoWorkspace } from '../../src/core/demo';
 
 /** A demo workspace whose collected samples were all approved by a curator (quality 0.9). */
 export async function curatedWorkspace(dir: string, seed: number, sessions = 5): Promise<void> {

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { exportDataset, type ExportResult } from '../../src/main/services/dataset';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { exportDataset, type ExportResult } from '../../src/core/dataset';
 import { tempWorkspace } from '../helpers/workspace';
 import { curatedWorkspace, duck } from './helpers';
 

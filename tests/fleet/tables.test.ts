@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { correctWrite } from '../../src/main/services/guardian/corrections';
-import { detectPii } from '../../src/main/services/pii';
-import { exportTables, prepareTablesDir, ANALYTICS_TABLES } from '../../src/main/services/parquet/tables';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { correctWrite } from '../../src/core/guardian/corrections';
+import { detectPii } from '../../src/core/pii';
+import { exportTables, prepareTablesDir, ANALYTICS_TABLES } from '../../src/core/parquet/tables';
 import { tempWorkspace } from '../helpers/workspace';
 import { curatedWorkspace, duck, readOnly } from './helpers';
 

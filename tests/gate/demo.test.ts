@@ -2,10 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { generateDemoWorkspace, HOSTILE_SESSION_ID, type DemoSummary } from '../../src/main/services/demo';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { generateDemoWorkspace, HOSTILE_SESSION_ID, type DemoSummary } from '../../src/core/demo';
 import { AUDIT_STATUSES, GATE_DECISIONS, MEMORY_FILES } from '../../src/shared/domain';
-import { recordExternalChanges } from '../../src/main/services/guardian/external';
+import { recordExternalChanges } from '../../src/core/guardian/external';
 import { tempWorkspace } from '../helpers/workspace';
 
 const TABLES = ['sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'file_snapshots', 'write_guardian_audit'];

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import type { ServiceContext } from '../../src/main/services/context';
-import { generateDemoWorkspace, HOSTILE_SESSION_ID, TOUR_SESSION_ID } from '../../src/main/services/demo';
-import { exportDecisions, gateStats, listDecisions, showDecision, statsOverview } from '../../src/main/services/gate';
-import { search } from '../../src/main/services/search';
-import { getTurn, listSessions, listTurns } from '../../src/main/services/sessions';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import type { ServiceContext } from '../../src/core/context';
+import { generateDemoWorkspace, HOSTILE_SESSION_ID, TOUR_SESSION_ID } from '../../src/core/demo';
+import { exportDecisions, gateStats, listDecisions, showDecision, statsOverview } from '../../src/core/gate';
+import { search } from '../../src/core/search';
+import { getTurn, listSessions, listTurns } from '../../src/core/sessions';
 import { tempWorkspace } from '../helpers/workspace';
 
 let ctx: ServiceContext;

@@ -2,8 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const bin = path.join(repoRoot, 'bin', 'reflection.cjs');

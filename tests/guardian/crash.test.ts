@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { readMemoryFile } from '../../src/main/files/memoryFiles';
-import type { ServiceContext } from '../../src/main/services/context';
-import { recordExternalChanges } from '../../src/main/services/guardian/external';
-import { FAULT_STEPS } from '../../src/main/services/guardian/faults';
-import { reconcilePending } from '../../src/main/services/guardian/operations';
-import { rollbackWrite } from '../../src/main/services/guardian/rollback';
-import { sha256 } from '../../src/main/text/diff';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { readMemoryFile } from '../../src/core/files/memoryFiles';
+import type { ServiceContext } from '../../src/core/context';
+import { recordExternalChanges } from '../../src/core/guardian/external';
+import { FAULT_STEPS } from '../../src/core/guardian/faults';
+import { reconcilePending } from '../../src/core/guardian/operations';
+import { rollbackWrite } from '../../src/core/guardian/rollback';
+import { sha256 } from '../../src/core/text/diff';
 import { repoRoot } from '../helpers/workspace';
 import { makeFixture } from './fixture';
 

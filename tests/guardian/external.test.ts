@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordExternalChanges } from '../../src/main/services/guardian/external';
+import { recordExternalChanges } from '../../src/core/guardian/external';
 import { makeFixture } from './fixture';
 
 describe('recordExternalChanges', () => {
@@ -44,9 +44,9 @@ describe('recordExternalChanges', () => {
 
 describe('migration 0030 on a database with recorded writes', () => {
   it('starts file_state from the newest recorded content, so an unrecorded edit is caught', async () => {
-    const { migrate, loadMigrations } = await import('../../src/main/db/migrate');
+    const { migrate, loadMigrations } = await import('../../src/core/db/migrate');
     const Database = (await import('better-sqlite3')).default;
-    const { RecorderCore } = await import('../../src/main/recorder/recorder');
+    const { RecorderCore } = await import('../../src/core/recorder/recorder');
     const dir = (await import('../helpers/workspace')).tempWorkspace();
     const db = new Database(path.join(dir, 'old.db'));
     db.pragma('foreign_keys = ON');

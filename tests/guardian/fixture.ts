@@ -2,9 +2,9 @@
 // the memory files are written for real, as the plugin would.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import type { ServiceContext } from '../../src/main/services/context';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import type { ServiceContext } from '../../src/core/context';
 import type { MemoryFileName } from '../../src/shared/domain';
 import { decisionForFile } from '../../src/shared/domain';
 import { tempWorkspace } from '../helpers/workspace';

@@ -2,9 +2,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryFilePath, readMemoryFile, writeMemoryFile } from '../../src/main/files/memoryFiles';
-import { recordExternalChanges } from '../../src/main/services/guardian/external';
-import { rollbackWrite } from '../../src/main/services/guardian/rollback';
+import { memoryFilePath, readMemoryFile, writeMemoryFile } from '../../src/core/files/memoryFiles';
+import { recordExternalChanges } from '../../src/core/guardian/external';
+import { rollbackWrite } from '../../src/core/guardian/rollback';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 import { makeFixture } from './fixture';
 

@@ -12,8 +12,8 @@ import {
   pruneSnapshots,
   retryWrite,
   showAudit,
-} from '../../src/main/services/guardian';
-import { recordExternalChanges } from '../../src/main/services/guardian/external';
+} from '../../src/core/guardian';
+import { recordExternalChanges } from '../../src/core/guardian/external';
 import { makeFixture } from './fixture';
 
 function collect(): { out: Writable; text: () => string } {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { recordExternalChanges } from '../../src/main/services/guardian/external';
-import { fileHistory, showAudit } from '../../src/main/services/guardian/queries';
-import { rollbackSession, rollbackWrite } from '../../src/main/services/guardian/rollback';
+import { recordExternalChanges } from '../../src/core/guardian/external';
+import { fileHistory, showAudit } from '../../src/core/guardian/queries';
+import { rollbackSession, rollbackWrite } from '../../src/core/guardian/rollback';
 import { makeFixture } from './fixture';
 
 const status = (f: ReturnType<typeof makeFixture>, id: string) => f.db.prepare('SELECT status FROM write_guardian_audit WHERE id = ?').pluck().get(id);

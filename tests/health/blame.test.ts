@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { blameFile } from '../../src/main/services/health/blame';
+import { blameFile } from '../../src/core/health/blame';
 import { tempWorkspace } from '../helpers/workspace';
 import { generateHistory, type TrackedLine } from './historyGenerator';
 

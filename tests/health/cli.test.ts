@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 describe('reflection blame, health, erase and verify', () => {

@@ -1,5 +1,5 @@
 // Precision and recall of comparePair on the labelled pairs (shared by the test and the bench).
-import { comparePair } from '../../src/main/services/health/conflicts';
+import { comparePair } from '../../src/core/health/conflicts';
 import { CONFLICT_PAIRS, type PairLabel } from './fixtures/conflictPairs';
 
 export interface Score {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparePair, findConflicts, isFactLine } from '../../src/main/services/health/conflicts';
+import { comparePair, findConflicts, isFactLine } from '../../src/core/health/conflicts';
 
 const lines = (file: string, text: string) => text.split('\n').map((t, i) => ({ fileName: file, line: i + 1, text: t }));
 

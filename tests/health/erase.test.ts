@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { collectSamples, exportDataset } from '../../src/main/services/dataset';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import type { ServiceContext } from '../../src/main/services/context';
-import { blameFile } from '../../src/main/services/health/blame';
-import { eraseValue, ERASED_MARK, listErasures } from '../../src/main/services/health/erase';
-import { verifyChains } from '../../src/main/services/health/verify';
-import { exportConversations } from '../../src/main/services/lifecycle/archive';
-import { sha256 } from '../../src/main/text/diff';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { collectSamples, exportDataset } from '../../src/core/dataset';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import type { ServiceContext } from '../../src/core/context';
+import { blameFile } from '../../src/core/health/blame';
+import { eraseValue, ERASED_MARK, listErasures } from '../../src/core/health/erase';
+import { verifyChains } from '../../src/core/health/verify';
+import { exportConversations } from '../../src/core/lifecycle/archive';
+import { sha256 } from '../../src/core/text/diff';
 import { tempWorkspace } from '../helpers/workspace';
 
 function filesUnder(dir: string): string[] {
@@ -101,7 +101,7 @@ describe('erasure of a value that JSON escapes', () => {
 
 describe('erasure that makes two versions identical', () => {
   it('merges their snapshots, keeps every write pointing at content, and the chain verifies', async () => {
-    const { RecorderCore } = await import('../../src/main/recorder/recorder');
+    const { RecorderCore } = await import('../../src/core/recorder/recorder');
     const dir = tempWorkspace();
     const { db } = openWorkspaceDatabase(dir);
     const rec = new RecorderCore(db);

@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import type { ServiceContext } from '../../src/main/services/context';
-import { blameFile } from '../../src/main/services/health/blame';
-import { listFindings, scanMemoryHealth } from '../../src/main/services/health/findings';
-import { REMOVED_MARK, removeSecretsOfWrite, resolveFinding } from '../../src/main/services/health/resolve';
-import { flagsForAudits } from '../../src/main/services/health/secrets';
-import { verifyChains } from '../../src/main/services/health/verify';
-import { withMemoryFileLock } from '../../src/main/files/memoryFiles';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import type { ServiceContext } from '../../src/core/context';
+import { blameFile } from '../../src/core/health/blame';
+import { listFindings, scanMemoryHealth } from '../../src/core/health/findings';
+import { REMOVED_MARK, removeSecretsOfWrite, resolveFinding } from '../../src/core/health/resolve';
+import { flagsForAudits } from '../../src/core/health/secrets';
+import { verifyChains } from '../../src/core/health/verify';
+import { withMemoryFileLock } from '../../src/core/files/memoryFiles';
 import { tempWorkspace } from '../helpers/workspace';
 import { evaluateConflictPairs } from './conflictEval';
 

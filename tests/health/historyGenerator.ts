@@ -4,11 +4,11 @@
 // identities: the brute-force ground truth of which write last produced each line.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import { recordExternalChanges } from '../../src/main/services/guardian/external';
-import { rollbackWrite } from '../../src/main/services/guardian/rollback';
-import type { ServiceContext } from '../../src/main/services/context';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import { recordExternalChanges } from '../../src/core/guardian/external';
+import { rollbackWrite } from '../../src/core/guardian/rollback';
+import type { ServiceContext } from '../../src/core/context';
 
 export interface TrackedLine {
   id: number;

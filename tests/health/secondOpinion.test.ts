@@ -3,10 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import { listFindings, scanMemoryHealth } from '../../src/main/services/health/findings';
-import { secondOpinionConfig, secondOpinions } from '../../src/main/services/health/secondOpinion';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import { listFindings, scanMemoryHealth } from '../../src/core/health/findings';
+import { secondOpinionConfig, secondOpinions } from '../../src/core/health/secondOpinion';
 import { tempWorkspace } from '../helpers/workspace';
 
 // A local OpenAI-compatible endpoint: calls lines mentioning a phone a contradiction, anything else none.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openRecorder } from '../../src/recorder';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { healthSummary } from '../../src/main/services/health/summary';
-import { flagsForAudits, rescanAllWrites } from '../../src/main/services/health/secrets';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { healthSummary } from '../../src/core/health/summary';
+import { flagsForAudits, rescanAllWrites } from '../../src/core/health/secrets';
 import { tempWorkspace } from '../helpers/workspace';
 
 describe('secrets in writes as they arrive', () => {

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
-import type { ServiceContext } from '../../src/main/services/context';
-import { verifyChains } from '../../src/main/services/health/verify';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
+import type { ServiceContext } from '../../src/core/context';
+import { verifyChains } from '../../src/core/health/verify';
 import { tempWorkspace } from '../helpers/workspace';
 
 function demo(): ServiceContext {
@@ -74,8 +74,8 @@ describe('tamper evidence', () => {
 
 describe('history recorded out of order', () => {
   it('inserts an older write in place, re-chains the later versions with a recorded event, and blame follows the time order', async () => {
-    const { RecorderCore } = await import('../../src/main/recorder/recorder');
-    const { blameFile } = await import('../../src/main/services/health/blame');
+    const { RecorderCore } = await import('../../src/core/recorder/recorder');
+    const { blameFile } = await import('../../src/core/health/blame');
     const dir = tempWorkspace();
     const { db } = openWorkspaceDatabase(dir);
     const rec = new RecorderCore(db);

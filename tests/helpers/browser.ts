@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { createAppRuntime, type AppRuntime } from '../../src/main/app/runtime';
-import { startWebServer, type WebServer } from '../../src/main/web/server';
-import type { RateLimitOptions } from '../../src/main/web/security';
+import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
+import { startWebServer, type WebServer } from '../../src/web/server';
+import type { RateLimitOptions } from '../../src/web/security';
 
 // Not imported from ./workspace: that file registers vitest hooks, and this harness also runs from scripts.
 const repoRoot = path.resolve(__dirname, '..', '..');

@@ -2,7 +2,7 @@
 // SQLite file to a chosen schema version, seed it with rows, read them back, and ask SQLite for its plan.
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { loadMigrations, migrate, type MigrationResult } from '../../src/main/db/migrate';
+import { loadMigrations, migrate, type MigrationResult } from '../../src/core/db/migrate';
 import { tempWorkspace } from './workspace';
 
 type Db = Database.Database;

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { WorkspaceSession } from '../../src/main/ipc/session';
-import { buildHandlers } from '../../src/main/ipc/handlers';
-import { JobManager } from '../../src/main/ipc/jobs';
-import { createRegistry } from '../../src/main/ipc/registry';
-import { importDailyNotes, listDailyNotes, searchDailyNotes } from '../../src/main/services/importers';
+import { WorkspaceSession } from '../../src/api/session';
+import { buildHandlers } from '../../src/api/handlers';
+import { JobManager } from '../../src/api/jobs/manager';
+import { createRegistry } from '../../src/api/registry';
+import { importDailyNotes, listDailyNotes, searchDailyNotes } from '../../src/core/importers';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 import { count, newContext, writeFile } from './helpers';
 

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EvalSuiteComparisonDto } from '../../src/shared/contract';
-import { WorkspaceSession } from '../../src/main/ipc/session';
-import { buildHandlers } from '../../src/main/ipc/handlers';
-import { JobManager } from '../../src/main/ipc/jobs';
-import { createRegistry } from '../../src/main/ipc/registry';
-import { importEvals } from '../../src/main/services/importers';
+import { WorkspaceSession } from '../../src/api/session';
+import { buildHandlers } from '../../src/api/handlers';
+import { JobManager } from '../../src/api/jobs/manager';
+import { createRegistry } from '../../src/api/registry';
+import { importEvals } from '../../src/core/importers';
 import { tempWorkspace } from '../helpers/workspace';
 import { count, dataCounts, evalsDir, lines, newContext, writeFile } from './helpers';
 

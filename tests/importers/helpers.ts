@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import type { ServiceContext } from '../../src/main/services/context';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import type { ServiceContext } from '../../src/core/context';
 import { sharedDir, tempWorkspace } from '../helpers/workspace';
 
 export const fixtures = path.join(sharedDir, 'fixtures');

@@ -7,8 +7,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { compress, init } from '@bokuweb/zstd-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { importOpenClaw } from '../../src/main/services/importers';
-import { isPrimaryTranscriptName } from '../../src/main/services/importers/openclawSessions';
+import { importOpenClaw } from '../../src/core/importers';
+import { isPrimaryTranscriptName } from '../../src/core/importers/openclawSessions';
 import { count, dataCounts, newContext, writeFile } from './helpers';
 
 const SCHEMA = `

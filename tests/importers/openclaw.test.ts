@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importOpenClaw, importReflectionLogs, stripUserEnvelope } from '../../src/main/services/importers';
+import { importOpenClaw, importReflectionLogs, stripUserEnvelope } from '../../src/core/importers';
 import { count, dataCounts, lines, newContext, openclawDir, pluginRoot, pluginWorkspace, writeFile } from './helpers';
 
 const synthetic = path.join(openclawDir, 'synthetic-state');

@@ -5,11 +5,11 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectSamples } from '../../src/main/services/dataset';
-import { importReflectionLogs } from '../../src/main/services/importers';
-import { saveState } from '../../src/main/services/importers/cursors';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import { startLiveCapture } from '../../src/main/services/lifecycle/live';
+import { collectSamples } from '../../src/core/dataset';
+import { importReflectionLogs } from '../../src/core/importers';
+import { saveState } from '../../src/core/importers/cursors';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import { startLiveCapture } from '../../src/core/lifecycle/live';
 import { count, dataCounts, lines, newContext, writeFile } from './helpers';
 
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'plugin-logs');

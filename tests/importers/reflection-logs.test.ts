@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importReflectionLogs } from '../../src/main/services/importers';
+import { importReflectionLogs } from '../../src/core/importers';
 import { count, dataCounts, guardianLogFixture, lines, newContext, pluginRoot, pluginRootDebug, pluginWorkspace, writeFile } from './helpers';
 
 const SESSION = 'channel:discord:channel:1478342210';

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import { exportConversations, exportsDir, type ArchiveLine } from '../../src/main/services/lifecycle/archive';
-import { addExclusion } from '../../src/main/services/lifecycle/exclusions';
-import { startArchiveSchedule, startConfiguredArchive } from '../../src/main/services/lifecycle/schedule';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import { exportConversations, exportsDir, type ArchiveLine } from '../../src/core/lifecycle/archive';
+import { addExclusion } from '../../src/core/lifecycle/exclusions';
+import { startArchiveSchedule, startConfiguredArchive } from '../../src/core/lifecycle/schedule';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 import { FakeClock } from './fakeClock';
 

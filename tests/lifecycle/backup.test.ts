@@ -3,8 +3,8 @@ import path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { backupDatabase } from '../../src/main/services/lifecycle/backup';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { backupDatabase } from '../../src/core/lifecycle/backup';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const TURNS_PER_TX = 5;

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAppRuntime } from '../../src/main/app/runtime';
-import { LOCK_STALE_MS, writeMemoryFile } from '../../src/main/files/memoryFiles';
+import { createAppRuntime } from '../../src/api/runtime';
+import { LOCK_STALE_MS, writeMemoryFile } from '../../src/core/files/memoryFiles';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const CHILD = `
@@ -95,7 +95,7 @@ describe('crash litter (kill -9)', () => {
     fs.mkdirSync(backups, { recursive: true });
     const partial = path.join(backups, `reflection-2.db.partial-${running.pid}`);
     fs.writeFileSync(partial, 'in progress');
-    const { cleanCrashLitter } = await import('../../src/main/services/lifecycle/outputFiles');
+    const { cleanCrashLitter } = await import('../../src/core/lifecycle/outputFiles');
     expect(cleanCrashLitter(dir)).toEqual([]);
     expect(fs.existsSync(partial)).toBe(true);
     running.kill('SIGKILL');

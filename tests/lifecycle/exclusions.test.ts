@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { generateDemoWorkspace, TOUR_SESSION_ID } from '../../src/main/services/demo';
-import { addExclusion, listExclusions, purgeExclusion, removeExclusion } from '../../src/main/services/lifecycle/exclusions';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { generateDemoWorkspace, TOUR_SESSION_ID } from '../../src/core/demo';
+import { addExclusion, listExclusions, purgeExclusion, removeExclusion } from '../../src/core/lifecycle/exclusions';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const count = (db: DB, sql: string, ...args: unknown[]) => db.prepare(sql).pluck().get(...args) as number;

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/main/services/lifecycle/state';
+import type { Clock } from '../../src/core/lifecycle/state';
 
 /** A clock the test moves by hand: timers fire in time order as it advances, and no real time passes. */
 export class FakeClock implements Clock {

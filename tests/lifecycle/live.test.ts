@@ -3,9 +3,9 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { importReflectionLogs } from '../../src/main/services/importers';
-import { startLiveCapture, type LiveCapture } from '../../src/main/services/lifecycle/live';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { importReflectionLogs } from '../../src/core/importers';
+import { startLiveCapture, type LiveCapture } from '../../src/core/lifecycle/live';
 import { repoRoot, sharedDir, tempWorkspace } from '../helpers/workspace';
 
 const STAND_IN = path.join(__dirname, 'helpers', 'pluginStandIn.cjs');

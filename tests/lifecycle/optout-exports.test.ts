@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
-import { generateDemoWorkspace, TOUR_SESSION_ID } from '../../src/main/services/demo';
-import { collectSamples } from '../../src/main/services/dataset/collect';
-import { exportDataset } from '../../src/main/services/dataset/export';
-import { exportDecisions } from '../../src/main/services/gate/export';
-import { exportAudits } from '../../src/main/services/guardian/export';
-import { exportConversations, runScheduledArchive } from '../../src/main/services/lifecycle/archive';
-import { addExclusion } from '../../src/main/services/lifecycle/exclusions';
+import { generateDemoWorkspace, TOUR_SESSION_ID } from '../../src/core/demo';
+import { collectSamples } from '../../src/core/dataset/collect';
+import { exportDataset } from '../../src/core/dataset/export';
+import { exportDecisions } from '../../src/core/gate/export';
+import { exportAudits } from '../../src/core/guardian/export';
+import { exportConversations, runScheduledArchive } from '../../src/core/lifecycle/archive';
+import { addExclusion } from '../../src/core/lifecycle/exclusions';
 import { tempWorkspace } from '../helpers/workspace';
 
 function filesUnder(dir: string): string[] {

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const cli = (...args: string[]) => spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args], { encoding: 'utf8' });

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { DEMO_BASE_TIME, generateDemoWorkspace } from '../../src/main/services/demo';
-import { pruneOldData } from '../../src/main/services/lifecycle/retention';
-import { backupDatabase } from '../../src/main/services/lifecycle/backup';
-import { saveSettings } from '../../src/main/services/lifecycle/settings';
-import { startRetentionSchedule } from '../../src/main/services/lifecycle/schedule';
-import type { PruneResult } from '../../src/main/services/lifecycle/retention';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { DEMO_BASE_TIME, generateDemoWorkspace } from '../../src/core/demo';
+import { pruneOldData } from '../../src/core/lifecycle/retention';
+import { backupDatabase } from '../../src/core/lifecycle/backup';
+import { saveSettings } from '../../src/core/lifecycle/settings';
+import { startRetentionSchedule } from '../../src/core/lifecycle/schedule';
+import type { PruneResult } from '../../src/core/lifecycle/retention';
 import { FakeClock } from './fakeClock';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { loadSettings, saveSettings, settingsPath } from '../../src/main/services/lifecycle/settings';
+import { loadSettings, saveSettings, settingsPath } from '../../src/core/lifecycle/settings';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 function writeSettings(dir: string, text: string): void {

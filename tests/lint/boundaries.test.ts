@@ -10,14 +10,14 @@ import { repoRoot, tempWorkspace } from '../helpers/workspace';
 /** Files every planted tree has: one module per folder the rules name, exporting a constant. */
 const TARGETS = [
   'src/shared/domain.ts',
-  'src/main/db/connection.ts',
-  'src/main/text/diff.ts',
-  'src/main/services/context.ts',
-  'src/main/services/health/hook.ts',
-  'src/main/recorder/recorder.ts',
-  'src/main/ipc/registry.ts',
-  'src/main/app/runtime.ts',
-  'src/main/web/server.ts',
+  'src/core/db/connection.ts',
+  'src/core/text/diff.ts',
+  'src/core/context.ts',
+  'src/core/health/hook.ts',
+  'src/core/recorder/recorder.ts',
+  'src/api/registry.ts',
+  'src/api/runtime.ts',
+  'src/web/server.ts',
   'src/cli/index.ts',
   'src/renderer/src/App.tsx',
 ];
@@ -47,19 +47,21 @@ async function lintPlanted(rel: string, text: string) {
 }
 
 const WRONG_WAY: Array<[string, string, string]> = [
-  ['the renderer imports the database', 'src/renderer/src/lib/planted.ts', "import { value } from '../../../main/db/connection';"],
+  ['the renderer imports the database', 'src/renderer/src/lib/planted.ts', "import { value } from '../../../core/db/connection';"],
+  ['the renderer imports the api', 'src/renderer/src/lib/planted.ts', "import { value } from '../../../api/registry';"],
   ['the renderer imports a node module', 'src/renderer/src/lib/planted.ts', "import fs from 'node:fs';\nexport const f = fs;"],
-  ['shared imports main', 'src/shared/planted.ts', "import { value } from '../main/services/context';"],
+  ['shared imports core', 'src/shared/planted.ts', "import { value } from '../core/context';"],
   ['shared imports a node module', 'src/shared/planted.ts', "import path from 'node:path';\nexport const p = path;"],
-  ['the database imports a service', 'src/main/db/planted.ts', "import { value } from '../services/context';"],
-  ['the recorder imports a service', 'src/main/recorder/planted.ts', "import { value } from '../services/context';"],
-  ['a service imports electron', 'src/main/services/planted.ts', "import { app } from 'electron';\nexport const a = app;"],
-  ['a service imports the ipc layer', 'src/main/services/planted.ts', "import { value } from '../ipc/registry';"],
-  ['a service imports the shell folder', 'src/main/services/planted.ts', "import { value } from '../app/runtime';"],
-  ['the ipc layer imports the shell folder', 'src/main/ipc/planted.ts', "import { value } from '../app/runtime';"],
-  ['the shell folder imports browser mode', 'src/main/app/planted.ts', "import { value } from '../web/server';"],
-  ['main imports the CLI', 'src/main/web/planted.ts', "import { value } from '../../cli/index';"],
-  ['the shell folder loads electron at run time', 'src/main/app/planted.ts', "import { BrowserWindow } from 'electron';\nexport const w = BrowserWindow;"],
+  ['the database imports a service area', 'src/core/db/planted.ts', "import { value } from '../context';"],
+  ['the recorder imports a service area', 'src/core/recorder/planted.ts', "import { value } from '../context';"],
+  ['core imports electron', 'src/core/planted.ts', "import { app } from 'electron';\nexport const a = app;"],
+  ['core imports the api', 'src/core/planted.ts', "import { value } from '../api/registry';"],
+  ['core imports browser mode', 'src/core/planted.ts', "import { value } from '../web/server';"],
+  ['the api imports browser mode', 'src/api/planted.ts', "import { value } from '../web/server';"],
+  ['the api imports the CLI', 'src/api/planted.ts', "import { value } from '../cli/index';"],
+  ['the shell imports browser mode', 'src/electron/planted.ts', "import { value } from '../web/server';"],
+  ['browser mode imports the CLI', 'src/web/planted.ts', "import { value } from '../cli/index';"],
+  ['an electron module other than the entry loads electron at run time', 'src/electron/planted.ts', "import { BrowserWindow } from 'electron';\nexport const w = BrowserWindow;"],
 ];
 
 describe('lint boundaries on a planted copy', () => {
@@ -70,23 +72,26 @@ describe('lint boundaries on a planted copy', () => {
     expect(messages.find((m) => m.rule === 'boundaries/dependencies')?.line).toBe(1);
   });
 
-  it('imports the right way pass: service → db and text, recorder → the health hook, renderer → shared, electron types', async () => {
+  it('imports the right way pass: core → db and text, recorder → the health hook, api → core, transports → api, renderer → shared, electron types', async () => {
     const cases: Array<[string, string]> = [
-      ['src/main/services/planted.ts', "import { value as a } from '../db/connection';\nimport { value as b } from '../text/diff';\nexport const s = a + b;\n"],
-      ['src/main/recorder/planted.ts', "import { value } from '../services/health/hook';\nexport const r = value;\n"],
+      ['src/core/planted.ts', "import { value as a } from './db/connection';\nimport { value as b } from './text/diff';\nexport const s = a + b;\n"],
+      ['src/core/recorder/planted.ts', "import { value } from '../health/hook';\nexport const r = value;\n"],
+      ['src/api/planted.ts', "import { value } from '../core/context';\nexport const v = value;\n"],
+      ['src/web/planted.ts', "import { value } from '../api/runtime';\nexport const v = value;\n"],
+      ['src/cli/planted.ts', "import { value } from '../web/server';\nexport const v = value;\n"],
       ['src/renderer/src/planted.ts', "import { value } from '../../shared/domain';\nexport const v = value;\n"],
-      ['src/main/app/planted.ts', "import { value } from '../ipc/registry';\nexport const v = value;\n"],
-      ['src/main/app/planted.ts', "import type { BrowserWindow } from 'electron';\nexport type W = BrowserWindow;\n"],
+      ['src/electron/planted.ts', "import { value } from '../api/registry';\nexport const v = value;\n"],
+      ['src/electron/planted.ts', "import type { BrowserWindow } from 'electron';\nexport type W = BrowserWindow;\n"],
     ];
     for (const [rel, code] of cases) expect(await lintPlanted(rel, code), rel).toEqual([]);
   });
 
   it('an eslint-disable without a reason, or naming a rule that does not fire, fails', async () => {
-    const noReason = await lintPlanted('src/main/services/planted.ts', '// eslint-disable-next-line prefer-const\nlet x = 1;\nexport const y = x;\n');
+    const noReason = await lintPlanted('src/core/planted.ts', '// eslint-disable-next-line prefer-const\nlet x = 1;\nexport const y = x;\n');
     expect(noReason.map((m) => m.rule)).toContain('house/disable-needs-reason');
-    const unused = await lintPlanted('src/main/services/planted.ts', '// eslint-disable-next-line prefer-const -- no reason needed\nexport const y = 1;\n');
+    const unused = await lintPlanted('src/core/planted.ts', '// eslint-disable-next-line prefer-const -- no reason needed\nexport const y = 1;\n');
     expect(unused.some((m) => /Unused eslint-disable directive/.test(m.message)), JSON.stringify(unused)).toBe(true);
-    const withReason = await lintPlanted('src/main/services/planted.ts', '// eslint-disable-next-line prefer-const -- kept mutable on purpose\nlet x = 1;\nexport const y = x;\n');
+    const withReason = await lintPlanted('src/core/planted.ts', '// eslint-disable-next-line prefer-const -- kept mutable on purpose\nlet x = 1;\nexport const y = x;\n');
     expect(withReason).toEqual([]);
   });
 

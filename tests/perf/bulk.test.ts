@@ -1,8 +1,8 @@
-// Bulk-work connection settings (src/main/db/bulk.ts): set for the duration, shared by nested calls,
+// Bulk-work connection settings (src/core/db/bulk.ts): set for the duration, shared by nested calls,
 // restored by the outermost one, even when the work throws.
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { withBulkCheckpoints, withoutMmap } from '../../src/main/db/bulk';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { withBulkCheckpoints, withoutMmap } from '../../src/core/db/bulk';
 import { tempWorkspace } from '../helpers/workspace';
 
 describe('bulk settings', () => {

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { DB } from '../../src/main/db/connection';
-import { collectSamples } from '../../src/main/services/dataset';
+import type { DB } from '../../src/core/db/connection';
+import { collectSamples } from '../../src/core/dataset';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 
 export const SNAPSHOT_DECISIONS = Number(process.env.SNAPSHOT_DECISIONS ?? 600);

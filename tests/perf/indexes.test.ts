@@ -2,7 +2,7 @@
 // with a query that needs it (EXPLAIN QUERY PLAN shows it used); migration 0170 dropped the ones no
 // query used. A new index on these tables has to join this list with its query.
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
 import { tempWorkspace } from '../helpers/workspace';
 
 /** index -> a query that uses it (the app's own lookups, foreign-key checks of deletes, list filters). */

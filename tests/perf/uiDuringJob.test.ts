@@ -3,7 +3,7 @@
 // answers quickly. The bound is generous on purpose: a functional check on a shared machine, not a benchmark.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkspace } from '../../bench/dataset/workspace';
-import { activeJobWorkers } from '../../src/main/jobs/runner';
+import { activeJobWorkers } from '../../src/api/jobs/runner';
 import { openWorkbench, type BrowserSession } from '../helpers/browser';
 import { tempWorkspace } from '../helpers/workspace';
 import { go } from '../ui/support';

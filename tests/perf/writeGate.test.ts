@@ -1,13 +1,13 @@
-// Main's writes go first (src/main/db/writeGate.ts): a job worker that finds a main writer waiting
+// Main's writes go first (src/core/db/writeGate.ts): a job worker that finds a main writer waiting
 // steps aside before its next transaction, and proceeds as soon as main is done.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { throughWriteGate, writeGateBuffer } from '../../src/main/db/writeGate';
+import { throughWriteGate, writeGateBuffer } from '../../src/core/db/writeGate';
 
 const req = createRequire(__filename);
-const gateModule = path.resolve(__dirname, '../../src/main/db/writeGate.ts');
+const gateModule = path.resolve(__dirname, '../../src/core/db/writeGate.ts');
 
 /** A job worker that joins the gate and reports when its transaction starts. */
 function jobWorker(buffer: SharedArrayBuffer): Worker {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { precision, readFixture, recall, scoreDetectSecrets, scoreFixture, scoreGitleaks, scoreLabelled, scorePresidioFile, withInvisible } from '../../bench/pii-eval';
 import { generatedCases } from '../../bench/pii-generated';
 import { repoRoot, sharedDir } from '../helpers/workspace';
-import { detectPii } from '../../src/main/services/pii/index';
+import { detectPii } from '../../src/core/pii/index';
 
 const piiDir = path.join(sharedDir, 'benchmarks', 'pii');
 const haveData = fs.existsSync(piiDir);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectPii, detectionView, isValidChineseId, redact, type PiiType } from '../../src/main/services/pii/index';
+import { detectPii, detectionView, isValidChineseId, redact, type PiiType } from '../../src/core/pii/index';
 
 const ofType = (text: string, type: PiiType, opts = {}) => detectPii(text, opts).filter((s) => s.type === type).map((s) => s.value);
 const ZWSP = '\u200b';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectPii, isValidChineseId, type PiiSpan, type PiiType } from '../../src/main/services/pii/index';
+import { detectPii, isValidChineseId, type PiiSpan, type PiiType } from '../../src/core/pii/index';
 
 const found = (text: string, opts = {}) => detectPii(text, opts).map((s) => [s.type, s.value] as [PiiType, string]);
 const ofType = (text: string, type: PiiType, opts = {}) => detectPii(text, opts).filter((s) => s.type === type).map((s) => s.value);

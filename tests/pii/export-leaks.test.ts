@@ -3,10 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import { collectSamples } from '../../src/main/services/dataset/collect';
-import { exportDataset } from '../../src/main/services/dataset/export';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import { collectSamples } from '../../src/core/dataset/collect';
+import { exportDataset } from '../../src/core/dataset/export';
 import { tempWorkspace } from '../helpers/workspace';
 
 const Z = '\u200b';

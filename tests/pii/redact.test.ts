@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, detectPii, redact, resolveOverlaps, type PiiSpan } from '../../src/main/services/pii/index';
+import { createRedactor, detectPii, redact, resolveOverlaps, type PiiSpan } from '../../src/core/pii/index';
 
 describe('redact', () => {
   it('replaces spans with typed placeholders numbered per type, same value same placeholder', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactionScope, detectPii, normalizedValue } from '../../src/main/services/pii/index';
-import { redactContent, scanContent } from '../../src/main/services/dataset/privacy';
+import { createRedactionScope, detectPii, normalizedValue } from '../../src/core/pii/index';
+import { redactContent, scanContent } from '../../src/core/dataset/privacy';
 
 const ZWSP = '\u200b';
 

@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { RecorderCore } from '../../src/main/recorder/recorder';
-import { rollbackWrite } from '../../src/main/services/guardian/rollback';
-import { planManaged, settleManagedStore } from '../../src/main/services/guardian/managed';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { RecorderCore } from '../../src/core/recorder/recorder';
+import { rollbackWrite } from '../../src/core/guardian/rollback';
+import { planManaged, settleManagedStore } from '../../src/core/guardian/managed';
 import { tempWorkspace } from '../helpers/workspace';
 
 const START = '<!-- reflection:managed:start -->';

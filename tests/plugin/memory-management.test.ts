@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { rollbackWrite } from '../../src/main/services/guardian/rollback';
-import { retryWrite } from '../../src/main/services/guardian/retry';
-import { startLiveCapture, type LiveCapture } from '../../src/main/services/lifecycle/live';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { rollbackWrite } from '../../src/core/guardian/rollback';
+import { retryWrite } from '../../src/core/guardian/retry';
+import { startLiveCapture, type LiveCapture } from '../../src/core/lifecycle/live';
 import { tempWorkspace } from '../helpers/workspace';
 import { MISSING_PLUGIN, activatePlugin, appendFact, countEvents, pluginRoot, pluginSource, startMockLlm, until, type MockLlm, type PluginInstance, type TestSession } from './harness';
 

@@ -4,9 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { importReflectionLogs } from '../../src/main/services/importers';
-import { startLiveCapture } from '../../src/main/services/lifecycle/live';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { importReflectionLogs } from '../../src/core/importers';
+import { startLiveCapture } from '../../src/core/lifecycle/live';
 import { tempWorkspace } from '../helpers/workspace';
 import { MISSING_PLUGIN, activatePlugin, appendFact, countEvents, pluginRoot, pluginSource, startMockLlm, until, type GateRule, type MockLlm, type TestSession } from './harness';
 

@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase, type DB } from '../../src/main/db/connection';
-import { importReflectionLogs } from '../../src/main/services/importers';
+import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
+import { importReflectionLogs } from '../../src/core/importers';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 import { MISSING_PLUGIN, activatePlugin, appendFact, countEvents, pluginRoot, pluginSource, startMockLlm, until, type MockLlm, type TestSession } from './harness';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import { createRecorder } from '../../src/recorder';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 

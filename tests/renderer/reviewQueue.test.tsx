@@ -10,10 +10,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../src/shared/contract';
 import type { ApiClient } from '../../src/renderer/src/api';
 import { useReviewQueue } from '../../src/renderer/src/views/review/useReviewQueue';
-import { createAppRuntime, type AppRuntime } from '../../src/main/app/runtime';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { collectSamples } from '../../src/main/services/dataset';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { collectSamples } from '../../src/core/dataset';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { tempWorkspace } from '../helpers/workspace';
 
 let runtime: AppRuntime;

@@ -1,7 +1,7 @@
 // Reading the workspace in Chromium: the sessions timeline, decision filters kept in the URL,
 // full-text search of a Chinese phrase with highlighted matches, and the stats charts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOUR_SESSION_ID } from '../../src/main/services/demo';
+import { TOUR_SESSION_ID } from '../../src/core/demo';
 import { openRecorder } from '../../src/recorder';
 import { go, noErrorsOnScreen, startUi, type UiFixture } from './support';
 

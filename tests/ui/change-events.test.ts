@@ -3,8 +3,8 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChangeEvent } from '../../src/shared/contract';
-import { dbPathFor } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { dbPathFor } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
 import { tempWorkspace } from '../helpers/workspace';
 import { call } from '../app/http';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CollectResult } from '../../src/shared/contract';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
 import { tempWorkspace } from '../helpers/workspace';
 import { openRecorder } from '../../src/recorder';

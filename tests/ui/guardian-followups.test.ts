@@ -4,8 +4,8 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Channel, CorrectionDto, SessionRollbackOutcome } from '../../src/shared/contract';
-import { dbPathFor } from '../../src/main/db/connection';
-import { generateDemoWorkspace } from '../../src/main/services/demo';
+import { dbPathFor } from '../../src/core/db/connection';
+import { generateDemoWorkspace } from '../../src/core/demo';
 import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
 import { tempWorkspace } from '../helpers/workspace';
 

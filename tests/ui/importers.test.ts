@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openWorkspaceDatabase } from '../../src/main/db/connection';
-import { importDailyNotes, importEvals } from '../../src/main/services/importers';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { importDailyNotes, importEvals } from '../../src/core/importers';
 import { evalsDir, writeFile } from '../importers/helpers';
 import { go, noErrorsOnScreen, startUi, type UiFixture } from './support';
 

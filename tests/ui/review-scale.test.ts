@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listPiiValues } from '../../src/main/services/curation/piiValues';
-import { collectSamples } from '../../src/main/services/dataset';
+import { listPiiValues } from '../../src/core/curation/piiValues';
+import { collectSamples } from '../../src/core/dataset';
 import { go, noErrorsOnScreen, startUi, type UiFixture } from './support';
 
 let ui: UiFixture;

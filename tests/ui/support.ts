@@ -2,8 +2,8 @@
 // file (each file runs in its own worker), plus read-only access to the workspace database.
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
-import { dbPathFor } from '../../src/main/db/connection';
-import { generateDemoWorkspace, type DemoSummary } from '../../src/main/services/demo';
+import { dbPathFor } from '../../src/core/db/connection';
+import { generateDemoWorkspace, type DemoSummary } from '../../src/core/demo';
 import { openWorkbench, type BrowserSession } from '../helpers/browser';
 import { tempWorkspace } from '../helpers/workspace';
 

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addCurator } from '../../src/main/services/curation/curators';
-import { collectSamples } from '../../src/main/services/dataset';
+import { addCurator } from '../../src/core/curation/curators';
+import { collectSamples } from '../../src/core/dataset';
 import { launchChromium, saveScreenshot } from '../helpers/browser';
 import { go, noErrorsOnScreen, startUi, type UiFixture } from './support';
 
@@ -122,7 +122,7 @@ describe('two curators in two browsers', () => {
   });
 
   it('refuses a revoked curator at once', async () => {
-    const { revokeCurator } = await import('../../src/main/services/curation/curators');
+    const { revokeCurator } = await import('../../src/core/curation/curators');
     revokeCurator(ui.wb.runtime.session.serviceContext(), 'bob');
     const status = await bob.evaluate(async () => (await fetch('/api/curators.me', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status);
     expect(status).toBe(401);

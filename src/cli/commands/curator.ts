@@ -2,7 +2,7 @@
 // mode with (shown once: only its hash is stored); `list` and `revoke <name>` manage them.
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors';
-import { addCurator, listCurators, revokeCurator, type CuratorRole } from '../../main/services/curation/curators';
+import { addCurator, listCurators, revokeCurator, type CuratorRole } from '../../core/curation/curators';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { table, time } from './gate';
 

@@ -6,9 +6,9 @@ import pc from 'picocolors';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { AppError } from '../../shared/errors';
 import { ANNOTATION_STATUSES, EXPORT_FORMATS, MEMORY_FILES, SAMPLE_TYPES, type AnnotationStatus, type ExportFormat, type MemoryFileName, type SampleType } from '../../shared/domain';
-import { loadSettings } from '../../main/services/lifecycle/settings';
-import { refuseFilledFolder } from '../../main/services/lifecycle/outputFiles';
-import type { ServiceContext } from '../../main/services/context';
+import { loadSettings } from '../../core/lifecycle/settings';
+import { refuseFilledFolder } from '../../core/lifecycle/outputFiles';
+import type { ServiceContext } from '../../core/context';
 import {
   collectSamples,
   datasetStats,
@@ -27,7 +27,7 @@ import {
   exportEvalSet,
   type ExportSummary,
   type WriterQuality,
-} from '../../main/services/dataset';
+} from '../../core/dataset';
 
 function parseTime(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;

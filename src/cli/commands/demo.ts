@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { generateDemoWorkspace } from '../../main/services/demo';
+import { generateDemoWorkspace } from '../../core/demo';
 import { action, printJson } from '../context';
 import { int } from './gate';
 

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { AppError } from '../../shared/errors';
-import { fleetExport } from '../../main/services/fleet/fleet';
-import { assignAgentIds, discoverWorkspaces, isSkipped, openMember, type SkippedWorkspace } from '../../main/services/fleet/workspaces';
-import { ANALYTICS_TABLES, exportTables, prepareTablesDir, type AnalyticsTable } from '../../main/services/parquet/tables';
-import { EXPORTER_VERSION } from '../../main/services/parquet/trainingRows';
-import type { OpenedDatabase } from '../../main/db/connection';
+import { fleetExport } from '../../core/fleet/fleet';
+import { assignAgentIds, discoverWorkspaces, isSkipped, openMember, type SkippedWorkspace } from '../../core/fleet/workspaces';
+import { ANALYTICS_TABLES, exportTables, prepareTablesDir, type AnalyticsTable } from '../../core/parquet/tables';
+import { EXPORTER_VERSION } from '../../core/parquet/trainingRows';
+import type { OpenedDatabase } from '../../core/db/connection';
 import { action, printJson } from '../context';
 
 function ratio(value: string): number {

@@ -5,7 +5,7 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 import { GATE_DECISIONS, type ConversationContextItem, type GateDecision } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import type { ServiceContext } from '../../main/services/context';
+import type { ServiceContext } from '../../core/context';
 import {
   exportDecisions,
   gateStats,
@@ -14,8 +14,8 @@ import {
   type DecisionExportFormat,
   type DecisionFilters,
   type GateStatsGrouping,
-} from '../../main/services/gate';
-import { refuseExisting } from '../../main/services/lifecycle/outputFiles';
+} from '../../core/gate';
+import { refuseExisting } from '../../core/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 
 type Opts = GlobalOptions & Record<string, unknown>;

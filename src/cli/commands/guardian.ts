@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import { AppError } from '../../shared/errors';
-import type { ServiceContext } from '../../main/services/context';
+import type { ServiceContext } from '../../core/context';
 import {
   auditDiff,
   correctWrite,
@@ -21,8 +21,8 @@ import {
   rollbackWrite,
   showAudit,
   type AuditExportFormat,
-} from '../../main/services/guardian';
-import { refuseExisting } from '../../main/services/lifecycle/outputFiles';
+} from '../../core/guardian';
+import { refuseExisting } from '../../core/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 
 type Opts = GlobalOptions & Record<string, unknown>;

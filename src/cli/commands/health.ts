@@ -3,8 +3,8 @@ import type { Command } from 'commander';
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import { AppError } from '../../shared/errors';
-import type { ServiceContext } from '../../main/services/context';
-import { reconcilePending, recordExternalChanges } from '../../main/services/guardian';
+import type { ServiceContext } from '../../core/context';
+import { reconcilePending, recordExternalChanges } from '../../core/guardian';
 import {
   blameFile,
   eraseValue,
@@ -16,7 +16,7 @@ import {
   secondOpinions,
   verifyChains,
   type Finding,
-} from '../../main/services/health';
+} from '../../core/health';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 
 type Opts = GlobalOptions & Record<string, unknown>;

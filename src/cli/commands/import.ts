@@ -4,8 +4,8 @@ import cliProgress from 'cli-progress';
 import Table from 'cli-table3';
 import pc from 'picocolors';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
-import type { ServiceContext } from '../../main/services/context';
-import { importDailyNotes, importEvals, importOpenClaw, importReflectionLogs, type ImportReport } from '../../main/services/importers';
+import type { ServiceContext } from '../../core/context';
+import { importDailyNotes, importEvals, importOpenClaw, importReflectionLogs, type ImportReport } from '../../core/importers';
 
 interface ImportOptions extends GlobalOptions {
   guardianLog?: string;

@@ -1,14 +1,14 @@
 import readline from 'node:readline/promises';
 import type { Command } from 'commander';
 import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
-import { backupDatabase } from '../../main/services/lifecycle/backup';
-import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../main/services/lifecycle/exclusions';
-import { MIN_RETENTION_DAYS, pruneOldData, type PruneResult } from '../../main/services/lifecycle/retention';
-import { exportConversations } from '../../main/services/lifecycle/archive';
-import { startWorkspaceLifecycle } from '../../main/services/lifecycle';
-import { openWorkspaceDatabase } from '../../main/db/connection';
+import { backupDatabase } from '../../core/lifecycle/backup';
+import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../core/lifecycle/exclusions';
+import { MIN_RETENTION_DAYS, pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
+import { exportConversations } from '../../core/lifecycle/archive';
+import { startWorkspaceLifecycle } from '../../core/lifecycle';
+import { openWorkspaceDatabase } from '../../core/db/connection';
 import { AppError } from '../../shared/errors';
-import { getSetting, loadSettings, patchFor, saveSettings } from '../../main/services/lifecycle/settings';
+import { getSetting, loadSettings, patchFor, saveSettings } from '../../core/lifecycle/settings';
 
 function printWarnings(warnings: string[]): void {
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);

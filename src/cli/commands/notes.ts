@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listDailyNotes, searchDailyNotes } from '../../main/services/importers';
+import { listDailyNotes, searchDailyNotes } from '../../core/importers';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { clean, int } from './gate';
 

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { action } from '../context';
-import { openInitialWorkspace } from '../../main/app/firstRun';
-import { defaultStateDir } from '../../main/services/lifecycle/stateDir';
-import { createAppRuntime } from '../../main/app/runtime';
-import { startWebServer } from '../../main/web/server';
+import { openInitialWorkspace } from '../../api/firstRun';
+import { defaultStateDir } from '../../core/lifecycle/stateDir';
+import { createAppRuntime } from '../../api/runtime';
+import { startWebServer } from '../../web/server';
 
 const repoRoot = path.resolve(__dirname, '..', '..', '..');
 

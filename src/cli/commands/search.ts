@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { AppError } from '../../shared/errors';
-import { search, type SearchScope, type Snippet } from '../../main/services/search';
+import { search, type SearchScope, type Snippet } from '../../core/search';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { clean, clip, int, table, time } from './gate';
 

@@ -1,0 +1,135 @@
+// Long work (imports, collect, export) runs as a job: the call returns a JobHandle at once, progress
+// and the result are pushed as change events, and an AbortController lets the curator cancel.
+import { ulid } from 'ulid';
+import { DATA_AREAS, type ChangeEvent, type DataArea, type DataChange, type JobHandle, type JobStatus } from '../../shared/contract';
+import { AppError } from '../../shared/errors';
+import { toErrorBody } from '../errors';
+
+export interface JobRunContext {
+  signal: AbortSignal;
+  progress: (done: number, total: number | null, label?: string) => void;
+}
+
+const KEEP_FINISHED = 100;
+const PROGRESS_EVERY_MS = 100;
+
+export class JobManager {
+  private readonly jobs = new Map<string, { status: JobStatus; controller: AbortController; lastPush: number }>();
+  /** What each job still writing will change (until its end has been announced). */
+  private readonly writing = new Map<string, DataChange>();
+
+  constructor(
+    private readonly emit: (event: ChangeEvent) => void,
+    private readonly now: () => number = Date.now,
+    /** Called when a job that changed data ends (jobs write on main's own connection, which data_version does not see). */
+    private readonly onFinished: (change: DataChange) => void = () => undefined,
+  ) {}
+
+  /** `changeOf` says what a finished job changed (null: nothing, e.g. a dry run); a failed or cancelled job may have written part. */
+  start(
+    channel: string,
+    run: (ctx: JobRunContext) => Promise<unknown> | unknown,
+    changeOf: (result: unknown) => DataChange | null = () => ({ areas: [...DATA_AREAS] }),
+  ): JobHandle {
+    const jobId = ulid();
+    const controller = new AbortController();
+    const status: JobStatus = {
+      jobId, channel, state: 'running', done: 0, total: null, label: null,
+      startedAt: this.now(), finishedAt: null, result: null, error: null,
+    };
+    const entry = { status, controller, lastPush: 0 };
+    this.jobs.set(jobId, entry);
+    const expected = changeOf(null);
+    if (expected && expected.areas.length > 0) this.writing.set(jobId, expected);
+    this.prune();
+    const progress = (done: number, total: number | null, label?: string) => {
+      if (status.state !== 'running') return;
+      status.done = done;
+      status.total = total;
+      if (label !== undefined) status.label = label;
+      const t = this.now();
+      if (t - entry.lastPush >= PROGRESS_EVERY_MS) {
+        entry.lastPush = t;
+        this.push(status);
+      }
+    };
+    // Started on the next turn so the caller gets its handle before the first progress event.
+    setImmediate(() => {
+      void (async () => {
+        // Ended already: cancelled through cancel(), which pushed its status.
+        let ended = false;
+        try {
+          const result = await run({ signal: controller.signal, progress });
+          if (status.state !== 'running') ended = true;
+          else if (controller.signal.aborted) status.state = 'cancelled';
+          else {
+            status.state = 'done';
+            status.result = result ?? null;
+          }
+        } catch (e) {
+          if (status.state !== 'running') ended = true;
+          else if (controller.signal.aborted) status.state = 'cancelled';
+          else {
+            status.state = 'failed';
+            status.error = toErrorBody(e);
+          }
+        }
+        if (!ended) {
+          status.finishedAt = this.now();
+          this.push(status);
+        }
+        // A cancelled or failed job may have committed part of its work: it is announced too.
+        const change = changeOf(status.result);
+        try {
+          if (change && change.areas.length > 0) this.onFinished(change);
+        } finally {
+          this.writing.delete(jobId);
+        }
+      })();
+    });
+    this.push(status);
+    return { jobId };
+  }
+
+  /** The areas the jobs still writing change, or null when none is (see WorkspaceSession.setBackgroundWriters). */
+  writingAreas(): DataArea[] | null {
+    if (this.writing.size === 0) return null;
+    return [...new Set([...this.writing.values()].flatMap((c) => c.areas))];
+  }
+
+  get(jobId: string): JobStatus {
+    const entry = this.jobs.get(jobId);
+    if (!entry) throw new AppError('NotFound', `job ${jobId} not found`);
+    return { ...entry.status };
+  }
+
+  list(): JobStatus[] {
+    return [...this.jobs.values()].map((e) => ({ ...e.status })).reverse();
+  }
+
+  cancel(jobId: string): JobStatus {
+    const entry = this.jobs.get(jobId);
+    if (!entry) throw new AppError('NotFound', `job ${jobId} not found`);
+    if (entry.status.state === 'running') {
+      entry.controller.abort();
+      entry.status.state = 'cancelled';
+      entry.status.finishedAt = this.now();
+      this.push(entry.status);
+    }
+    return { ...entry.status };
+  }
+
+  /** Aborts everything still running (workspace switch, shutdown). */
+  cancelAll(): void {
+    for (const id of this.jobs.keys()) this.cancel(id);
+  }
+
+  private push(status: JobStatus): void {
+    this.emit({ type: 'job', job: { ...status } });
+  }
+
+  private prune(): void {
+    const finished = [...this.jobs.entries()].filter(([, e]) => e.status.state !== 'running');
+    for (const [id] of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) this.jobs.delete(id);
+  }
+}

@@ -1,0 +1,77 @@
+// Worker-thread entry for long jobs: opens its own connection to the workspace database and runs the
+// channel's ordinary job handler on it, posting progress and the result back to the JobManager in main.
+// WAL lets main keep reading while this connection writes; its commits wait on busy_timeout, never fail.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabaseFile, type DB } from '../../core/db/connection';
+import { joinWriteGate } from '../../core/db/writeGate';
+import { toErrorBody } from '../errors';
+import { datasetHandlers } from '../handlers/dataset';
+import { importHandlers } from '../handlers/imports';
+import { lifecycleHandlers } from '../handlers/lifecycle';
+import type { HandlerEnv } from '../registry';
+import type { ServiceContext } from '../../core/context';
+import type { FromWorker, ToWorker, WorkerJobData } from './protocol';
+
+const PROGRESS_EVERY_MS = 50;
+/**
+ * A job may wait long for the write lock: main can hold it for seconds (a retention prune, a large
+ * import on main), and waiting costs nothing here, while failing would lose the job.
+ */
+const JOB_BUSY_TIMEOUT_MS = 120_000;
+
+type WorkerHandler = (input: unknown, ctx: ServiceContext, env: HandlerEnv) => unknown;
+const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers };
+
+/**
+ * The part of HandlerEnv the job handlers use: the workspace folder and service contexts on this
+ * worker's connection. Anything else (jobs, drag-out) belongs to main and is not reachable here.
+ */
+function workerEnv(db: DB, job: WorkerJobData, base: ServiceContext): HandlerEnv {
+  const session = {
+    dir: job.workspaceDir,
+    db,
+    isOpen: () => true,
+    serviceContext: (extra: Partial<ServiceContext> = {}): ServiceContext => ({ ...base, ...extra }),
+  };
+  return { mode: 'web', version: '', session, jobs: undefined, unavailable: [] } as unknown as HandlerEnv;
+}
+
+async function runJob(job: WorkerJobData): Promise<FromWorker> {
+  const handler = handlers[job.channel] as WorkerHandler | undefined;
+  if (typeof handler !== 'function') return { type: 'failed', error: { kind: 'Internal', message: `${job.channel} cannot run in a job worker` } };
+  const controller = new AbortController();
+  parentPort!.on('message', (m: ToWorker) => {
+    if (m.type === 'cancel') controller.abort();
+  });
+  let last = 0;
+  const progress = (done: number, total: number | null, label?: string) => {
+    const now = performance.now();
+    if (now - last < PROGRESS_EVERY_MS && done !== total) return;
+    last = now;
+    post({ type: 'progress', done, total, label });
+  };
+  let db: DB | undefined;
+  joinWriteGate(job.writeGate);
+  try {
+    db = openDatabaseFile(job.dbFile, { config: { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS } }).db;
+    const ctx: ServiceContext = { db, workspaceDir: job.workspaceDir, actor: job.actor, signal: controller.signal, progress };
+    const result = await handler(job.input, ctx, workerEnv(db, job, ctx));
+    return { type: 'done', result };
+  } catch (e) {
+    return { type: 'failed', error: toErrorBody(e) };
+  } finally {
+    db?.close();
+  }
+}
+
+function post(message: FromWorker): void {
+  parentPort!.postMessage(message);
+}
+
+if (parentPort) {
+  void runJob(workerData as WorkerJobData).then((message) => {
+    post(message);
+    // the cancel listener would keep the thread alive: closing the port lets it exit
+    parentPort!.close();
+  });
+}

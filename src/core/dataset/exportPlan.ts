@@ -1,0 +1,305 @@
+// What an export holds, decided before a byte is written: the selection (approved and auto-approved at
+// or above the minimum quality by default), one representative per near-duplicate cluster (the
+// curator's pick, else a corrected or edited sample, else the first), optional label balancing, and
+// the train/validation split with its fallback. Reads only small columns, so it stays cheap.
+import { createHash } from 'node:crypto';
+import { EXPORT_FORMATS, SAMPLE_TYPES, type ExportFormat, type SampleType } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+import type { ServiceContext } from '../context';
+import { TARGET_MODELS, resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput, type TargetModel } from './config';
+
+export interface ExportOptions {
+  format: ExportFormat;
+  /** Folder to write into (created). Default: <workspace>/.openclaw-reflection/exports/dataset-<format>-<time>. */
+  outDir?: string;
+  /** Share of samples in train; default 0.8. */
+  trainSplit?: number;
+  /** session (default): no conversation on both sides. turn: finer, for one or two sessions; asked for explicitly. */
+  splitBy?: 'session' | 'turn';
+  /** Seed of the split and of balancing; the same seed and data give the same files. */
+  seed?: string | number;
+  /** Also pending and needs_review samples (default: only approved and auto-approved). */
+  includeUnreviewed?: boolean;
+  /** Older name: onlyApproved false means includeUnreviewed. */
+  onlyApproved?: boolean;
+  /** Minimum quality score; default: the collection config's positiveCriteria.minQualityScore. */
+  minQuality?: number;
+  /** No quality floor at all. */
+  includeBelowQuality?: boolean;
+  /** Downsample the majority label of each step to the minority's count (seeded). */
+  balance?: boolean;
+  /** Raw PII instead of the redacted content; recorded in the dataset_exports row. */
+  includePii?: boolean;
+  /** CSV only: start files with a UTF-8 BOM (Excel shows Chinese). */
+  bom?: boolean;
+  sampleTypes?: SampleType[];
+  /** Only samples of conversations from this time on (ms; a sample carries its decision's time). */
+  since?: number;
+  /** Only samples of conversations before this time (ms). */
+  until?: number;
+  /** Rows per page read from the database. */
+  pageSize?: number;
+  /** Replace the files of an earlier export in outDir (checked by the caller before writing). */
+  overwrite?: boolean;
+  /** Collection config: minimum quality, licence and target model come from it. */
+  config?: DatasetCollectionConfigInput | DatasetCollectionConfig;
+}
+
+export interface Resolved {
+  format: ExportFormat;
+  trainSplit: number;
+  splitBy: 'session' | 'turn';
+  seed: string;
+  includeUnreviewed: boolean;
+  minQuality: number | null;
+  balance: boolean;
+  includePii: boolean;
+  bom: boolean;
+  sampleTypes: SampleType[];
+  since: number | null;
+  until: number | null;
+  pageSize: number;
+  cfg: DatasetCollectionConfig;
+  targetModel: TargetModel;
+}
+
+/** Formats that train a model: they render gate and guardian samples, never the annotated turn. */
+export const TRAINING_FORMATS: readonly ExportFormat[] = ['alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto', 'parquet'];
+export const PREFERENCE_FORMATS: readonly ExportFormat[] = ['openai-dpo', 'ranking'];
+const TRAINING_TYPES: SampleType[] = ['memory_gate_positive', 'memory_gate_negative', 'write_guardian_decision'];
+
+export function resolveExport(o: ExportOptions): Resolved {
+  if (!o || !EXPORT_FORMATS.includes(o.format)) throw new AppError('Invalid', `export: format must be one of ${EXPORT_FORMATS.join(', ')}`);
+  const trainSplit = o.trainSplit ?? 0.8;
+  if (!(trainSplit >= 0 && trainSplit <= 1)) throw new AppError('Invalid', 'export: trainSplit must be between 0 and 1');
+  if (o.minQuality !== undefined && !(o.minQuality >= 0 && o.minQuality <= 1)) throw new AppError('Invalid', 'export: minQuality must be between 0 and 1');
+  if (o.splitBy !== undefined && o.splitBy !== 'session' && o.splitBy !== 'turn') throw new AppError('Invalid', 'export: splitBy must be session or turn');
+  for (const [k, v] of [['since', o.since], ['until', o.until]] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new AppError('Invalid', `export: ${k} must be a time in ms since the epoch`);
+  }
+  if (o.since !== undefined && o.until !== undefined && o.since >= o.until) throw new AppError('Invalid', 'export: since must be before until');
+  const asked = o.sampleTypes?.length ? o.sampleTypes : [...SAMPLE_TYPES];
+  for (const t of asked) if (!SAMPLE_TYPES.includes(t)) throw new AppError('Invalid', `export: unknown sample type ${t}`);
+  let types = TRAINING_FORMATS.includes(o.format) ? asked.filter((t) => TRAINING_TYPES.includes(t)) : asked;
+  if (PREFERENCE_FORMATS.includes(o.format)) types = types.filter((t) => t === 'memory_gate_negative' || t === 'write_guardian_decision');
+  if (!types.length) throw new AppError('Invalid', `export: ${o.format} cannot hold ${asked.join(', ')} (annotated turns are exported as raw or csv)`);
+  const cfg = resolveDatasetConfig(o.config);
+  return {
+    format: o.format,
+    trainSplit,
+    splitBy: o.splitBy ?? 'session',
+    seed: String(o.seed ?? 'reflection'),
+    includeUnreviewed: Boolean(o.includeUnreviewed ?? o.onlyApproved === false),
+    minQuality: o.includeBelowQuality ? null : (o.minQuality ?? cfg.positiveCriteria.minQualityScore),
+    balance: Boolean(o.balance),
+    includePii: Boolean(o.includePii),
+    bom: Boolean(o.bom),
+    sampleTypes: types,
+    since: o.since ?? null,
+    until: o.until ?? null,
+    pageSize: o.pageSize ?? 1000,
+    cfg,
+    targetModel: cfg.export.targetModel,
+  };
+}
+
+export const targetModelOf = (r: Resolved) => ({ model: r.targetModel, ...TARGET_MODELS[r.targetModel] });
+
+/** The WHERE clause (alias s) of the selection, before clusters are folded. */
+export function selectionWhere(r: Resolved): { where: string; params: Record<string, unknown> } {
+  const parts = [
+    's.session_id NOT IN (SELECT session_id FROM excluded_sessions)',
+    's.sample_type IN (SELECT value FROM json_each(@types))',
+    r.includeUnreviewed ? "s.annotation_status <> 'rejected'" : "s.annotation_status IN ('approved', 'auto_approved')",
+  ];
+  const params: Record<string, unknown> = { types: JSON.stringify(r.sampleTypes) };
+  // unscored samples (quality scoring switched off) have no score to hold against the floor
+  if (r.minQuality !== null) {
+    parts.push('(s.quality_score IS NULL OR s.quality_score >= @minQuality)');
+    params.minQuality = r.minQuality;
+  }
+  if (r.since !== null) {
+    parts.push('s.created_at >= @since');
+    params.since = r.since;
+  }
+  if (r.until !== null) {
+    parts.push('s.created_at < @until');
+    params.until = r.until;
+  }
+  if (PREFERENCE_FORMATS.includes(r.format)) parts.push("(s.sample_type = 'memory_gate_negative' OR s.correction_id IS NOT NULL)");
+  return { where: parts.join(' AND '), params };
+}
+
+interface PlanRow {
+  r: number;
+  id: string;
+  cluster_id: string | null;
+  session_id: string;
+  turn_id: string | null;
+  annotation_status: string;
+  corrected: number;
+  edited: number;
+  picked: number;
+  label: string | null;
+}
+
+export interface FoldedSample {
+  sampleId: string;
+  /** The cluster member exported in its place. */
+  keptSampleId: string;
+}
+
+export interface ExportPlan {
+  /** Sample ids to write, and the split each goes to. */
+  split: Map<string, 'train' | 'validation'>;
+  /** Approved samples folded into another member of their near-duplicate cluster. */
+  foldedApproved: FoldedSample[];
+  foldedTotal: number;
+  /** Samples left out by --balance. */
+  balancedOut: number;
+  selected: number;
+  /** Notes for the summary and the card (split fallback, achieved ratio). */
+  notes: string[];
+  achievedTrainShare: number | null;
+  validationWritten: boolean;
+}
+
+const LABEL_SQL = `CASE s.sample_type
+    WHEN 'write_guardian_decision' THEN 'wg:' || coalesce(json_extract(s.content, '$.userCorrection.correctedDecision'), json_extract(s.content, '$.decision'))
+    WHEN 'annotated_turn' THEN NULL
+    ELSE CASE WHEN json_extract(s.content, '$.correctDecision') = 'NO_WRITE' THEN 'gate:no_write' ELSE 'gate:write' END END`;
+
+const seededKey = (seed: string, id: string) => createHash('sha256').update(`${seed}\u0000${id}`).digest('hex');
+
+/** The member that represents a cluster: the curator's pick, then a corrected or edited sample, then the oldest. */
+function better(a: PlanRow, b: PlanRow): boolean {
+  if (a.picked !== b.picked) return a.picked > b.picked;
+  const ac = a.corrected || a.edited ? 1 : 0;
+  const bc = b.corrected || b.edited ? 1 : 0;
+  if (ac !== bc) return ac > bc;
+  return a.r < b.r;
+}
+
+export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
+  const { where, params } = selectionWhere(r);
+  const rows = ctx.db
+    .prepare(
+      `SELECT s.rowid AS r, s.id, s.cluster_id, s.session_id, s.turn_id, s.annotation_status,
+        (s.correction_id IS NOT NULL OR s.collection_strategy IN ('manual_correction', 'missed_write')) AS corrected,
+        EXISTS (SELECT 1 FROM dataset_annotation_events e WHERE e.sample_id = s.id AND e.action = 'edit' AND e.undone_at IS NULL) AS edited,
+        EXISTS (SELECT 1 FROM dataset_cluster_picks p WHERE p.sample_id = s.id) AS picked,
+        ${LABEL_SQL} AS label
+       FROM dataset_samples s WHERE ${where} ORDER BY s.rowid`,
+    )
+    .all(params) as PlanRow[];
+  const winners = new Map<string, PlanRow>();
+  for (const row of rows) {
+    const key = row.cluster_id ?? row.id;
+    const cur = winners.get(key);
+    if (!cur || better(row, cur)) winners.set(key, row);
+  }
+  const kept = new Set([...winners.values()].map((w) => w.id));
+  const foldedApproved: FoldedSample[] = [];
+  for (const row of rows) {
+    if (kept.has(row.id)) continue;
+    if (row.annotation_status === 'approved' || row.annotation_status === 'auto_approved') {
+      foldedApproved.push({ sampleId: row.id, keptSampleId: winners.get(row.cluster_id ?? row.id)!.id });
+    }
+  }
+  let chosen = rows.filter((x) => kept.has(x.id));
+  const before = chosen.length;
+  if (r.balance) chosen = balanceLabels(chosen, r.seed);
+  const { split, notes, achieved, validationWritten } = splitRows(chosen, r);
+  return {
+    split,
+    foldedApproved,
+    foldedTotal: rows.length - before,
+    balancedOut: before - chosen.length,
+    selected: rows.length,
+    notes,
+    achievedTrainShare: achieved,
+    validationWritten,
+  };
+}
+
+/** Per step, keeps as many of each label as the rarest label has, chosen by seeded hash. */
+function balanceLabels(rows: PlanRow[], seed: string): PlanRow[] {
+  const groups = new Map<string, Map<string, PlanRow[]>>();
+  for (const row of rows) {
+    if (!row.label) continue;
+    const [step, label] = row.label.split(':');
+    const byLabel = groups.get(step) ?? new Map<string, PlanRow[]>();
+    byLabel.set(label, [...(byLabel.get(label) ?? []), row]);
+    groups.set(step, byLabel);
+  }
+  const drop = new Set<string>();
+  for (const byLabel of groups.values()) {
+    if (byLabel.size < 2) continue;
+    const keep = Math.min(...[...byLabel.values()].map((l) => l.length));
+    for (const list of byLabel.values()) {
+      const ordered = list.map((x) => ({ x, k: seededKey(seed, x.id) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+      for (const { x } of ordered.slice(keep)) drop.add(x.id);
+    }
+  }
+  return rows.filter((x) => !drop.has(x.id));
+}
+
+/**
+ * Groups (sessions, or turns when asked) in seeded-hash order fill train up to the split share, skipping
+ * a group that would overshoot more than it helps; the rest is validation. When that leaves one side empty, everything goes to train and no validation
+ * file is written: a trainer would choke on an empty file, and the card must not list one.
+ */
+function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, 'train' | 'validation'>; notes: string[]; achieved: number | null; validationWritten: boolean } {
+  const groupOf = (x: PlanRow) => (r.splitBy === 'turn' ? (x.turn_id ?? x.id) : x.session_id);
+  const counts = new Map<string, number>();
+  for (const x of rows) counts.set(groupOf(x), (counts.get(groupOf(x)) ?? 0) + 1);
+  const ordered = [...counts.entries()].map(([g, n]) => ({ g, n, k: seededKey(r.seed, g) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  const train = new Set<string>();
+  const target = r.trainSplit * rows.length;
+  let acc = 0;
+  for (const x of ordered) {
+    if (acc >= target) break;
+    // a large group that would overshoot the target by more than it now falls short waits for validation
+    if (acc > 0 && acc + x.n - target > target - acc) continue;
+    train.add(x.g);
+    acc += x.n;
+  }
+  const notes: string[] = [];
+  let validationWritten = acc < rows.length;
+  if (acc === 0 && rows.length) {
+    // trainSplit 0 or a single group that overshoots: train must never be the empty side
+    for (const x of ordered) train.add(x.g);
+    acc = rows.length;
+    validationWritten = false;
+  }
+  if (!validationWritten && r.trainSplit < 1 && rows.length) {
+    const unit = r.splitBy === 'turn' ? 'turns' : 'sessions';
+    notes.push(
+      `no validation split: ${counts.size} ${unit} cannot be split ${r.trainSplit} / ${Math.round((1 - r.trainSplit) * 100) / 100} without breaking a ${unit === 'turns' ? 'turn' : 'conversation'} apart; ` +
+        (r.splitBy === 'session' ? 'every record is in train (ask for splitBy turn for a turn-level split)' : 'every record is in train'),
+    );
+  }
+  const achieved = rows.length ? Math.round((acc / rows.length) * 1000) / 1000 : null;
+  if (validationWritten && achieved !== null && Math.abs(achieved - r.trainSplit) > 0.1) {
+    notes.push(`the ${r.splitBy}-grouped split reached ${achieved} train instead of ${r.trainSplit}`);
+  }
+  const split = new Map<string, 'train' | 'validation'>();
+  for (const x of rows) split.set(x.id, train.has(groupOf(x)) ? 'train' : 'validation');
+  return { split, notes, achieved, validationWritten };
+}
+
+/** Why an export would hold nothing, and what to do about it. */
+export function emptyExportMessage(ctx: ServiceContext, r: Resolved): string {
+  const count = (where: string) =>
+    ctx.db.prepare(`SELECT count(*) FROM dataset_samples s WHERE s.session_id NOT IN (SELECT session_id FROM excluded_sessions) AND ${where}`).pluck().get() as number;
+  const all = count('1');
+  if (!all) return 'export: the workspace has no dataset samples yet; run `reflection dataset collect` (or Collect in the Datasets view) first';
+  const waiting = count("s.annotation_status IN ('pending', 'needs_review')");
+  const approved = count("s.annotation_status IN ('approved', 'auto_approved')");
+  const hints = [];
+  if (!r.includeUnreviewed && waiting) hints.push(`${waiting} samples wait for review: approve them, or include unreviewed samples (--include-unreviewed)`);
+  if (r.minQuality !== null && approved) hints.push(`approved samples below quality ${r.minQuality} are left out: lower --min-quality or pass --include-below-quality`);
+  if (PREFERENCE_FORMATS.includes(r.format)) hints.push(`${r.format} needs corrected, rolled-back or refused writes (preference pairs)`);
+  return `export: nothing to export with these options (${all} samples in the workspace). ${hints.join('; ') || 'Widen the time range or sample types.'}`;
+}
+

@@ -1,0 +1,172 @@
+// How good is the writer the curator is judging (issue 12, "Beyond"): memory_gate precision and recall
+// per decision type, write_guardian accuracy per action, the over-write rate, churn per memory file and
+// the weekly trend, all from the curator's labels. One truth per decision, strongest evidence first:
+// a missed-write correction, a behaviour correction, a rollback, then an approved sample.
+import { GATE_DECISIONS, MEMORY_FILES, decisionForFile, type GateDecision, type MemoryFileName } from '../../shared/domain';
+import type { ServiceContext } from '../context';
+
+export interface GateTypeQuality {
+  decision: GateDecision;
+  /** Judged decisions the gate made of this type. */
+  predicted: number;
+  /** Judged decisions whose right answer is this type. */
+  support: number;
+  precision: number | null;
+  recall: number | null;
+}
+
+export interface GuardianActionQuality {
+  action: 'write' | 'refuse' | 'skip';
+  judged: number;
+  correct: number;
+  accuracy: number | null;
+}
+
+export interface FileChurn {
+  file: MemoryFileName;
+  writes: number;
+  rollbacks: number;
+  corrections: number;
+  /** (rollbacks + corrections) / writes */
+  churn: number | null;
+}
+
+export interface WeekQuality {
+  week: string;
+  judged: number;
+  accuracy: number | null;
+  overWriteRate: number | null;
+}
+
+export interface WriterQuality {
+  judgedDecisions: number;
+  gateAccuracy: number | null;
+  gate: GateTypeQuality[];
+  guardian: GuardianActionQuality[];
+  /** Of the judged decisions where the gate wrote, the share that should have been NO_WRITE. */
+  overWriteRate: number | null;
+  overWrites: number;
+  judgedWrites: number;
+  churn: FileChurn[];
+  weekly: WeekQuality[];
+}
+
+interface Judged {
+  pred: GateDecision;
+  truth: GateDecision;
+  at: number;
+}
+
+const ratio = (n: number, d: number) => (d ? Math.round((n / d) * 1000) / 1000 : null);
+const VISIBLE = (alias: string) => `${alias}.session_id NOT IN (SELECT session_id FROM excluded_sessions)`;
+
+/** ISO 8601 week of a time, "2026-W09": the week holding that week's Thursday. */
+export function isoWeek(ms: number): string {
+  const d = new Date(ms);
+  const thursday = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 4 - (d.getUTCDay() || 7)));
+  const yearStart = Date.UTC(thursday.getUTCFullYear(), 0, 1);
+  const week = Math.ceil(((thursday.getTime() - yearStart) / 86_400_000 + 1) / 7);
+  return `${thursday.getUTCFullYear()}-W${String(week).padStart(2, '0')}`;
+}
+
+/** The gate's judged decisions; weaker evidence never replaces stronger (sources are read strongest last). */
+function gateTruths(ctx: ServiceContext): Map<string, Judged> {
+  const db = ctx.db;
+  const judged = new Map<string, Judged>();
+  const put = (rows: { id: string; pred: GateDecision; truth: GateDecision | null; at: number }[]) => {
+    for (const r of rows) if (r.truth && GATE_DECISIONS.includes(r.truth)) judged.set(r.id, { pred: r.pred, truth: r.truth, at: r.at });
+  };
+  put(db.prepare(`SELECT d.id, d.decision AS pred, json_extract(s.content, '$.correctDecision') AS truth, d.created_at AS at
+      FROM dataset_samples s JOIN memory_gate_decisions d ON d.id = s.decision_id
+      WHERE s.annotation_status = 'approved' AND s.sample_type IN ('memory_gate_positive', 'memory_gate_negative') AND ${VISIBLE('s')}
+      ORDER BY s.annotated_at`).all() as never);
+  put(db.prepare(`SELECT d.id, d.decision AS pred, 'NO_WRITE' AS truth, d.created_at AS at
+      FROM rollbacks r JOIN write_guardian_audit a ON a.id = r.audit_id JOIN memory_gate_decisions d ON d.id = a.decision_id
+      WHERE a.source = 'plugin' AND ${VISIBLE('d')}`).all() as never);
+  const corrections = db.prepare(`SELECT d.id, d.decision AS pred, c.corrected_status AS status, coalesce(c.corrected_target_file, a.target_file) AS file,
+        d.created_at AS at
+      FROM behavior_corrections c JOIN write_guardian_audit a ON a.id = c.audit_id JOIN memory_gate_decisions d ON d.id = a.decision_id
+      WHERE a.source = 'plugin' AND ${VISIBLE('d')} ORDER BY c.corrected_at`).all() as { id: string; pred: GateDecision; status: string; file: MemoryFileName; at: number }[];
+  put(corrections.map((c) => ({ ...c, truth: c.status === 'refused' ? 'NO_WRITE' : decisionForFile(c.file) })));
+  put(db.prepare(`SELECT d.id, d.decision AS pred, g.corrected_decision AS truth, d.created_at AS at
+      FROM dataset_gate_corrections g JOIN memory_gate_decisions d ON d.id = g.decision_id WHERE ${VISIBLE('d')}
+      ORDER BY g.corrected_at`).all() as never);
+  return judged;
+}
+
+const ACTION: Record<string, 'write' | 'refuse' | 'skip'> = { written: 'write', rolled_back: 'write', refused: 'refuse', skipped: 'skip' };
+
+/** write_guardian: what it did against what the curator says it should have done. */
+function guardianQuality(ctx: ServiceContext): GuardianActionQuality[] {
+  const truths = new Map<string, { did: string; should: string }>();
+  const rows = ctx.db
+    .prepare(`SELECT a.id, a.status AS did, coalesce(json_extract(s.content, '$.userCorrection.correctedDecision'), json_extract(s.content, '$.decision')) AS should
+      FROM dataset_samples s JOIN write_guardian_audit a ON a.id = s.audit_id
+      WHERE s.sample_type = 'write_guardian_decision' AND s.annotation_status = 'approved' AND ${VISIBLE('s')}
+      UNION ALL
+      SELECT a.id, a.status, 'refused' FROM rollbacks r JOIN write_guardian_audit a ON a.id = r.audit_id WHERE a.source = 'plugin' AND ${VISIBLE('a')}
+      UNION ALL
+      SELECT a.id, a.status, c.corrected_status FROM behavior_corrections c JOIN write_guardian_audit a ON a.id = c.audit_id
+        WHERE a.source = 'plugin' AND ${VISIBLE('a')}`)
+    .all() as { id: string; did: string; should: string }[];
+  for (const r of rows) truths.set(r.id, r);
+  const out = (['write', 'refuse', 'skip'] as const).map((action) => ({ action, judged: 0, correct: 0, accuracy: null as number | null }));
+  for (const t of truths.values()) {
+    const did = ACTION[t.did];
+    const row = out.find((x) => x.action === did);
+    if (!row) continue;
+    row.judged++;
+    if (ACTION[t.should] === did) row.correct++;
+  }
+  for (const row of out) row.accuracy = ratio(row.correct, row.judged);
+  return out;
+}
+
+function fileChurn(ctx: ServiceContext): FileChurn[] {
+  const rows = ctx.db
+    .prepare(`SELECT a.target_file AS file, sum(a.status IN ('written', 'rolled_back')) AS writes,
+        (SELECT count(*) FROM rollbacks r JOIN write_guardian_audit x ON x.id = r.audit_id WHERE x.target_file = a.target_file AND x.source = 'plugin') AS rollbacks,
+        (SELECT count(*) FROM behavior_corrections c JOIN write_guardian_audit x ON x.id = c.audit_id WHERE x.target_file = a.target_file AND x.source = 'plugin') AS corrections
+      FROM write_guardian_audit a WHERE a.source = 'plugin' AND ${VISIBLE('a')} GROUP BY a.target_file`)
+    .all() as { file: MemoryFileName; writes: number; rollbacks: number; corrections: number }[];
+  return MEMORY_FILES.map((file) => {
+    const r = rows.find((x) => x.file === file) ?? { file, writes: 0, rollbacks: 0, corrections: 0 };
+    return { file, writes: r.writes ?? 0, rollbacks: r.rollbacks, corrections: r.corrections, churn: ratio(r.rollbacks + r.corrections, r.writes ?? 0) };
+  });
+}
+
+export function writerQuality(ctx: ServiceContext): WriterQuality {
+  const judged = [...gateTruths(ctx).values()];
+  const gate = GATE_DECISIONS.map((decision) => {
+    const predicted = judged.filter((j) => j.pred === decision);
+    const support = judged.filter((j) => j.truth === decision);
+    const hits = predicted.filter((j) => j.truth === decision).length;
+    return { decision, predicted: predicted.length, support: support.length, precision: ratio(hits, predicted.length), recall: ratio(hits, support.length) };
+  });
+  const writes = judged.filter((j) => j.pred !== 'NO_WRITE');
+  const overWrites = writes.filter((j) => j.truth === 'NO_WRITE').length;
+  const weeks = new Map<string, Judged[]>();
+  for (const j of judged) weeks.set(isoWeek(j.at), [...(weeks.get(isoWeek(j.at)) ?? []), j]);
+  const weekly = [...weeks.entries()]
+    .sort((a, b) => a[0].localeCompare(b[0]))
+    .map(([week, list]) => {
+      const w = list.filter((j) => j.pred !== 'NO_WRITE');
+      return {
+        week,
+        judged: list.length,
+        accuracy: ratio(list.filter((j) => j.pred === j.truth).length, list.length),
+        overWriteRate: ratio(w.filter((j) => j.truth === 'NO_WRITE').length, w.length),
+      };
+    });
+  return {
+    judgedDecisions: judged.length,
+    gateAccuracy: ratio(judged.filter((j) => j.pred === j.truth).length, judged.length),
+    gate,
+    guardian: guardianQuality(ctx),
+    overWriteRate: ratio(overWrites, writes.length),
+    overWrites,
+    judgedWrites: writes.length,
+    churn: fileChurn(ctx),
+    weekly,
+  };
+}

@@ -1,0 +1,197 @@
+// Blame: which recorded write last produced each line of a memory file, with that write's
+// decision, turn, session and time, and the earlier writes a moved or reworded line came from.
+// Line maps are computed once per version and stored (memory_versions.line_map), so a view reads
+// one row and never re-diffs the history; only versions recorded since the last view are mapped.
+import type Database from 'better-sqlite3';
+import type { BlameDto, BlameLineDto, BlameWriteDto } from '../../shared/contract/health';
+import type { MemoryFileName } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
+import type { DB } from '../db/connection';
+import { assertMemoryFileName, readMemoryFile } from '../files/memoryFiles';
+import type { ServiceContext } from '../context';
+import { decodeMap, emptyMap, encodeMap, nextLineMap, splitLines, type LineMap, type Origins } from './lineMap';
+import { headVersion, syncVersions, type VersionRow } from './versions';
+
+const CHUNK = 500;
+
+interface VersionContent extends VersionRow {
+  content: string | null;
+}
+
+// Preparing a statement costs more than running these small ones; a blame runs dozens.
+const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
+function cached(db: DB, sql: string): Database.Statement {
+  let m = statementCache.get(db);
+  if (!m) statementCache.set(db, (m = new Map()));
+  let st = m.get(sql);
+  if (!st) m.set(sql, (st = db.prepare(sql)));
+  return st;
+}
+
+const VERSIONS_SQL = `SELECT v.*, s.content FROM memory_versions v
+  LEFT JOIN write_guardian_audit a ON a.id = v.audit_id LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
+  WHERE v.file_name = ? AND v.seq BETWEEN ? AND ? ORDER BY v.seq`;
+
+function versionsWithContent(db: DB, file: MemoryFileName, fromSeq: number, toSeq: number): VersionContent[] {
+  return cached(db, VERSIONS_SQL).all(file, fromSeq, toSeq) as VersionContent[];
+}
+
+/** Maps every version of the file that has no stored line map yet, continuing from the last mapped one. Returns how many. */
+export function ensureLineMaps(db: DB, file: MemoryFileName): number {
+  let head = headVersion(db, file);
+  // The recorder chains every write as it is recorded; only writes made without it (an older
+  // database, another tool) need a catch-up, and those have no version yet.
+  if (!head || cached(db, "SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND rowid > ? AND status IN ('written', 'rolled_back') AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL) LIMIT 1").get(file, head.audit_rowid)) {
+    syncVersions(db, file);
+    head = headVersion(db, file);
+  }
+  if (!head || head.line_map !== null) return 0;
+  const lastMapped = (db.prepare('SELECT max(seq) FROM memory_versions WHERE file_name = ? AND line_map IS NOT NULL').pluck().get(file) as number | null) ?? 0;
+  let prevLines: string[] = [];
+  let prevMap: LineMap = emptyMap();
+  if (lastMapped > 0) {
+    const [row] = versionsWithContent(db, file, lastMapped, lastMapped);
+    prevLines = splitLines(row.content);
+    prevMap = decodeMap(row.line_map!);
+  }
+  const store = db.prepare('UPDATE memory_versions SET line_map = ?, origins = ? WHERE file_name = ? AND seq = ?');
+  let mapped = 0;
+  for (let from = lastMapped + 1; from <= head.seq; from += CHUNK) {
+    const rows = versionsWithContent(db, file, from, Math.min(head.seq, from + CHUNK - 1));
+    const updates: Array<[string, string | null, number]> = [];
+    for (const row of rows) {
+      const lines = splitLines(row.content);
+      const next = nextLineMap(prevLines, prevMap, lines, row.seq);
+      updates.push([encodeMap(next.map), next.origins.length ? JSON.stringify(next.origins) : null, row.seq]);
+      prevLines = lines;
+      prevMap = next.map;
+    }
+    db.transaction(() => updates.forEach(([m, o, seq]) => store.run(m, o, file, seq)))();
+    mapped += rows.length;
+  }
+  return mapped;
+}
+
+/** The shapes the API returns (declared once, in the contract). */
+export type BlameWrite = BlameWriteDto;
+/** write null: the line is on disk but no recorded write produced it (an edit not recorded yet). */
+export type BlameLine = BlameLineDto;
+export interface BlameResult extends BlameDto {
+  fileName: MemoryFileName;
+}
+
+const HISTORY_DEPTH = 20;
+
+export interface BlameInput {
+  file: string;
+  line?: number;
+  /** Blame a past version (seq) instead of the file as it is now. */
+  seq?: number;
+}
+
+/** Blames the current file (or one recorded version). */
+export function blameFile(ctx: ServiceContext, input: BlameInput): BlameResult {
+  const file = assertMemoryFileName(input.file);
+  ensureLineMaps(ctx.db, file);
+  const head = headVersion(ctx.db, file);
+  const seq = input.seq ?? head?.seq;
+  if (input.seq !== undefined && (!head || input.seq < 1 || input.seq > head.seq)) {
+    throw new AppError('NotFound', `${file} has no version ${input.seq} (it has ${head?.seq ?? 0})`);
+  }
+  const version = seq ? versionsWithContent(ctx.db, file, seq, seq)[0] : undefined;
+  let lines = splitLines(version?.content ?? null);
+  let map = version?.line_map ? decodeMap(version.line_map) : emptyMap();
+  let diskDiffers = false;
+  if (input.seq === undefined) {
+    const disk = readMemoryFile(ctx.workspaceDir, file);
+    if (disk !== (version?.content ?? null)) {
+      // An edit nobody recorded yet: its lines get no write (producer 0) until it is recorded.
+      diskDiffers = true;
+      const diskLines = splitLines(disk);
+      map = nextLineMap(lines, map, diskLines, 0).map;
+      lines = diskLines;
+    }
+  }
+  if (input.line !== undefined && (input.line < 1 || input.line > lines.length)) {
+    throw new AppError('Invalid', `--line ${input.line}: ${file} has ${lines.length} line(s)`);
+  }
+  const wanted = input.line !== undefined ? [input.line - 1] : lines.map((_, i) => i);
+  const writes = new WriteLookup(ctx.db, file);
+  const versions = new VersionCache(ctx.db, file);
+  // A whole-file view shows the step before each line's write; one line (--line) gets its full history.
+  const depth = input.line !== undefined ? HISTORY_DEPTH : 1;
+  return {
+    fileName: file,
+    versions: head?.seq ?? 0,
+    headSeq: head?.seq ?? null,
+    diskDiffers,
+    lines: wanted.map((i) => ({
+      line: i + 1,
+      text: lines[i],
+      write: map.producer[i] > 0 ? writes.get(map.producer[i]) : null,
+      history: map.producer[i] > 0 ? lineHistory(versions, writes, map.producer[i], map.index[i], depth) : [],
+    })),
+  };
+}
+
+/** Decoded versions, each read and parsed once per blame. */
+class VersionCache {
+  private readonly cache = new Map<number, { lines: string[]; map: LineMap | null; origins: Map<number, number> }>();
+  constructor(private readonly db: DB, private readonly file: MemoryFileName) {}
+  get(seq: number) {
+    let v = this.cache.get(seq);
+    if (!v) {
+      const [row] = versionsWithContent(this.db, this.file, seq, seq);
+      v = {
+        lines: splitLines(row?.content ?? null),
+        map: row?.line_map ? decodeMap(row.line_map) : null,
+        origins: new Map(row?.origins ? (JSON.parse(row.origins) as Origins) : []),
+      };
+      this.cache.set(seq, v);
+    }
+    return v;
+  }
+}
+
+/** Follows a line back through the writes that moved or reworded it. */
+function lineHistory(versions: VersionCache, writes: WriteLookup, producer: number, index: number, depth: number): BlameLine['history'] {
+  const out: BlameLine['history'] = [];
+  let seq = producer;
+  let at = index;
+  while (out.length < depth && seq > 1) {
+    const from = versions.get(seq).origins.get(at);
+    if (from === undefined) break;
+    const prev = versions.get(seq - 1);
+    if (!prev.map) break;
+    const text = prev.lines[from] ?? '';
+    seq = prev.map.producer[from];
+    at = prev.map.index[from];
+    if (seq <= 0) break;
+    out.push({ write: writes.get(seq), text });
+  }
+  return out;
+}
+
+/** Audit, decision and turn of a version, looked up once per distinct producer. */
+class WriteLookup {
+  private readonly cache = new Map<number, BlameWrite>();
+  private readonly stmt;
+  constructor(db: DB, private readonly file: MemoryFileName) {
+    this.stmt = cached(
+      db,
+      `SELECT v.seq, v.audit_id AS auditId, a.source, a.status, a.decision_id AS decisionId, d.decision, a.turn_id AS turnId,
+              a.session_id AS sessionId, a.candidate_fact AS candidateFact, a.reason, v.created_at AS createdAt
+       FROM memory_versions v LEFT JOIN write_guardian_audit a ON a.id = v.audit_id
+       LEFT JOIN memory_gate_decisions d ON d.id = a.decision_id
+       WHERE v.file_name = ? AND v.seq = ?`,
+    );
+  }
+  get(seq: number): BlameWrite {
+    let w = this.cache.get(seq);
+    if (!w) {
+      w = this.stmt.get(this.file, seq) as BlameWrite;
+      this.cache.set(seq, w);
+    }
+    return w;
+  }
+}

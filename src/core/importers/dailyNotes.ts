@@ -1,0 +1,129 @@
+// OpenClaw's daily memory notes: memory/YYYY-MM-DD.md in the agent workspace (its session-memory
+// hook also writes memory/YYYY-MM-DD-<slug>.md). They are kept as read-only documents linked by
+// their date: searchable, and shown beside the sessions of that day. The workbench never writes
+// them back; a note that changed on disk replaces its copy on the next import.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DailyNoteDto, DailyNoteHit } from '../../shared/contract/dto';
+import { AppError } from '../../shared/errors';
+import { writeTx } from '../db/connection';
+import { parseTextQuery, snippet } from '../search/fts';
+import { nowOf, type ServiceContext } from '../context';
+import { finishImport } from './finish';
+import { hashOf } from './ids';
+import { serialized } from './serialize';
+import { ReportBuilder, type ImportReport } from './report';
+
+export interface DailyNotesInput {
+  /** An OpenClaw workspace (holding memory/), the memory folder itself, or one note file. */
+  source: string;
+}
+
+export type DailyNote = DailyNoteDto;
+export type { DailyNoteHit };
+
+const NOTE_NAME = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]+)?\.md$/;
+const MAX_NOTE_BYTES = 8 * 1024 * 1024;
+const MAX_DAYS_LISTED = 62;
+const SHORT_TERM_SCAN = 5000;
+
+/** The day a note is about, or undefined when the name is not a note's or the date is not a real day. */
+export function noteDate(name: string): string | undefined {
+  const m = NOTE_NAME.exec(name);
+  if (!m) return undefined;
+  const t = Date.parse(`${m[1]}T00:00:00Z`);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === m[1] ? m[1] : undefined;
+}
+
+function noteFiles(source: string): string[] {
+  const abs = path.resolve(source);
+  if (!fs.existsSync(abs)) throw new AppError('NotFound', `${source} does not exist`);
+  if (fs.statSync(abs).isFile()) {
+    if (!noteDate(path.basename(abs))) throw new AppError('Invalid', `${source} is not a daily note: expected a name like 2026-11-20.md`);
+    return [abs];
+  }
+  const dir = fs.existsSync(path.join(abs, 'memory')) && fs.statSync(path.join(abs, 'memory')).isDirectory() ? path.join(abs, 'memory') : abs;
+  return fs
+    .readdirSync(dir)
+    .filter((f) => noteDate(f) && fs.statSync(path.join(dir, f)).isFile())
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
+export function importDailyNotes(ctx: ServiceContext, input: DailyNotesInput): Promise<ImportReport> {
+  return serialized(ctx.db, 'daily-notes', async () => {
+    const report = new ReportBuilder('daily-notes', input.source, nowOf(ctx));
+    const files = noteFiles(input.source);
+    if (!files.length) report.note(`No daily notes (memory/YYYY-MM-DD.md) were found at ${input.source}.`);
+    const now = nowOf(ctx);
+    const existing = ctx.db.prepare('SELECT content_hash FROM daily_notes WHERE source_path = ?').pluck();
+    const upsert = ctx.db.prepare(`
+      INSERT INTO daily_notes (note_date, source_path, content, content_hash, file_mtime, imported_at, updated_at)
+      VALUES (@date, @path, @content, @hash, @mtime, @now, @now)
+      ON CONFLICT(source_path) DO UPDATE SET content = excluded.content, content_hash = excluded.content_hash,
+        file_mtime = excluded.file_mtime, updated_at = excluded.updated_at`);
+    writeTx(ctx.db, () => {
+      for (const file of files) {
+        const st = fs.statSync(file);
+        report.report.files.push({ path: file, fromOffset: 0, bytesRead: st.size, linesRead: 1, restarted: false });
+        if (st.size > MAX_NOTE_BYTES) {
+          report.skip(file, 0, `larger than ${MAX_NOTE_BYTES / 1024 / 1024} MB; not imported`);
+          continue;
+        }
+        let content: string;
+        try {
+          content = new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(file));
+        } catch {
+          report.skip(file, 0, 'invalid UTF-8');
+          continue;
+        }
+        report.report.linesUnderstood++;
+        const hash = hashOf(content);
+        const before = existing.get(file) as string | undefined;
+        if (before === hash) {
+          report.report.alreadyPresent++;
+          continue;
+        }
+        upsert.run({ date: noteDate(path.basename(file))!, path: file, content, hash, mtime: Math.floor(st.mtimeMs), now });
+        if (before === undefined) report.count('daily_notes');
+        else report.count('daily notes updated from disk');
+      }
+    });
+    return finishImport(ctx, report, { recordExternalChanges: false });
+  });
+}
+
+/** Notes of the days from..to (YYYY-MM-DD, inclusive), oldest first. */
+export function listDailyNotes(ctx: ServiceContext, from: string, to: string): DailyNote[] {
+  const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
+  if (!Number.isFinite(span) || span < 0) throw new AppError('Invalid', `the range ${from} to ${to} is not a valid range of days`);
+  if (span >= MAX_DAYS_LISTED) throw new AppError('Invalid', `at most ${MAX_DAYS_LISTED} days at a time (asked ${span + 1})`);
+  return ctx.db
+    .prepare('SELECT note_date AS date, source_path AS path, content, updated_at AS updatedAt FROM daily_notes WHERE note_date BETWEEN ? AND ? ORDER BY note_date, source_path')
+    .all(from, to) as DailyNote[];
+}
+
+/**
+ * Full-text search over the notes: terms of 3+ characters use the trigram index (Chinese has no
+ * spaces, so a phrase is a term), shorter ones are checked with instr() on a bounded scan.
+ */
+export function searchDailyNotes(ctx: ServiceContext, text: string, limit = 50): DailyNoteHit[] {
+  const q = parseTextQuery(text);
+  if (!q.terms.length) throw new AppError('Invalid', 'search text is required');
+  const shortChecks = q.shortTerms.map(() => 'AND instr(lower(n.content), ?) > 0').join(' ');
+  const rows = (
+    q.match
+      ? ctx.db
+          .prepare(`SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes_fts f JOIN daily_notes n ON n.seq = f.rowid
+                    WHERE daily_notes_fts MATCH ? ${shortChecks} ORDER BY n.note_date DESC LIMIT ?`)
+          .all(q.match, ...q.shortTerms, limit)
+      : ctx.db
+          .prepare(`SELECT date, path, content FROM (SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes n ORDER BY n.note_date DESC LIMIT ${SHORT_TERM_SCAN}) n
+                    WHERE 1 ${shortChecks} LIMIT ?`)
+          .all(...q.shortTerms, limit)
+  ) as Array<{ date: string; path: string; content: string }>;
+  return rows.map((r) => {
+    const s = snippet(r.content, q.terms);
+    return { date: r.date, path: r.path, snippet: s.text, matches: s.matches };
+  });
+}

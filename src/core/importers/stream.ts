@@ -1,0 +1,148 @@
+import path from 'node:path';
+import { writeTx, type DB } from '../db/connection';
+import { nowOf, type ServiceContext } from '../context';
+import { saveCursor, startPoint, type CursorImporter, type StartPoint } from './cursors';
+import { parseJsonObject, readLines, type SourceLine } from './lines';
+import type { ReportBuilder } from './report';
+
+/** Thrown by a line handler: the line is skipped and counted with this reason; the import goes on. */
+export class SkipLine extends Error {}
+
+export const skipLine = (reason: string): never => {
+  throw new SkipLine(reason);
+};
+
+/**
+ * Runs one entry's handler (inside its own savepoint, which the caller provides): a SkipLine or a
+ * constraint the database enforces skips that entry alone, with the reason; anything else is a bug.
+ */
+export function handleEntry(report: ReportBuilder, source: string, position: number, run: () => void): void {
+  try {
+    run();
+    report.report.linesUnderstood++;
+  } catch (e) {
+    if (e instanceof SkipLine) report.skip(source, position, e.message);
+    else if ((e as { code?: unknown }).code && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) {
+      report.skip(source, position, `the database refused it (${(e as Error).message})`);
+    } else throw e;
+  }
+}
+
+export interface FileImport {
+  importer: CursorImporter;
+  file: string;
+  /** Handles one parsed line inside the batch transaction. Throw SkipLine to skip it. */
+  handle: (value: Record<string, unknown>, line: SourceLine) => void;
+  /** State to store with the cursor when a batch commits (what the next run needs to continue). */
+  cursorState?: () => unknown;
+  /** Runs inside each batch transaction after the lines (e.g. to persist cross-file state). */
+  onCommit?: () => void;
+  /** Called when the file is read again from the start (the cursor no longer matched it). */
+  onRestart?: () => void;
+  /** Restores per-file state from the cursor. */
+  restore?: (state: unknown) => void;
+  start?: StartPoint;
+  /** Read no further than this byte offset. */
+  end?: number;
+  maxLineBytes?: number;
+}
+
+export interface StreamOptions {
+  batchLines?: number;
+  batchBytes?: number;
+  /** Progress across all files of the run. */
+  progress?: { done: number; total: number; label: string };
+}
+
+const REASONS: Record<NonNullable<SourceLine['problem']>, string> = {
+  too_long: 'line too long',
+  invalid_utf8: 'invalid UTF-8',
+};
+
+/**
+ * Reads one JSON Lines file from its cursor, hands each line to the importer and commits in
+ * batches: rows and the advanced cursor go in the same transaction, so a crash never leaves rows
+ * without their cursor (or the reverse). A line that fails is rolled back alone (savepoint).
+ * An unterminated last line that is not a complete JSON object is left for the next run.
+ */
+export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder, job: FileImport, opts: StreamOptions = {}): Promise<void> {
+  const db: DB = ctx.db;
+  const sp = job.start ?? startPoint(db, job.importer, job.file);
+  if (sp.restarted) {
+    report.note(`${path.basename(job.file)} changed since the last import (truncated or replaced) and was read again from the start.`);
+    job.onRestart?.();
+  } else if (sp.state !== null && sp.state !== undefined) job.restore?.(sp.state);
+  const fileReport = { path: job.file, fromOffset: sp.offset, bytesRead: 0, linesRead: 0, restarted: sp.restarted };
+  report.report.files.push(fileReport);
+
+  const batchLines = opts.batchLines ?? 2000;
+  const batchBytes = opts.batchBytes ?? 8 * 1024 * 1024;
+  let batch: SourceLine[] = [];
+  let batchSize = 0;
+  let committed = { offset: sp.offset, line: sp.line };
+  const lineTx = db.transaction((fn: () => void) => fn());
+
+  const handleOne = (line: SourceLine) => {
+    if (line.problem) {
+      report.skip(job.file, line.lineNumber, `${REASONS[line.problem]} (${line.bytes} bytes)`);
+      return;
+    }
+    const text = line.text ?? '';
+    if (text.trim() === '') return;
+    const parsed = parseJsonObject(text);
+    if ('error' in parsed) {
+      report.skip(job.file, line.lineNumber, parsed.error);
+      return;
+    }
+    handleEntry(report, job.file, line.lineNumber, () => lineTx(() => job.handle(parsed.value, line)));
+  };
+
+  const flush = () => {
+    if (!batch.length) return;
+    const lines = batch;
+    const last = lines[lines.length - 1];
+    writeTx(db, () => {
+      for (const line of lines) handleOne(line);
+      job.onCommit?.();
+      saveCursor(db, job.importer, job.file, { offset: last.end, line: last.lineNumber, size: sp.size, inode: sp.inode, state: job.cursorState?.() }, nowOf(ctx));
+    });
+    committed = { offset: last.end, line: last.lineNumber };
+    fileReport.linesRead += lines.length;
+    batch = [];
+    batchSize = 0;
+  };
+
+  const progress = opts.progress;
+  const base = progress?.done ?? 0;
+  for await (const line of readLines(job.file, {
+    start: sp.offset,
+    startLine: sp.line,
+    maxLineBytes: job.maxLineBytes,
+    end: job.end,
+    onBytes: (pos) => {
+      if (progress) {
+        progress.done = base + (pos - sp.offset);
+        ctx.progress?.(progress.done, progress.total, progress.label);
+      }
+    },
+  })) {
+    if (ctx.signal?.aborted) break;
+    if (line.unterminated && line.problem !== 'too_long') {
+      // A cut multi-byte character or a half-written object: the writer has not finished this line.
+      const parsed = line.problem ? undefined : parseJsonObject(line.text ?? '');
+      if (!parsed || 'error' in parsed) {
+        report.report.pending.push({ file: job.file, line: line.lineNumber, reason: `incomplete last line (${line.bytes} bytes, no newline yet)` });
+        break;
+      }
+    }
+    batch.push(line);
+    batchSize += line.bytes;
+    if (batch.length >= batchLines || batchSize >= batchBytes) flush();
+  }
+  flush();
+  if (committed.offset === sp.offset && sp.offset === 0 && fileReport.linesRead === 0 && !report.report.pending.length) {
+    // An empty file still gets a cursor, so a rotated file that reappears with content is noticed.
+    writeTx(db, () => saveCursor(db, job.importer, job.file, { offset: 0, line: 0, size: sp.size, inode: sp.inode, state: job.cursorState?.() }, nowOf(ctx)));
+  }
+  fileReport.bytesRead = committed.offset - sp.offset;
+}

@@ -1,0 +1,36 @@
+import type { DB } from '../db/connection';
+
+/** Small durable key/value state of this area (migration 0070), JSON-encoded. */
+export function getState<T>(db: DB, key: string): T | undefined {
+  const v = db.prepare('SELECT value FROM lifecycle_state WHERE key = ?').pluck().get(key) as string | undefined;
+  return v === undefined ? undefined : (JSON.parse(v) as T);
+}
+
+export function setState(db: DB, key: string, value: unknown, at: number): void {
+  db.prepare(
+    'INSERT INTO lifecycle_state (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+  ).run(key, JSON.stringify(value), at);
+}
+
+/** A clock that can be replaced in tests: time and timers come from the same place. */
+export interface Clock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer: (fn, ms) => {
+    // Node timers overflow above ~24.8 days; re-arm in steps so a long wait still fires on time.
+    const MAX = 2 ** 31 - 1;
+    const box: { t?: NodeJS.Timeout } = {};
+    const arm = (left: number) => {
+      box.t = setTimeout(() => (left > MAX ? arm(left - MAX) : fn()), Math.min(left, MAX));
+      box.t.unref?.();
+    };
+    arm(Math.max(0, ms));
+    return box;
+  },
+  clearTimer: (h) => clearTimeout((h as { t?: NodeJS.Timeout }).t),
+};

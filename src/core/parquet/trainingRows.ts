@@ -1,0 +1,85 @@
+// One training record as a typed Parquet row: the same record the JSONL formats write (Alpaca's
+// three fields, OpenAI's messages, ShareGPT's conversations as lists of structs), plus its labels,
+// quality factors and lineage as columns, so an engine can filter and join without parsing JSON.
+import { createHash } from 'node:crypto';
+import { version as packageVersion } from '../../../package.json';
+import { alpacaRecord, openaiRecord, sharegptRecord, taskOf } from '../dataset/formats';
+import type { DatasetSample, SampleContent } from '../dataset/types';
+import type { ParquetColumn, ParquetRow } from './writer';
+
+/** The exporting version, stamped on every row and file: package.json's, bundled at build time. */
+export const EXPORTER_VERSION = `reflection-workbench ${packageVersion}`;
+
+export const TRAINING_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'sample_id', type: 'string', nullable: false },
+  { name: 'sample_type', type: 'string', nullable: false },
+  { name: 'session_id', type: 'string', nullable: false },
+  { name: 'turn_id', type: 'string' },
+  { name: 'decision_id', type: 'string' },
+  { name: 'audit_id', type: 'string' },
+  { name: 'correction_id', type: 'string' },
+  { name: 'split', type: 'string', nullable: false },
+  { name: 'annotation_status', type: 'string', nullable: false },
+  { name: 'annotated_by', type: 'string' },
+  { name: 'label', type: 'string' },
+  { name: 'fact', type: 'string' },
+  { name: 'quality_score', type: 'double' },
+  { name: 'conversation_clarity', type: 'double' },
+  { name: 'decision_confidence', type: 'double' },
+  { name: 'fact_verifiability', type: 'double' },
+  { name: 'contains_pii', type: 'bool', nullable: false },
+  { name: 'instruction', type: 'string', nullable: false },
+  { name: 'input', type: 'string', nullable: false },
+  { name: 'output', type: 'string', nullable: false },
+  { name: 'messages', type: 'struct-list', fields: ['role', 'content'] },
+  { name: 'conversations', type: 'struct-list', fields: ['from', 'value'] },
+  { name: 'record_hash', type: 'string', nullable: false },
+  { name: 'created_at', type: 'timestamp', nullable: false },
+];
+
+/** Lineage columns a fleet export adds in front of every row. */
+export const LINEAGE_COLUMNS: readonly ParquetColumn[] = [
+  { name: 'agent', type: 'string', nullable: false },
+  { name: 'workspace', type: 'string', nullable: false },
+  { name: 'export_id', type: 'string', nullable: false },
+  { name: 'exporter_version', type: 'string', nullable: false },
+];
+
+/** Identity of what a record teaches: two rows with the same hash would train the same thing. */
+export function recordHash(alpaca: { instruction: string; input: string; output: string }): string {
+  return createHash('sha256').update(`${alpaca.instruction}\u0000${alpaca.input}\u0000${alpaca.output}`).digest('hex');
+}
+
+/** The row for one (already redacted, unless the curator asked otherwise) sample. */
+export function trainingRow(s: DatasetSample, content: SampleContent, split: 'train' | 'validation', sessionLabel: string): ParquetRow {
+  const alpaca = alpacaRecord(content);
+  const { messages } = openaiRecord(content);
+  const { conversations } = sharegptRecord(content);
+  const task = taskOf(content);
+  return {
+    sample_id: s.id,
+    sample_type: s.sampleType,
+    session_id: sessionLabel,
+    turn_id: s.turnId,
+    decision_id: s.decisionId,
+    audit_id: s.auditId,
+    correction_id: s.correctionId,
+    split,
+    annotation_status: s.annotationStatus,
+    annotated_by: s.annotatedBy,
+    label: task.decision ?? null,
+    fact: task.fact ?? null,
+    quality_score: s.qualityScore,
+    conversation_clarity: s.qualityFactors?.conversationClarity ?? null,
+    decision_confidence: s.qualityFactors?.decisionConfidence ?? null,
+    fact_verifiability: s.qualityFactors?.factVerifiability ?? null,
+    contains_pii: s.containsPii,
+    instruction: alpaca.instruction,
+    input: alpaca.input,
+    output: alpaca.output,
+    messages,
+    conversations,
+    record_hash: recordHash(alpaca),
+    created_at: s.createdAt,
+  };
+}

@@ -1,0 +1,212 @@
+// Streaming Parquet tables: rows are buffered per column and flushed as one row group every
+// `rowGroupRows`, so memory stays flat however large the export. The file appears only when it is
+// complete (written as `<file>.partial`, renamed on close), so engines never read half a file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ParquetWriter, fileWriter } from 'hyparquet-writer';
+import type { SchemaElement } from 'hyparquet';
+import { AppError } from '../../shared/errors';
+import { fileSha256 } from '../files/checksum';
+
+/** Column kinds the exports need. `struct-list` is a LIST of STRUCTs of string fields (chat messages). */
+export type ParquetColumnType = 'string' | 'int' | 'bigint' | 'double' | 'bool' | 'timestamp' | 'json' | 'string-list' | 'struct-list';
+
+export interface ParquetColumn {
+  name: string;
+  type: ParquetColumnType;
+  /** For `struct-list`: the string fields of each element, e.g. ['role', 'content']. */
+  fields?: readonly string[];
+  /** Default true; a required column rejects null. */
+  nullable?: boolean;
+}
+
+export type ParquetRow = Record<string, unknown>;
+
+export interface ParquetTableOptions {
+  rowGroupRows?: number;
+  /** Key-value metadata stored in the footer (exporter version, export id). */
+  metadata?: Record<string, string>;
+}
+
+export interface WrittenParquet {
+  file: string;
+  rows: number;
+}
+
+const DEFAULT_ROW_GROUP = 10_000;
+
+function leaf(name: string, type: ParquetColumnType, required: boolean): SchemaElement {
+  const repetition_type = required ? 'REQUIRED' : 'OPTIONAL';
+  switch (type) {
+    case 'string':
+      return { name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type };
+    case 'json':
+      return { name, type: 'BYTE_ARRAY', converted_type: 'JSON', repetition_type };
+    case 'int':
+      return { name, type: 'INT32', repetition_type };
+    case 'bigint':
+      return { name, type: 'INT64', repetition_type };
+    case 'double':
+      return { name, type: 'DOUBLE', repetition_type };
+    case 'bool':
+      return { name, type: 'BOOLEAN', repetition_type };
+    case 'timestamp':
+      return { name, type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', repetition_type };
+    default:
+      throw new AppError('Internal', `column ${name}: ${type} is not a leaf type`);
+  }
+}
+
+/** The Parquet schema (standard three-level LIST layout, which DuckDB, Arrow and Spark all read). */
+export function parquetSchema(columns: readonly ParquetColumn[]): SchemaElement[] {
+  const schema: SchemaElement[] = [{ name: 'root', num_children: columns.length }];
+  for (const c of columns) {
+    const required = c.nullable === false;
+    if (c.type === 'string-list' || c.type === 'struct-list') {
+      schema.push({ name: c.name, repetition_type: required ? 'REQUIRED' : 'OPTIONAL', converted_type: 'LIST', num_children: 1 });
+      schema.push({ name: 'list', repetition_type: 'REPEATED', num_children: 1 });
+      if (c.type === 'string-list') {
+        schema.push(leaf('element', 'string', true));
+      } else {
+        const fields = c.fields ?? [];
+        if (!fields.length) throw new AppError('Internal', `column ${c.name}: a struct list needs fields`);
+        schema.push({ name: 'element', repetition_type: 'REQUIRED', num_children: fields.length });
+        for (const f of fields) schema.push(leaf(f, 'string', false));
+      }
+    } else {
+      schema.push(leaf(c.name, c.type, required));
+    }
+  }
+  return schema;
+}
+
+/** Coerces one cell to what the column's Parquet type stores; a wrong shape is an error naming the column. */
+function cell(c: ParquetColumn, value: unknown): unknown {
+  if (value === undefined || value === null) {
+    if (c.nullable === false) throw new AppError('Invalid', `parquet column ${c.name} is required but the row has no value`);
+    return null;
+  }
+  switch (c.type) {
+    case 'string':
+      return String(value);
+    case 'json':
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    case 'int':
+    case 'double':
+      return Number(value);
+    case 'bigint':
+      return BigInt(Math.trunc(Number(value)));
+    case 'bool':
+      return Boolean(value);
+    case 'timestamp':
+      return value instanceof Date ? value : new Date(Number(value));
+    case 'string-list':
+      return (value as unknown[]).map(String);
+    case 'struct-list':
+      return (value as Record<string, unknown>[]).map((el) => {
+        const out: Record<string, string | null> = {};
+        for (const f of c.fields ?? []) out[f] = el[f] === undefined || el[f] === null ? null : String(el[f]);
+        return out;
+      });
+  }
+}
+
+export class ParquetTable {
+  private readonly writer: ParquetWriter;
+  private readonly buffers: unknown[][];
+  private readonly rowGroupRows: number;
+  private readonly partial: string;
+  private rows = 0;
+  private closed = false;
+
+  constructor(
+    readonly file: string,
+    private readonly columns: readonly ParquetColumn[],
+    opts: ParquetTableOptions = {},
+  ) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    this.partial = `${file}.partial`;
+    this.rowGroupRows = opts.rowGroupRows ?? DEFAULT_ROW_GROUP;
+    this.buffers = columns.map(() => []);
+    const kvMetadata = Object.entries(opts.metadata ?? {}).map(([key, value]) => ({ key, value }));
+    this.writer = new ParquetWriter({
+      writer: fileWriter(this.partial),
+      schema: parquetSchema(columns),
+      kvMetadata,
+      createdBy: 'reflection-workbench',
+    });
+  }
+
+  append(row: ParquetRow): void {
+    if (this.closed) throw new AppError('Internal', `${this.file} is already closed`);
+    for (let i = 0; i < this.columns.length; i++) {
+      const c = this.columns[i]!;
+      this.buffers[i]!.push(cell(c, row[c.name]));
+    }
+    this.rows++;
+    if (this.buffers[0]!.length >= this.rowGroupRows) this.flush();
+  }
+
+  get rowCount(): number {
+    return this.rows;
+  }
+
+  private flush(): void {
+    if (!this.buffers[0]!.length) return;
+    const columnData = this.columns.map((c, i) => ({ name: c.name, data: this.buffers[i]! }));
+    this.writer.write({ columnData, rowGroupSize: this.buffers[0]!.length });
+    for (const b of this.buffers) b.length = 0;
+  }
+
+  /** Writes the last row group and the footer, then moves the file into place. */
+  close(): WrittenParquet {
+    if (this.closed) return { file: this.file, rows: this.rows };
+    this.flush();
+    this.writer.finish();
+    this.closed = true;
+    fs.renameSync(this.partial, this.file);
+    return { file: this.file, rows: this.rows };
+  }
+
+  /** Drops a table that failed midway: no partial file is left behind. */
+  abort(): void {
+    this.closed = true;
+    fs.rmSync(this.partial, { force: true });
+  }
+}
+
+/**
+ * A split's Parquet file in a dataset export, with the same surface as the export's text sinks:
+ * rows are appended as they come, the file exists only once closed, and an unused sink leaves nothing.
+ */
+export class ParquetSink {
+  private table: ParquetTable | null = null;
+  records = 0;
+
+  constructor(
+    readonly finalPath: string,
+    private readonly columns: readonly ParquetColumn[],
+    private readonly metadata: Record<string, string> = {},
+  ) {}
+
+  writeRows(rows: readonly ParquetRow[]): void {
+    if (!rows.length) return;
+    this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
+    for (const row of rows) this.table.append(row);
+  }
+
+  /** Text sinks take text; a Parquet file takes rows only. */
+  async write(text: string): Promise<void> {
+    if (text) throw new AppError('Internal', `${this.finalPath} takes rows, not text`);
+  }
+
+  async close(): Promise<{ name: string; path: string; bytes: number; sha256: string; records: number }> {
+    this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
+    this.table.close();
+    return { name: path.basename(this.finalPath), path: this.finalPath, ...fileSha256(this.finalPath), records: this.records };
+  }
+
+  abort(): void {
+    this.table?.abort();
+  }
+}
