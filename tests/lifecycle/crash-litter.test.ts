@@ -14,7 +14,7 @@ const CHILD = `
 const fs = require('node:fs');
 const path = require('node:path');
 require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register();
-const { withMemoryFileLock } = require(${JSON.stringify(path.join(repoRoot, 'src', 'main', 'files', 'memoryFiles.ts'))});
+const { withMemoryFileLock } = require(${JSON.stringify(path.join(repoRoot, 'src', 'core', 'files', 'memoryFiles.ts'))});
 const [dir, ready] = process.argv.slice(2);
 const state = path.join(dir, '.openclaw-reflection');
 fs.mkdirSync(path.join(state, 'backups'), { recursive: true });
