@@ -1,6 +1,6 @@
 // Maps anything a handler throws to an error kind the UI can act on.
 import { ZodError } from 'zod';
-import { AppError, isAppError, type ErrorEnvelope, type ErrorKind } from '../shared/errors';
+import { AppError, isAppError, type ErrorBody, type ErrorEnvelope } from '../shared/errors';
 
 const FS_NOT_FOUND = new Set(['ENOENT', 'ENOTDIR']);
 const FS_IO = new Set(['EACCES', 'EPERM', 'EISDIR', 'ENOSPC', 'EROFS', 'EEXIST', 'EMFILE', 'EIO', 'EXDEV', 'ENOTEMPTY']);
@@ -28,12 +28,14 @@ export function nulPath(value: unknown, at = 'input', depth = 0): string | null 
   return null;
 }
 
-export function toErrorBody(e: unknown): { kind: ErrorKind; message: string; details?: unknown } {
+export function toErrorBody(e: unknown): ErrorBody {
   if (isAppError(e)) {
     const err = e as AppError;
     return err.details === undefined ? { kind: err.kind, message: err.message } : { kind: err.kind, message: err.message, details: err.details };
   }
   if (e instanceof ZodError) return { kind: 'Invalid', message: zodMessage(e) };
+  // signal.throwIfAborted() throws the platform's AbortError: the work was stopped, not broken.
+  if (e instanceof Error && e.name === 'AbortError') return { kind: 'Cancelled', message: e.message || 'cancelled' };
   const code = typeof e === 'object' && e !== null ? String((e as { code?: unknown }).code ?? '') : '';
   const message = e instanceof Error ? e.message : String(e);
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'ELOCKED') return { kind: 'Locked', message };

@@ -24,7 +24,7 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 const ANONYMOUS_BUCKET = 'anonymous';
 
 const STATUS: Record<ErrorKind, number> = {
-  NotFound: 404, Conflict: 409, Invalid: 400, Locked: 423, Io: 500, Internal: 500, RateLimited: 429, Unauthorized: 401,
+  NotFound: 404, Conflict: 409, Invalid: 400, Locked: 423, Io: 500, Cancelled: 499, Internal: 500, RateLimited: 429, Unauthorized: 401,
 };
 
 const MIME: Record<string, string> = {

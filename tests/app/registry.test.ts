@@ -162,7 +162,7 @@ describe('handler registry', () => {
     expect(await registry.dispatch('jobs.cancel', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled' } });
     await new Promise((r) => setTimeout(r, 300));
     expect(sawAbort).toBe(true);
-    expect(await registry.dispatch('jobs.get', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled', error: null } });
+    expect(await registry.dispatch('jobs.get', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled', message: 'import.evals cancelled' } } });
     expect(events.some((e) => e.state === 'running' && e.done >= 1)).toBe(true);
     expect(events.at(-1)?.state).toBe('cancelled');
     session.close();

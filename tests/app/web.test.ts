@@ -175,6 +175,15 @@ describe('browser mode over real HTTP', () => {
     expect(got.headers['content-disposition']).toBe("attachment; filename*=UTF-8''agent-one-alpaca-2026-11-25.train.jsonl");
   });
 
+  it('a job cancelled over HTTP ends with kind Cancelled', async () => {
+    const started = await call(port, web.token, 'dataset.collect', { dryRun: true });
+    const { jobId } = started.json<{ value: { jobId: string } }>().value;
+    const cancelled = await call(port, web.token, 'jobs.cancel', { jobId });
+    expect(cancelled.json()).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled', message: 'dataset.collect cancelled' } } });
+    const got = await call(port, web.token, 'jobs.get', { jobId });
+    expect(got.json()).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled' } } });
+  });
+
   it('is not reachable on any non-loopback address', async () => {
     const addresses = Object.entries(os.networkInterfaces()).flatMap(([name, list]) =>
       (list ?? []).filter((a) => !a.internal).map((a) => (a.address.startsWith('fe80:') ? `${a.address}%${name}` : a.address)),

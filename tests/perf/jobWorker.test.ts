@@ -82,7 +82,9 @@ describe('jobs in a worker thread', () => {
     const { jobId } = await call<{ jobId: string }>(rt, 'dataset.collect', { autoApprove: true });
     while (rt.jobs.get(jobId).done === 0 && rt.jobs.get(jobId).state === 'running') await new Promise((r) => setTimeout(r, 10));
     expect(rt.jobs.cancel(jobId).state).toBe('cancelled');
-    expect((await settle(rt, jobId)).state).toBe('cancelled');
+    expect(await settle(rt, jobId)).toMatchObject({ state: 'cancelled', error: { kind: 'Cancelled' } });
+    // the registry answers the same: the kind, not a message, says the curator stopped it
+    expect(await rt.registry.dispatch('jobs.get', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled' } } });
     const partial = rt.session.db.prepare('SELECT count(*) FROM dataset_samples').pluck().get() as number;
     const again = await call<{ jobId: string }>(rt, 'dataset.collect', { autoApprove: true });
     const rest = await settle(rt, again.jobId);

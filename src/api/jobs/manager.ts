@@ -2,7 +2,7 @@
 // and the result are pushed as change events, and an AbortController lets the curator cancel.
 import { ulid } from 'ulid';
 import { DATA_AREAS, type ChangeEvent, type DataArea, type DataChange, type JobHandle, type JobStatus } from '../../shared/contract';
-import { AppError } from '../../shared/errors';
+import { AppError, cancelled } from '../../shared/errors';
 import { toErrorBody } from '../errors';
 
 export interface JobRunContext {
@@ -11,6 +11,13 @@ export interface JobRunContext {
 }
 
 const KEEP_FINISHED = 100;
+
+/** A cancelled job carries kind Cancelled, so every client tells it from a failure by kind alone. */
+function markCancelled(status: JobStatus): void {
+  status.state = 'cancelled';
+  const { kind, message } = cancelled(status.channel);
+  status.error = { kind, message };
+}
 const PROGRESS_EVERY_MS = 100;
 
 export class JobManager {
@@ -61,14 +68,14 @@ export class JobManager {
         try {
           const result = await run({ signal: controller.signal, progress });
           if (status.state !== 'running') ended = true;
-          else if (controller.signal.aborted) status.state = 'cancelled';
+          else if (controller.signal.aborted) markCancelled(status);
           else {
             status.state = 'done';
             status.result = result ?? null;
           }
         } catch (e) {
           if (status.state !== 'running') ended = true;
-          else if (controller.signal.aborted) status.state = 'cancelled';
+          else if (controller.signal.aborted) markCancelled(status);
           else {
             status.state = 'failed';
             status.error = toErrorBody(e);
@@ -112,7 +119,7 @@ export class JobManager {
     if (!entry) throw new AppError('NotFound', `job ${jobId} not found`);
     if (entry.status.state === 'running') {
       entry.controller.abort();
-      entry.status.state = 'cancelled';
+      markCancelled(entry.status);
       entry.status.finishedAt = this.now();
       this.push(entry.status);
     }

@@ -1,7 +1,7 @@
 // Messages between the main process and a job worker (src/api/jobs/worker.ts). A long job runs in a
 // worker thread with its own database connection, so main's event loop (IPC, the web server, live
 // capture) keeps answering while a 100,000-decision collection or a large import runs on the other core.
-import type { ErrorKind } from '../../shared/errors';
+import type { ErrorBody } from '../../shared/errors';
 
 /** Job channels whose handler runs in a worker. Each handler needs only its ctx and the workspace folder. */
 export const WORKER_JOB_CHANNELS = [
@@ -30,4 +30,4 @@ export type ToWorker = { type: 'cancel' };
 export type FromWorker =
   | { type: 'progress'; done: number; total: number | null; label?: string }
   | { type: 'done'; result: unknown }
-  | { type: 'failed'; error: { kind: ErrorKind; message: string; details?: unknown } };
+  | { type: 'failed'; error: ErrorBody };

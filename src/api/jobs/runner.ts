@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { AppError } from '../../shared/errors';
+import { AppError, cancelled } from '../../shared/errors';
 import type { WorkspaceSession } from '../session';
 import { withoutAutoCheckpoint } from '../../core/db/bulk';
 import { writeGateBuffer } from '../../core/db/writeGate';
@@ -64,7 +64,7 @@ export function runInWorker(data: WorkerJobData, ctx: Pick<ServiceContext, 'sign
     worker.once('exit', (code) =>
       finish(() =>
         ctx.signal?.aborted
-          ? reject(new AppError('Conflict', `${data.channel} cancelled`))
+          ? reject(cancelled(data.channel))
           : reject(new AppError('Internal', `${data.channel} worker exited with code ${code} before it finished`)),
       ),
     );

@@ -275,7 +275,7 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
   ctx.progress?.(0, plan.split.size, 'export');
   try {
     for await (const items of exportPages(ctx, r, plan)) {
-      if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
+      if (ctx.signal?.aborted) throw new AppError('Cancelled', 'export cancelled');
       const text = { train: '', validation: '' };
       const rows: Record<'train' | 'validation', ParquetRow[]> = { train: [], validation: [] };
       for (const it of items) {

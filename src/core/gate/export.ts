@@ -76,7 +76,7 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
         await write(out, `${rows ? ',' : ''}\n${JSON.stringify(d)}`);
       }
       rows++;
-      if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
+      if (ctx.signal?.aborted) throw new AppError('Cancelled', 'export cancelled');
       if (rows % 10_000 === 0) ctx.progress?.(rows, null, 'decisions');
     }
     if (format === 'json') await write(out, rows ? '\n]\n' : ']\n');

@@ -6,7 +6,8 @@ import { AppError } from '../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
 import { createRedactor, detectPii } from '../pii';
 import { checkFile } from './queries';
-import { AUDIT_COLUMNS, auditFromRow, parseTime, type AuditRow } from './rows';
+import { parseTime } from '../text/time';
+import { AUDIT_COLUMNS, auditFromRow, type AuditRow } from './rows';
 
 export const AUDIT_EXPORT_FORMATS = ['json', 'csv', 'markdown'] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
@@ -95,7 +96,7 @@ export async function exportAudits(ctx: ServiceContext, input: ExportAuditsInput
     count++;
     if (count % 1000 === 0) {
       ctx.progress?.(count, null, 'audits exported');
-      if (ctx.signal?.aborted) throw new AppError('Invalid', `export cancelled after ${count} audits`);
+      if (ctx.signal?.aborted) throw new AppError('Cancelled', `export cancelled after ${count} audits`);
     }
   }
   if (format === 'json') await write(out, `${count ? '\n' : ''}]\n`);

@@ -85,7 +85,7 @@ abstract class BaseClient implements ApiClient {
         if (poll) clearInterval(poll);
         opts.signal?.removeEventListener('abort', onAbort);
         if (job.state === 'done') resolve(job.result as JobResultOf<C>);
-        else if (job.state === 'cancelled') reject(new ApiError('Conflict', 'cancelled', channel));
+        else if (job.state === 'cancelled') reject(new ApiError('Cancelled', job.error?.message ?? `${channel} cancelled`, channel));
         else reject(new ApiError(job.error?.kind ?? 'Internal', job.error?.message ?? 'job failed', channel));
       };
       const unsubscribe = this.onChange((e) => {

@@ -1,10 +1,14 @@
 // Every failure the curator sees names the action that failed and what went wrong, in words.
-const KIND_HINTS: Record<string, string> = {
+// Decisions are made on the error's kind, never on its message.
+import { hasErrorKind, type ErrorKind } from '../../../shared/errors';
+
+const KIND_HINTS: Record<ErrorKind, string> = {
   NotFound: 'not found',
   Conflict: 'conflict',
   Invalid: 'invalid input',
   Locked: 'the workspace is busy (locked); try again in a moment',
   Io: 'a file could not be read or written',
+  Cancelled: 'cancelled',
   Internal: 'internal error',
   RateLimited: 'too many requests; slow down',
   Unauthorized: 'not authorized (is the page URL missing its token?)',
@@ -29,12 +33,11 @@ export function errorText(err: unknown): string {
 
 export function readableError(action: string, err: unknown): ReadableError {
   const kind = errorKind(err);
-  let message = errorText(err) || KIND_HINTS[kind] || 'unknown error';
-  // Channels whose service has not landed yet answer with a NotFound/Internal "not available" style message.
-  if (/no handler|not (yet )?(implemented|registered)/i.test(message) && !/not available/i.test(message)) message = `${message} (this feature is not available yet)`;
+  const message = errorText(err) || KIND_HINTS[kind as ErrorKind] || 'unknown error';
   return { action, kind, message };
 }
 
+/** A job the curator stopped (kind Cancelled), or a request the page itself aborted. */
 export function isCancelled(err: unknown): boolean {
-  return (err instanceof DOMException && err.name === 'AbortError') || /cancel+ed|aborted/i.test(errorText(err));
+  return hasErrorKind(err, 'Cancelled') || (err instanceof DOMException && err.name === 'AbortError');
 }
