@@ -131,69 +131,11 @@ export function register(program: Command): void {
       .option('-l, --limit <n>', 'how many decisions (default 10)', int('--limit'))
       .option('-c, --with-context', "include each turn's full context window")
       .option('--cursor <cursor>', 'continue after the last page (printed under the table)'),
-  ).action(
-    action(async (sessionKey: string | undefined, opts: Opts) =>
-      withDatabase(opts, ({ db }, dir) => {
-        const page = listDecisions(ctxOf(db, dir), {
-          ...filtersFrom(opts, sessionKey),
-          limit: (opts.limit as number | undefined) ?? 10,
-          cursor: opts.cursor as string | undefined,
-          withContext: Boolean(opts.withContext),
-        });
-        if (opts.json) return printJson(page);
-        if (!page.items.length) return void process.stdout.write(`No decisions match${page.scanned ? ` among the newest ${page.scanned}` : ''}.\n`);
-        const t = table({ head: ['Decision id', 'Time (UTC)', 'Session', 'Decision', 'Write', 'Conversation', 'Candidate fact / reason'] });
-        for (const d of page.items) {
-          t.push([
-            d.id,
-            time(d.createdAt),
-            clip(d.sessionId, 28),
-            DECISION_COLORS[d.decision](d.decision),
-            d.writeStatus ?? '',
-            `User: ${clip(d.userMessage, 48)}\nAgent: ${clip(d.agentReply, 47)}`,
-            `${clip(d.candidateFact ?? '—', 40)}\n${pc.dim(clip(d.reason, 40))}`,
-          ]);
-        }
-        process.stdout.write(`${t.toString()}\n`);
-        if (opts.withContext) {
-          for (const d of page.items) {
-            process.stdout.write(`\nContext of ${d.id} (${d.sessionId} turn ${d.turnNumber}):\n${contextTable(d.context ?? [])}\n`);
-          }
-        }
-        const scannedNote = page.scanned ? ` (text under 3 characters: looked at the newest ${page.scanned} decisions)` : '';
-        process.stdout.write(`${page.items.length} decision(s)${scannedNote}${page.nextCursor ? `; more with --cursor ${page.nextCursor}` : ''}\n`);
-      }),
-    ),
-  );
+  ).action(action(gateList));
 
   withWorkspace(gate.command('show <id>').description('one decision with its turn, write outcomes and (with -c) full context; id may be a unique prefix'))
     .option('-c, --with-context', "include the turn's full context window")
-    .action(
-      action(async (id: string, opts: Opts) =>
-        withDatabase(opts, ({ db }, dir) => {
-          const detail = showDecision(ctxOf(db, dir), id, { withContext: Boolean(opts.withContext) });
-          if (opts.json) return printJson(detail);
-          const d = detail.decision;
-          const t = table({ colWidths: [18, 100], wordWrap: true, wrapOnWordBoundary: false });
-          t.push(
-            ['Decision', `${DECISION_COLORS[d.decision](d.decision)}  ${d.id}`],
-            ['Time (UTC)', time(d.createdAt)],
-            ['Session / turn', `${clean(d.sessionId)}  turn ${d.turnNumber}  (${d.turnId})`],
-            ['Reason', clean(d.reason)],
-            ['Candidate fact', clean(d.candidateFact ?? '—')],
-            ['Model', `${clean(d.llmModel)}  ${d.latencyMs ?? '?'} ms  ${d.promptTokens ?? '?'} + ${d.completionTokens ?? '?'} tokens`],
-            ['User', clean(detail.turn.userMessage.content)],
-            ['Agent', clean(detail.turn.agentReply.content)],
-          );
-          for (const w of detail.writes) {
-            t.push([`Write ${w.status}`, `${w.targetFile}  ${time(w.createdAt)}  ${clean(w.reason ?? '')}${w.linesAdded !== null ? `  (+${w.linesAdded} -${w.linesRemoved} ~${w.linesModified})` : ''}`]);
-          }
-          process.stdout.write(`${t.toString()}\n`);
-          for (const w of detail.writes) if (w.diff) process.stdout.write(`\n${clean(w.diff, true)}\n`);
-          if (opts.withContext) process.stdout.write(`\nContext window (${detail.context.length} messages):\n${contextTable(detail.context)}\n`);
-        }),
-      ),
-    );
+    .action(action(gateShow));
 
   addFilterOptions(
     withWorkspace(gate.command('stats').description('counts per decision type and average latency'))
@@ -201,29 +143,7 @@ export function register(program: Command): void {
       .option('--weekly', 'per week (weeks start on Monday)')
       .option('--by-session', 'per session, busiest first')
       .option('-l, --limit <n>', 'how many days, weeks or sessions (default 30)', int('--limit')),
-  ).action(
-    action(async (opts: Opts) =>
-      withDatabase(opts, ({ db }, dir) => {
-        const chosen = (['daily', 'weekly', 'bySession'] as const).filter((k) => opts[k]);
-        if (chosen.length > 1) throw new AppError('Invalid', 'choose one of --daily, --weekly, --by-session');
-        const groupBy: GateStatsGrouping = opts.daily ? 'day' : opts.weekly ? 'week' : opts.bySession ? 'session' : 'none';
-        const stats = gateStats(ctxOf(db, dir), { ...filtersFrom(opts), groupBy, limit: (opts.limit as number | undefined) ?? 30 });
-        if (opts.json) return printJson(stats);
-        const t = table({ head: ['Decision', 'Count', 'Share', 'Avg latency (ms)'] });
-        for (const r of stats.byDecision) {
-          t.push([DECISION_COLORS[r.decision](r.decision), r.count, stats.total ? `${((100 * r.count) / stats.total).toFixed(1)}%` : '—', r.avgLatencyMs ?? '—']);
-        }
-        t.push([pc.bold('Total'), stats.total, '', stats.avgLatencyMs ?? '—']);
-        process.stdout.write(`${t.toString()}\n`);
-        if (groupBy !== 'none') {
-          const label = groupBy === 'day' ? 'Day' : groupBy === 'week' ? 'Week of' : 'Session';
-          const g = table({ head: [label, 'Total', ...GATE_DECISIONS.map((d) => d.replace('UPDATE_', '')), 'Avg ms', 'Sessions'] });
-          for (const r of stats.rows) g.push([clip(r.key, 36), r.total, ...GATE_DECISIONS.map((d) => r.counts[d]), r.avgLatencyMs ?? '—', r.sessionCount]);
-          process.stdout.write(`\n${g.toString()}\n`);
-        }
-      }),
-    ),
-  );
+  ).action(action(gateStatsCommand));
 
   addFilterOptions(
     withWorkspace(gate.command('export').description('export decisions with their conversation text (oldest first; opted-out sessions are left out)'))
@@ -232,21 +152,105 @@ export function register(program: Command): void {
       .option('--bom', 'CSV: start with a UTF-8 byte order mark (for Excel)')
       .option('--overwrite', 'replace an existing output file')
       .option('--include-pii', 'export personal data and secrets as recorded (by default they are replaced with placeholders)'),
-  ).action(
-    action(async (opts: Opts) =>
-      withDatabase(opts, async ({ db }, dir) => {
-        const format = String(opts.format) as DecisionExportFormat;
-        const file = opts.output as string | undefined;
-        // A reader that stops early (`| head`) is not an error.
-        process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-          if (e.code === 'EPIPE') process.exit(0);
-          throw e;
-        });
-        if (file && fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new AppError('Invalid', `--output: ${file} is a folder`);
-        if (file) refuseExisting([path.resolve(file)], Boolean(opts.overwrite));
-        const result = await exportDecisions(ctxOf(db, dir), { ...filtersFrom(opts), format, bom: Boolean(opts.bom), includePii: Boolean(opts.includePii), file, output: file ? undefined : process.stdout });
-        if (file) process.stderr.write(`exported ${result.rows} decision(s) as ${format} to ${file}\n`);
-      }),
-    ),
-  );
+  ).action(action(gateExport));
+}
+
+/** `gate list`: a page of decisions as a table, with their context windows when asked. */
+async function gateList(sessionKey: string | undefined, opts: Opts): Promise<void> {
+  await withDatabase(opts, ({ db }, dir) => {
+    const page = listDecisions(ctxOf(db, dir), {
+      ...filtersFrom(opts, sessionKey),
+      limit: (opts.limit as number | undefined) ?? 10,
+      cursor: opts.cursor as string | undefined,
+      withContext: Boolean(opts.withContext),
+    });
+    if (opts.json) return printJson(page);
+    if (!page.items.length) return void process.stdout.write(`No decisions match${page.scanned ? ` among the newest ${page.scanned}` : ''}.\n`);
+    const t = table({ head: ['Decision id', 'Time (UTC)', 'Session', 'Decision', 'Write', 'Conversation', 'Candidate fact / reason'] });
+    for (const d of page.items) {
+      t.push([
+        d.id,
+        time(d.createdAt),
+        clip(d.sessionId, 28),
+        DECISION_COLORS[d.decision](d.decision),
+        d.writeStatus ?? '',
+        `User: ${clip(d.userMessage, 48)}\nAgent: ${clip(d.agentReply, 47)}`,
+        `${clip(d.candidateFact ?? '—', 40)}\n${pc.dim(clip(d.reason, 40))}`,
+      ]);
+    }
+    process.stdout.write(`${t.toString()}\n`);
+    if (opts.withContext) {
+      for (const d of page.items) {
+        process.stdout.write(`\nContext of ${d.id} (${d.sessionId} turn ${d.turnNumber}):\n${contextTable(d.context ?? [])}\n`);
+      }
+    }
+    const scannedNote = page.scanned ? ` (text under 3 characters: looked at the newest ${page.scanned} decisions)` : '';
+    process.stdout.write(`${page.items.length} decision(s)${scannedNote}${page.nextCursor ? `; more with --cursor ${page.nextCursor}` : ''}\n`);
+  });
+}
+
+/** `gate show`: one decision with its turn, its write outcomes and their diffs. */
+async function gateShow(id: string, opts: Opts): Promise<void> {
+  await withDatabase(opts, ({ db }, dir) => {
+    const detail = showDecision(ctxOf(db, dir), id, { withContext: Boolean(opts.withContext) });
+    if (opts.json) return printJson(detail);
+    const d = detail.decision;
+    const t = table({ colWidths: [18, 100], wordWrap: true, wrapOnWordBoundary: false });
+    t.push(
+      ['Decision', `${DECISION_COLORS[d.decision](d.decision)}  ${d.id}`],
+      ['Time (UTC)', time(d.createdAt)],
+      ['Session / turn', `${clean(d.sessionId)}  turn ${d.turnNumber}  (${d.turnId})`],
+      ['Reason', clean(d.reason)],
+      ['Candidate fact', clean(d.candidateFact ?? '—')],
+      ['Model', `${clean(d.llmModel)}  ${d.latencyMs ?? '?'} ms  ${d.promptTokens ?? '?'} + ${d.completionTokens ?? '?'} tokens`],
+      ['User', clean(detail.turn.userMessage.content)],
+      ['Agent', clean(detail.turn.agentReply.content)],
+    );
+    for (const w of detail.writes) {
+      t.push([`Write ${w.status}`, `${w.targetFile}  ${time(w.createdAt)}  ${clean(w.reason ?? '')}${w.linesAdded !== null ? `  (+${w.linesAdded} -${w.linesRemoved} ~${w.linesModified})` : ''}`]);
+    }
+    process.stdout.write(`${t.toString()}\n`);
+    for (const w of detail.writes) if (w.diff) process.stdout.write(`\n${clean(w.diff, true)}\n`);
+    if (opts.withContext) process.stdout.write(`\nContext window (${detail.context.length} messages):\n${contextTable(detail.context)}\n`);
+  });
+}
+
+/** `gate stats`: counts per decision, then per day, week or session when one is chosen. */
+async function gateStatsCommand(opts: Opts): Promise<void> {
+  await withDatabase(opts, ({ db }, dir) => {
+    const chosen = (['daily', 'weekly', 'bySession'] as const).filter((k) => opts[k]);
+    if (chosen.length > 1) throw new AppError('Invalid', 'choose one of --daily, --weekly, --by-session');
+    const groupBy: GateStatsGrouping = opts.daily ? 'day' : opts.weekly ? 'week' : opts.bySession ? 'session' : 'none';
+    const stats = gateStats(ctxOf(db, dir), { ...filtersFrom(opts), groupBy, limit: (opts.limit as number | undefined) ?? 30 });
+    if (opts.json) return printJson(stats);
+    const t = table({ head: ['Decision', 'Count', 'Share', 'Avg latency (ms)'] });
+    for (const r of stats.byDecision) {
+      t.push([DECISION_COLORS[r.decision](r.decision), r.count, stats.total ? `${((100 * r.count) / stats.total).toFixed(1)}%` : '—', r.avgLatencyMs ?? '—']);
+    }
+    t.push([pc.bold('Total'), stats.total, '', stats.avgLatencyMs ?? '—']);
+    process.stdout.write(`${t.toString()}\n`);
+    if (groupBy !== 'none') {
+      const label = groupBy === 'day' ? 'Day' : groupBy === 'week' ? 'Week of' : 'Session';
+      const g = table({ head: [label, 'Total', ...GATE_DECISIONS.map((d) => d.replace('UPDATE_', '')), 'Avg ms', 'Sessions'] });
+      for (const r of stats.rows) g.push([clip(r.key, 36), r.total, ...GATE_DECISIONS.map((d) => r.counts[d]), r.avgLatencyMs ?? '—', r.sessionCount]);
+      process.stdout.write(`\n${g.toString()}\n`);
+    }
+  });
+}
+
+/** `gate export`: streams decisions to a file or standard output. */
+async function gateExport(opts: Opts): Promise<void> {
+  await withDatabase(opts, async ({ db }, dir) => {
+    const format = String(opts.format) as DecisionExportFormat;
+    const file = opts.output as string | undefined;
+    // A reader that stops early (`| head`) is not an error.
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(0);
+      throw e;
+    });
+    if (file && fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new AppError('Invalid', `--output: ${file} is a folder`);
+    if (file) refuseExisting([path.resolve(file)], Boolean(opts.overwrite));
+    const result = await exportDecisions(ctxOf(db, dir), { ...filtersFrom(opts), format, bom: Boolean(opts.bom), includePii: Boolean(opts.includePii), file, output: file ? undefined : process.stdout });
+    if (file) process.stderr.write(`exported ${result.rows} decision(s) as ${format} to ${file}\n`);
+  });
 }
