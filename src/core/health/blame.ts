@@ -2,7 +2,6 @@
 // decision, turn, session and time, and the earlier writes a moved or reworded line came from.
 // Line maps are computed once per version and stored (memory_versions.line_map), so a view reads
 // one row and never re-diffs the history; only versions recorded since the last view are mapped.
-import type Database from 'better-sqlite3';
 import type { BlameDto, BlameLineDto, BlameWriteDto } from '../../shared/contract/health';
 import type { MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
@@ -10,43 +9,24 @@ import type { DB } from '../db/connection';
 import { assertMemoryFileName, readMemoryFile } from '../files/memoryFiles';
 import type { ServiceContext } from '../context';
 import { decodeMap, emptyMap, encodeMap, nextLineMap, splitLines, type LineMap, type Origins } from './lineMap';
-import { headVersion, syncVersions, type VersionRow } from './versions';
+import {
+  findLastMappedSeq, findVersionWrite, hasWriteAfter, listVersionsWithContent as versionsWithContent, updateVersionLineMap,
+} from '../db/repositories/memoryVersions';
+import { headVersion, syncVersions } from './versions';
 
 const CHUNK = 500;
-
-interface VersionContent extends VersionRow {
-  content: string | null;
-}
-
-// Preparing a statement costs more than running these small ones; a blame runs dozens.
-const statementCache = new WeakMap<DB, Map<string, Database.Statement>>();
-function cached(db: DB, sql: string): Database.Statement {
-  let m = statementCache.get(db);
-  if (!m) statementCache.set(db, (m = new Map()));
-  let st = m.get(sql);
-  if (!st) m.set(sql, (st = db.prepare(sql)));
-  return st;
-}
-
-const VERSIONS_SQL = `SELECT v.*, s.content FROM memory_versions v
-  LEFT JOIN write_guardian_audit a ON a.id = v.audit_id LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
-  WHERE v.file_name = ? AND v.seq BETWEEN ? AND ? ORDER BY v.seq`;
-
-function versionsWithContent(db: DB, file: MemoryFileName, fromSeq: number, toSeq: number): VersionContent[] {
-  return cached(db, VERSIONS_SQL).all(file, fromSeq, toSeq) as VersionContent[];
-}
 
 /** Maps every version of the file that has no stored line map yet, continuing from the last mapped one. Returns how many. */
 export function ensureLineMaps(db: DB, file: MemoryFileName): number {
   let head = headVersion(db, file);
   // The recorder chains every write as it is recorded; only writes made without it (an older
   // database, another tool) need a catch-up, and those have no version yet.
-  if (!head || cached(db, "SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND rowid > ? AND status IN ('written', 'rolled_back') AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL) LIMIT 1").get(file, head.audit_rowid)) {
+  if (!head || hasWriteAfter(db, file, head.audit_rowid)) {
     syncVersions(db, file);
     head = headVersion(db, file);
   }
   if (!head || head.line_map !== null) return 0;
-  const lastMapped = (db.prepare('SELECT max(seq) FROM memory_versions WHERE file_name = ? AND line_map IS NOT NULL').pluck().get(file) as number | null) ?? 0;
+  const lastMapped = findLastMappedSeq(db, file);
   let prevLines: string[] = [];
   let prevMap: LineMap = emptyMap();
   if (lastMapped > 0) {
@@ -54,7 +34,6 @@ export function ensureLineMaps(db: DB, file: MemoryFileName): number {
     prevLines = splitLines(row.content);
     prevMap = decodeMap(row.line_map!);
   }
-  const store = db.prepare('UPDATE memory_versions SET line_map = ?, origins = ? WHERE file_name = ? AND seq = ?');
   let mapped = 0;
   for (let from = lastMapped + 1; from <= head.seq; from += CHUNK) {
     const rows = versionsWithContent(db, file, from, Math.min(head.seq, from + CHUNK - 1));
@@ -66,7 +45,7 @@ export function ensureLineMaps(db: DB, file: MemoryFileName): number {
       prevLines = lines;
       prevMap = next.map;
     }
-    db.transaction(() => updates.forEach(([m, o, seq]) => store.run(m, o, file, seq)))();
+    db.transaction(() => updates.forEach(([m, o, seq]) => updateVersionLineMap(db, file, seq, m, o)))();
     mapped += rows.length;
   }
   return mapped;
@@ -175,21 +154,11 @@ function lineHistory(versions: VersionCache, writes: WriteLookup, producer: numb
 /** Audit, decision and turn of a version, looked up once per distinct producer. */
 class WriteLookup {
   private readonly cache = new Map<number, BlameWrite>();
-  private readonly stmt;
-  constructor(db: DB, private readonly file: MemoryFileName) {
-    this.stmt = cached(
-      db,
-      `SELECT v.seq, v.audit_id AS auditId, a.source, a.status, a.decision_id AS decisionId, d.decision, a.turn_id AS turnId,
-              a.session_id AS sessionId, a.candidate_fact AS candidateFact, a.reason, v.created_at AS createdAt
-       FROM memory_versions v LEFT JOIN write_guardian_audit a ON a.id = v.audit_id
-       LEFT JOIN memory_gate_decisions d ON d.id = a.decision_id
-       WHERE v.file_name = ? AND v.seq = ?`,
-    );
-  }
+  constructor(private readonly db: DB, private readonly file: MemoryFileName) {}
   get(seq: number): BlameWrite {
     let w = this.cache.get(seq);
     if (!w) {
-      w = this.stmt.get(this.file, seq) as BlameWrite;
+      w = findVersionWrite(this.db, this.file, seq) as BlameWrite;
       this.cache.set(seq, w);
     }
     return w;

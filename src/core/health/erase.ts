@@ -12,6 +12,12 @@ import { ulid } from 'ulid';
 import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR, writeTx, type DB } from '../db/connection';
+import { listArchiveFileNames } from '../db/repositories/archives';
+import {
+  countRowsContaining, deleteSnapshotById, findTwinSnapshot, insertErasure, listDatasetExportPaths, listErasureRows, listForeignKeys, listFts5Tables,
+  listSnapshotsContaining, listTableColumns, listTableNames, optimizeFtsIndex, replaceInColumn, replaceRecordedHash, repointReferences, updateSnapshotContent,
+} from '../db/repositories/erasure';
+import { findHeadVersion, listVersionsWithHashes, updateVersionContentHash } from '../db/repositories/memoryVersions';
 import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked } from '../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { recordExternalChanges } from '../guardian';
@@ -58,19 +64,16 @@ interface TextColumn {
 }
 
 function textColumns(db: DB): TextColumn[] {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
   const out: TextColumn[] = [];
-  for (const table of tables.filter((t) => !SKIPPED_TABLE.test(t))) {
-    const fks = new Set((db.prepare(`SELECT "from" FROM pragma_foreign_key_list(?)`).pluck().all(table) as string[]));
-    for (const c of db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as Array<{ name: string; type: string; pk: number }>) {
+  for (const table of listTableNames(db).filter((t) => !SKIPPED_TABLE.test(t))) {
+    const fks = new Set(listForeignKeys(db, table).map((fk) => fk.column));
+    for (const c of listTableColumns(db, table)) {
       if (!/^(TEXT|ANY|)$/i.test(c.type)) continue;
       out.push({ table, column: c.name, identifier: c.pk > 0 || fks.has(c.name) });
     }
   }
   return out;
 }
-
-const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * The ways the value can be spelled in stored text: as typed, and escaped inside JSON (samples,
@@ -81,8 +84,7 @@ export function spellingsOf(value: string): string[] {
 }
 
 function countIn(db: DB, c: TextColumn, spellings: string[]): number {
-  const where = spellings.map(() => `instr(${q(c.column)}, ?) > 0`).join(' OR ');
-  return db.prepare(`SELECT count(*) FROM ${q(c.table)} WHERE ${where}`).pluck().get(...spellings) as number;
+  return countRowsContaining(db, c.table, c.column, spellings);
 }
 
 const replaceAll = (text: string, spellings: string[]) => spellings.reduce((t, v) => t.split(v).join(ERASED_MARK), text);
@@ -98,8 +100,8 @@ function exportLocations(ctx: ServiceContext): string[] {
   const root = path.join(ctx.workspaceDir, STATE_DIR);
   const exportsDir = path.join(root, 'exports');
   const recorded = [
-    ...(ctx.db.prepare("SELECT file_path FROM dataset_exports").pluck().all() as string[]),
-    ...(ctx.db.prepare("SELECT file_name FROM conversation_archives").pluck().all() as string[]).map((f) => path.resolve(exportsDir, f)),
+    ...listDatasetExportPaths(ctx.db),
+    ...listArchiveFileNames(ctx.db).map((f) => path.resolve(exportsDir, f)),
   ];
   return [root, ...recorded.map((f) => path.resolve(ctx.workspaceDir, f)).filter((f) => !f.startsWith(`${root}${path.sep}`))];
 }
@@ -115,7 +117,7 @@ function filesHolding(ctx: ServiceContext, spellings: string[]): FileHit[] {
   const exportsDir = path.join(ctx.workspaceDir, STATE_DIR, 'exports');
   const isLive = (file: string) => file === dbFile || file.startsWith(`${dbFile}-`);
   const hits = new Map<string, FileHit>();
-  const archives = new Set((ctx.db.prepare('SELECT file_name FROM conversation_archives').pluck().all() as string[]).map((f) => path.resolve(exportsDir, f)));
+  const archives = new Set(listArchiveFileNames(ctx.db).map((f) => path.resolve(exportsDir, f)));
   const visit = (file: string, group: string | null) => {
     if (isLive(file)) return;
     const bytes = fs.readFileSync(file);
@@ -239,19 +241,13 @@ function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn
       rechained = eraseSnapshots(ctx, value, erasureId);
       for (const c of columns) {
         if (c.table === 'file_snapshots' && c.column === 'content') continue;
-        for (const v of spellingsOf(value)) {
-          db.prepare(`UPDATE ${q(c.table)} SET ${q(c.column)} = replace(${q(c.column)}, ?, ?) WHERE instr(${q(c.column)}, ?) > 0`).run(v, ERASED_MARK, v);
-        }
+        for (const v of spellingsOf(value)) replaceInColumn(db, c.table, c.column, v, ERASED_MARK);
       }
       // FTS5 keeps replaced tokens in its segments until they are merged.
-      for (const fts of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'").pluck().all() as string[]) {
-        db.prepare(`INSERT INTO ${q(fts)}(${q(fts)}) VALUES ('optimize')`).run();
-      }
+      for (const fts of listFts5Tables(db)) optimizeFtsIndex(db, fts);
       const salt = randomBytes(16).toString('hex');
       const summary = places.map((p) => ({ place: p.place, kind: p.kind, count: p.count, action: p.action }));
-      db.prepare('INSERT INTO erasures (id, value_hash, salt, erased_by, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?)').run(
-        erasureId, sha256(`${salt}${value}`), salt, by, nowOf(ctx), JSON.stringify({ places: summary, rechained }),
-      );
+      insertErasure(db, { id: erasureId, valueHash: sha256(`${salt}${value}`), salt, erasedBy: by, erasedAt: nowOf(ctx), summaryJson: JSON.stringify({ places: summary, rechained }) });
     });
   } finally {
     db.pragma(`secure_delete = ${secureDelete ? 'ON' : 'OFF'}`);
@@ -275,32 +271,29 @@ function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn
 /** Rewrites snapshots holding the value (merging ones that become identical) and re-chains the files they belong to. */
 function eraseSnapshots(ctx: ServiceContext, value: string, erasureId: string): MemoryFileName[] {
   const db = ctx.db;
-  const rows = db.prepare('SELECT id, file_name, content, content_hash FROM file_snapshots WHERE instr(content, ?) > 0').all(value) as Array<{ id: string; file_name: MemoryFileName; content: string; content_hash: string }>;
+  const rows = listSnapshotsContaining(db, value);
   const refs = snapshotReferences(db);
   const remapped = new Map<MemoryFileName, Map<string, string>>();
   for (const r of rows) {
     const content = r.content.split(value).join(ERASED_MARK);
     const hash = sha256(content);
-    const twin = db.prepare('SELECT id FROM file_snapshots WHERE file_name = ? AND content_hash = ? AND id <> ?').pluck().get(r.file_name, hash, r.id) as string | undefined;
+    const twin = findTwinSnapshot(db, r.file_name, hash, r.id);
     if (twin) {
-      for (const ref of refs) db.prepare(`UPDATE ${q(ref.table)} SET ${q(ref.column)} = ? WHERE ${q(ref.column)} = ?`).run(twin, r.id);
-      db.prepare('DELETE FROM file_snapshots WHERE id = ?').run(r.id);
+      for (const ref of refs) repointReferences(db, ref.table, ref.column, r.id, twin);
+      deleteSnapshotById(db, r.id);
     } else {
-      db.prepare('UPDATE file_snapshots SET content = ?, content_hash = ? WHERE id = ?').run(content, hash, r.id);
+      updateSnapshotContent(db, r.id, content, hash);
     }
-    db.prepare('UPDATE file_state SET content_hash = ? WHERE content_hash = ?').run(hash, r.content_hash);
-    db.prepare('UPDATE file_operations SET expected_hash = ? WHERE expected_hash = ?').run(hash, r.content_hash);
-    db.prepare('UPDATE file_operations SET planned_hash = ? WHERE planned_hash = ?').run(hash, r.content_hash);
+    replaceRecordedHash(db, r.content_hash, hash);
     const map = remapped.get(r.file_name) ?? new Map<string, string>();
     map.set(r.content_hash, hash);
     remapped.set(r.file_name, map);
   }
   for (const [file, map] of remapped) {
-    const affected = db.prepare('SELECT seq, content_hash FROM memory_versions WHERE file_name = ? AND content_hash IN (SELECT value FROM json_each(?)) ORDER BY seq').all(file, JSON.stringify([...map.keys()])) as Array<{ seq: number; content_hash: string }>;
+    const affected = listVersionsWithHashes(db, file, [...map.keys()]);
     if (!affected.length) continue;
-    const oldHead = db.prepare('SELECT link FROM memory_versions WHERE file_name = ? ORDER BY seq DESC LIMIT 1').pluck().get(file) as string;
-    const update = db.prepare('UPDATE memory_versions SET content_hash = ? WHERE file_name = ? AND seq = ?');
-    for (const a of affected) update.run(map.get(a.content_hash), file, a.seq);
+    const oldHead = findHeadVersion(db, file)!.link;
+    for (const a of affected) updateVersionContentHash(db, file, a.seq, map.get(a.content_hash)!);
     rechain(db, file, affected[0].seq, 'erasure', erasureId, oldHead, nowOf(ctx));
   }
   return [...remapped.keys()];
@@ -308,16 +301,15 @@ function eraseSnapshots(ctx: ServiceContext, value: string, erasureId: string): 
 
 /** Every column that points at a snapshot id (found from the schema, so new tables are included). */
 function snapshotReferences(db: DB): Array<{ table: string; column: string }> {
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
-  return tables.flatMap((t) =>
-    (db.prepare('SELECT "table" AS target, "from" AS column FROM pragma_foreign_key_list(?)').all(t) as Array<{ target: string; column: string }>)
+  return listTableNames(db).filter((t) => !/^sqlite./i.test(t)).flatMap((t) =>
+    listForeignKeys(db, t)
       .filter((fk) => fk.target === 'file_snapshots')
       .map((fk) => ({ table: t, column: fk.column })),
   );
 }
 
 export function listErasures(db: DB): Array<{ id: string; erasedBy: string; erasedAt: number; valueHash: string; summary: unknown }> {
-  return (db.prepare('SELECT id, erased_by, erased_at, value_hash, summary FROM erasures ORDER BY erased_at DESC').all() as Array<{ id: string; erased_by: string; erased_at: number; value_hash: string; summary: string }>).map((r) => ({
+  return listErasureRows(db).map((r) => ({
     id: r.id, erasedBy: r.erased_by, erasedAt: r.erased_at, valueHash: r.value_hash, summary: JSON.parse(r.summary),
   }));
 }

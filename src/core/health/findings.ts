@@ -7,14 +7,17 @@ import { ulid } from 'ulid';
 import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
+import {
+  closeFindingsNotIn, closeOpenFinding, findFindingById, insertFindingIfNew, listFindingRows, refreshOpenFindingLines,
+  type FindingKind, type FindingRow, type FindingStatus,
+} from '../db/repositories/healthFindings';
 import { readMemoryFile } from '../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { sha256 } from '../text/diff';
 import { findConflicts, statementOf } from './conflicts';
 import { scanMemoryContents } from './secrets';
 
-export type FindingStatus = 'open' | 'resolved' | 'merged' | 'dismissed';
-export type FindingKind = 'contradiction' | 'duplicate' | 'secret';
+export type { FindingKind, FindingStatus } from '../db/repositories/healthFindings';
 
 export interface FindingLine {
   fileName: MemoryFileName;
@@ -41,18 +44,6 @@ export interface Finding {
   resolvedBy: string | null;
   resolvedAt: number | null;
   createdAt: number;
-}
-
-interface FindingRow {
-  id: string;
-  kind: FindingKind;
-  attribute: string | null;
-  status: FindingStatus;
-  detail: string;
-  resolution: string | null;
-  resolved_by: string | null;
-  resolved_at: number | null;
-  created_at: number;
 }
 
 export const findingFromRow = (r: FindingRow): Finding => ({
@@ -114,52 +105,29 @@ export function scanMemoryHealth(ctx: ServiceContext): ScanResult {
   const found = candidates(readMemoryContents(ctx));
   const at = nowOf(ctx);
   return writeTx(ctx.db, () => {
-    const insert = ctx.db.prepare('INSERT OR IGNORE INTO health_findings (id, key, kind, attribute, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-    // Line numbers move as files change: an open finding takes the positions of this scan.
-    const refresh = ctx.db.prepare("UPDATE health_findings SET detail = json_patch(detail, json_object('lines', json(?))) WHERE key = ? AND status = 'open'");
     let added = 0;
     for (const c of found) {
-      added += insert.run(ulid(at), c.key, c.kind, c.attribute, JSON.stringify(c.detail), at).changes;
-      refresh.run(JSON.stringify(c.detail.lines), c.key);
+      added += insertFindingIfNew(ctx.db, { id: ulid(at), key: c.key, kind: c.kind, attribute: c.attribute, detailJson: JSON.stringify(c.detail), createdAt: at });
+      // Line numbers move as files change: an open finding takes the positions of this scan.
+      refreshOpenFindingLines(ctx.db, c.key, JSON.stringify(c.detail.lines));
     }
-    const keys = JSON.stringify(found.map((c) => c.key));
-    const closed = ctx.db
-      .prepare(
-        `UPDATE health_findings SET status = 'resolved', resolved_by = 'scan', resolved_at = ?, resolution = json_object('note', 'the lines are no longer in memory')
-         WHERE status = 'open' AND key NOT IN (SELECT value FROM json_each(?))`,
-      )
-      .run(at, keys).changes;
+    const closed = closeFindingsNotIn(ctx.db, found.map((c) => c.key), at);
     return { found: found.length, added, closed, open: listFindings(ctx, { status: 'open' }) };
   });
 }
 
 export function listFindings(ctx: ServiceContext, input: { status?: FindingStatus; kind?: FindingKind; limit?: number } = {}): Finding[] {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (input.status) {
-    where.push('status = ?');
-    params.push(input.status);
-  }
-  if (input.kind) {
-    where.push('kind = ?');
-    params.push(input.kind);
-  }
-  const rows = ctx.db
-    .prepare(`SELECT * FROM health_findings ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY CASE kind WHEN 'contradiction' THEN 0 WHEN 'secret' THEN 1 ELSE 2 END, json_array_length(detail, '$.lines') DESC, created_at DESC, id LIMIT ?`)
-    .all(...params, input.limit ?? 500) as FindingRow[];
-  return rows.map(findingFromRow);
+  return listFindingRows(ctx.db, { status: input.status, kind: input.kind, limit: input.limit ?? 500 }).map(findingFromRow);
 }
 
 export function getFinding(ctx: ServiceContext, id: string): Finding {
-  const row = ctx.db.prepare('SELECT * FROM health_findings WHERE id = ?').get(id) as FindingRow | undefined;
+  const row = findFindingById(ctx.db, id);
   if (!row) throw new AppError('NotFound', `finding ${id} not found`);
   return findingFromRow(row);
 }
 
 export function closeFinding(ctx: ServiceContext, id: string, status: Exclude<FindingStatus, 'open'>, resolution: Record<string, unknown>, by?: string): Finding {
-  const changed = ctx.db
-    .prepare("UPDATE health_findings SET status = ?, resolution = ?, resolved_by = ?, resolved_at = ? WHERE id = ? AND status = 'open'")
-    .run(status, JSON.stringify(resolution), by ?? actorOf(ctx), nowOf(ctx), id).changes;
+  const changed = closeOpenFinding(ctx.db, id, status, JSON.stringify(resolution), by ?? actorOf(ctx), nowOf(ctx));
   if (!changed) throw new AppError('Conflict', `finding ${id} is no longer open`);
   return getFinding(ctx, id);
 }

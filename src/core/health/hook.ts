@@ -3,6 +3,7 @@
 // path (and is published as a small package), so the workbench scans new writes as they arrive
 // (flagNewWrites) before any list or count shows them.
 import type { DB } from '../db/connection';
+import { hasMemoryVersionsTable } from '../db/repositories/memoryVersions';
 import { chainWrite } from './versions';
 
 const ready = new WeakSet<DB>();
@@ -10,7 +11,7 @@ const ready = new WeakSet<DB>();
 /** A database opened without the health migration (a partial migration in a test, an old schema) is left alone. */
 function hasHealthTables(db: DB): boolean {
   if (ready.has(db)) return true;
-  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_versions'").pluck().get()) return false;
+  if (!hasMemoryVersionsTable(db)) return false;
   ready.add(db);
   return true;
 }

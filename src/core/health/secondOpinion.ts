@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
+import { setFindingSecondOpinion } from '../db/repositories/healthFindings';
 import { settingsPath } from '../lifecycle/settings';
 import { listFindings, type Finding } from './findings';
 
@@ -59,7 +60,6 @@ async function ask(config: SecondOpinionConfig, finding: Finding): Promise<{ ver
 export async function secondOpinions(ctx: ServiceContext, config = secondOpinionConfig(ctx.workspaceDir)): Promise<Finding[]> {
   if (!config.enabled) throw new AppError('Invalid', 'the second opinion is off: set memoryHealth.secondOpinion.enabled (with baseUrl and model) in .openclaw-reflection/workbench.json');
   const open = listFindings(ctx, { status: 'open' }).filter((f) => f.kind !== 'secret');
-  const store = ctx.db.prepare("UPDATE health_findings SET detail = json_set(detail, '$.secondOpinion', json(?)) WHERE id = ?");
   for (const f of open) {
     let opinion: Finding['detail']['secondOpinion'];
     try {
@@ -67,7 +67,7 @@ export async function secondOpinions(ctx: ServiceContext, config = secondOpinion
     } catch (e) {
       opinion = { error: (e as Error).message };
     }
-    store.run(JSON.stringify(opinion), f.id);
+    setFindingSecondOpinion(ctx.db, f.id, JSON.stringify(opinion));
     f.detail.secondOpinion = opinion;
   }
   return open;

@@ -2,10 +2,12 @@
 // added), and the current files can be scanned on demand. Only detector kinds and positions are
 // stored, never the values. Removing a value is a curator write plus a correction of the write
 // that introduced it, so the gate learns not to store such values.
-import type Database from 'better-sqlite3';
 import type { MemoryFileName } from '../../shared/domain';
 import { MEMORY_FILES } from '../../shared/domain';
 import type { DB } from '../db/connection';
+import {
+  deleteScanPosition, findLastAuditRowid, findScanPosition, listSecretFlagKinds, listSecretFlagsFor, listWritesToScan, saveScanPosition, upsertSecretFlag,
+} from '../db/repositories/secretFlags';
 import { detectPii, type PiiSpan, type PiiType } from '../pii';
 
 /** Kinds that never belong in memory files. Person names are too uncertain to flag. */
@@ -26,20 +28,13 @@ export function addedLines(diff: string | null): string[] {
   return diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1));
 }
 
-const flagStatements = new WeakMap<DB, Database.Statement<unknown[]>>();
-
 /** Flags one write whose added lines carry a secret or personal data. */
 export function flagWriteIfSensitive(db: DB, auditId: string, diff: string | null, at: number): void {
   const added = addedLines(diff);
   if (!added.length) return;
   const spans = sensitiveSpans(added.join('\n'));
   if (!spans.length) return;
-  let stmt = flagStatements.get(db);
-  if (!stmt) {
-    stmt = db.prepare('INSERT OR REPLACE INTO audit_secret_flags (audit_id, kinds, count, scanned_at) VALUES (?, ?, ?, ?)');
-    flagStatements.set(db, stmt);
-  }
-  stmt.run(auditId, JSON.stringify([...new Set(spans.map((s) => s.type))].sort()), spans.length, at);
+  upsertSecretFlag(db, auditId, JSON.stringify([...new Set(spans.map((s) => s.type))].sort()), spans.length, at);
 }
 
 /**
@@ -48,20 +43,15 @@ export function flagWriteIfSensitive(db: DB, auditId: string, diff: string | nul
  * write is flagged before anything shows it. Returns how many writes were scanned.
  */
 export function flagNewWrites(db: DB): number {
-  const select = db.prepare(
-    `SELECT a.rowid AS rowid, a.id, a.diff, a.created_at FROM write_guardian_audit a
-     WHERE a.rowid > ? AND a.diff IS NOT NULL AND a.status IN ('written', 'rolled_back') ORDER BY a.rowid LIMIT ${SCAN_CHUNK}`,
-  );
-  const save = db.prepare("INSERT INTO health_scan_state (name, last_rowid) VALUES ('secrets', ?) ON CONFLICT (name) DO UPDATE SET last_rowid = excluded.last_rowid");
-  let from = (db.prepare("SELECT last_rowid FROM health_scan_state WHERE name = 'secrets'").pluck().get() as number | undefined) ?? 0;
-  const last = (db.prepare('SELECT max(rowid) FROM write_guardian_audit').pluck().get() as number | null) ?? 0;
+  let from = findScanPosition(db, SCAN_NAME);
+  const last = findLastAuditRowid(db);
   let scanned = 0;
   while (from < last) {
-    const rows = select.all(from) as Array<{ rowid: number; id: string; diff: string; created_at: number }>;
+    const rows = listWritesToScan(db, from, SCAN_CHUNK);
     const upTo = rows.length === SCAN_CHUNK ? rows[rows.length - 1].rowid : last;
     const run = () => {
       rows.forEach((r) => flagWriteIfSensitive(db, r.id, r.diff, r.created_at));
-      save.run(upTo);
+      saveScanPosition(db, SCAN_NAME, upTo);
     };
     if (db.inTransaction) run();
     else db.transaction(run).immediate();
@@ -72,10 +62,11 @@ export function flagNewWrites(db: DB): number {
 }
 
 const SCAN_CHUNK = 2000;
+const SCAN_NAME = 'secrets';
 
 /** Scans every write again from the start (after the detector improved). */
 export function rescanAllWrites(db: DB): number {
-  db.prepare("DELETE FROM health_scan_state WHERE name = 'secrets'").run();
+  deleteScanPosition(db, SCAN_NAME);
   return flagNewWrites(db);
 }
 
@@ -115,16 +106,13 @@ export function flagsForAudits(db: DB, auditIds: string[]): Map<string, WriteFla
   flagNewWrites(db);
   const out = new Map<string, WriteFlag>();
   if (!auditIds.length) return out;
-  const rows = db
-    .prepare(`SELECT audit_id, kinds, count FROM audit_secret_flags WHERE audit_id IN (SELECT value FROM json_each(?))`)
-    .all(JSON.stringify(auditIds)) as Array<{ audit_id: string; kinds: string; count: number }>;
-  for (const r of rows) out.set(r.audit_id, { auditId: r.audit_id, kinds: JSON.parse(r.kinds) as PiiType[], count: r.count });
+  for (const r of listSecretFlagsFor(db, auditIds)) out.set(r.audit_id, { auditId: r.audit_id, kinds: JSON.parse(r.kinds) as PiiType[], count: r.count });
   return out;
 }
 
 export function flaggedWriteCount(db: DB): { writes: number; secrets: number } {
   flagNewWrites(db);
-  const rows = db.prepare('SELECT kinds FROM audit_secret_flags').pluck().all() as string[];
+  const rows = listSecretFlagKinds(db);
   const secrets = rows.filter((k) => (JSON.parse(k) as PiiType[]).some(isSecretKind)).length;
   return { writes: rows.length, secrets };
 }

@@ -1,5 +1,6 @@
 // The numbers the Stats view shows: open findings, flagged writes and the chain's state.
 import type { ServiceContext } from '../context';
+import { countOpenFindingsByKind } from '../db/repositories/healthFindings';
 import { flaggedWriteCount } from './secrets';
 import { verifyChains } from './verify';
 
@@ -11,9 +12,8 @@ export interface HealthSummary {
 }
 
 export function healthSummary(ctx: ServiceContext): HealthSummary {
-  const open = ctx.db.prepare("SELECT kind, count(*) AS n FROM health_findings WHERE status = 'open' GROUP BY kind").all() as Array<{ kind: keyof HealthSummary['openFindings']; n: number }>;
   const openFindings = { contradiction: 0, duplicate: 0, secret: 0 };
-  for (const r of open) openFindings[r.kind] = r.n;
+  for (const r of countOpenFindingsByKind(ctx.db)) openFindings[r.kind] = r.n;
   const flagged = flaggedWriteCount(ctx.db);
   const v = verifyChains(ctx);
   return {

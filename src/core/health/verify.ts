@@ -4,6 +4,9 @@
 // re-chains (erasures, history imported late) are listed as events, each naming its reason.
 import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import type { DB } from '../db/connection';
+import {
+  isKnownContent, listChainEvents, listChainForVerify, listUnchainedOlderWrites, type ChainCheckRow, type ChainEvent,
+} from '../db/repositories/memoryVersions';
 import { readMemoryFile } from '../files/memoryFiles';
 import type { ServiceContext } from '../context';
 import { sha256 } from '../text/diff';
@@ -26,34 +29,14 @@ export interface VerifyResult {
   breaks: ChainBreak[];
   /** Writes recorded without the chain hook (older databases) that verify added to the chain. */
   chained: number;
-  events: Array<{ fileName: string; fromSeq: number; reason: string; erasureId: string | null; createdAt: number }>;
-}
-
-interface ChainRow {
-  seq: number;
-  audit_id: string;
-  content_hash: string | null;
-  prev_link: string;
-  link: string;
-  audit_exists: number | null;
-  after_snapshot_id: string | null;
-  content: string | null;
-  snapshot_hash: string | null;
-  deletion_recorded: number | null;
+  events: ChainEvent[];
 }
 
 function verifyChain(db: DB, file: MemoryFileName, breaks: ChainBreak[]): { versions: number; headLink: string | null } {
-  const rows = db
-    .prepare(
-      `SELECT v.seq, v.audit_id, v.content_hash, v.prev_link, v.link, a.rowid AS audit_exists, a.after_snapshot_id, s.content, s.content_hash AS snapshot_hash,
-              (SELECT 1 FROM memory_chain_events e WHERE e.id = 'deleted:' || v.audit_id) AS deletion_recorded
-       FROM memory_versions v LEFT JOIN write_guardian_audit a ON a.id = v.audit_id LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
-       WHERE v.file_name = ? ORDER BY v.seq`,
-    )
-    .all(file) as ChainRow[];
+  const rows = listChainForVerify(db, file);
   let prev = GENESIS_LINK;
   let expectedSeq = 1;
-  const add = (kind: BreakKind, r: ChainRow, message: string) => breaks.push({ kind, fileName: file, seq: r.seq, auditId: r.audit_id, message });
+  const add = (kind: BreakKind, r: ChainCheckRow, message: string) => breaks.push({ kind, fileName: file, seq: r.seq, auditId: r.audit_id, message });
   for (const r of rows) {
     if (r.seq !== expectedSeq) {
       add('missing_version', r, `${file}: version(s) ${expectedSeq}..${r.seq - 1} are missing before version ${r.seq}`);
@@ -78,15 +61,7 @@ function verifyChain(db: DB, file: MemoryFileName, breaks: ChainBreak[]): { vers
 }
 
 function unchainedOlderWrites(db: DB, file: MemoryFileName, breaks: ChainBreak[]): void {
-  const rows = db
-    .prepare(
-      `SELECT a.id, a.created_at FROM write_guardian_audit a
-       WHERE a.target_file = ? AND a.status IN ('written', 'rolled_back') AND (a.after_snapshot_id IS NOT NULL OR a.diff IS NOT NULL)
-         AND NOT EXISTS (SELECT 1 FROM memory_versions v WHERE v.audit_id = a.id)
-         AND a.created_at < (SELECT max(created_at) FROM memory_versions WHERE file_name = ?)`,
-    )
-    .all(file, file) as Array<{ id: string; created_at: number }>;
-  for (const r of rows) {
+  for (const r of listUnchainedOlderWrites(db, file)) {
     breaks.push({ kind: 'unchained_write', fileName: file, seq: null, auditId: r.id, message: `${file}: write ${r.id} is older than the chain head but not in the chain (its version was removed)` });
   }
 }
@@ -100,10 +75,7 @@ function checkDisk(ctx: ServiceContext, file: MemoryFileName, breaks: ChainBreak
   }
   if (content === null) return;
   const hash = sha256(content);
-  const known =
-    ctx.db.prepare('SELECT 1 FROM memory_versions WHERE file_name = ? AND content_hash = ? LIMIT 1').pluck().get(file, hash) ??
-    ctx.db.prepare('SELECT 1 FROM file_state WHERE file_name = ? AND content_hash = ?').pluck().get(file, hash);
-  if (!known) {
+  if (!isKnownContent(ctx.db, file, hash)) {
     breaks.push({ kind: 'disk_unrecorded', fileName: file, seq: null, auditId: null, message: `${file} on disk matches no recorded version (an edit not recorded yet: run \`reflection guardian reconcile\` to record it)` });
   }
 }
@@ -123,8 +95,6 @@ export function verifyChains(ctx: ServiceContext, options: { disk?: boolean } = 
     if (options.disk !== false) checkDisk(ctx, file, breaks);
     files.push({ fileName: file, versions: summary.versions, headLink: summary.headLink, breaks: breaks.filter((b) => b.fileName === file).length });
   }
-  const events = ctx.db
-    .prepare('SELECT file_name AS fileName, from_seq AS fromSeq, reason, erasure_id AS erasureId, created_at AS createdAt FROM memory_chain_events ORDER BY created_at')
-    .all() as VerifyResult['events'];
+  const events = listChainEvents(ctx.db);
   return { ok: breaks.length === 0, checkedAt: Date.now(), files, breaks, chained, events };
 }

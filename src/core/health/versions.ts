@@ -5,61 +5,19 @@
 import { ulid } from 'ulid';
 import type { MemoryFileName } from '../../shared/domain';
 import type { DB } from '../db/connection';
+import {
+  extendChainEvent, findChainableAudit, findHeadVersion, findRecentChainEvent, findVersionLink, insertChainEvent, insertVersion,
+  listUnchainedAudits, listVersionsAfter, listVersionsFrom, shiftVersionSeqs, updateVersionLinks, type ChainableAudit, type VersionRow,
+} from '../db/repositories/memoryVersions';
 import { sha256 } from '../text/diff';
 
+export type { VersionRow } from '../db/repositories/memoryVersions';
+
 export const GENESIS_LINK = '0'.repeat(64);
-
-export interface VersionRow {
-  file_name: MemoryFileName;
-  seq: number;
-  audit_id: string;
-  audit_rowid: number;
-  content_hash: string | null;
-  prev_link: string;
-  link: string;
-  line_map: string | null;
-  origins: string | null;
-  created_at: number;
-}
-
-interface ChainableAudit {
-  id: string;
-  rowid: number;
-  target_file: MemoryFileName;
-  content_hash: string | null;
-  created_at: number;
-}
 
 /** The link of one version: binds it to its predecessor, its position, its write and its content. */
 export function linkOf(prev: string, file: string, seq: number, auditId: string, contentHash: string | null): string {
   return sha256(`${prev}\n${file}\n${seq}\n${auditId}\n${contentHash ?? 'absent'}`);
-}
-
-// A write counts as a version when it changed the file and what it left is known (a deletion has a diff but no after-snapshot).
-const VERSION_AUDITS = `SELECT a.id, a.rowid AS rowid, a.target_file, s.content_hash, a.created_at
-  FROM write_guardian_audit a LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
-  WHERE a.status IN ('written', 'rolled_back') AND (a.after_snapshot_id IS NOT NULL OR a.diff IS NOT NULL)`;
-
-const statementCache = new WeakMap<DB, ReturnType<typeof prepare>>();
-
-function prepare(db: DB) {
-  return {
-    audit: db.prepare(`${VERSION_AUDITS} AND a.id = ?`),
-    head: db.prepare('SELECT * FROM memory_versions WHERE file_name = ? ORDER BY seq DESC LIMIT 1'),
-    insert: db.prepare(
-      `INSERT INTO memory_versions (file_name, seq, audit_id, audit_rowid, content_hash, prev_link, link, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-  };
-}
-
-function statements(db: DB) {
-  let s = statementCache.get(db);
-  if (!s) {
-    s = prepare(db);
-    statementCache.set(db, s);
-  }
-  return s;
 }
 
 const isAfter = (a: { created_at: number; rowid: number }, head: VersionRow) =>
@@ -71,14 +29,14 @@ const isAfter = (a: { created_at: number; rowid: number }, head: VersionRow) =>
  * chain head (history imported late) is inserted in place and the rest re-chained, recorded as a chain event.
  */
 export function chainWrite(db: DB, auditId: string): void {
-  const s = statements(db);
-  const a = s.audit.get(auditId) as ChainableAudit | undefined;
+  const a = findChainableAudit(db, auditId);
   if (!a) return;
-  const head = s.head.get(a.target_file) as VersionRow | undefined;
+  const head = findHeadVersion(db, a.target_file);
   if (!head || isAfter(a, head)) {
     const seq = (head?.seq ?? 0) + 1;
     const prev = head?.link ?? GENESIS_LINK;
-    s.insert.run(a.target_file, seq, a.id, a.rowid, a.content_hash, prev, linkOf(prev, a.target_file, seq, a.id, a.content_hash), a.created_at);
+    const link = linkOf(prev, a.target_file, seq, a.id, a.content_hash);
+    insertVersion(db, { file_name: a.target_file, seq, audit_id: a.id, audit_rowid: a.rowid, content_hash: a.content_hash, prev_link: prev, link, created_at: a.created_at });
     return;
   }
   insertInPlace(db, a, head);
@@ -88,16 +46,12 @@ const PARKED = 1_000_000_000;
 
 function insertInPlace(db: DB, a: ChainableAudit, head: VersionRow): void {
   const file = a.target_file;
-  const later = db
-    .prepare('SELECT * FROM memory_versions WHERE file_name = ? AND (created_at > ? OR (created_at = ? AND audit_rowid > ?)) ORDER BY seq')
-    .all(file, a.created_at, a.created_at, a.rowid) as VersionRow[];
+  const later = listVersionsAfter(db, file, a.created_at, a.rowid);
   const fromSeq = later[0].seq;
   // Move the later rows out of the way so the primary key never collides while renumbering.
-  db.prepare('UPDATE memory_versions SET seq = seq + ? WHERE file_name = ? AND seq >= ?').run(PARKED, file, fromSeq);
-  db.prepare('INSERT INTO memory_versions (file_name, seq, audit_id, audit_rowid, content_hash, prev_link, link, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-    file, fromSeq, a.id, a.rowid, a.content_hash, '', GENESIS_LINK, a.created_at,
-  );
-  db.prepare('UPDATE memory_versions SET seq = seq - ? + 1 WHERE file_name = ? AND seq > ?').run(PARKED, file, PARKED);
+  shiftVersionSeqs(db, file, fromSeq, PARKED);
+  insertVersion(db, { file_name: file, seq: fromSeq, audit_id: a.id, audit_rowid: a.rowid, content_hash: a.content_hash, prev_link: '', link: GENESIS_LINK, created_at: a.created_at });
+  shiftVersionSeqs(db, file, PARKED + 1, 1 - PARKED);
   rechain(db, file, fromSeq, 'an earlier write was recorded after later ones (imported history)', null, head.link);
 }
 
@@ -106,39 +60,27 @@ function insertInPlace(db: DB, a: ChainableAudit, head: VersionRow): void {
  * inserted) and drops the line maps from there, which blame rebuilds. Records a chain event.
  */
 export function rechain(db: DB, file: MemoryFileName, fromSeq: number, reason: string, erasureId: string | null, oldHead?: string, at = Date.now()): void {
-  const previous = fromSeq > 1 ? (db.prepare('SELECT link FROM memory_versions WHERE file_name = ? AND seq = ?').pluck().get(file, fromSeq - 1) as string) : GENESIS_LINK;
-  const rows = db.prepare('SELECT seq, audit_id, content_hash FROM memory_versions WHERE file_name = ? AND seq >= ? ORDER BY seq').all(file, fromSeq) as VersionRow[];
-  const update = db.prepare('UPDATE memory_versions SET prev_link = ?, link = ?, line_map = NULL, origins = NULL WHERE file_name = ? AND seq = ?');
+  const previous = fromSeq > 1 ? (findVersionLink(db, file, fromSeq - 1) as string) : GENESIS_LINK;
   let prev = previous;
-  for (const r of rows) {
+  for (const r of listVersionsFrom(db, file, fromSeq)) {
     const link = linkOf(prev, file, r.seq, r.audit_id, r.content_hash);
-    update.run(prev, link, file, r.seq);
+    updateVersionLinks(db, file, r.seq, prev, link);
     prev = link;
   }
   // An import of old history inserts many writes in place one after another: one event covers the run.
-  const recent = erasureId
-    ? undefined
-    : (db.prepare('SELECT id FROM memory_chain_events WHERE file_name = ? AND reason = ? AND erasure_id IS NULL AND created_at >= ? ORDER BY created_at DESC LIMIT 1').pluck().get(file, reason, at - COALESCE_MS) as string | undefined);
+  const recent = erasureId ? undefined : findRecentChainEvent(db, file, reason, at - COALESCE_MS);
   if (recent) {
-    db.prepare('UPDATE memory_chain_events SET from_seq = min(from_seq, ?), new_head = ?, created_at = ? WHERE id = ?').run(fromSeq, prev, at, recent);
+    extendChainEvent(db, recent, fromSeq, prev, at);
     return;
   }
-  db.prepare('INSERT INTO memory_chain_events (id, file_name, from_seq, reason, erasure_id, old_head, new_head, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-    ulid(), file, fromSeq, reason, erasureId, oldHead ?? null, prev, at,
-  );
+  insertChainEvent(db, { id: ulid(), fileName: file, fromSeq, reason, erasureId, oldHead: oldHead ?? null, newHead: prev, createdAt: at });
 }
 
 const COALESCE_MS = 60_000;
 
 /** Chains every version-worthy write not in a chain yet (databases recorded before this feature). Returns how many. */
 export function syncVersions(db: DB, file?: MemoryFileName): number {
-  const rows = db
-    .prepare(
-      `${VERSION_AUDITS} ${file ? 'AND a.target_file = ?' : ''}
-       AND NOT EXISTS (SELECT 1 FROM memory_versions v WHERE v.audit_id = a.id) ORDER BY a.created_at, a.rowid`,
-    )
-    .pluck(false)
-    .all(...(file ? [file] : [])) as ChainableAudit[];
+  const rows = listUnchainedAudits(db, file);
   if (!rows.length) return 0;
   const run = db.transaction(() => rows.forEach((r) => chainWrite(db, r.id)));
   if (db.inTransaction) run();
@@ -147,5 +89,5 @@ export function syncVersions(db: DB, file?: MemoryFileName): number {
 }
 
 export function headVersion(db: DB, file: MemoryFileName): VersionRow | undefined {
-  return statements(db).head.get(file) as VersionRow | undefined;
+  return findHeadVersion(db, file);
 }

@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { ulid } from 'ulid';
-import type Database from 'better-sqlite3';
 import { STATE_DIR, type DB } from '../db/connection';
+import {
+  insertArchiveRecord, listArchiveTurnsPage, listDecisionsOfTurn, listTurnsAfterSeq, listWritesOfTurn, type ArchiveTurnRow as TurnRow,
+} from '../db/repositories/archives';
 import { AppError } from '../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
 import { refuseExisting, removeStalePartials } from './outputFiles';
@@ -18,22 +20,6 @@ export function exportsDir(workspaceDir: string): string {
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-interface TurnRow {
-  seq: number;
-  id: string;
-  session_id: string;
-  turn_number: number;
-  user_message_id: string | null;
-  user_message_content: string;
-  user_from: string | null;
-  agent_message_id: string | null;
-  agent_message_content: string;
-  created_at: number;
-  channel_id: string;
-  conversation_target: string | null;
-  account_id: string | null;
-}
-
 /** The turn, its session, its decision(s) and its write(s): one archive line. */
 export interface ArchiveLine {
   turn: {
@@ -47,22 +33,9 @@ export interface ArchiveLine {
 }
 
 const PAGE = 500;
-const TURN_COLUMNS = `t.seq, t.id, t.session_id, t.turn_number, t.user_message_id, t.user_message_content, t.user_from,
-  t.agent_message_id, t.agent_message_content, t.created_at, s.channel_id, s.conversation_target, s.account_id`;
-// Opt-out: excluded sessions are never archived.
-const NOT_EXCLUDED = 't.session_id NOT IN (SELECT session_id FROM excluded_sessions)';
 
 class LineBuilder {
-  private readonly decisions: Database.Statement;
-  private readonly writes: Database.Statement;
-  constructor(db: DB) {
-    this.decisions = db.prepare(`SELECT id, decision, reason, candidate_fact AS candidateFact, llm_model AS llmModel,
-      llm_latency_ms AS latencyMs, prompt_tokens AS promptTokens, completion_tokens AS completionTokens, source, created_at AS createdAt
-      FROM memory_gate_decisions WHERE turn_id = ? ORDER BY created_at, seq`);
-    this.writes = db.prepare(`SELECT id, decision_id AS decisionId, target_file AS targetFile, status, candidate_fact AS candidateFact,
-      reason, diff, lines_added AS linesAdded, lines_removed AS linesRemoved, lines_modified AS linesModified, source,
-      created_at AS createdAt FROM write_guardian_audit WHERE turn_id = ? ORDER BY created_at, id`);
-  }
+  constructor(private readonly db: DB) {}
   line(r: TurnRow): string {
     const line: ArchiveLine = {
       turn: {
@@ -71,8 +44,8 @@ class LineBuilder {
         agent: { id: r.agent_message_id, content: r.agent_message_content },
       },
       session: { id: r.session_id, channelId: r.channel_id, conversationTarget: r.conversation_target, accountId: r.account_id },
-      decisions: this.decisions.all(r.id) as Record<string, unknown>[],
-      writes: this.writes.all(r.id) as Record<string, unknown>[],
+      decisions: listDecisionsOfTurn(this.db, r.id),
+      writes: listWritesOfTurn(this.db, r.id),
     };
     return `${JSON.stringify(line)}\n`;
   }
@@ -134,14 +107,12 @@ export async function exportConversations(ctx: ServiceContext, options: ExportCo
   const writer = new JsonlWriter();
   // Keyset pages rather than one open iterator: an export awaits the disk between pages, and an
   // open iterator would keep the shared connection busy for every other writer meanwhile.
-  const page = ctx.db.prepare(`SELECT ${TURN_COLUMNS} FROM conversation_turns t JOIN sessions s ON s.id = t.session_id
-      WHERE t.created_at < @until AND ${NOT_EXCLUDED} AND (t.created_at > @at OR (t.created_at = @at AND t.seq > @seq))
-      ORDER BY t.created_at, t.seq LIMIT ${PAGE}`);
+  // Opt-out: excluded sessions are never archived (the page leaves them out).
   const rows = (function* () {
     let at = since - 1;
     let seq = Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const list = page.all({ until, at, seq }) as TurnRow[];
+      const list = listArchiveTurnsPage(ctx.db, { until, at, seq, limit: PAGE });
       yield* list;
       if (list.length < PAGE) return;
       at = list[list.length - 1].created_at;
@@ -166,9 +137,7 @@ export async function exportConversations(ctx: ServiceContext, options: ExportCo
     throw e;
   }
   const bytes = fs.statSync(file).size;
-  ctx.db
-    .prepare("INSERT INTO conversation_archives (id, file_name, kind, since, until, turns, bytes, created_at) VALUES (?, ?, 'on_demand', ?, ?, ?, ?, ?)")
-    .run(ulid(nowOf(ctx)), file, since, until, turns, bytes, nowOf(ctx));
+  insertArchiveRecord(ctx.db, { id: ulid(nowOf(ctx)), fileName: file, kind: 'on_demand', since, until, turns, bytes, createdAt: nowOf(ctx) });
   return { file, turns, bytes };
 }
 
@@ -194,12 +163,10 @@ export async function runScheduledArchive(ctx: ServiceContext, options: { retent
   const lastSeq = getState<number>(ctx.db, CURSOR_KEY) ?? 0;
   const builder = new LineBuilder(ctx.db);
   const writer = new JsonlWriter();
-  const page = ctx.db.prepare(`SELECT ${TURN_COLUMNS}, (t.session_id IN (SELECT session_id FROM excluded_sessions)) AS excluded
-      FROM conversation_turns t JOIN sessions s ON s.id = t.session_id WHERE t.seq > ? ORDER BY t.seq LIMIT ${PAGE}`);
   const rows = (function* () {
     let after = lastSeq;
     for (;;) {
-      const list = page.all(after) as (TurnRow & { excluded: number })[];
+      const list = listTurnsAfterSeq(ctx.db, after, PAGE);
       yield* list;
       if (list.length < PAGE) return;
       after = list[list.length - 1].seq;
@@ -219,9 +186,8 @@ export async function runScheduledArchive(ctx: ServiceContext, options: { retent
     await writer.close();
   }
   const files = [...writer.turns.keys()].map((file) => ({ file, turns: writer.turns.get(file)!, bytes: writer.bytes.get(file)! }));
-  const record = ctx.db.prepare("INSERT INTO conversation_archives (id, file_name, kind, since, until, turns, bytes, created_at) VALUES (?, ?, 'scheduled', NULL, ?, ?, ?, ?)");
   ctx.db.transaction(() => {
-    for (const f of files) record.run(ulid(now), path.basename(f.file), now, f.turns, f.bytes, now);
+    for (const f of files) insertArchiveRecord(ctx.db, { id: ulid(now), fileName: path.basename(f.file), kind: 'scheduled', since: null, until: now, turns: f.turns, bytes: f.bytes, createdAt: now });
     setState(ctx.db, CURSOR_KEY, cursor, now);
   }).immediate();
   const removed = removeOldArchives(ctx.workspaceDir, options.retentionDays, now);
