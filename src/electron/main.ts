@@ -8,12 +8,11 @@ import type * as Electron from 'electron';
 import { CHANGE_EVENT_CHANNEL } from '../shared/contract';
 import { openInitialWorkspace } from '../api/firstRun';
 import { menuTemplate } from './menu';
-import type { PickPurpose } from '../api/pathPolicy';
 import { createAppRuntime, type AppRuntime } from '../api/runtime';
-import { installContentsSecurity, installSessionSecurity, secureWebPreferences } from './windowSecurity';
-import { loadWindowState, saveWindowState, type WindowState } from './windowState';
+import { installContentsSecurity, installSessionSecurity } from './windowSecurity';
 import { appUrlMatcher, registerIpcHandlers } from './ipc';
-import { backupDatabase } from '../core/lifecycle/backup';
+import { backupFromMenu, chooseWorkspace, openFolder, pickPath, type DialogHost } from './dialogs';
+import { createMainWindow } from './mainWindow';
 
 export type ElectronApi = Pick<typeof Electron, 'app' | 'BrowserWindow' | 'ipcMain' | 'session' | 'Menu' | 'dialog' | 'nativeImage'>;
 
@@ -52,21 +51,50 @@ function workspaceArg(argv: string[]): string | null {
   return null;
 }
 
-export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shell {
-  const { app, BrowserWindow, ipcMain, session, Menu, dialog, nativeImage } = electron;
-  const mainDir = opts.mainDir ?? __dirname;
-  const env = opts.env ?? process.env;
-  const platform = opts.platform ?? process.platform;
-  const argv = opts.argv ?? process.argv;
-  let win: Electron.BrowserWindow | null = null;
-  let runtime: AppRuntime | null = null;
+/** What the shell holds while it runs: at most one window and one runtime. */
+interface ShellState {
+  win: Electron.BrowserWindow | null;
+  runtime: AppRuntime | null;
+}
 
-  const primary = app.requestSingleInstanceLock();
-  if (!primary) {
+/** Where the renderer page comes from and which URLs count as the app's own. */
+interface PageSource {
+  indexHtml: string;
+  devUrl: string | undefined;
+  isAppUrl: ReturnType<typeof appUrlMatcher>;
+}
+
+export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shell {
+  const { app, dialog } = electron;
+  const mainDir = opts.mainDir ?? __dirname;
+  const platform = opts.platform ?? process.platform;
+  const state: ShellState = { win: null, runtime: null };
+
+  if (!app.requestSingleInstanceLock()) {
     app.quit();
     return { ready: Promise.resolve(), runtime: () => null, window: () => null, primary: false };
   }
+  installAppEvents(electron, state, platform);
+
+  const indexHtml = path.join(mainDir, '..', 'renderer', 'index.html');
+  // The dev server URL is honoured only in development: a packaged app always loads its own asar page,
+  // so an environment variable cannot point a user's app at another origin.
+  const devUrl = app.isPackaged ? undefined : (opts.env ?? process.env).ELECTRON_RENDERER_URL;
+  const page: PageSource = { indexHtml, devUrl, isAppUrl: appUrlMatcher(pathToFileURL(indexHtml).toString(), devUrl) };
+
+  const ready = app.whenReady().then(() => launch(electron, state, { mainDir, platform, argv: opts.argv ?? process.argv, page }));
+  ready.catch((e: Error) => {
+    dialog.showErrorBox('Reflection Workbench could not start', e.message);
+    app.quit();
+  });
+  return { ready, runtime: () => state.runtime, window: () => state.win, primary: true };
+}
+
+/** App-level events: focus on a second launch, sandbox and lock down every renderer, quit and close the runtime. */
+function installAppEvents(electron: ElectronApi, state: ShellState, platform: NodeJS.Platform): void {
+  const { app } = electron;
   app.on('second-instance', () => {
+    const win = state.win;
     if (!win) return;
     if (win.isMinimized()) win.restore();
     win.focus();
@@ -77,140 +105,78 @@ export function startShell(electron: ElectronApi, opts: ShellOptions = {}): Shel
   app.on('window-all-closed', () => {
     if (platform !== 'darwin') app.quit();
   });
-  app.on('before-quit', () => void runtime?.close());
+  app.on('before-quit', () => void state.runtime?.close());
+}
 
-  const indexHtml = path.join(mainDir, '..', 'renderer', 'index.html');
-  // The dev server URL is honoured only in development: a packaged app always loads its own asar page,
-  // so an environment variable cannot point a user's app at another origin.
-  const devUrl = app.isPackaged ? undefined : env.ELECTRON_RENDERER_URL;
-  const isAppUrl = appUrlMatcher(pathToFileURL(indexHtml).toString(), devUrl);
+/** Once Electron is ready: the runtime, its IPC, the window and the menu, then the page. */
+async function launch(electron: ElectronApi, state: ShellState, o: { mainDir: string; platform: NodeJS.Platform; argv: string[]; page: PageSource }): Promise<void> {
+  const { app, dialog, session, BrowserWindow } = electron;
+  const stateDir = app.getPath('userData');
+  installSessionSecurity(session.defaultSession);
+  const host: DialogHost = { dialog, window: () => state.win, runtime: () => state.runtime };
+  const rebuildMenu = () => buildMenu(electron, host, o.platform);
+  const rt = startRuntime(electron, state, stateDir, o.page.isAppUrl);
+  try {
+    openInitialWorkspace(rt.session, stateDir, workspaceArg(o.argv));
+  } catch (e) {
+    dialog.showErrorBox('Reflection Workbench', `The workspace could not be opened: ${(e as Error).message}`);
+  }
+  rt.paths.setPicker((purpose, defaultPath) => pickPath(host, purpose, defaultPath));
+  rt.session.onChange((event) => {
+    const win = state.win;
+    if (win && !win.isDestroyed()) win.webContents.send(CHANGE_EVENT_CHANNEL, event);
+    if (event.type === 'workspace') rebuildMenu();
+  });
 
-  const ready = app.whenReady().then(async () => {
-    const stateDir = app.getPath('userData');
-    installSessionSecurity(session.defaultSession);
-    const nativeBinding = electronSqliteBinding(app.getAppPath());
-    // Every connection (services that open their own, the demo generator, backups) picks this up.
-    if (nativeBinding) process.env.REFLECTION_SQLITE_BINDING = nativeBinding;
-    const rt = createAppRuntime({
-      mode: 'electron',
-      stateDir,
-      version: app.getVersion(),
-      nativeBinding,
-      startDrag: (file) => win?.webContents.startDrag({ file, icon: nativeImage.createFromDataURL(DRAG_ICON) }),
-    });
-    runtime = rt;
-    try {
-      openInitialWorkspace(rt.session, stateDir, workspaceArg(argv));
-    } catch (e) {
-      dialog.showErrorBox('Reflection Workbench', `The workspace could not be opened: ${(e as Error).message}`);
-    }
-    registerIpcHandlers(ipcMain, rt.registry, { mainFrame: () => win?.webContents.mainFrame ?? null, isAppUrl });
-    rt.paths.setPicker((purpose, defaultPath) => pickPath(purpose, defaultPath));
-    rt.session.onChange((event) => {
-      if (win && !win.isDestroyed()) win.webContents.send(CHANGE_EVENT_CHANNEL, event);
-      if (event.type === 'workspace') rebuildMenu();
-    });
-
-    const state = loadWindowState(stateDir);
-    win = new BrowserWindow({
-      x: state.x,
-      y: state.y,
-      width: state.width,
-      height: state.height,
-      minWidth: 900,
-      minHeight: 600,
-      show: false,
-      title: 'Reflection Workbench',
-      webPreferences: secureWebPreferences(path.join(mainDir, '..', 'preload', 'index.js')),
-    });
-    if (state.maximized) win.maximize();
-    const remember = () => {
-      if (!win || win.isDestroyed()) return;
-      const b = win.getNormalBounds();
-      const next: WindowState = { x: b.x, y: b.y, width: b.width, height: b.height, maximized: win.isMaximized() };
-      saveWindowState(stateDir, next);
-    };
-    win.on('close', remember);
-    win.on('closed', () => {
-      win = null;
+  const win = createMainWindow({
+    BrowserWindow,
+    stateDir,
+    preloadFile: path.join(o.mainDir, '..', 'preload', 'index.js'),
+    onClosed: () => {
+      state.win = null;
       // Paths picked in this window's dialogs are not handed to a later window.
-      runtime?.paths.clearPicked();
-    });
-    win.once('ready-to-show', () => win?.show());
-    rebuildMenu();
-    if (devUrl) await win.loadURL(devUrl);
-    else await win.loadFile(indexHtml);
+      state.runtime?.paths.clearPicked();
+    },
   });
-  ready.catch((e: Error) => {
-    dialog.showErrorBox('Reflection Workbench could not start', e.message);
-    app.quit();
+  state.win = win;
+  rebuildMenu();
+  if (o.page.devUrl) await win.loadURL(o.page.devUrl);
+  else await win.loadFile(o.page.indexHtml);
+}
+
+/** The runtime with Electron's SQLite binding and drag-out, and its registry answering IPC from the app's own page. */
+function startRuntime(electron: ElectronApi, state: ShellState, stateDir: string, isAppUrl: PageSource['isAppUrl']): AppRuntime {
+  const { app, ipcMain, nativeImage } = electron;
+  const nativeBinding = electronSqliteBinding(app.getAppPath());
+  // Every connection (services that open their own, the demo generator, backups) picks this up.
+  if (nativeBinding) process.env.REFLECTION_SQLITE_BINDING = nativeBinding;
+  const rt = createAppRuntime({
+    mode: 'electron',
+    stateDir,
+    version: app.getVersion(),
+    nativeBinding,
+    startDrag: (file) => state.win?.webContents.startDrag({ file, icon: nativeImage.createFromDataURL(DRAG_ICON) }),
   });
+  state.runtime = rt;
+  registerIpcHandlers(ipcMain, rt.registry, { mainFrame: () => state.win?.webContents.mainFrame ?? null, isAppUrl });
+  return rt;
+}
 
-  function rebuildMenu(): void {
-    const rt = runtime;
-    if (!rt) return;
-    Menu.setApplicationMenu(
-      Menu.buildFromTemplate(
-        menuTemplate({
-          isMac: platform === 'darwin',
-          recent: () => rt.session.recent(),
-          openRecent: (dir) => openFolder(dir),
-          openWorkspace: () => {
-            const pick = win
-              ? dialog.showOpenDialog(win, { title: 'Open Workspace', properties: ['openDirectory'] })
-              : dialog.showOpenDialog({ title: 'Open Workspace', properties: ['openDirectory'] });
-            void pick.then((r) => {
-              if (!r.canceled && r.filePaths[0]) openFolder(r.filePaths[0]);
-            });
-          },
-          backup: () => {
-            const ctx = rt.session.isOpen() ? rt.session.serviceContext() : null;
-            if (!ctx) return;
-            // Suggest the backups folder; the user may pick another place (the native dialog confirms a replace).
-            const backups = rt.paths.backupsDir();
-            fs.mkdirSync(backups, { recursive: true });
-            const options = { title: 'Backup Database', defaultPath: path.join(backups, `reflection-backup-${Date.now()}.db`) };
-            const pick = win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options);
-            void pick.then(async (r) => {
-              if (r.canceled || !r.filePath) return;
-              try {
-                const result = await backupDatabase(ctx, { output: r.filePath, overwrite: true });
-                void dialog.showMessageBox({ message: `Backup written: ${result.file} (${result.bytes} bytes)` });
-              } catch (e) {
-                dialog.showErrorBox('Backup failed', (e as Error).message);
-              }
-            });
-          },
-        }),
-      ),
-    );
-  }
-
-  /** The native dialog behind dialog.pick: what the user picks here the renderer may then name. */
-  async function pickPath(purpose: PickPurpose, defaultPath?: string): Promise<string | null> {
-    if (purpose === 'backupFile') {
-      const options = { title: 'Backup Database', defaultPath, filters: [{ name: 'SQLite database', extensions: ['db'] }] };
-      const r = await (win ? dialog.showSaveDialog(win, options) : dialog.showSaveDialog(options));
-      return r.canceled || !r.filePath ? null : r.filePath;
-    }
-    const properties: Array<'openDirectory' | 'openFile'> = purpose === 'importFile' ? ['openFile'] : ['openDirectory'];
-    const options = { title: purpose === 'workspace' ? 'Open Workspace' : 'Import From', properties };
-    const r = await (win ? dialog.showOpenDialog(win, options) : dialog.showOpenDialog(options));
-    return r.canceled || !r.filePaths[0] ? null : r.filePaths[0];
-  }
-
-  function openFolder(dir: string): void {
-    if (!runtime) return;
-    try {
-      runtime.paths.notePicked(dir);
-      runtime.jobs.cancelAll();
-      runtime.session.open(dir);
-    } catch (e) {
-      dialog.showErrorBox('Open Workspace', (e as Error).message);
-    }
-  }
-
-  return { ready, runtime: () => runtime, window: () => win, primary: true };
+function buildMenu(electron: ElectronApi, host: DialogHost, platform: NodeJS.Platform): void {
+  const rt = host.runtime();
+  if (!rt) return;
+  const { Menu } = electron;
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      menuTemplate({
+        isMac: platform === 'darwin',
+        recent: () => rt.session.recent(),
+        openRecent: (dir) => openFolder(host, dir),
+        openWorkspace: () => chooseWorkspace(host),
+        backup: () => backupFromMenu(host, rt),
+      }),
+    ),
+  );
 }
 
 // Started only inside Electron; under Node (tests) the module just exports startShell.
