@@ -2,6 +2,23 @@
 // with an exact Jaccard. Both work on what the record teaches (the judged turn and its target),
 // redacted, never on the shared context window: consecutive turns share most of their context.
 import type { DB } from '../db/connection';
+import {
+  clearDedupeIndex,
+  countLeadersAndBandRows,
+  ensureDedupeSchema,
+  findLeaderSignature,
+  findSampleByFingerprint,
+  hasSignaturesWithoutUnit,
+  insertBandRows,
+  iterateBandKeys,
+  iterateFingerprints,
+  listBandLeaders,
+  listLeadersWithoutBands,
+  listSamplesForDedupe,
+  updateSampleCluster,
+  upsertLeaderSignature,
+} from '../db/repositories/collectDedupe';
+import { BloomFilter, bandKeyHashes, hexHashes } from './collect/bloom';
 import type { DatasetCollectionConfig } from './config';
 import { taskOf } from './formats';
 import { forEachText } from './privacy';
@@ -30,6 +47,12 @@ const CACHE_LIMIT = 100_000;
  * collection's live heap flat (a miss reads the leader back and rebuilds its codes).
  */
 const LEADER_CACHE_LIMIT = 20_000;
+/**
+ * Band rows wait in memory and are written sorted, this many at a time and at the end of a run:
+ * written one leader at a time, their random keys dirtied a new index page per row in every
+ * transaction (most of collection's write amplification).
+ */
+export const BAND_FLUSH_ROWS = 200_000;
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
 
@@ -81,6 +104,7 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, limit = CACHE_LIMIT): 
   if (map.size > limit) map.delete(map.keys().next().value as K);
 }
 
+
 export interface ClusterAssignment {
   fingerprint: string;
   /** The normalized teaching unit, stored for the exact check of later candidates. */
@@ -93,22 +117,6 @@ export interface ClusterAssignment {
   bandKeys: number[];
 }
 
-/**
- * Databases migrated with an early draft of migration 0050 (before the signatures moved to their own
- * table) lack these objects; creating them if missing is idempotent and keeps those workspaces working.
- */
-function ensureDedupeSchema(db: DB): void {
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS dataset_minhash (
-      sample_id  TEXT PRIMARY KEY REFERENCES dataset_samples(id) ON DELETE CASCADE,
-      cluster_id TEXT NOT NULL,
-      signature  BLOB NOT NULL
-    ) STRICT, WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS idx_samples_fingerprint_cluster ON dataset_samples(fingerprint, sample_type, cluster_id, id);
-    CREATE INDEX IF NOT EXISTS idx_samples_cluster_filters
-      ON dataset_samples(cluster_id, sample_type, annotation_status, quality_score, session_id, correction_id);`);
-}
-
 interface Leader {
   clusterId: string;
   signature: Uint32Array;
@@ -117,57 +125,71 @@ interface Leader {
   shingles?: Float64Array;
 }
 
+const NO_IDS: string[] = [];
+const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The namespace of a stored (normalized) unit: its first word, as namespaceOf gives it before normalizing. */
+const namespaceOfNormalized = (unit: string) => unit.slice(0, unit.indexOf(' '));
+
+export interface DeduperOptions {
+  dryRun?: boolean;
+  /** Samples this run may add, to size its filters. */
+  expectedSamples?: number;
+}
+
+/**
+ * Leader clustering of a run's samples. What a run looks up most is absent (a new sample's fingerprint
+ * and band keys), so Bloom filters over the stored and this run's keys answer most lookups without
+ * SQLite; band rows are kept in memory and written sorted (flushBands). The answers are the ones the
+ * stored index gives: every "maybe" still asks the database and the pending rows.
+ */
 export class Deduper {
-  private readonly byFingerprint;
-  private readonly byBand;
-  private readonly signatureOf;
-  private readonly insertBands;
-  private readonly insertSignature;
-  /**
-   * One collection run looks up the same band keys and signatures over and over; caching them
-   * (band key -> its first BAND_CANDIDATES sample ids, sample id -> cluster and signature) turns most
-   * lookups into map reads. Index() keeps them in step with what it writes; bounded by clearing.
-   */
+  /** One run looks up the same band keys and leaders over and over: LRU caches, kept in step by index(). */
   private readonly bandCache = new Map<number, string[]>();
   private readonly signatureCache = new Map<string, Leader | null>();
+  private readonly fingerprints: BloomFilter;
+  private readonly bands: BloomFilter;
+  /** Band rows of this run's leaders not yet written: key -> ids in index order. */
+  private pendingBands = new Map<number, string[]>();
+  private pendingRows = 0;
   /**
    * A dry run stores nothing, yet must find the duplicates the real run finds among the samples it
    * would add: index() keeps those in memory instead (unbounded: they are what the run would store).
    */
   private readonly planned: { byFingerprint: Map<string, { id: string; clusterId: string }>; bands: Map<number, string[]>; leaders: Map<string, Leader> } | null;
 
-  constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe'], opts: { dryRun?: boolean } = {}) {
+  constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe'], opts: DeduperOptions = {}) {
     this.planned = opts.dryRun ? { byFingerprint: new Map(), bands: new Map(), leaders: new Map() } : null;
-    if (!db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'dataset_minhash'").get()) ensureDedupeSchema(db);
-    this.byFingerprint = db.prepare(
-      // any member will do: exact duplicates all join the first one's cluster
-      'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1',
-    );
-    // only cluster leaders are indexed, so each candidate is a cluster
-    this.byBand = db.prepare(`SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ${BAND_CANDIDATES}`).pluck();
-    this.signatureOf = db.prepare('SELECT cluster_id, signature, unit FROM dataset_minhash WHERE sample_id = ?');
-    // all of a sample's bands in one statement: one call into SQLite instead of eight
-    this.insertBands = db.prepare(
-      `INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES ${Array.from({ length: LSH_BANDS }, () => '(?, ?)').join(', ')}`,
-    );
-    this.insertSignature = db.prepare('INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature, unit) VALUES (?, ?, ?, ?)');
+    ensureDedupeSchema(db);
+    const stored = countLeadersAndBandRows(db);
+    const expected = opts.expectedSamples ?? 10_000;
+    this.fingerprints = new BloomFilter(expected + stored.leaders * 2);
+    this.bands = new BloomFilter((expected + stored.leaders) * LSH_BANDS);
+    for (const fp of iterateFingerprints(db)) this.fingerprints.add(...hexHashes(fp));
+    for (const key of iterateBandKeys(db)) this.bands.add(...bandKeyHashes(key));
   }
 
   /** content: the content as it will be exported (redacted), so copies that differ only in a secret match. */
   assign(sampleId: string, content: SampleContent): ClusterAssignment {
-    const unit = normalizeText(teachingUnit(content));
-    const namespace = namespaceOf(teachingUnit(content));
+    const raw = teachingUnit(content);
+    const unit = normalizeText(raw);
     const fp = fingerprintNormalized([unit]);
     const sig = minhashNormalized(unit);
-    const keys = bandKeys(sig, namespace);
-    const base = { fingerprint: fp, unit, signature: signatureToBlob(sig), bandKeys: keys, relatedSampleIds: [] as string[] };
-    const exact = this.byFingerprint.get(fp) as { id: string; cluster_id: string | null } | undefined;
+    const keys = bandKeys(sig, namespaceOf(raw));
+    const base = { fingerprint: fp, unit, signature: signatureToBlob(sig), bandKeys: keys, relatedSampleIds: NO_IDS };
+    const exact = this.fingerprints.mayContain(...hexHashes(fp)) ? findSampleByFingerprint(this.db, fp) : undefined;
     if (exact) return { ...base, clusterId: exact.cluster_id ?? exact.id, duplicateOf: exact.id, similarity: 1 };
     const plannedExact = this.planned?.byFingerprint.get(fp);
     if (plannedExact) return { ...base, clusterId: plannedExact.clusterId, duplicateOf: plannedExact.id, similarity: 1 };
+    const near = this.nearest(unit, sig, keys);
+    if (near.best) return { ...base, clusterId: near.best.cluster, duplicateOf: near.best.id, similarity: near.best.sim, relatedSampleIds: near.related };
+    return { ...base, clusterId: sampleId, relatedSampleIds: near.related };
+  }
 
+  /** The closest same-lesson leader among the band candidates, and up to five related ones. */
+  private nearest(unit: string, sig: Uint32Array, keys: number[]): { best?: { id: string; cluster: string; sim: number }; related: string[] } {
     let best: { id: string; cluster: string; sim: number } | undefined;
-    const related = new Map<string, number>();
+    let related: Map<string, number> | undefined;
     let mine: Float64Array | undefined;
     for (const id of this.candidates(keys)) {
       const c = this.signature(id);
@@ -183,22 +205,26 @@ export class Deduper {
       if (sim >= this.cfg.sameThreshold && numbersOf(unit) === numbersOf(c.unit)) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
       } else if (sim >= this.cfg.relatedThreshold) {
-        related.set(id, sim);
+        (related ??= new Map()).set(id, sim);
       }
     }
-    const relatedSampleIds = [...related.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id]) => id);
-    if (best) return { ...base, clusterId: best.cluster, duplicateOf: best.id, similarity: best.sim, relatedSampleIds };
-    return { ...base, clusterId: sampleId, relatedSampleIds };
+    if (!related) return { best, related: NO_IDS };
+    return { best, related: [...related.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id]) => id) };
   }
 
-  /** Indexes a stored sample that opened a cluster, so later samples find the cluster (leader clustering). */
+  /** Records a stored sample; one that opened a cluster is indexed, so later samples find it (leader clustering). */
   index(sampleId: string, a: ClusterAssignment): void {
     if (this.planned) return this.plan(sampleId, a);
+    this.fingerprints.add(...hexHashes(a.fingerprint));
     if (a.clusterId !== sampleId) return;
-    this.insertSignature.run(sampleId, a.clusterId, a.signature, a.unit);
+    upsertLeaderSignature(this.db, sampleId, a.clusterId, a.signature, a.unit);
     remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit }, LEADER_CACHE_LIMIT);
-    this.insertBands.run(a.bandKeys.flatMap((k) => [k, sampleId]));
     for (const k of a.bandKeys) {
+      this.bands.add(...bandKeyHashes(k));
+      const pending = this.pendingBands.get(k);
+      if (pending) pending.push(sampleId);
+      else this.pendingBands.set(k, [sampleId]);
+      this.pendingRows++;
       const list = this.bandCache.get(k);
       if (!list || list.includes(sampleId)) continue;
       // keep the cached list exactly what the query would return: ids in order, at most BAND_CANDIDATES
@@ -209,6 +235,23 @@ export class Deduper {
         if (list.length > BAND_CANDIDATES) list.pop();
       }
     }
+  }
+
+  /** Band rows waiting to be written (the driver flushes at BAND_FLUSH_ROWS and at the end). */
+  get pendingBandRows(): number {
+    return this.pendingRows;
+  }
+
+  /** Writes the pending band rows sorted by key, so each index page is dirtied once. Call inside a write transaction. */
+  flushBands(): void {
+    if (!this.pendingRows) return;
+    const keys = [...this.pendingBands.keys()].sort((a, b) => a - b);
+    const rowKeys = new Float64Array(this.pendingRows);
+    const ids: string[] = [];
+    for (const k of keys) for (const id of this.pendingBands.get(k)!) rowKeys[ids.push(id) - 1] = k;
+    insertBandRows(this.db, rowKeys, ids);
+    this.pendingBands = new Map();
+    this.pendingRows = 0;
   }
 
   /** Dry run: what index() would store, kept in memory. */
@@ -224,6 +267,19 @@ export class Deduper {
     }
   }
 
+  /** The first BAND_CANDIDATES leaders of one band by id: stored rows and this run's pending ones. */
+  private bandLeaders(k: number): string[] {
+    let list = this.bandCache.get(k);
+    if (!list) {
+      if (!this.bands.mayContain(...bandKeyHashes(k))) return NO_IDS;
+      list = listBandLeaders(this.db, k, BAND_CANDIDATES);
+      const pending = this.pendingBands.get(k);
+      if (pending) list = [...new Set([...list, ...pending])].sort(byId).slice(0, BAND_CANDIDATES);
+    }
+    remember(this.bandCache, k, list);
+    return list;
+  }
+
   /**
    * The candidate ids for a sample's band keys, as one query over all bands would give them: keys in
    * ascending order, each key's ids in order, the first BAND_CANDIDATES rows, then distinct ids in order.
@@ -231,10 +287,7 @@ export class Deduper {
   private candidates(keys: number[]): string[] {
     const rows: string[] = [];
     for (const k of [...new Set(keys)].sort((a, b) => a - b)) {
-      let list = this.bandCache.get(k);
-      if (!list) list = this.byBand.all(k) as string[];
-      remember(this.bandCache, k, list);
-      for (const id of list) {
+      for (const id of this.bandLeaders(k)) {
         if (rows.length >= BAND_CANDIDATES) break;
         rows.push(id);
       }
@@ -242,7 +295,8 @@ export class Deduper {
     }
     // A dry run's planned leaders are candidates too (the real run would have stored them by now).
     if (this.planned) for (const k of keys) for (const id of this.planned.bands.get(k) ?? []) rows.push(id);
-    return [...new Set(rows)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (rows.length < 2) return rows;
+    return [...new Set(rows)].sort(byId);
   }
 
   private signature(id: string): Leader | null {
@@ -250,7 +304,7 @@ export class Deduper {
     if (planned) return planned;
     let c = this.signatureCache.get(id);
     if (c === undefined) {
-      const row = this.signatureOf.get(id) as { cluster_id: string; signature: Buffer; unit: string | null } | undefined;
+      const row = findLeaderSignature(this.db, id);
       // a leader of the old scheme (no unit) cannot be compared: reclusterSamples rebuilds those
       c = row && row.unit !== null ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature), unit: row.unit } : null;
     }
@@ -259,9 +313,23 @@ export class Deduper {
   }
 }
 
-/** True when some stored signature predates the teaching-unit scheme (or no leader is indexed yet while samples exist). */
+/** True when some stored signature predates the teaching-unit scheme. */
 export function clustersAreStale(db: DB): boolean {
-  return Boolean(db.prepare('SELECT 1 FROM dataset_minhash WHERE unit IS NULL LIMIT 1').get());
+  return hasSignaturesWithoutUnit(db);
+}
+
+/**
+ * Band rows of leaders whose run stopped before it wrote them (a crash between transactions), rebuilt
+ * from their stored signatures. Cheap when complete: two counts. Call inside a write transaction.
+ */
+export function repairBandIndex(db: DB): number {
+  const { leaders, bandRows } = countLeadersAndBandRows(db);
+  if (bandRows >= leaders * LSH_BANDS) return 0;
+  const rows = listLeadersWithoutBands(db)
+    .flatMap((l) => bandKeys(blobToSignature(l.signature), namespaceOfNormalized(l.unit)).map((k) => ({ k, id: l.sample_id })))
+    .sort((a, b) => a.k - b.k || byId(a.id, b.id));
+  insertBandRows(db, rows.map((r) => r.k), rows.map((r) => r.id));
+  return rows.length;
 }
 
 /**
@@ -273,16 +341,12 @@ export function reclusterSamples(db: DB, cfg: DatasetCollectionConfig['dedupe'])
   let samples = 0;
   let duplicates = 0;
   db.transaction(() => {
-    db.exec('DELETE FROM dataset_lsh_bands; DELETE FROM dataset_minhash;');
     // clear fingerprints first, or the exact lookup would find a sample's own stale row
-    db.exec('UPDATE dataset_samples SET fingerprint = NULL');
+    clearDedupeIndex(db);
     const dedupe = new Deduper(db, cfg);
-    const update = db.prepare('UPDATE dataset_samples SET fingerprint = ?, cluster_id = ?, labels = ? WHERE id = ?');
-    const page = db.prepare(`SELECT rowid AS r, id, content, pii_redacted_content AS redacted, labels FROM dataset_samples
-      WHERE rowid > ? ORDER BY rowid LIMIT 500`);
     let after = 0;
     for (;;) {
-      const rows = page.all(after) as { r: number; id: string; content: string; redacted: string | null; labels: string | null }[];
+      const rows = listSamplesForDedupe(db, after, 500);
       if (!rows.length) break;
       after = rows[rows.length - 1].r;
       for (const row of rows) {
@@ -295,11 +359,12 @@ export function reclusterSamples(db: DB, cfg: DatasetCollectionConfig['dedupe'])
           duplicates++;
         }
         if (a.relatedSampleIds.length) labels.relatedSampleIds = a.relatedSampleIds;
-        update.run(a.fingerprint, a.clusterId, JSON.stringify(labels), row.id);
+        updateSampleCluster(db, row.id, a.fingerprint, a.clusterId, JSON.stringify(labels));
         dedupe.index(row.id, a);
         samples++;
       }
     }
+    dedupe.flushBands();
   }).immediate();
   return { samples, duplicates };
 }

@@ -1,0 +1,108 @@
+// Dedupe's statements (issue 16): exact fingerprints, LSH band rows and leader signatures of the
+// near-duplicate index, and the re-clustering of stored samples.
+import type { DB } from '../connection';
+import { stmt } from '../statements';
+
+export interface LeaderSignatureRow {
+  cluster_id: string;
+  signature: Buffer;
+  unit: string | null;
+}
+
+/**
+ * Databases migrated with an early draft of migration 0050 (before the signatures moved to their own
+ * table) lack these objects; creating them if missing is idempotent and keeps those workspaces working.
+ */
+export function ensureDedupeSchema(db: DB): void {
+  if (stmt(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'dataset_minhash'").get()) return;
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS dataset_minhash (
+      sample_id  TEXT PRIMARY KEY REFERENCES dataset_samples(id) ON DELETE CASCADE,
+      cluster_id TEXT NOT NULL,
+      signature  BLOB NOT NULL
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS idx_samples_fingerprint_cluster ON dataset_samples(fingerprint, sample_type, cluster_id, id);
+    CREATE INDEX IF NOT EXISTS idx_samples_cluster_filters
+      ON dataset_samples(cluster_id, sample_type, annotation_status, quality_score, session_id, correction_id);`);
+}
+
+/** Any sample with this fingerprint (exact duplicates all join the first one's cluster). */
+export function findSampleByFingerprint(db: DB, fingerprint: string): { id: string; cluster_id: string | null } | undefined {
+  return stmt<{ id: string; cluster_id: string | null }>(db, 'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1').get(fingerprint);
+}
+
+/** Every stored fingerprint, in index order (to seed a run's in-memory filter). */
+export function iterateFingerprints(db: DB): IterableIterator<string> {
+  return stmt(db, 'SELECT fingerprint FROM dataset_samples WHERE fingerprint IS NOT NULL').pluck().iterate() as IterableIterator<string>;
+}
+
+/** The first `limit` leaders in one band, by id. */
+export function listBandLeaders(db: DB, bandKey: number, limit: number): string[] {
+  return stmt(db, 'SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ?').pluck().all(bandKey, limit) as string[];
+}
+
+/** Every stored band key, in key order (to seed a run's in-memory filter). */
+export function iterateBandKeys(db: DB): IterableIterator<number> {
+  return stmt(db, 'SELECT band_key FROM dataset_lsh_bands').pluck().iterate() as IterableIterator<number>;
+}
+
+/** Band rows, one statement per call; rows sorted by key touch each index page once. */
+export function insertBandRows(db: DB, keys: ArrayLike<number>, sampleIds: string[]): void {
+  const one = stmt(db, 'INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
+  for (let i = 0; i < sampleIds.length; i++) one.run(keys[i], sampleIds[i]);
+}
+
+export function findLeaderSignature(db: DB, sampleId: string): LeaderSignatureRow | undefined {
+  return stmt<LeaderSignatureRow>(db, 'SELECT cluster_id, signature, unit FROM dataset_minhash WHERE sample_id = ?').get(sampleId);
+}
+
+export function upsertLeaderSignature(db: DB, sampleId: string, clusterId: string, signature: Buffer, unit: string): void {
+  stmt(db, 'INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature, unit) VALUES (?, ?, ?, ?)').run(sampleId, clusterId, signature, unit);
+}
+
+/** True when a stored signature predates the teaching-unit scheme. */
+export function hasSignaturesWithoutUnit(db: DB): boolean {
+  return stmt(db, 'SELECT 1 FROM dataset_minhash WHERE unit IS NULL LIMIT 1').get() !== undefined;
+}
+
+/** Empties the near-duplicate index and the fingerprints, before a re-clustering. */
+export function clearDedupeIndex(db: DB): void {
+  db.exec('DELETE FROM dataset_lsh_bands; DELETE FROM dataset_minhash; UPDATE dataset_samples SET fingerprint = NULL');
+}
+
+export interface StoredSampleForDedupe {
+  r: number;
+  id: string;
+  content: string;
+  redacted: string | null;
+  labels: string | null;
+}
+
+export function listSamplesForDedupe(db: DB, afterRowid: number, limit: number): StoredSampleForDedupe[] {
+  return stmt<StoredSampleForDedupe>(
+    db,
+    `SELECT rowid AS r, id, content, pii_redacted_content AS redacted, labels FROM dataset_samples
+      WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+  ).all(afterRowid, limit);
+}
+
+export function updateSampleCluster(db: DB, sampleId: string, fingerprint: string, clusterId: string, labels: string): void {
+  stmt(db, 'UPDATE dataset_samples SET fingerprint = ?, cluster_id = ?, labels = ? WHERE id = ?').run(fingerprint, clusterId, labels, sampleId);
+}
+
+/** Leaders (stored signatures) and band rows: a run that stopped before persisting its bands leaves fewer rows than leaders x bands. */
+export function countLeadersAndBandRows(db: DB): { leaders: number; bandRows: number } {
+  return stmt<{ leaders: number; bandRows: number }>(
+    db,
+    'SELECT (SELECT count(*) FROM dataset_minhash) AS leaders, (SELECT count(*) FROM dataset_lsh_bands) AS bandRows',
+  ).get()!;
+}
+
+/** Leaders with a teaching unit and no band row. */
+export function listLeadersWithoutBands(db: DB): { sample_id: string; signature: Buffer; unit: string }[] {
+  return stmt<{ sample_id: string; signature: Buffer; unit: string }>(
+    db,
+    `SELECT m.sample_id, m.signature, m.unit FROM dataset_minhash m
+      WHERE m.unit IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dataset_lsh_bands b WHERE b.sample_id = m.sample_id)`,
+  ).all();
+}
