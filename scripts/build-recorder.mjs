@@ -28,7 +28,7 @@ const tsconfig = path.join(out, 'tsconfig.types.json');
 fs.writeFileSync(
   tsconfig,
   JSON.stringify({
-    extends: path.join(root, 'tsconfig.json'),
+    extends: path.join(root, 'tsconfig.node.json'), // the recorder runs in the plugin's Node process: no DOM types
     compilerOptions: { noEmit: false, declaration: true, emitDeclarationOnly: true, rootDir: path.join(root, 'src'), outDir: path.join(out, 'types'), types: ['node'], tsBuildInfoFile: null },
     include: [],
     files: [path.join(root, 'src/recorder/index.ts')],

@@ -41,7 +41,7 @@ async function call(token: string, channel: string, input: unknown): Promise<{ s
     });
   // A kept-alive socket the server closed while a slow CLI run was going on resets once: send again.
   const res = await send().catch(send);
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: (await res.json()) as { ok: boolean; value?: any; error?: { message: string } } };
 }
 
 describe('reflection curator', () => {
