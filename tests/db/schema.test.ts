@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import { listDecisionsSql } from '../../src/core/gate';
 import { listSessionsSql } from '../../src/core/sessions';
-import { encodeCursor } from '../../src/core/gate/sql';
+import { encodeCursor } from '../../src/core/db/paging';
 import { tempWorkspace } from '../helpers/workspace';
 
 const TABLES = [

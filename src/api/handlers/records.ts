@@ -4,7 +4,7 @@ import type { ConversationContextItem, ConversationTurn } from '../../shared/dom
 import { AppError } from '../../shared/errors';
 import { gateStats, listDecisions, showDecision, type DecisionListItem, type WriteOutcome } from '../../core/gate';
 import { contextOf } from '../../core/gate/list';
-import { encodeCursor } from '../../core/gate/sql';
+import { encodeCursor } from '../../core/db/paging';
 import { search } from '../../core/search';
 import { getTurn, listSessions, listTurns, type TimelineTurn, type TurnDecision } from '../../core/sessions';
 import type { Handlers } from '../registry';

@@ -5,6 +5,7 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { AppError } from '../../shared/errors';
+import { parseTime } from '../../core/text/time';
 import { ANNOTATION_STATUSES, EXPORT_FORMATS, MEMORY_FILES, SAMPLE_TYPES, type AnnotationStatus, type ExportFormat, type MemoryFileName, type SampleType } from '../../shared/domain';
 import { loadSettings } from '../../core/lifecycle/settings';
 import { refuseFilledFolder } from '../../core/lifecycle/outputFiles';
@@ -28,13 +29,6 @@ import {
   type ExportSummary,
   type WriterQuality,
 } from '../../core/dataset';
-
-function parseTime(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(ms)) throw new AppError('Invalid', `${name}: expected an ISO 8601 date or ms since epoch (got ${value})`);
-  return ms;
-}
 
 function parseUnit(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -178,7 +172,7 @@ export function register(program: Command): void {
     dataset
       .command('collect')
       .description('collect samples from recorded decisions, writes, rollbacks and corrections')
-      .option('--since <time>', 'from this time (ISO 8601 or ms)')
+      .option('--since <time>', 'from this time (ISO 8601, ms, or 7d / 24h back from now)')
       .option('--until <time>', 'up to this time (exclusive)')
       .option('-s, --session <key>', 'only this session')
       .option('-t, --type <type>', 'all | positive | negative', 'all')
@@ -191,8 +185,8 @@ export function register(program: Command): void {
         collectSamples(
           { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('decisions') },
           {
-            since: parseTime(opts.since, '--since'),
-            until: parseTime(opts.until, '--until'),
+            since: parseTime(opts.since, '--since', Date.now()),
+            until: parseTime(opts.until, '--until', Date.now()),
             sessionId: opts.session,
             type: opts.type as 'all' | 'positive' | 'negative',
             autoApprove: opts.autoApprove,
@@ -364,7 +358,7 @@ export function register(program: Command): void {
       .option('--min-quality <x>', 'minimum quality score (default: datasetCollection.positiveCriteria.minQualityScore)')
       .option('--include-below-quality', 'no quality floor')
       .option('--balance', 'downsample the majority label of each step (write / NO_WRITE; write / refuse) to the minority count')
-      .option('--since <time>', 'only conversations from this time (ISO 8601 or ms)')
+      .option('--since <time>', 'only conversations from this time (ISO 8601, ms, or 7d / 24h back from now)')
       .option('--until <time>', 'only conversations before this time')
       .option('--include-pii', 'export personal data as recorded instead of redacted (recorded in the export row)')
       .option('--bom', 'CSV: start with a UTF-8 BOM (Excel)'),
@@ -389,8 +383,8 @@ export function register(program: Command): void {
               seed: opts.seed,
               onlyApproved: opts.onlyApproved,
               minQuality: parseUnit(opts.minQuality, '--min-quality'),
-              since: parseTime(opts.since, '--since'),
-              until: parseTime(opts.until, '--until'),
+              since: parseTime(opts.since, '--since', Date.now()),
+              until: parseTime(opts.until, '--until', Date.now()),
               includePii: opts.includePii,
               bom: opts.bom,
               splitBy: opts.splitBy as 'session' | 'turn',

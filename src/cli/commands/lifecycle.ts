@@ -8,6 +8,7 @@ import { exportConversations } from '../../core/lifecycle/archive';
 import { startWorkspaceLifecycle } from '../../core/lifecycle';
 import { openWorkspaceDatabase } from '../../core/db/connection';
 import { AppError } from '../../shared/errors';
+import { parseTime } from '../../core/text/time';
 import { getSetting, loadSettings, patchFor, saveSettings } from '../../core/lifecycle/settings';
 
 function printWarnings(warnings: string[]): void {
@@ -120,28 +121,19 @@ function registerExclude(program: Command): void {
   );
 }
 
-/** A time given as ms since epoch, an ISO date-time, or a YYYY-MM-DD day (UTC midnight). */
-export function parseTime(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms)) throw new AppError('Invalid', `${name}: "${value}" is not a date (use YYYY-MM-DD, an ISO time or ms since epoch)`);
-  return ms;
-}
-
 function registerExportConversations(program: Command): void {
   withWorkspace(
     program
       .command('export-conversations')
       .description('write conversations (one turn with its decisions and writes per line) as JSONL; excluded sessions are left out')
-      .option('--since <time>', 'from (inclusive): YYYY-MM-DD, ISO time or ms')
-      .option('--until <time>', 'to (exclusive): YYYY-MM-DD, ISO time or ms')
+      .option('--since <time>', 'from (inclusive): YYYY-MM-DD, ISO time, ms or an age like 7d')
+      .option('--until <time>', 'to (exclusive): YYYY-MM-DD, ISO time, ms or an age like 7d')
       .option('-o, --output <file>', 'output file (default .openclaw-reflection/exports/conversations-<since>_<until>.jsonl)')
       .option('--overwrite', 'replace an existing output file'),
   ).action(
     action(async (opts: GlobalOptions & { since?: string; until?: string; output?: string; overwrite?: boolean }) => {
-      const since = parseTime('since', opts.since);
-      const until = parseTime('until', opts.until);
+      const since = parseTime(opts.since, '--since', Date.now());
+      const until = parseTime(opts.until, '--until', Date.now());
       const r = await withDatabase(opts, ({ db }, dir) => exportConversations({ db, workspaceDir: dir }, { since, until, output: opts.output, overwrite: opts.overwrite }));
       if (opts.json) printJson(r);
       else process.stdout.write(`${r.turns} turns written to ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB)\n`);

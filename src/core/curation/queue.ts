@@ -4,6 +4,7 @@
 import { QUEUE_SORTS, reviewFilterSchema, type QueueSort, type ReviewFilter } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { actorOf, nowOf, type ServiceContext } from '../context';
+import { decodeCursor, encodeCursor } from '../db/paging';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleRow } from '../dataset/types';
 import { NOT_HELD_BY_OTHERS } from './reservations';
 
@@ -69,17 +70,6 @@ const SORT_SQL: Record<QueueSort, { expr: string; dir: 'ASC' | 'DESC' }> = {
   quality_asc: { expr: 'coalesce(s.quality_score, -1)', dir: 'ASC' },
 };
 
-const encodeCursor = (v: number, id: string) => Buffer.from(JSON.stringify([v, id])).toString('base64url');
-function decodeCursor(c: string): [number, string] {
-  try {
-    const v = JSON.parse(Buffer.from(c, 'base64url').toString()) as unknown;
-    if (Array.isArray(v) && typeof v[0] === 'number' && typeof v[1] === 'string') return [v[0], v[1]];
-  } catch {
-    // fall through to the error below
-  }
-  throw new AppError('Invalid', 'review queue: cursor is not one this queue returned');
-}
-
 export interface QueuePage {
   items: DatasetSample[];
   nextCursor: string | null;
@@ -97,7 +87,7 @@ export function listQueue(ctx: ServiceContext, input: { filter?: QueueFilter; so
   const { expr, dir } = SORT_SQL[sort];
   let page = where;
   if (input.cursor) {
-    const [v, id] = decodeCursor(input.cursor);
+    const [v, id] = decodeCursor(input.cursor, ['number', 'string']) ?? [];
     const op = dir === 'DESC' ? '<' : '>';
     page += ` AND (${expr} ${op} @cv OR (${expr} = @cv AND s.id ${op} @cid))`;
     Object.assign(params, { cv: v, cid: id });
@@ -109,5 +99,5 @@ export function listQueue(ctx: ServiceContext, input: { filter?: QueueFilter; so
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   const last = items[items.length - 1];
-  return { items: items.map(sampleFromRow), nextCursor: more && last ? encodeCursor(last._sort, last.id) : null, total };
+  return { items: items.map(sampleFromRow), nextCursor: more && last ? encodeCursor([last._sort, last.id]) : null, total };
 }

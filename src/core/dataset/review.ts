@@ -4,6 +4,7 @@
 import { ANNOTATION_STATUSES, SAMPLE_TYPES, type AnnotationStatus, type SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
+import { decodeCursor, encodeCursor } from '../db/paging';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput } from './config';
 import { sampleTexts } from './dedupe';
@@ -26,15 +27,6 @@ export interface ListSamplesInput {
 export interface SamplePage {
   items: DatasetSample[];
   nextCursor: string | null;
-}
-
-const encodeCursor = (createdAt: number, id: string) => Buffer.from(`${createdAt}:${id}`).toString('base64url');
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  const raw = Buffer.from(cursor, 'base64url').toString();
-  const i = raw.indexOf(':');
-  const createdAt = Number(raw.slice(0, i));
-  if (i < 1 || !Number.isFinite(createdAt)) throw new AppError('Invalid', 'listSamples: cursor is not one this service returned');
-  return { createdAt, id: raw.slice(i + 1) };
 }
 
 /** Newest first, paged by (created_at, id); samples of excluded sessions are hidden. */
@@ -68,10 +60,10 @@ export function listSamples(ctx: ServiceContext, input: ListSamplesInput = {}): 
     params.session = input.sessionId;
   }
   if (input.cursor) {
-    const c = decodeCursor(input.cursor);
+    const [cAt, cId] = decodeCursor(input.cursor, ['number', 'string']) ?? [];
     where.push('(created_at < @cAt OR (created_at = @cAt AND id < @cId))');
-    params.cAt = c.createdAt;
-    params.cId = c.id;
+    params.cAt = cAt;
+    params.cId = cId;
   }
   const rows = ctx.db
     .prepare(`SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`)
@@ -79,7 +71,7 @@ export function listSamples(ctx: ServiceContext, input: ListSamplesInput = {}): 
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  return { items: page.map(sampleFromRow), nextCursor: more && last ? encodeCursor(last.created_at, last.id) : null };
+  return { items: page.map(sampleFromRow), nextCursor: more && last ? encodeCursor([last.created_at, last.id]) : null };
 }
 
 export function getSample(ctx: ServiceContext, sampleId: string): DatasetSample {

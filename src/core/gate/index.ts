@@ -4,4 +4,3 @@ export { showDecision, resolveDecisionId, type DecisionDetail, type WriteOutcome
 export { gateStats, type GateStats, type GateStatsInput, type GateStatsRow, type GateStatsGrouping, type DecisionTypeStats } from './stats';
 export { exportDecisions, DECISION_EXPORT_FORMATS, type DecisionExportFormat, type ExportDecisionsInput, type ExportDecisionsResult } from './export';
 export { statsOverview, type StatsOverview, type StatsOverviewInput } from './overview';
-export { parseMoment } from './sql';

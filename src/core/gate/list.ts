@@ -1,9 +1,11 @@
 // memory_gate decisions, newest first, paged by keyset so any page of a million rows costs the same.
 import { GATE_DECISIONS, type AuditStatus, type ConversationContextItem, type GateDecision } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import type { ServiceContext } from '../context';
+import { nowOf, type ServiceContext } from '../context';
+import { stmt } from '../db/statements';
+import { clampLimit, decodeCursor, pageOf } from '../db/paging';
+import { parseTimeRange } from '../text/time';
 import { parseTextQuery } from '../search/fts';
-import { clampLimit, decodeCursor, encodeCursor, parseMoment, prepareCached } from './sql';
 
 export interface DecisionFilters {
   sessionId?: string;
@@ -135,9 +137,7 @@ export function decisionWhere(
       params.decisions = JSON.stringify(list);
     }
   }
-  const since = parseMoment(ctx, f.since, 'since');
-  const until = parseMoment(ctx, f.until, 'until');
-  if (since !== undefined && until !== undefined && since >= until) throw new AppError('Invalid', 'since: must be before until');
+  const { since, until } = parseTimeRange(f, nowOf(ctx));
   if (since !== undefined) {
     clauses.push('d.created_at >= @since');
     params.since = since;
@@ -156,7 +156,7 @@ export function decisionWhere(
     needsTurn = q.shortTerms.length > 0;
     if (!q.match && options.boundShortText) {
       // No trigram index can serve 1-2 characters: bound the scan to the newest decisions, as search does.
-      const floor = prepareCached(ctx.db, 'SELECT created_at FROM memory_gate_decisions ORDER BY created_at DESC LIMIT 1 OFFSET ?')
+      const floor = stmt(ctx.db, 'SELECT created_at FROM memory_gate_decisions ORDER BY created_at DESC LIMIT 1 OFFSET ?')
         .pluck()
         .get(SHORT_TEXT_SCAN_BOUND - 1) as number | undefined;
       if (floor !== undefined) {
@@ -178,7 +178,7 @@ const CONTEXT_SQL = `SELECT id, turn_id AS turnId, role, message, timestamp, seq
   FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number`;
 
 export function contextOf(ctx: ServiceContext, turnId: string): ConversationContextItem[] {
-  return prepareCached(ctx.db, CONTEXT_SQL).all(turnId) as ConversationContextItem[];
+  return stmt(ctx.db, CONTEXT_SQL).all(turnId) as ConversationContextItem[];
 }
 
 /** The SQL of one page, exposed so tests can check its query plan. */
@@ -203,14 +203,8 @@ export function listDecisionsSql(ctx: ServiceContext, input: ListDecisionsInput)
 
 export function listDecisions(ctx: ServiceContext, input: ListDecisionsInput = {}): DecisionPage {
   const { sql, params, limit, scanned } = listDecisionsSql(ctx, input);
-  const rows = prepareCached(ctx.db, sql).all(params) as DecisionRow[];
-  const page = rows.slice(0, limit);
-  const items = page.map(decisionFromRow);
-  if (input.withContext) for (const item of items) item.context = contextOf(ctx, item.turnId);
-  const last = page[page.length - 1];
-  return {
-    items,
-    nextCursor: rows.length > limit && last ? encodeCursor([last.created_at, last.seq]) : null,
-    ...(scanned ? { scanned } : {}),
-  };
+  const rows = stmt<DecisionRow>(ctx.db, sql).all(params);
+  const page = pageOf(rows, limit, (r) => [r.created_at, r.seq], decisionFromRow);
+  if (input.withContext) for (const item of page.items) item.context = contextOf(ctx, item.turnId);
+  return { ...page, ...(scanned ? { scanned } : {}) };
 }

@@ -1,7 +1,8 @@
 // Numbers for the workbench's stats screen: totals, decisions per day by type, write outcomes by status.
 import { AUDIT_STATUSES, GATE_DECISIONS, type AuditStatus, type GateDecision } from '../../shared/domain';
-import type { ServiceContext } from '../context';
-import { parseMoment, prepareCached } from './sql';
+import { nowOf, type ServiceContext } from '../context';
+import { stmt } from '../db/statements';
+import { parseTime } from '../text/time';
 
 export interface StatsOverviewInput {
   since?: number | string;
@@ -21,7 +22,7 @@ export interface StatsOverview {
 const DAY = 86_400_000;
 
 export function statsOverview(ctx: ServiceContext, input: StatsOverviewInput = {}): StatsOverview {
-  const count = (table: string) => prepareCached(ctx.db, `SELECT count(*) FROM ${table}`).pluck().get() as number;
+  const count = (table: string) => stmt(ctx.db, `SELECT count(*) FROM ${table}`).pluck().get() as number;
   const totals = {
     sessions: count('sessions'),
     turns: count('conversation_turns'),
@@ -30,17 +31,17 @@ export function statsOverview(ctx: ServiceContext, input: StatsOverviewInput = {
     snapshots: count('file_snapshots'),
   };
   // The newest record of either kind: a write lands just after its decision, so the range must reach it too.
-  const newest = prepareCached(
+  const newest = stmt(
     ctx.db,
     `SELECT nullif(max(coalesce((SELECT max(created_at) FROM memory_gate_decisions), -1),
                        coalesce((SELECT max(created_at) FROM write_guardian_audit), -1)), -1)`,
   ).pluck().get() as number | null;
-  const until = parseMoment(ctx, input.until, 'until') ?? (newest === null ? undefined : newest + 1);
-  const since = parseMoment(ctx, input.since, 'since') ?? (until === undefined ? undefined : until - (input.days ?? 30) * DAY);
+  const until = parseTime(input.until, 'until', nowOf(ctx)) ?? (newest === null ? undefined : newest + 1);
+  const since = parseTime(input.since, 'since', nowOf(ctx)) ?? (until === undefined ? undefined : until - (input.days ?? 30) * DAY);
   if (since === undefined || until === undefined) {
     return { range: null, totals, decisionsPerDay: [], decisionsByType: GATE_DECISIONS.map((decision) => ({ decision, count: 0 })), writeOutcomes: AUDIT_STATUSES.map((status) => ({ status, count: 0 })) };
   }
-  const perDay = prepareCached(
+  const perDay = stmt(
     ctx.db,
     `SELECT date(created_at / 1000, 'unixepoch') AS date, decision, COUNT(*) AS n FROM memory_gate_decisions
      WHERE created_at >= ? AND created_at < ? GROUP BY 1, 2 ORDER BY 1`,
@@ -54,7 +55,7 @@ export function statsOverview(ctx: ServiceContext, input: StatsOverviewInput = {
     day.total += r.n;
     byType.set(r.decision, (byType.get(r.decision) ?? 0) + r.n);
   }
-  const outcomes = prepareCached(
+  const outcomes = stmt(
     ctx.db,
     'SELECT status, COUNT(*) AS n FROM write_guardian_audit WHERE created_at >= ? AND created_at < ? GROUP BY status',
   ).all(since, until) as Array<{ status: AuditStatus; n: number }>;

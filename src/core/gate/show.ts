@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors';
 import { turnFromRow } from '../recorder/recorder';
 import type { ServiceContext } from '../context';
 import { DECISION_COLUMNS, contextOf, decisionFromRow, type DecisionListItem } from './list';
-import { prepareCached } from './sql';
+import { stmt } from '../db/statements';
 
 export interface WriteOutcome {
   id: string;
@@ -32,7 +32,7 @@ const WRITE_COLUMNS = `id, decision_id AS decisionId, target_file AS targetFile,
   lines_modified AS linesModified, created_at AS createdAt`;
 
 export function writesOfDecision(ctx: ServiceContext, decisionId: string, withDiff = false): WriteOutcome[] {
-  return prepareCached(
+  return stmt(
     ctx.db,
     `SELECT ${WRITE_COLUMNS}${withDiff ? ', diff' : ''} FROM write_guardian_audit WHERE decision_id = ? ORDER BY rowid`,
   ).all(decisionId) as WriteOutcome[];
@@ -41,7 +41,7 @@ export function writesOfDecision(ctx: ServiceContext, decisionId: string, withDi
 /** Writes of several turns at once (one indexed probe per turn). */
 export function writesOfTurns(ctx: ServiceContext, turnIds: string[]): WriteOutcome[] {
   if (!turnIds.length) return [];
-  return prepareCached(
+  return stmt(
     ctx.db,
     `SELECT ${WRITE_COLUMNS}, turn_id AS turnId FROM write_guardian_audit
      WHERE turn_id IN (SELECT value FROM json_each(?)) ORDER BY created_at, rowid`,
@@ -52,9 +52,9 @@ export function writesOfTurns(ctx: ServiceContext, turnIds: string[]): WriteOutc
 export function resolveDecisionId(ctx: ServiceContext, idOrPrefix: string): string {
   if (typeof idOrPrefix !== 'string' || !idOrPrefix.trim()) throw new AppError('Invalid', 'id: expected a decision id');
   const id = idOrPrefix.trim().toUpperCase();
-  if (prepareCached(ctx.db, 'SELECT 1 FROM memory_gate_decisions WHERE id = ?').get(id)) return id;
+  if (stmt(ctx.db, 'SELECT 1 FROM memory_gate_decisions WHERE id = ?').get(id)) return id;
   if (id.length >= 6 && id.length < 26) {
-    const hits = prepareCached(ctx.db, 'SELECT id FROM memory_gate_decisions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2')
+    const hits = stmt(ctx.db, 'SELECT id FROM memory_gate_decisions WHERE id >= ? AND id < ? ORDER BY id LIMIT 2')
       .pluck()
       .all(id, `${id}\uffff`) as string[];
     if (hits.length === 1) return hits[0];
@@ -66,12 +66,12 @@ export function resolveDecisionId(ctx: ServiceContext, idOrPrefix: string): stri
 /** One decision with its turn, the turn's full context window and every write outcome (with diffs). */
 export function showDecision(ctx: ServiceContext, id: string, options: { withContext?: boolean } = {}): DecisionDetail {
   const resolved = resolveDecisionId(ctx, id);
-  const row = prepareCached(
+  const row = stmt(
     ctx.db,
     `SELECT ${DECISION_COLUMNS}, d.raw_response FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id WHERE d.id = ?`,
   ).get(resolved) as (Parameters<typeof decisionFromRow>[0] & { raw_response: string | null }) | undefined;
   if (!row) throw new AppError('NotFound', `decision ${id} not found`);
-  const turnRow = prepareCached(ctx.db, 'SELECT * FROM conversation_turns WHERE id = ?').get(row.turn_id) as Parameters<typeof turnFromRow>[0];
+  const turnRow = stmt(ctx.db, 'SELECT * FROM conversation_turns WHERE id = ?').get(row.turn_id) as Parameters<typeof turnFromRow>[0];
   return {
     decision: { ...decisionFromRow(row), rawResponse: row.raw_response },
     turn: turnFromRow(turnRow),

@@ -3,7 +3,8 @@ import { GATE_DECISIONS, type GateDecision } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
 import { decisionWhere, type DecisionFilters } from './list';
-import { clampLimit, prepareCached } from './sql';
+import { stmt } from '../db/statements';
+import { clampLimit } from '../db/paging';
 
 export type GateStatsGrouping = 'none' | 'day' | 'week' | 'session';
 
@@ -53,7 +54,7 @@ export function gateStats(ctx: ServiceContext, input: GateStatsInput = {}): Gate
   const { clauses, params, needsTurn } = decisionWhere(ctx, input);
   const from = `FROM memory_gate_decisions d${needsTurn ? ' JOIN conversation_turns t ON t.id = d.turn_id' : ''}
     ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''}`;
-  const byType = prepareCached(ctx.db, `SELECT d.decision, COUNT(*) AS count, AVG(d.llm_latency_ms) AS avg ${from} GROUP BY d.decision`).all(params) as Array<{
+  const byType = stmt(ctx.db, `SELECT d.decision, COUNT(*) AS count, AVG(d.llm_latency_ms) AS avg ${from} GROUP BY d.decision`).all(params) as Array<{
     decision: GateDecision; count: number; avg: number | null;
   }>;
   const byDecision = GATE_DECISIONS.map((decision) => {
@@ -66,7 +67,7 @@ export function gateStats(ctx: ServiceContext, input: GateStatsInput = {}): Gate
   let rows: GateStatsRow[] = [];
   if (groupBy !== 'none') {
     const g = GROUP_KEY[groupBy];
-    const raw = prepareCached(
+    const raw = stmt(
       ctx.db,
       `SELECT ${g.key} AS key, COUNT(*) AS total, ${COUNT_COLUMNS}, AVG(d.llm_latency_ms) AS avg, COUNT(DISTINCT d.session_id) AS sessions
        ${from} GROUP BY 1 ORDER BY ${g.order} LIMIT @groupLimit`,

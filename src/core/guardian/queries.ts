@@ -7,14 +7,13 @@ import fs from 'node:fs';
 import { assertMemoryFileName, memoryFilePath } from '../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
 import { diffFile } from '../text/diff';
+import { parseTime } from '../text/time';
+import { decodeCursor, pageOf } from '../db/paging';
 import {
   AUDIT_COLUMNS,
   ROLLBACK_COLUMNS,
   auditFromRow,
-  decodeCursor,
-  encodeCursor,
   getAuditRow,
-  parseTime,
   snapshotContent,
   type AuditRow,
   type AuditSummary,
@@ -84,18 +83,15 @@ export function listAudits(ctx: ServiceContext, input: ListAuditsInput = {}): Pa
     where.push('a.created_at <= ?');
     params.push(until);
   }
-  const cursor = decodeCursor(input.cursor);
+  const cursor = decodeCursor(input.cursor, ['number', 'number']);
   if (cursor) {
     where.push('(a.created_at < ? OR (a.created_at = ? AND a.rowid < ?))');
-    params.push(cursor.createdAt, cursor.createdAt, cursor.rowid);
+    params.push(cursor[0], cursor[0], cursor[1]);
   }
   const sql = `SELECT ${AUDIT_COLUMNS} FROM write_guardian_audit a ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY a.created_at DESC, a.rowid DESC LIMIT ?`;
   const rows = ctx.db.prepare(sql).all(...params, limit + 1) as AuditRow[];
-  const more = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return { items: page.map((r) => auditFromRow(r, input.withDiff)), nextCursor: more && last ? encodeCursor(last.created_at, last.rowid) : null };
+  return pageOf(rows, limit, (r) => [r.created_at, r.rowid], (r) => auditFromRow(r, input.withDiff));
 }
 
 export interface DecisionInfo {
@@ -232,7 +228,7 @@ export function fileHistory(ctx: ServiceContext, input: { file: string; limit?: 
   const file = checkFile(input.file);
   if (!file) throw new AppError('Invalid', 'history: a file is required (-f USER.md)');
   const limit = checkLimit(input.limit, 20);
-  const cursor = decodeCursor(input.cursor);
+  const cursor = decodeCursor(input.cursor, ['number', 'number']);
   const rows = ctx.db
     .prepare(
       `SELECT ${AUDIT_COLUMNS}, s.content_hash, r.rolled_back_at AS rb_at, r.rolled_back_by AS rb_by, r.reason AS rb_reason, r.rollback_audit_id AS rb_audit
@@ -243,12 +239,8 @@ export function fileHistory(ctx: ServiceContext, input: { file: string; limit?: 
          ${cursor ? 'AND (a.created_at < ? OR (a.created_at = ? AND a.rowid < ?))' : ''}
        ORDER BY a.created_at DESC, a.rowid DESC LIMIT ?`,
     )
-    .all(file, ...(cursor ? [cursor.createdAt, cursor.createdAt, cursor.rowid] : []), limit + 1) as HistoryRow[];
-  const more = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    items: page.map((r) => ({
+    .all(file, ...(cursor ? [cursor[0], cursor[0], cursor[1]] : []), limit + 1) as HistoryRow[];
+  return pageOf(rows, limit, (r) => [r.created_at, r.rowid], (r) => ({
       auditId: r.id,
       createdAt: r.created_at,
       source: r.source,
@@ -262,9 +254,7 @@ export function fileHistory(ctx: ServiceContext, input: { file: string; limit?: 
       afterSnapshotId: r.after_snapshot_id,
       contentHash: r.content_hash,
       rolledBack: r.rb_at === null ? null : { at: r.rb_at, by: r.rb_by ?? '', reason: r.rb_reason ?? '', rollbackAuditId: r.rb_audit },
-    })),
-    nextCursor: more && last ? encodeCursor(last.created_at, last.rowid) : null,
-  };
+    }));
 }
 
 /** How many audits carry each status, all time. Counted from the (status, created_at) index alone. */

@@ -9,6 +9,7 @@
 // as a new rollback audit (the original stays rolled_back: history is never rewritten).
 import { ulid } from 'ulid';
 import type { LineChanges, MemoryFileName } from '../../shared/domain';
+import type { RollbackStatus } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import type { LockOptions } from '../files/memoryFiles';
 import { readMemoryFile } from '../files/memoryFiles';
@@ -18,7 +19,8 @@ import { diffFile } from '../text/diff';
 import { executeFileOperation, withFileOperation } from './operations';
 import { freeTextView, planManagedRollback, withManagedStore, type ManagedPlan } from './managed';
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';
-import { getAuditRow, parseTime, snapshotContent, type AuditRow } from './rows';
+import { parseTime } from '../text/time';
+import { getAuditRow, snapshotContent, type AuditRow } from './rows';
 
 export interface RollbackInput {
   auditId: string;
@@ -51,12 +53,24 @@ export interface RollbackPreview {
   managed?: ManagedPlan | null;
 }
 
+/** A conflict is an answer, not a failure: the caller reads `status` and shows `conflict`. */
 export interface RollbackResult extends RollbackPreview {
+  status: RollbackStatus;
   dryRun: boolean;
   rollbackId: string | null;
   rollbackAuditId: string | null;
   backupSnapshotId: string | null;
 }
+
+/** The result of a rollback that wrote nothing: a preview, or a refusal when the write conflicts. */
+const unapplied = (preview: RollbackPreview, dryRun: boolean): RollbackResult => ({
+  ...preview,
+  status: preview.conflict || !preview.mode ? 'conflict' : 'preview',
+  dryRun,
+  rollbackId: null,
+  rollbackAuditId: null,
+  backupSnapshotId: null,
+});
 
 function assertRollbackable(db: ServiceContext['db'], audit: AuditRow): void {
   if (audit.status === 'rolled_back') {
@@ -137,8 +151,7 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
   assertRollbackable(ctx.db, first);
   const file = first.target_file;
   if (input.dryRun) {
-    const preview = planRollback(ctx, first, readMemoryFile(ctx.workspaceDir, file), input.force);
-    return { ...preview, dryRun: true, rollbackId: null, rollbackAuditId: null, backupSnapshotId: null };
+    return unapplied(planRollback(ctx, first, readMemoryFile(ctx.workspaceDir, file), input.force), true);
   }
   return withFileOperation(ctx, file, input.lock, async () => {
     // Re-read under the lock: another process may have rolled it back while we waited.
@@ -146,7 +159,7 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
     assertRollbackable(ctx.db, audit);
     const current = readMemoryFile(ctx.workspaceDir, file);
     const preview = planRollback(ctx, audit, current, input.force);
-    if (preview.conflict || !preview.mode) throw new AppError('Conflict', preview.conflict?.message ?? 'cannot roll back', preview);
+    if (preview.conflict || !preview.mode) return unapplied(preview, false);
     const at = nowOf(ctx);
     const by = input.by ?? actorOf(ctx);
     const plan = {
@@ -164,7 +177,7 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
       createdAt: at,
     };
     const done = await withManagedStore(ctx.workspaceDir, file, preview.managed, preview.resultContent, () => executeFileOperation(ctx, file, current, preview.resultContent, plan));
-    return { ...preview, dryRun: false, rollbackId: plan.rollbackId, rollbackAuditId: plan.newAuditId, backupSnapshotId: done.backupSnapshotId };
+    return { ...preview, status: 'rolled_back', dryRun: false, rollbackId: plan.rollbackId, rollbackAuditId: plan.newAuditId, backupSnapshotId: done.backupSnapshotId };
   });
 }
 
@@ -245,12 +258,11 @@ export async function rollbackSession(ctx: ServiceContext, input: SessionRollbac
         const current = simulated.has(a.targetFile) ? simulated.get(a.targetFile)! : readMemoryFile(ctx.workspaceDir, a.targetFile);
         const preview = planRollback(ctx, audit, current, force);
         if (!preview.conflict) simulated.set(a.targetFile, preview.resultContent);
-        result = { ...preview, dryRun: true, rollbackId: null, rollbackAuditId: null, backupSnapshotId: null };
-        items.push({ ...a, ok: !preview.conflict, result, ...(preview.conflict ? { error: { kind: 'Conflict', message: preview.conflict.message } } : {}) });
-        continue;
+        result = unapplied(preview, true);
+      } else {
+        result = await rollbackWrite(ctx, { auditId: a.auditId, reason: input.reason ?? `session ${input.sessionKey} rolled back`, by: input.by, force, lock: input.lock });
       }
-      result = await rollbackWrite(ctx, { auditId: a.auditId, reason: input.reason ?? `session ${input.sessionKey} rolled back`, by: input.by, force, lock: input.lock });
-      items.push({ ...a, ok: true, result });
+      items.push({ ...a, ok: result.status !== 'conflict', result, ...(result.conflict ? { error: { kind: 'Conflict', message: result.conflict.message } } : {}) });
     } catch (e) {
       const err = e as AppError;
       items.push({ ...a, ok: false, error: { kind: err.kind ?? 'Internal', message: err.message } });

@@ -106,30 +106,3 @@ export const ROLLBACK_COLUMNS = `id, audit_id AS auditId, rolled_back_at AS roll
   restored_snapshot_id AS restoredSnapshotId, previous_status AS previousStatus, backup_snapshot_id AS backupSnapshotId,
   mode, rollback_audit_id AS rollbackAuditId`;
 
-/** Encodes a keyset position (created_at, rowid) as an opaque cursor. */
-export function encodeCursor(createdAt: number, rowid: number): string {
-  return `${createdAt}.${rowid}`;
-}
-
-export function decodeCursor(cursor: string | undefined): { createdAt: number; rowid: number } | null {
-  if (!cursor) return null;
-  const m = /^(\d+)\.(\d+)$/.exec(cursor);
-  if (!m) throw new AppError('Invalid', `cursor ${cursor}: not a cursor returned by a previous page`);
-  return { createdAt: Number(m[1]), rowid: Number(m[2]) };
-}
-
-/** Accepts epoch ms, an ISO date, or a relative age like 30m, 24h, 7d. */
-export function parseTime(value: string | number | undefined, name: string, now: number): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value === 'number') return value;
-  const v = value.trim();
-  if (/^\d{10,}$/.test(v)) return Number(v);
-  const rel = /^(\d+)\s*(m|h|d|w)$/i.exec(v);
-  if (rel) {
-    const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[rel[2].toLowerCase() as 'm' | 'h' | 'd' | 'w'];
-    return now - Number(rel[1]) * unit;
-  }
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new AppError('Invalid', `${name} ${value}: expected epoch ms, an ISO date or an age like 7d`);
-  return t;
-}

@@ -4,7 +4,8 @@
 import type { GateDecision } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
-import { clampLimit, prepareCached } from '../gate/sql';
+import { stmt } from '../db/statements';
+import { clampLimit } from '../db/paging';
 import { parseTextQuery, snippet, type Snippet } from './fts';
 
 export type SearchScope = 'all' | 'turns' | 'decisions';
@@ -65,23 +66,23 @@ export function search(ctx: ServiceContext, input: SearchInput): SearchResult {
   if (q.match) {
     params.match = q.match;
     if (scope !== 'decisions') {
-      turns = prepareCached(ctx.db, `SELECT x.seq, x.id, x.session_id, x.created_at, x.user_message_content, x.agent_message_content
+      turns = stmt(ctx.db, `SELECT x.seq, x.id, x.session_id, x.created_at, x.user_message_content, x.agent_message_content
         FROM turns_fts f JOIN conversation_turns x ON x.seq = f.rowid
         WHERE turns_fts MATCH @match ${sessionClause} ${turnShort} ORDER BY f.rowid DESC LIMIT @limit`).all(params) as TurnRow[];
     }
     if (scope !== 'turns') {
-      decisions = prepareCached(ctx.db, `SELECT x.seq, x.id, x.turn_id, x.session_id, x.created_at, x.decision, x.reason, x.candidate_fact
+      decisions = stmt(ctx.db, `SELECT x.seq, x.id, x.turn_id, x.session_id, x.created_at, x.decision, x.reason, x.candidate_fact
         FROM decisions_fts f JOIN memory_gate_decisions x ON x.seq = f.rowid
         WHERE decisions_fts MATCH @match ${sessionClause} ${decisionShort} ORDER BY f.rowid DESC LIMIT @limit`).all(params) as DecisionRow[];
     }
   } else {
     if (scope !== 'decisions') {
-      turns = prepareCached(ctx.db, `SELECT * FROM (SELECT x.seq, x.id, x.session_id, x.created_at, x.user_message_content, x.agent_message_content
+      turns = stmt(ctx.db, `SELECT * FROM (SELECT x.seq, x.id, x.session_id, x.created_at, x.user_message_content, x.agent_message_content
         FROM conversation_turns x WHERE 1 ${sessionClause} ORDER BY x.created_at DESC LIMIT @scan) x
         WHERE 1 ${turnShort} LIMIT @limit`).all(params) as TurnRow[];
     }
     if (scope !== 'turns') {
-      decisions = prepareCached(ctx.db, `SELECT * FROM (SELECT x.seq, x.id, x.turn_id, x.session_id, x.created_at, x.decision, x.reason, x.candidate_fact
+      decisions = stmt(ctx.db, `SELECT * FROM (SELECT x.seq, x.id, x.turn_id, x.session_id, x.created_at, x.decision, x.reason, x.candidate_fact
         FROM memory_gate_decisions x WHERE 1 ${sessionClause} ORDER BY x.created_at DESC LIMIT @scan) x
         WHERE 1 ${decisionShort} LIMIT @limit`).all(params) as DecisionRow[];
     }

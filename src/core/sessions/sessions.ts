@@ -6,7 +6,8 @@ import { turnFromRow } from '../recorder/recorder';
 import type { ServiceContext } from '../context';
 import { contextOf } from '../gate/list';
 import { writesOfTurns, type WriteOutcome } from '../gate/show';
-import { clampLimit, decodeCursor, encodeCursor, prepareCached } from '../gate/sql';
+import { stmt } from '../db/statements';
+import { clampLimit, decodeCursor, encodeCursor } from '../db/paging';
 
 export interface SessionListItem {
   id: string;
@@ -78,7 +79,7 @@ export function listSessionsSql(input: ListSessionsInput): { sql: string; params
 /** Sessions, most recently active first, paged by keyset on last_activity_at. */
 export function listSessions(ctx: ServiceContext, input: ListSessionsInput = {}): Page<SessionListItem> {
   const { sql, params, limit } = listSessionsSql(input);
-  const rows = prepareCached(ctx.db, sql).all(params) as SessionRow[];
+  const rows = stmt(ctx.db, sql).all(params) as SessionRow[];
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -123,7 +124,7 @@ export interface ListTurnsInput {
 
 function decisionsOfTurns(ctx: ServiceContext, turnIds: string[]): Array<TurnDecision & { turnId: string }> {
   if (!turnIds.length) return [];
-  return prepareCached(
+  return stmt(
     ctx.db,
     `SELECT id, turn_id AS turnId, decision, reason, candidate_fact AS candidateFact, llm_model AS llmModel,
        llm_latency_ms AS latencyMs, created_at AS createdAt
@@ -148,12 +149,12 @@ export function listTurns(ctx: ServiceContext, input: ListTurnsInput): Page<Time
   const order = input.order ?? 'asc';
   if (order !== 'asc' && order !== 'desc') throw new AppError('Invalid', `order: expected asc or desc, got ${order}`);
   const limit = clampLimit(input.limit, 50);
-  if (!prepareCached(ctx.db, 'SELECT 1 FROM sessions WHERE id = ?').get(input.sessionId)) {
+  if (!stmt(ctx.db, 'SELECT 1 FROM sessions WHERE id = ?').get(input.sessionId)) {
     throw new AppError('NotFound', `session ${input.sessionId} not found`);
   }
   const key = decodeCursor(input.cursor, ['number']);
   const cmp = order === 'asc' ? '>' : '<';
-  const rows = prepareCached(
+  const rows = stmt(
     ctx.db,
     `SELECT * FROM conversation_turns WHERE session_id = @sessionId ${key ? `AND turn_number ${cmp} @after` : ''}
      ORDER BY turn_number ${order.toUpperCase()} LIMIT @limitPlusOne`,
@@ -171,7 +172,7 @@ export interface TurnDetail {
 /** One turn with its context window (what memory_gate saw), decisions and write outcomes. */
 export function getTurn(ctx: ServiceContext, turnId: string): TurnDetail {
   if (typeof turnId !== 'string' || !turnId) throw new AppError('Invalid', 'turnId: expected a turn id');
-  const row = prepareCached(ctx.db, 'SELECT * FROM conversation_turns WHERE id = ?').get(turnId) as Parameters<typeof turnFromRow>[0] | undefined;
+  const row = stmt(ctx.db, 'SELECT * FROM conversation_turns WHERE id = ?').get(turnId) as Parameters<typeof turnFromRow>[0] | undefined;
   if (!row) throw new AppError('NotFound', `turn ${turnId} not found`);
   return { turn: attach(ctx, [turnFromRow(row)])[0], context: contextOf(ctx, turnId) };
 }
