@@ -118,10 +118,10 @@ describe('every channel against the real services', () => {
     const target = newestPerFile[0];
     const file = path.join(dir, target.targetFile);
     const preview = await api<RollbackOutcome>('guardian.rollback', { auditId: target.id, reason: 'preview', dryRun: true });
-    expect(preview).toMatchObject({ dryRun: true, applied: false, conflict: null });
+    expect(preview).toMatchObject({ status: 'preview', dryRun: true, conflict: null });
     const key = 'rollback-once-1';
     const first = await api<RollbackOutcome>('guardian.rollback', { auditId: target.id, reason: 'wrong fact' }, { 'idempotency-key': key });
-    expect(first).toMatchObject({ applied: true, dryRun: false });
+    expect(first).toMatchObject({ status: 'rolled_back', dryRun: false });
     expect(fs.readFileSync(file, 'utf8')).toBe(preview.resultContent);
     const afterFirst = web.runtime.session.db.prepare('SELECT count(*) AS n FROM rollbacks').get() as { n: number };
     const repeat = await call(web.server.port, web.token, 'guardian.rollback', { auditId: target.id, reason: 'wrong fact' }, { 'idempotency-key': key });
@@ -375,7 +375,7 @@ describe('idempotency keys persist in the workspace database', () => {
       .get() as { id: string; target_file: string };
     const body = { auditId: newest.id, reason: 'wrong fact' };
     const first = await send('guardian.rollback', body, 'restart-key-1');
-    expect(first.json()).toMatchObject({ ok: true, value: { applied: true } });
+    expect(first.json()).toMatchObject({ ok: true, value: { status: 'rolled_back' } });
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     const fileAfter = fs.readFileSync(path.join(dir, newest.target_file), 'utf8');
     const count = rollbacks();

@@ -56,21 +56,23 @@ describe('rollbackWrite', () => {
     f.close();
   });
 
-  it('true conflict: refuses with kind Conflict showing the conflict, writes nothing; --force restores', async () => {
+  it('true conflict: answers the conflict variant, writes nothing; --force restores', async () => {
     const f = makeFixture();
     f.write('USER.md', '# User\n- name: Ann\n');
     recordExternalChanges(f.ctx);
     const bad = f.pluginWrite('USER.md', '# User\n- name: Anna\n');
     f.pluginWrite('USER.md', '# User\n- name: Anna Smith\n');
     const before = fs.readFileSync(path.join(f.dir, 'USER.md'));
-    await expect(rollbackWrite(f.ctx, { auditId: bad })).rejects.toMatchObject({ kind: 'Conflict', message: expect.stringContaining('name: Anna Smith') });
+    const refused = await rollbackWrite(f.ctx, { auditId: bad });
+    expect(refused).toMatchObject({ status: 'conflict', dryRun: false, rollbackId: null, conflict: { message: expect.stringContaining('name: Anna Smith') } });
     expect(fs.readFileSync(path.join(f.dir, 'USER.md')).equals(before)).toBe(true);
     expect(status(f, bad)).toBe('written');
     const preview = await rollbackWrite(f.ctx, { auditId: bad, dryRun: true });
+    expect(preview.status).toBe('conflict');
     expect(preview.conflict?.regions[0]).toMatchObject({ current: ['- name: Anna Smith'], written: ['- name: Anna'], wanted: ['- name: Ann'] });
 
     const forced = await rollbackWrite(f.ctx, { auditId: bad, force: true, reason: 'start over' });
-    expect(forced.mode).toBe('force');
+    expect(forced).toMatchObject({ status: 'rolled_back', mode: 'force' });
     expect(f.read('USER.md')).toBe('# User\n- name: Ann\n');
     const backup = f.db.prepare('SELECT s.content FROM rollbacks r JOIN file_snapshots s ON s.id = r.backup_snapshot_id WHERE r.audit_id = ?').pluck().get(bad);
     expect(backup).toBe('# User\n- name: Anna Smith\n');
@@ -165,6 +167,9 @@ describe('rollbackSession', () => {
     const clean = f.pluginWrite('TOOLS.md', '# Tools\n- git\n', { session: s });
     const res = await rollbackSession(f.ctx, { sessionKey: s });
     expect(res.items.map((i) => [i.auditId, i.ok, i.error?.kind])).toEqual([[clean, true, undefined], [conflicting, false, 'Conflict']]);
+    // the refused write carries its conflict as a result, with the overlapping lines, not only a message
+    expect(res.items.map((i) => i.result?.status)).toEqual(['rolled_back', 'conflict']);
+    expect(res.items[1].result?.conflict?.regions[0]).toMatchObject({ current: ['- city: Paris 11e'] });
     expect(f.read('TOOLS.md')).toBeNull();
     expect(f.read('USER.md')).toBe('# User\n- city: Paris 11e\n');
     await expect(rollbackSession(f.ctx, { sessionKey: 'channel:none' })).rejects.toMatchObject({ kind: 'NotFound' });

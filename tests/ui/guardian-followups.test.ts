@@ -71,10 +71,10 @@ describe('session rollback choices', () => {
     expect(preview.results.length).toBeGreaterThanOrEqual(2);
     const [newest, ...rest] = preview.results;
     const skipped = await ok<SessionRollbackOutcome>('guardian.rollbackSession', { sessionId: s.session_id, reason: 'preview', dryRun: true, skip: [newest.auditId] });
-    expect(skipped.results.find((r) => r.auditId === newest.auditId)).toMatchObject({ skipped: true, applied: false, conflict: null });
+    expect(skipped.results.find((r) => r.auditId === newest.auditId)).toMatchObject({ status: 'skipped', conflict: null });
     expect(skipped.results.every((r) => typeof r.createdAt === 'number')).toBe(true);
     const forced = await ok<SessionRollbackOutcome>('guardian.rollbackSession', { sessionId: s.session_id, reason: 'preview', dryRun: true, skip: [newest.auditId], forceIds: rest.map((r) => r.auditId) });
-    expect(forced.results.filter((r) => !r.skipped).every((r) => r.conflict === null)).toBe(true);
+    expect(forced.results.filter((r) => r.status !== 'skipped').every((r) => r.conflict === null)).toBe(true);
     expect(query<{ n: number }>(`SELECT count(*) AS n FROM write_guardian_audit WHERE id = ? AND status = 'written'`, newest.auditId).n).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
 // write_guardian: audits, diffs, history, rollback, retry and corrections mapped to the contract's DTOs.
 import type { AuditRow, GateDecisionRow, RollbackOutcome, SessionRollbackItemDto } from '../../shared/contract';
 import type { GateDecision } from '../../shared/domain';
-import { AppError, isAppError } from '../../shared/errors';
+import { AppError } from '../../shared/errors';
 import {
   correctWrite,
   fileHistory,
@@ -12,13 +12,11 @@ import {
   showAudit,
   type AuditSummary,
   type ConflictRegion,
-  type RollbackPreview,
   type RollbackResult,
 } from '../../core/guardian';
 import { getAuditRow, snapshotContent } from '../../core/guardian/rows';
 import { auditBriefs, auditDiff, auditStatusCounts } from '../../core/guardian';
 import type { Handlers } from '../registry';
-import { turnDto } from './records';
 
 export const auditDto = (a: AuditSummary): AuditRow => ({
   id: a.id,
@@ -44,27 +42,20 @@ function conflictText(regions: ConflictRegion[]): string {
     .join('\n');
 }
 
-function rollbackDto(p: RollbackPreview, extra: { dryRun: boolean; applied: boolean; rollbackId: string | null; rollbackAuditId: string | null }): RollbackOutcome {
+function rollbackDto(p: RollbackResult): RollbackOutcome {
   return {
+    status: p.status,
     auditId: p.auditId,
-    dryRun: extra.dryRun,
+    dryRun: p.dryRun,
     mode: p.mode,
-    applied: extra.applied,
     fileName: p.targetFile,
     resultContent: p.resultContent,
     diff: p.diff || null,
     conflict: p.conflict ? { message: p.conflict.message, current: p.currentContent, conflictingDiff: conflictText(p.conflict.regions) } : null,
-    rollbackId: extra.rollbackId,
-    rollbackAuditId: extra.rollbackAuditId,
+    rollbackId: p.rollbackId,
+    rollbackAuditId: p.rollbackAuditId,
   };
 }
-
-const fromResult = (r: RollbackResult): RollbackOutcome =>
-  rollbackDto(r, { dryRun: r.dryRun, applied: !r.dryRun && r.rollbackId !== null, rollbackId: r.rollbackId, rollbackAuditId: r.rollbackAuditId });
-
-/** A refused rollback (conflict) is an answer, not a failure: the UI shows the conflict. */
-const isConflictPreview = (e: unknown): e is AppError & { details: RollbackPreview } =>
-  isAppError(e) && (e as AppError).kind === 'Conflict' && typeof ((e as AppError).details as RollbackPreview | undefined)?.targetFile === 'string';
 
 export const guardianHandlers = {
   'guardian.stats': (_input, env) => auditStatusCounts(env.session.serviceContext()),
@@ -93,7 +84,7 @@ export const guardianHandlers = {
     return {
       audit: { ...auditDto(d.audit), diff: d.audit.diff, llmModel: d.audit.llmModel, latencyMs: d.audit.llmLatencyMs, metadata: d.audit.metadata },
       decision,
-      turn: d.turn ? turnDto(d.turn) : null,
+      turn: d.turn,
       rollback: d.rollback
         ? { id: d.rollback.id, auditId: d.rollback.auditId, rolledBackAt: d.rollback.rolledBackAt, rolledBackBy: d.rollback.rolledBackBy, reason: d.rollback.reason,
             restoredSnapshotId: d.rollback.restoredSnapshotId, previousStatus: d.rollback.previousStatus, mode: d.rollback.mode, rollbackAuditId: d.rollback.rollbackAuditId }
@@ -117,15 +108,8 @@ export const guardianHandlers = {
       })),
     };
   },
-  'guardian.rollback': async (input, env) => {
-    try {
-      const r = await rollbackWrite(env.session.serviceContext(), { auditId: input.auditId, reason: input.reason, dryRun: input.dryRun, force: input.force });
-      return fromResult(r);
-    } catch (e) {
-      if (isConflictPreview(e)) return rollbackDto(e.details, { dryRun: input.dryRun, applied: false, rollbackId: null, rollbackAuditId: null });
-      throw e;
-    }
-  },
+  'guardian.rollback': async (input, env) =>
+    rollbackDto(await rollbackWrite(env.session.serviceContext(), { auditId: input.auditId, reason: input.reason, dryRun: input.dryRun, force: input.force })),
   'guardian.rollbackSession': async (input, env) => {
     const ctx = env.session.serviceContext();
     const r = await rollbackSession(ctx, {
@@ -134,12 +118,11 @@ export const guardianHandlers = {
     });
     const briefs = auditBriefs(ctx, r.items.map((i) => i.auditId));
     const results = r.items.map((i): SessionRollbackItemDto => {
-      const about = { createdAt: i.createdAt, candidateFact: briefs.get(i.auditId)?.candidateFact ?? null, skipped: Boolean(i.skipped) };
-      if (i.result) return { ...fromResult(i.result), applied: i.ok && !r.dryRun, ...about, error: null };
-      const conflict = i.error?.kind === 'Conflict' && !i.skipped ? { message: i.error.message, current: null } : null;
+      const about = { createdAt: i.createdAt, candidateFact: briefs.get(i.auditId)?.candidateFact ?? null };
+      if (i.result) return { ...rollbackDto(i.result), ...about, error: null };
       return {
-        auditId: i.auditId, dryRun: r.dryRun, mode: null, applied: false, fileName: i.targetFile, resultContent: null, diff: null,
-        conflict, rollbackId: null, rollbackAuditId: null, ...about, error: i.skipped ? null : (i.error?.message ?? null),
+        status: i.skipped ? 'skipped' : 'refused', auditId: i.auditId, dryRun: r.dryRun, mode: null, fileName: i.targetFile, resultContent: null, diff: null,
+        conflict: null, rollbackId: null, rollbackAuditId: null, ...about, error: i.skipped ? null : (i.error?.message ?? null),
       };
     });
     return { sessionId: r.sessionKey, dryRun: r.dryRun, results, rolledBack: r.rolledBack, refused: r.failed };

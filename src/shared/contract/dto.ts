@@ -217,13 +217,15 @@ export interface RollbackConflict {
   /** Hunks of this write's change that no longer apply, as unified diff text. */
   conflictingDiff?: string;
 }
+/** preview: a dry run that would apply; rolled_back: applied; conflict: later changes overlap, nothing written. */
+export type RollbackStatus = 'preview' | 'rolled_back' | 'conflict';
+/** A conflict is a result variant, not an error: read `status`, then `conflict` for what overlaps. */
 export interface RollbackOutcome {
+  status: RollbackStatus;
   auditId: string;
   dryRun: boolean;
   /** restore: file matched the after-snapshot; reverse_patch: later writes kept; force: restored anyway. */
   mode: 'restore' | 'reverse_patch' | 'force' | null;
-  /** False when refused (conflict) — nothing was written. */
-  applied: boolean;
   fileName: MemoryFileName;
   /** The file as it reads (dry run: would read) after the rollback; null = the file is deleted. */
   resultContent: string | null;
@@ -234,9 +236,9 @@ export interface RollbackOutcome {
   rollbackAuditId: string | null;
 }
 /** One write of a session rollback: what happened (or would) to it, with what the curator needs to choose. */
-export interface SessionRollbackItemDto extends RollbackOutcome {
-  /** Left alone on the curator's choice. */
-  skipped?: boolean;
+export interface SessionRollbackItemDto extends Omit<RollbackOutcome, 'status'> {
+  /** skipped: left alone on the curator's choice; refused: not undoable (already rolled back, unknown content). */
+  status: RollbackStatus | 'skipped' | 'refused';
   createdAt?: number;
   candidateFact?: string | null;
   /** Why it was refused when it is not a content conflict (already rolled back, unknown content). */

@@ -25,7 +25,7 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
   const apply = useAction(async () => {
     const r = await api.call('guardian.rollback', { auditId: audit.id, reason: reason.trim(), dryRun: false, force });
     setOutcome(r);
-    if (r.applied) {
+    if (r.status === 'rolled_back') {
       setStep('done');
       onDone();
     }
@@ -48,7 +48,7 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
       <ErrorMessage action="Previewing the rollback" error={preview.error} onRetry={preview.reload} />
       {step !== 'done' && p && (
         <>
-          {p.conflict ? (
+          {p.status === 'conflict' && p.conflict ? (
             <div className="warning" data-testid="rollback-conflict">
               <strong>Conflict:</strong> {headline(p.conflict.message)}
               <details>
@@ -73,7 +73,7 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
       )}
       {step === 'preview' && p && (
         <div className="row-flex">
-          <button type="button" className="primary" disabled={!!p.conflict && !force} onClick={() => setStep('reason')}>
+          <button type="button" className="primary" disabled={p.status === 'conflict' && !force} onClick={() => setStep('reason')}>
             Continue to reason…
           </button>
         </div>
@@ -98,7 +98,7 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
             </button>
           </div>
           <ErrorMessage action="Applying the rollback" error={apply.error} />
-          {outcome && !outcome.applied && <div className="warning">Nothing was written: {outcome.conflict?.message ?? 'the rollback was refused'}.</div>}
+          {outcome?.status === 'conflict' && <div className="warning">Nothing was written: {outcome.conflict?.message ?? 'the rollback was refused'}.</div>}
         </form>
       )}
       {step === 'done' && outcome && (
@@ -117,7 +117,7 @@ function headline(message: string): string {
   return head.length > 200 ? `${head.slice(0, 199)}…` : head;
 }
 
-export function RollbackDiff({ outcome, current }: { outcome: RollbackOutcome; current: string | null }) {
+export function RollbackDiff({ outcome, current }: { outcome: Pick<RollbackOutcome, 'auditId' | 'resultContent' | 'diff'>; current: string | null }) {
   const api = useApi();
   // The preview carries the resulting file and the diff from the current file to it; the current file
   // is rebuilt from those (or comes with a conflict), else taken from the write's after-state.

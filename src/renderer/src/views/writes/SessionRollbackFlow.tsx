@@ -17,10 +17,10 @@ type Choice = 'rollback' | 'skip' | 'force';
 const PREVIEW_REASON = 'preview';
 
 function state(item: SessionRollbackItemDto): { label: string; tone: string } {
-  if (item.skipped) return { label: 'skipped', tone: 'skipped' };
-  if (item.applied) return { label: `rolled back (${item.mode?.replace('_', ' ')})`, tone: 'written' };
-  if (item.conflict) return { label: 'conflict', tone: 'conflict' };
-  if (item.error) return { label: 'refused', tone: 'refused' };
+  if (item.status === 'skipped') return { label: 'skipped', tone: 'skipped' };
+  if (item.status === 'rolled_back') return { label: `rolled back (${item.mode?.replace('_', ' ')})`, tone: 'written' };
+  if (item.status === 'conflict') return { label: 'conflict', tone: 'conflict' };
+  if (item.status === 'refused') return { label: 'refused', tone: 'refused' };
   return { label: item.dryRun ? `will ${item.mode === 'reverse_patch' ? 'reverse its change' : item.mode === 'force' ? 'restore (forced)' : 'restore'}` : 'not applied', tone: 'pending' };
 }
 
@@ -43,7 +43,7 @@ export function SessionRollbackFlow({ sessionId, onClose }: { sessionId: string;
     return r;
   });
   const items = result?.results ?? preview.data?.results ?? [];
-  const blocking = result ? [] : items.filter((i) => i.conflict && !i.skipped);
+  const blocking = result ? [] : items.filter((i) => i.status === 'conflict');
   const choose = (id: string, c: Choice) => setChoices((prev) => ({ ...prev, [id]: c }));
   return (
     <div className="card stack" data-testid="session-rollback">
@@ -92,7 +92,7 @@ export function SessionRollbackFlow({ sessionId, onClose }: { sessionId: string;
           {!reason.trim() && <span className="field-error">A reason is required.</span>}
           <div className="row-flex">
             <button type="submit" className="danger" disabled={!reason.trim() || blocking.length > 0 || apply.pending || !preview.data}>
-              {apply.pending ? 'Rolling back…' : `Apply: roll back ${items.filter((i) => !i.skipped).length} write(s)`}
+              {apply.pending ? 'Rolling back…' : `Apply: roll back ${items.filter((i) => i.status !== 'skipped').length} write(s)`}
             </button>
           </div>
           <ErrorMessage action="Rolling back the session" error={apply.error} />
@@ -100,7 +100,7 @@ export function SessionRollbackFlow({ sessionId, onClose }: { sessionId: string;
       )}
       {result && (
         <div className="notice" data-testid="session-rollback-done">
-          {result.rolledBack} rolled back · {result.results.filter((r) => r.skipped).length} skipped · {result.refused} refused. Each rollback is its own write and can be undone.
+          {result.rolledBack} rolled back · {result.results.filter((r) => r.status === 'skipped').length} skipped · {result.refused} refused. Each rollback is its own write and can be undone.
         </div>
       )}
     </div>
@@ -120,7 +120,7 @@ function ItemRow({ item, result, choice, onChoose, expanded, onToggle }: {
         <Chip value={s.label} kind={s.tone} />
         {item.error && !item.conflict && <div className="small muted prewrap">{item.error}</div>}
         {item.conflict && <div className="small" title={item.conflict.message}>later changes overlap it</div>}
-        {item.applied && item.rollbackAuditId && <div className="small"><a href={hrefFor('writes', { id: item.rollbackAuditId })}>rollback write</a></div>}
+        {item.status === 'rolled_back' && item.rollbackAuditId && <div className="small"><a href={hrefFor('writes', { id: item.rollbackAuditId })}>rollback write</a></div>}
         <button type="button" className="link small" onClick={onToggle} aria-expanded={expanded}>{expanded ? 'hide diff' : 'diff'}</button>
       </td>
       {!result && (
