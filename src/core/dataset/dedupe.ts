@@ -97,11 +97,36 @@ const numbersOf = (unit: string) => (unit.match(/\d+/g) ?? []).join(' ');
 /** Dedupe compares only records of one kind: gate samples (positive and negative alike), guardian samples, turns. */
 const namespaceOf = (unit: string) => unit.slice(0, unit.indexOf('\n'));
 
-/** Least-recently-used bound: a Map iterates in insertion order, so the first key is the oldest. */
-function remember<K, V>(map: Map<K, V>, key: K, value: V, limit = CACHE_LIMIT): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > limit) map.delete(map.keys().next().value as K);
+/**
+ * Recently used entries in two generations: a full young generation becomes the old one and the old
+ * one is dropped; a hit in the old generation moves back to the young. Costs one Map operation per
+ * access, where a strict LRU (delete and re-insert, evict the first key) cost several.
+ */
+class RecentCache<K, V> {
+  private young = new Map<K, V>();
+  private old = new Map<K, V>();
+  constructor(private readonly generation: number) {}
+
+  get(key: K): V | undefined {
+    const v = this.young.get(key);
+    if (v !== undefined) return v;
+    const o = this.old.get(key);
+    if (o !== undefined) this.set(key, o);
+    return o;
+  }
+
+  /** Without moving the entry (callers that update a cached value in place). */
+  peek(key: K): V | undefined {
+    return this.young.get(key) ?? this.old.get(key);
+  }
+
+  set(key: K, value: V): void {
+    this.young.set(key, value);
+    if (this.young.size >= this.generation) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+  }
 }
 
 
@@ -123,6 +148,8 @@ interface Leader {
   unit: string;
   /** The unit's shingles, built on first comparison and kept with the cached leader. */
   shingles?: Float64Array;
+  /** The numbers the unit states (numbersOf), likewise. */
+  numbers?: string;
 }
 
 const NO_IDS: string[] = [];
@@ -145,8 +172,8 @@ export interface DeduperOptions {
  */
 export class Deduper {
   /** One run looks up the same band keys and leaders over and over: LRU caches, kept in step by index(). */
-  private readonly bandCache = new Map<number, string[]>();
-  private readonly signatureCache = new Map<string, Leader | null>();
+  private readonly bandCache = new RecentCache<number, string[]>(CACHE_LIMIT / 2);
+  private readonly signatureCache = new RecentCache<string, Leader | null>(LEADER_CACHE_LIMIT / 2);
   private readonly fingerprints: BloomFilter;
   private readonly bands: BloomFilter;
   /** Band rows of this run's leaders not yet written: key -> ids in index order. */
@@ -191,6 +218,7 @@ export class Deduper {
     let best: { id: string; cluster: string; sim: number } | undefined;
     let related: Map<string, number> | undefined;
     let mine: Float64Array | undefined;
+    let myNumbers: string | undefined;
     for (const id of this.candidates(keys)) {
       const c = this.signature(id);
       if (!c) continue;
@@ -202,7 +230,7 @@ export class Deduper {
       c.shingles ??= unitShingles(c.unit);
       const sim = jaccardOfShingles(mine, c.shingles);
       // one digit is a few shingles of a short unit, yet "budget 50k" and "budget 60k" are different facts
-      if (sim >= this.cfg.sameThreshold && numbersOf(unit) === numbersOf(c.unit)) {
+      if (sim >= this.cfg.sameThreshold && (myNumbers ??= numbersOf(unit)) === (c.numbers ??= numbersOf(c.unit))) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
       } else if (sim >= this.cfg.relatedThreshold) {
         (related ??= new Map()).set(id, sim);
@@ -218,14 +246,14 @@ export class Deduper {
     this.fingerprints.add(...hexHashes(a.fingerprint));
     if (a.clusterId !== sampleId) return;
     upsertLeaderSignature(this.db, sampleId, a.clusterId, a.signature, a.unit);
-    remember(this.signatureCache, sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit }, LEADER_CACHE_LIMIT);
+    this.signatureCache.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit });
     for (const k of a.bandKeys) {
       this.bands.add(...bandKeyHashes(k));
       const pending = this.pendingBands.get(k);
       if (pending) pending.push(sampleId);
       else this.pendingBands.set(k, [sampleId]);
       this.pendingRows++;
-      const list = this.bandCache.get(k);
+      const list = this.bandCache.peek(k);
       if (!list || list.includes(sampleId)) continue;
       // keep the cached list exactly what the query would return: ids in order, at most BAND_CANDIDATES
       let at = list.length;
@@ -276,7 +304,7 @@ export class Deduper {
       const pending = this.pendingBands.get(k);
       if (pending) list = [...new Set([...list, ...pending])].sort(byId).slice(0, BAND_CANDIDATES);
     }
-    remember(this.bandCache, k, list);
+    this.bandCache.set(k, list);
     return list;
   }
 
@@ -308,7 +336,7 @@ export class Deduper {
       // a leader of the old scheme (no unit) cannot be compared: reclusterSamples rebuilds those
       c = row && row.unit !== null ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature), unit: row.unit } : null;
     }
-    remember(this.signatureCache, id, c, LEADER_CACHE_LIMIT);
+    this.signatureCache.set(id, c);
     return c;
   }
 }

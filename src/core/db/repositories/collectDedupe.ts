@@ -46,10 +46,23 @@ export function iterateBandKeys(db: DB): IterableIterator<number> {
   return stmt(db, 'SELECT band_key FROM dataset_lsh_bands').pluck().iterate() as IterableIterator<number>;
 }
 
-/** Band rows, one statement per call; rows sorted by key touch each index page once. */
+/** Rows per multi-row insert: one call into SQLite instead of many. */
+const BAND_ROWS_PER_STATEMENT = 64;
+
+/** Band rows; rows sorted by key touch each index page once. */
 export function insertBandRows(db: DB, keys: ArrayLike<number>, sampleIds: string[]): void {
   const one = stmt(db, 'INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
-  for (let i = 0; i < sampleIds.length; i++) one.run(keys[i], sampleIds[i]);
+  const many = stmt(db, `INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES ${Array(BAND_ROWS_PER_STATEMENT).fill('(?, ?)').join(', ')}`);
+  const args: unknown[] = new Array(BAND_ROWS_PER_STATEMENT * 2);
+  let i = 0;
+  for (; i + BAND_ROWS_PER_STATEMENT <= sampleIds.length; i += BAND_ROWS_PER_STATEMENT) {
+    for (let j = 0; j < BAND_ROWS_PER_STATEMENT; j++) {
+      args[2 * j] = keys[i + j];
+      args[2 * j + 1] = sampleIds[i + j];
+    }
+    many.run(args);
+  }
+  for (; i < sampleIds.length; i++) one.run(keys[i], sampleIds[i]);
 }
 
 export function findLeaderSignature(db: DB, sampleId: string): LeaderSignatureRow | undefined {
