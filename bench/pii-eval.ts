@@ -28,7 +28,7 @@ export function codePointToUtf16(text: string): (cp: number) => number {
     u += ch.length;
   }
   map.push(u);
-  return (cp) => map[Math.min(cp, map.length - 1)];
+  return (cp) => map[Math.min(cp, map.length - 1)]!; // map ends with the text's length, so it is never empty
 }
 
 /**
@@ -45,7 +45,8 @@ export function score(gold: GoldSpan[], predicted: GoldSpan[], into: Tally = emp
     }
     used.add(i);
     into.tp++;
-    if (predicted[i].start === g.start && predicted[i].end === g.end) into.exact++;
+    const p = predicted[i]!; // findIndex found it
+    if (p.start === g.start && p.end === g.end) into.exact++;
   }
   into.fp += predicted.length - used.size;
   return into;
@@ -89,6 +90,7 @@ export interface PresidioResult {
  */
 export function scorePresidioFile(dir: string, name: string, opts: DetectOptions = {}): PresidioResult {
   const target = PRESIDIO_TARGETS[name];
+  if (!target) throw new Error(`no presidio target for ${name}`);
   const rows = readJsonl(path.join(dir, `test_${name}_recognizer.jsonl`));
   const tally = emptyTally();
   const misses: string[] = [];
@@ -278,7 +280,7 @@ export function withInvisible(c: LabelledText, seed: number): LabelledText {
   const shift: { at: number; by: number }[] = [];
   let total = 0;
   uniq.forEach((at, k) => {
-    const ch = INVISIBLES[(seed + k) % INVISIBLES.length];
+    const ch = INVISIBLES[(seed + k) % INVISIBLES.length]!;
     text += c.text.slice(from, at) + ch;
     from = at;
     total += ch.length;
@@ -355,13 +357,15 @@ export function scoreFixture(file: string, opts: DetectOptions = {}, variant: 'p
  */
 export function presidioCases(dir: string, name: string): LabelledText[] {
   const target = PRESIDIO_TARGETS[name];
+  if (!target) throw new Error(`no presidio target for ${name}`);
+  const type = family(target.types[0]!); // every target names at least one type
   return readJsonl(path.join(dir, `test_${name}_recognizer.jsonl`))
     .filter((row) => row.leniency === undefined || row.leniency === 1)
     .map((row) => {
       const text = String(row.text);
       const toU16 = codePointToUtf16(text);
       const positions = (name === 'url' ? [] : ((row.expected_positions ?? row.expected_res ?? []) as number[][])) ?? [];
-      return { text, gold: positions.map(([s, e]) => ({ type: family(target.types[0]), start: toU16(s), end: toU16(e) })) };
+      return { text, gold: positions.map(([s = 0, e = 0]) => ({ type, start: toU16(s), end: toU16(e) })) };
     });
 }
 
@@ -371,8 +375,10 @@ export function synthCases(file: string): LabelledText[] {
   return samples.map((s) => {
     const toU16 = codePointToUtf16(s.full_text);
     const gold = s.spans
-      .filter((g) => SYNTH_MAP[g.entity_type])
-      .map((g) => ({ type: family(SYNTH_MAP[g.entity_type][0]), start: toU16(g.start_position), end: toU16(g.end_position) }));
+      .flatMap((g) => {
+        const type = SYNTH_MAP[g.entity_type]?.[0];
+        return type ? [{ type: family(type), start: toU16(g.start_position), end: toU16(g.end_position) }] : [];
+      });
     return { text: s.full_text, gold };
   });
 }

@@ -16,12 +16,12 @@ function mulberry32(seed: number): () => number {
 }
 
 type Rand = () => number;
-const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!; // r() < 1; every list is non-empty
 const digits = (r: Rand, n: number) => Array.from({ length: n }, () => Math.floor(r() * 10)).join('');
 const fullWidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
 
 const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-const idCheck = (body: string) => '10X98765432'[[...body].reduce((s, d, i) => s + Number(d) * ID_WEIGHTS[i], 0) % 11];
+const idCheck = (body: string) => '10X98765432'.charAt([...body].reduce((s, d, i) => s + Number(d) * (ID_WEIGHTS[i] ?? 0), 0) % 11);
 const AREAS = ['110101', '310104', '440305', '510107', '320582', '330106', '420111', '610113', '210202', '370202', '500103', '650102'];
 
 function chineseId(r: Rand, valid: boolean): string {
@@ -31,7 +31,7 @@ function chineseId(r: Rand, valid: boolean): string {
   const body = pick(r, AREAS) + String(year) + String(month).padStart(2, '0') + String(day).padStart(2, '0') + digits(r, 3);
   const check = idCheck(body);
   if (valid) return body + check;
-  return body + '10X98765432'.replace(check, '')[Math.floor(r() * 10)];
+  return body + '10X98765432'.replace(check, '').charAt(Math.floor(r() * 10));
 }
 
 function luhnComplete(prefix: string): string {
@@ -106,7 +106,7 @@ const TEMPLATES: Template[] = [
     make: (r) => {
       const v = pick(r, MOBILE_PREFIXES) + digits(r, 8);
       const f = Math.floor(r() * 6);
-      return [v, `${v.slice(0, 3)} ${v.slice(3, 7)} ${v.slice(7)}`, `${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`, `+86 ${v}`, fullWidth(v), `+86-${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`][f];
+      return [v, `${v.slice(0, 3)} ${v.slice(3, 7)} ${v.slice(7)}`, `${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`, `+86 ${v}`, fullWidth(v), `+86-${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`][f]!; // f < 6, one per form
     },
     positive: ['手机号{v}，有事打我', '电话：{v}', 'call me at {v} tonight', '联系方式 {v}（微信同号）', '打这个 {v} 找我'],
   },
@@ -160,6 +160,7 @@ export function generatedCases(perType = 40, seed = 12): LabelledText[] {
     for (let i = 0; i < perType; i++) {
       const v = t.make(r);
       const [before, after] = pick(r, t.positive).split('{v}');
+      if (before === undefined || after === undefined) throw new Error(`template without {v}: ${t.type}`);
       out.push({ text: before + v + after, gold: [{ type: t.type, start: before.length, end: before.length + v.length }] });
     }
     for (const neg of t.negative ?? []) {

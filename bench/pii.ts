@@ -103,7 +103,7 @@ list('gitleaks flagged not_secret', gl.flaggedTexts);
 // The public sets again, with an invisible character inside every gold value.
 const hiddenTable = new Table({ head: ['public set, invisible variant', 'gold', 'P as written', 'R as written', 'P invisible', 'R invisible', 'leaks'], style });
 const publicRows: [string, LabelledText[], string[], DetectOptions][] = [
-  ...(['email', 'phone', 'credit_card', 'ip'] as const).map((n) => [`presidio ${n}`, presidioCases(presidioDir, n), [family(PRESIDIO_TARGETS[n].types[0])], {}] as [string, LabelledText[], string[], DetectOptions]),
+  ...(['email', 'phone', 'credit_card', 'ip'] as const).map((n) => [`presidio ${n}`, presidioCases(presidioDir, n), [family(PRESIDIO_TARGETS[n]!.types[0]!)], {}] as [string, LabelledText[], string[], DetectOptions]),
   ['synth (email, phone, card, IP, IBAN)', synthCases(path.join(piiDir, 'presidio-research_synth_dataset_v2.json')), ['EMAIL', 'PHONE', 'CARD', 'IP_ADDRESS', 'IBAN'], { names: 'none' }],
 ];
 for (const [label, cases, only, opts] of publicRows) {
@@ -133,7 +133,7 @@ function variantTable(title: string, cases: LabelledText[]): void {
   const meets = (t: Tally) => (Number.isNaN(recall(t)) || recall(t) >= AIM.recall) && (Number.isNaN(precision(t)) || precision(t) >= AIM.precision);
   const table = new Table({ head: variantHead, style });
   for (const type of Object.keys(plain.perType).sort()) {
-    const a = plain.perType[type];
+    const a = plain.perType[type] ?? emptyTally();
     const b = hidden.perType[type] ?? emptyTally();
     const leaks = (plain.leaks[type] ?? 0) + (hidden.leaks[type] ?? 0);
     const cells = [type === 'CARD' ? 'CARD (credit + bank)' : type, a.tp + a.fn, fmt(precision(a)), fmt(recall(a)), a.tp ? fmt(a.exact / a.tp) : 'n/a', fmt(precision(b)), fmt(recall(b)), leaks];

@@ -5,7 +5,7 @@ import os from 'node:os';
 export function percentile(samples: number[], p: number): number {
   if (!samples.length) return NaN;
   const s = [...samples].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
 export function timeIt<T>(fn: () => T): { ms: number; value: T } {

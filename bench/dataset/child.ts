@@ -87,7 +87,7 @@ function measureFloor(db: DB, dir: string): CollectChildResult['floor'] {
   for (;;) {
     const rows = read.all(after) as unknown[][];
     if (!rows.length) break;
-    after = rows[rows.length - 1][0] as number;
+    after = rows[rows.length - 1]![0] as number;
   }
   const readCpuS = cpuSeconds(c);
   const readWall = performance.now() - t0;
@@ -112,7 +112,7 @@ function measureFloor(db: DB, dir: string): CollectChildResult['floor'] {
   for (;;) {
     const page = source.all(last) as unknown[][];
     if (!page.length) break;
-    last = page[page.length - 1][0] as number;
+    last = page[page.length - 1]![0] as number;
     const w0 = writtenBytes();
     const t1 = performance.now();
     c = process.cpuUsage();
@@ -180,6 +180,7 @@ export function runChild<T>(args: string[]): Promise<T> {
 
 if (process.env.REFLECTION_BENCH_DATASET_CHILD && process.send) {
   const [mode, dir, format] = process.argv.slice(2);
+  if (!dir) throw new Error('dataset bench child: expected <mode> <workspace dir> [format]');
   const job = mode === 'collect' ? collectMain(dir) : exportMain(dir, format as ExportFormat);
   job.then(
     (result) => process.send!(result, () => process.exit(0)),

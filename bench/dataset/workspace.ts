@@ -27,12 +27,12 @@ export function buildWorkspace(dir: string, n: number): DB {
         const s = `channel:bench:${i % sessions}`;
         t += 1000;
         if (i < sessions) rec.upsertSession({ id: s, channelId: 'bench', conversationTarget: String(i), createdAt: base, lastActivityAt: base });
-        const topic = TOPICS[i % TOPICS.length];
+        const topic = TOPICS[i % TOPICS.length]!;
         const pii = i % 20 === 0 ? ` Mail me at user${i}@example.com or call 138${String(10000000 + i).slice(-8)}.` : '';
-        const user = i % 7 === 0 ? FOLLOWUPS[i % FOLLOWUPS.length] : `Note ${i}: I care about ${topic}, variant ${i % 97}.${pii}`;
+        const user = i % 7 === 0 ? FOLLOWUPS[i % FOLLOWUPS.length]! : `Note ${i}: I care about ${topic}, variant ${i % 97}.${pii}`;
         const turn = rec.insertTurn({ sessionId: s, userMessage: { content: user }, agentReply: { content: `Understood about ${topic} (${i}).` }, createdAt: t });
         const kind = i % 20;
-        const file = FILES[i % FILES.length];
+        const file = FILES[i % FILES.length]!;
         const decision: GateDecision = kind < 5 ? 'NO_WRITE' : DECISION_FOR[file];
         const fact = decision === 'NO_WRITE' ? undefined : `User cares about ${topic} (${i % 97})`;
         const decisionId = rec.insertDecision({

@@ -27,10 +27,12 @@ function sizeOf(file: string): number {
 function meterRecorder(): { total: () => number; restore: () => void } {
   const proto = RecorderCore.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
   const names = ['upsertSession', 'insertTurn', 'insertContextBatch', 'insertDecision', 'recordWrite', 'batch'] as const;
-  const originals = names.map((n) => proto[n]);
+  const originals = names.map((n) => [n, proto[n]] as const);
   let ms = 0;
   let depth = 0;
-  names.forEach((n, i) => {
+  names.forEach((n) => {
+    const original = proto[n];
+    if (!original) throw new Error(`RecorderCore has no method ${n}`);
     proto[n] = function (this: unknown, ...args: unknown[]) {
       // batch(fn) runs the generator inside: count only its commit, i.e. time outside nested calls.
       if (n === 'batch') {
@@ -42,23 +44,23 @@ function meterRecorder(): { total: () => number; restore: () => void } {
           return r;
         };
         const t0 = performance.now();
-        const r = originals[i].call(this, wrapped);
+        const r = original.call(this, wrapped);
         ms += performance.now() - t0;
         return r;
       }
       if (depth++ > 0) {
-        try { return originals[i].apply(this, args); } finally { depth--; }
+        try { return original.apply(this, args); } finally { depth--; }
       }
       const t0 = performance.now();
       try {
-        return originals[i].apply(this, args);
+        return original.apply(this, args);
       } finally {
         ms += performance.now() - t0;
         depth--;
       }
     };
   });
-  return { total: () => ms, restore: () => names.forEach((n, i) => (proto[n] = originals[i])) };
+  return { total: () => ms, restore: () => originals.forEach(([n, f]) => f && (proto[n] = f)) };
 }
 
 /**
@@ -89,7 +91,7 @@ function plainCopier(source: DB, target: DB): { copyNew: () => number } {
     copyNew() {
       const turns = readTurns.all(lastSeq) as Array<Record<string, unknown>>;
       if (!turns.length) return 0;
-      lastSeq = turns[turns.length - 1].seq as number;
+      lastSeq = turns[turns.length - 1]!.seq as number;
       const sessions = readSessions.all(JSON.stringify([...new Set(turns.map((t) => t.session_id))])) as Array<Record<string, unknown>>;
       const rows = turns.map((t) => {
         const { seq: _seq, ...turn } = t;
@@ -230,7 +232,7 @@ export const section: BenchSection = {
       let cursor: string | undefined;
       for (let p = 0; p < 100; p++) timed(unfiltered, () => (cursor = listDecisions(ctx, { limit: 50, cursor }).nextCursor ?? undefined));
       const phrases = ['早上偏好', 'Berlin', '项目的上线', 'deploy.sh', 'standup', 'ripgrep', '燕麦拿铁', 'release manager', 'sparkling water', '周会固定', 'Nightingale launch', '不确定时'];
-      for (let i = 0; i < 120; i++) timed(fts, () => search(ctx, { query: phrases[i % phrases.length], limit: 20 }));
+      for (let i = 0; i < 120; i++) timed(fts, () => search(ctx, { text: phrases[i % phrases.length]!, limit: 20 }));
       let sc: string | undefined;
       for (let p = 0; p < 50; p++) timed(sessionPages, () => (sc = listSessions(ctx, { limit: 50, cursor: sc }).nextCursor ?? undefined));
       for (let i = 0; i < 50; i++) timed(timelinePages, () => listTurns(ctx, { sessionId: rng.pick(sessions), limit: 50 }));
@@ -246,7 +248,7 @@ export const section: BenchSection = {
       statsOverview(ctx);
       const overviewMs = performance.now() - o0;
       const s0 = performance.now();
-      gateStats(ctx, { groupBy: 'day', since: span.hi - 30 * 86_400_000 });
+      gateStats(ctx, { groupBy: 'daily', since: span.hi - 30 * 86_400_000 });
       console.log(`  stats overview (30 days) ${fmt(overviewMs, 0)} ms; gate stats --daily over 30 days ${fmt(performance.now() - s0, 0)} ms`);
       db.close();
     } finally {

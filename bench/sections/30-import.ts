@@ -177,7 +177,9 @@ async function childMain(dir: string, file: string): Promise<void> {
 }
 
 if (process.env.REFLECTION_BENCH_IMPORT_CHILD && process.send) {
-  void childMain(process.argv[2], process.argv[3]);
+  const [dir, file] = process.argv.slice(2);
+  if (!dir || !file) throw new Error('import bench child: expected <workspace dir> <source file>');
+  void childMain(dir, file);
 }
 
 export const section: BenchSection = {

@@ -99,7 +99,7 @@ export const section: BenchSection = {
         if (largest) fs.rmSync(largest, { recursive: true, force: true });
         largest = dir;
       }
-      const first = series[0];
+      const first = series[0]!; // the series has one entry per size, at least one
       console.log(
         `collect trend (CPU µs/decision, x the smallest size; aim within 1.2x): ` +
           series.map((s) => `${s.n.toLocaleString('en')}: ${fmt(s.us, 0)} (${fmt(s.us / first.us, 2)}x, ratio ${fmt(s.ratio, 3)})`).join('; '),

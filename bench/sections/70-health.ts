@@ -30,7 +30,7 @@ function buildHistory(ctx: ServiceContext): void {
       const op = v % 5;
       if (op === 0 || lines.length < 100) lines.splice(at, 0, `- fact ${next++}: added in version ${v}`);
       else if (op === 1) lines.splice(at, 1);
-      else if (op === 2) lines[at] = `${lines[at].replace(/ \(v\d+\)$/, '')} (v${v})`;
+      else if (op === 2) lines[at] = `${(lines[at] ?? '').replace(/ \(v\d+\)$/, '')} (v${v})`;
       else if (op === 3) lines.splice((at + 40) % lines.length, 0, ...lines.splice(at, 1));
       else lines[at] = `- fact ${next++}: rewritten in version ${v}`;
       if (lines.length > 220) lines = lines.slice(0, 150);

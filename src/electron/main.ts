@@ -45,8 +45,9 @@ export function electronSqliteBinding(appPath: string): string | undefined {
 function workspaceArg(argv: string[]): string | null {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--workspace' && argv[i + 1]) return path.resolve(argv[i + 1]);
-    if (a.startsWith('--workspace=')) return path.resolve(a.slice('--workspace='.length));
+    const value = argv[i + 1];
+    if (a === '--workspace' && value) return path.resolve(value);
+    if (a?.startsWith('--workspace=')) return path.resolve(a.slice('--workspace='.length));
   }
   return null;
 }

@@ -135,7 +135,7 @@ export class QueuedRecorder {
     if (!parsed.success) {
       this.counts.invalid++;
       const issue = parsed.error.issues[0];
-      this.report(new Error(`recorder: ${event.kind}: ${issue.path.join('.') || '(input)'}: ${issue.message}`));
+      this.report(new Error(`recorder: ${event.kind}: ${issue?.path.join('.') || '(input)'}: ${issue?.message ?? 'invalid'}`));
       return event.id!;
     }
     if (this.pending.size >= this.maxQueue) {

@@ -84,10 +84,11 @@ function pump(): void {
       return;
     }
     const items = queue.slice(0, 500);
+    const upTo = items[items.length - 1]!.seq; // the queue is not empty here
     try {
       const failed = writeBatch(items);
       queue.splice(0, items.length);
-      port.postMessage({ type: 'ack', upTo: items[items.length - 1].seq, count: items.length, failed });
+      port.postMessage({ type: 'ack', upTo, count: items.length, failed });
       setImmediate(step);
     } catch (e) {
       if (isBusy(e)) {
@@ -95,7 +96,7 @@ function pump(): void {
         return;
       }
       queue.splice(0, items.length);
-      port.postMessage({ type: 'ack', upTo: items[items.length - 1].seq, count: items.length, failed: items.map((i) => ({ seq: i.seq, message: (e as Error).message })) });
+      port.postMessage({ type: 'ack', upTo, count: items.length, failed: items.map((i) => ({ seq: i.seq, message: (e as Error).message })) });
       setImmediate(step);
     }
   };

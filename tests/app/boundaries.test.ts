@@ -14,7 +14,7 @@ function files(dir: string): string[] {
 
 const importsOf = (file: string) =>
   [...fs.readFileSync(file, 'utf8').matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/gm)].map((m) => ({
-    spec: m[3] ?? m[4] ?? m[5],
+    spec: m[3] ?? m[4] ?? m[5] ?? '', // the pattern's three alternatives each capture one
     typeOnly: Boolean(m[2]),
   }));
 

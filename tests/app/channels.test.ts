@@ -67,15 +67,16 @@ describe('every channel against the real services', () => {
     const hits = await api<Page<SearchHit>>('search.query', { text: 'onerror' });
     expect(hits.items.length).toBeGreaterThan(0);
     const h = hits.items[0];
-    expect(h.text.slice(h.matches[0][0], h.matches[0][1]).toLowerCase()).toBe('onerror');
+    expect(h!.text.slice(h!.matches[0]![0], h!.matches[0]![1]).toLowerCase()).toBe('onerror');
     const list = await api<Page<GateDecisionRow>>('gate.list', { decision: 'UPDATE_USER', limit: 5 });
     expect(list.items).toHaveLength(5);
     for (const d of list.items) expect(d.decision).toBe('UPDATE_USER');
     expect(list.nextCursor).not.toBeNull();
     const next = await api<Page<GateDecisionRow>>('gate.list', { decision: 'UPDATE_USER', limit: 5, cursor: list.nextCursor });
-    expect(next.items.map((d) => d.id)).not.toContain(list.items[0].id);
-    const show = await api<{ decision: { id: string }; turn: { id: string }; context: unknown[] }>('gate.show', { id: list.items[0].id });
-    expect(show.decision.id).toBe(list.items[0].id);
+    const firstId = list.items[0]!.id;
+    expect(next.items.map((d) => d.id)).not.toContain(firstId);
+    const show = await api<{ decision: { id: string }; turn: { id: string }; context: unknown[] }>('gate.show', { id: firstId });
+    expect(show.decision.id).toBe(firstId);
     const stats = await api<{ totals: { total: number; byDecision: Record<string, number> }; buckets: unknown[] }>('gate.stats', { groupBy: 'daily' });
     expect(stats.totals.total).toBeGreaterThan(0);
     expect(stats.totals.byDecision.UPDATE_USER).toBeGreaterThanOrEqual(5);
@@ -116,6 +117,7 @@ describe('every channel against the real services', () => {
     const seen = new Set<string>();
     const newestPerFile = written.items.filter((a) => a.contentKnown && !seen.has(a.targetFile) && seen.add(a.targetFile));
     const target = newestPerFile[0];
+    if (!target) throw new Error('the demo has written audits');
     const file = path.join(dir, target.targetFile);
     const preview = await api<RollbackOutcome>('guardian.rollback', { auditId: target.id, reason: 'preview', dryRun: true });
     expect(preview).toMatchObject({ status: 'preview', dryRun: true, conflict: null });
@@ -141,6 +143,7 @@ describe('every channel against the real services', () => {
     const samples = await api<Page<SampleRow>>('dataset.list', { limit: 100 });
     expect(samples.items.length).toBe(Math.min(100, collected.added));
     const s = samples.items[0];
+    if (!s) throw new Error('the demo has samples');
     const detail = await api<SampleDetail>('dataset.get', { id: s.id });
     expect(detail.id).toBe(s.id);
     const reviewed = await api<{ sample: SampleRow; reviewId: string; previousStatus: string }>('dataset.review', { id: s.id, action: 'approve' });
@@ -152,6 +155,7 @@ describe('every channel against the real services', () => {
     if (withPii) {
       const d = await api<SampleDetail>('dataset.get', { id: withPii.id });
       const span = d.piiSpans[0];
+      if (!span) throw new Error('the sample has PII spans');
       const kept = await api<SampleDetail>('dataset.setPiiSpanDecision', { sampleId: withPii.id, spanId: span.id, decision: 'keep' });
       expect(kept.piiSpans.find((x) => x.id === span.id)!.decision).toBe('keep');
     }
@@ -170,7 +174,7 @@ describe('every channel against the real services', () => {
     expect(row.totalSamples).toBe(preview.total);
     expect(row.path).toBe(path.join(dir, '.openclaw-reflection', 'exports', 'approved-openai'));
     const exports = await api<ExportRow[]>('dataset.exports', { limit: 10 });
-    expect(exports[0].id).toBe(row.id);
+    expect(exports[0]!.id).toBe(row.id);
     const train = row.files.find((f) => f.role === 'train')!;
     const ticket = await fetch(`${web.origin}/api/download-ticket`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-reflection-token': web.token }, body: JSON.stringify({ exportId: row.id, file: train.name }),
@@ -202,7 +206,7 @@ describe('every channel against the real services', () => {
     const changed = await api<{ values: { storage: { busyTimeoutMs: number } } }>('settings.set', { patch: { storage: { busyTimeoutMs: 7000 } } });
     expect(changed.values.storage.busyTimeoutMs).toBe(7000);
     const recent = await api<Array<{ dir: string }>>('workspace.recent');
-    expect(recent[0].dir).toBe(dir);
+    expect(recent[0]!.dir).toBe(dir);
     const backup = await api<{ file: string; bytes: number }>('backup.create', {});
     expect(fs.statSync(backup.file).size).toBe(backup.bytes);
     expect(await fails('backup.create', { file: '../outside.db' })).toBe('Invalid');
@@ -283,7 +287,7 @@ describe('opt-out, retention, conversation export and settings validation over H
     expect(purged.deleted).toEqual(preview.deleted);
     expect(count('SELECT count(*) FROM conversation_turns WHERE session_id = ?', busiest)).toBe(0);
     expect(count('SELECT count(*) FROM memory_gate_decisions WHERE session_id = ?', busiest)).toBe(0);
-    expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns - turnsOfSession);
+    expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns! - turnsOfSession);
 
     const removed = await api<ExclusionDto>('exclusions.remove', { id: excl.id });
     expect(removed.id).toBe(excl.id);
@@ -321,6 +325,7 @@ describe('opt-out, retention, conversation export and settings validation over H
 
   it('retention.prune: the dry run says what would go and why old rows stay, and changes nothing', async () => {
     const sample = (await api<Page<SampleRow>>('dataset.list', { limit: 1 })).items[0];
+    if (!sample) throw new Error('the demo has samples');
     await api('dataset.review', { id: sample.id, action: 'approve' });
     const before = tableCounts();
     const dry = await api<PruneOutcome>('retention.prune', { days: 30, dryRun: true });
@@ -332,7 +337,7 @@ describe('opt-out, retention, conversation export and settings validation over H
     expect(await fails('retention.prune', { dryRun: true })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/retentionDays/) });
     const real = await api<PruneOutcome>('retention.prune', { days: 30, confirm: true, previewToken: dry.previewToken, force: true });
     expect(real.deleted).toEqual(dry.deleted);
-    expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns - dry.deleted.conversation_turns);
+    expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns! - dry.deleted.conversation_turns!);
     expect(count('SELECT count(*) FROM dataset_samples WHERE id = ?', sample.id)).toBe(1);
   });
 

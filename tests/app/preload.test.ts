@@ -11,7 +11,7 @@ import { repoRoot } from '../helpers/workspace';
 type Fn = (...args: any[]) => any;
 
 describe('preload bundle', () => {
-  const exposed = new Map<string, Record<string, Fn>>();
+  const exposed = new Map<string, Record<'invoke' | 'onChange', Fn>>();
   const invoked: Array<[string, unknown]> = [];
   const listeners = new Map<string, Fn[]>();
   const required: string[] = [];
@@ -20,7 +20,7 @@ describe('preload bundle', () => {
     const file = path.join(repoRoot, 'out', 'preload', 'index.js');
     if (!fs.existsSync(file)) throw new Error('out/preload is not built: run `npx electron-vite build` (npm test does it first)');
     const electron = {
-      contextBridge: { exposeInMainWorld: (key: string, api: Record<string, Fn>) => exposed.set(key, api) },
+      contextBridge: { exposeInMainWorld: (key: string, api: Record<'invoke' | 'onChange', Fn>) => exposed.set(key, api) },
       ipcRenderer: {
         invoke: (channel: string, input: unknown) => {
           invoked.push([channel, input]);

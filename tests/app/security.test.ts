@@ -90,7 +90,10 @@ describe('browser mode safety (issue 14)', () => {
         ['rejected', 'rejected', null], ['needs_review', 'needs_review', null], ['approved', 'approved', null],
         ['noted', 'pending', 'check the date'], ['edited', 'pending', null], ['untouched', 'pending', null],
       ];
-      kinds.forEach(([id, status, notes], i) => ins.run(id, old[i].turn_id, old[i].id, old[i].session_id, status, notes, `k-${id}`));
+      kinds.forEach(([id, status, notes], i) => {
+        const d = old[i]!; // six decisions for six kinds
+        ins.run(id, d.turn_id, d.id, d.session_id, status, notes, `k-${id}`);
+      });
       db.prepare(`INSERT INTO dataset_annotation_events (sample_id, action, actor, prev_status, created_at) VALUES ('edited', 'edit', 'curator', 'pending', 1)`).run();
       expect((await call(served.server.port, served.token, 'backup.create', {})).status).toBe(200);
       const preview = (await call(served.server.port, served.token, 'retention.prune', { days: 30, dryRun: true })).json<Body<PruneOutcome>>();
@@ -101,7 +104,7 @@ describe('browser mode safety (issue 14)', () => {
       expect(left).toEqual(['approved', 'edited', 'needs_review', 'noted', 'rejected']);
       // what they reference stays too
       for (const d of old.slice(0, 5)) expect(db.prepare('SELECT count(*) FROM memory_gate_decisions WHERE id = ?').pluck().get(d.id)).toBe(1);
-      expect(db.prepare('SELECT count(*) FROM memory_gate_decisions WHERE id = ?').pluck().get(old[5].id)).toBe(0);
+      expect(db.prepare('SELECT count(*) FROM memory_gate_decisions WHERE id = ?').pluck().get(old[5]!.id)).toBe(0);
     } finally {
       await served.close();
     }
@@ -228,7 +231,7 @@ describe('browser mode safety (issue 14)', () => {
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
     expect(setCookie).not.toContain(web.token);
-    const cookie = setCookie.split(';')[0];
+    const cookie = setCookie.split(';')[0] ?? '';
     const withCookie = await request(port, '/api/app.info', { method: 'POST', body: '{}', headers: { cookie } });
     expect(withCookie.status).toBe(200);
     expect((await request(port, `/?token=${web.token}x`)).status).toBe(401);

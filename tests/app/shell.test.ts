@@ -155,7 +155,7 @@ describe('Electron shell', () => {
     expect(rec.calls).toContain('requestSingleInstanceLock');
     expect(rec.calls).toContain('enableSandbox');
     expect(rec.windows).toHaveLength(1);
-    const prefs = rec.windows[0].options.webPreferences;
+    const prefs = rec.windows[0]!.options.webPreferences;
     expect(prefs).toMatchObject({
       contextIsolation: true,
       sandbox: true,
@@ -167,20 +167,20 @@ describe('Electron shell', () => {
       webviewTag: false,
     });
     expect(prefs.preload).toBe(path.join(repoRoot, 'out', 'preload', 'index.js'));
-    expect(rec.windows[0].loaded).toBe(path.join(repoRoot, 'out', 'renderer', 'index.html'));
+    expect(rec.windows[0]!.loaded).toBe(path.join(repoRoot, 'out', 'renderer', 'index.html'));
   });
 
   it('loads ELECTRON_RENDERER_URL only when unpackaged; a packaged app always loads its own page', async () => {
     const env = { ELECTRON_RENDERER_URL: 'http://localhost:5173/' };
     const dev = await start(newUserData(), { env, isPackaged: false });
-    expect(dev.rec.windows[0].loaded).toBe(env.ELECTRON_RENDERER_URL);
+    expect(dev.rec.windows[0]!.loaded).toBe(env.ELECTRON_RENDERER_URL);
     const packaged = await start(newUserData(), { env, isPackaged: true });
-    expect(packaged.rec.windows[0].loaded).toBe(path.join(repoRoot, 'out', 'renderer', 'index.html'));
+    expect(packaged.rec.windows[0]!.loaded).toBe(path.join(repoRoot, 'out', 'renderer', 'index.html'));
   });
 
   it('denies window.open, blocks navigation, redirects and webviews', async () => {
     const { rec } = await start(newUserData());
-    const contents = rec.windows[0].webContents;
+    const contents = rec.windows[0]!.webContents;
     expect(contents.windowOpenHandler?.({ url: 'https://evil.example' })).toEqual({ action: 'deny' });
     for (const event of ['will-navigate', 'will-redirect', 'will-attach-webview']) {
       let prevented = false;
@@ -200,7 +200,7 @@ describe('Electron shell', () => {
     }
     let headers: Record<string, string[]> = {};
     h.headers!({ responseHeaders: { 'Content-Type': ['text/html'] } }, (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders));
-    const csp = headers['Content-Security-Policy'][0];
+    const csp = headers['Content-Security-Policy']?.[0];
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toMatch(/script-src[^;]*unsafe-(inline|eval)/);
@@ -216,7 +216,7 @@ describe('Electron shell', () => {
     for (const c of CHANNELS) expect(rec.ipc.has(ipcChannel(c)), c).toBe(true);
     expect(rec.ipc.size).toBe(CHANNELS.length);
     const invoke = rec.ipc.get(ipcChannel('app.info'))!;
-    const frame = rec.windows[0].webContents.mainFrame;
+    const frame = rec.windows[0]!.webContents.mainFrame;
     expect(await invoke({ senderFrame: frame }, {})).toMatchObject({ ok: true, value: { mode: 'electron', version: '0.1.0-test' } });
     expect(await invoke({ senderFrame: { url: frame.url } }, {})).toMatchObject({ ok: false, error: { kind: 'Unauthorized' } });
     expect(await invoke({ senderFrame: null }, {})).toMatchObject({ ok: false, error: { kind: 'Unauthorized' } });
@@ -229,7 +229,7 @@ describe('Electron shell', () => {
 
   it('accepts a renderer path only when the user picked it in a native dialog of this window', async () => {
     const { rec, shell } = await start(newUserData());
-    const frame = rec.windows[0].webContents.mainFrame;
+    const frame = rec.windows[0]!.webContents.mainFrame;
     const call = (channel: Parameters<typeof ipcChannel>[0], input: unknown) => rec.ipc.get(ipcChannel(channel))!({ senderFrame: frame }, input);
     const picked = tempWorkspace();
     const notPicked = tempWorkspace();
@@ -242,7 +242,7 @@ describe('Electron shell', () => {
     // A closed window's picks are forgotten.
     rec.pickedFolders.push(notPicked);
     expect(await call('dialog.pick', { purpose: 'importFolder' })).toEqual({ ok: true, value: { path: notPicked } });
-    rec.windows[0].emit('closed');
+    rec.windows[0]!.emit('closed');
     expect(await shell.runtime()!.registry.dispatch('workspace.open', { dir: notPicked })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
   });
 
@@ -262,16 +262,16 @@ describe('Electron shell', () => {
     file.submenu!.find((i) => i.label === 'Open Workspace…')!.click!();
     await new Promise((r) => setTimeout(r, 50));
     expect(first.shell.runtime()!.session.current().dir).toBe(other);
-    const sent = first.rec.windows[0].webContents.sent.filter(([ch]) => ch === CHANGE_EVENT_CHANNEL).map(([, e]) => e as { type: string });
+    const sent = first.rec.windows[0]!.webContents.sent.filter(([ch]) => ch === CHANGE_EVENT_CHANNEL).map(([, e]) => e as { type: string });
     expect(sent.map((e) => e.type)).toContain('workspace');
     const recentMenu = first.rec.menus.at(-1)!.template.find((m) => m.label === 'File')!.submenu!.find((i) => i.label === 'Open Recent')!;
     expect((recentMenu.submenu as Array<{ label: string }>).map((i) => i.label).join('\n')).toContain(demo);
-    first.rec.windows[0].emit('close');
+    first.rec.windows[0]!.emit('close');
     await first.shell.runtime()!.close();
 
     const second = await start(userData);
     expect(second.shell.runtime()!.session.current().dir).toBe(other);
-    expect(second.rec.windows[0].options).toMatchObject({ x: 40, y: 50, width: 1234, height: 777 });
+    expect(second.rec.windows[0]!.options).toMatchObject({ x: 40, y: 50, width: 1234, height: 777 });
   });
 
   it('drags out only files an export wrote', async () => {
@@ -284,13 +284,13 @@ describe('Electron shell', () => {
       .prepare(`INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at) VALUES ('e1', 'x', 'raw', '[]', ?, ?, 1)`)
       .run(exportDir, JSON.stringify([{ name: 'train.jsonl' }]));
     const drag = rec.ipc.get(ipcChannel('exports.startDrag'))!;
-    const frame = rec.windows[0].webContents.mainFrame;
+    const frame = rec.windows[0]!.webContents.mainFrame;
     expect(await drag({ senderFrame: frame }, { exportId: 'e1', fileName: 'train.jsonl' })).toMatchObject({ ok: true, value: { started: true } });
-    expect(rec.windows[0].webContents.drags).toHaveLength(1);
-    expect(rec.windows[0].webContents.drags[0].file).toBe(fs.realpathSync(path.join(exportDir, 'train.jsonl')));
-    expect(rec.windows[0].webContents.drags[0].icon).toBeTruthy();
+    expect(rec.windows[0]!.webContents.drags).toHaveLength(1);
+    expect(rec.windows[0]!.webContents.drags[0]!.file).toBe(fs.realpathSync(path.join(exportDir, 'train.jsonl')));
+    expect(rec.windows[0]!.webContents.drags[0]!.icon).toBeTruthy();
     expect(await drag({ senderFrame: frame }, { exportId: 'e1', fileName: '../../reflection.db' })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
-    expect(rec.windows[0].webContents.drags).toHaveLength(1);
+    expect(rec.windows[0]!.webContents.drags).toHaveLength(1);
   });
 
   it('quits when another instance holds the single-instance lock', async () => {

@@ -233,8 +233,8 @@ describe('browser mode rate limit', () => {
     // 20 in the bucket, plus at most a few refilled (2/s) while a loaded machine sends the burst.
     expect(ok.length).toBeLessThanOrEqual(26);
     expect(limited.length).toBeGreaterThanOrEqual(34);
-    expect(limited[0].json()).toMatchObject({ ok: false, error: { kind: 'RateLimited' } });
-    expect(Number(limited[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited[0]!.json()).toMatchObject({ ok: false, error: { kind: 'RateLimited' } });
+    expect(Number(limited[0]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     // Guessing tokens is limited too.
     const guesses = await Promise.all(Array.from({ length: 40 }, (_, i) => call(web.server.port, `guess-${i}`, 'app.info')));
     expect(guesses.some((r) => r.status === 429)).toBe(true);

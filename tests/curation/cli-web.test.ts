@@ -73,8 +73,10 @@ describe('reflection curator', () => {
 
     const queue = await call(annToken, 'review.queue', { limit: 2 });
     const [first] = queue.body.value.items as { id: string }[];
+    if (!first) throw new Error('the queue is empty');
     expect((await call(annToken, 'dataset.review', { id: first.id, action: 'approve' })).body.ok).toBe(true);
     const value = listPiiValues({ db, workspaceDir: dir })[0];
+    if (!value) throw new Error('the workspace lists no PII value');
     const decided = await call(annToken, 'pii.decideValue', { value: value.value, decision: 'keep', scope: 'workspace' });
     expect(decided.body.value.actor).toBe('ann');
     const job = await call(annToken, 'dataset.export', { format: 'raw', name: 'by-ann', onlyApproved: false });

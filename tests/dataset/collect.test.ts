@@ -110,15 +110,15 @@ describe('dataset collection', () => {
   it('matches later samples against apply-to-future corrections and clusters exact duplicates', async () => {
     const f = await buildFixture();
     await collectSamples(f.ctx, { autoApprove: true });
-    const erin = [0, 1, 2].map((i) => bySource(f, `pos:${f.ids[`erin${i}`].decisionId}`));
+    const erin = (['erin0', 'erin1', 'erin2'] as const).map((k) => bySource(f, `pos:${f.ids[k].decisionId}`));
     const hankCorrection = f.db.prepare('SELECT id FROM behavior_corrections WHERE audit_id = ?').pluck().get(f.ids.hank0.auditId);
     for (const s of erin) {
       expect(s.labels.matchesApprovedPattern).toBe(hankCorrection);
       expect(s.labels.autoApproveReasons).toContain('matchesApprovedPattern');
     }
     expect(new Set(erin.map((s) => s.clusterId)).size).toBe(1);
-    expect(erin[1].labels.duplicateOf).toBe(erin[0].id);
-    expect(erin[0].fingerprint).toBe(erin[2].fingerprint);
+    expect(erin[1]!.labels.duplicateOf).toBe(erin[0]!.id);
+    expect(erin[0]!.fingerprint).toBe(erin[2]!.fingerprint);
     // alice and bob said the same words and got the same target: one lesson, one cluster, although
     // their agents replied differently; alice's next turn (a NO_WRITE, same session) is another lesson
     const alice = bySource(f, `pos:${f.ids.alice0.decisionId}`);

@@ -34,18 +34,18 @@ describe('collection rules', () => {
   it('a written write: a positive, the guardian sample with both file versions, and the annotated turn', () => {
     const drafts = draftsFor(facts(decision(), audit(), { signalTypes: ['success'] }), lookups(), cfg, NOW);
     expect(keys(drafts)).toEqual(['pos:D1', 'wg:A1', 'turn:D1']);
-    expect(drafts[0].content).toMatchObject({ correctDecision: 'UPDATE_USER', evidence: { wasWritten: true, userFeedback: 'confirmed' } });
-    expect(drafts[0].labels).toEqual({ criteria: { wasWritten: true, noUserObjection: true, notRolledBackWithinDays: true } });
-    expect(drafts[1].content).toMatchObject({ currentFileContent: '# User\n', newFileContent: '# User\n- prefers tea\n', decision: 'written' });
-    expect(drafts[2].content).toMatchObject({ memoryGate: { label: 'correct' }, writeGuardian: { label: 'correct' } });
+    expect(drafts[0]!.content).toMatchObject({ correctDecision: 'UPDATE_USER', evidence: { wasWritten: true, userFeedback: 'confirmed' } });
+    expect(drafts[0]!.labels).toEqual({ criteria: { wasWritten: true, noUserObjection: true, notRolledBackWithinDays: true } });
+    expect(drafts[1]!.content).toMatchObject({ currentFileContent: '# User\n', newFileContent: '# User\n- prefers tea\n', decision: 'written' });
+    expect(drafts[2]!.content).toMatchObject({ memoryGate: { label: 'correct' }, writeGuardian: { label: 'correct' } });
   });
 
   it('a refusal is a negative for the gate and a refused guardian sample without a new file', () => {
     const drafts = draftsFor(facts(decision(), audit({ status: 'refused', reason: 'Duplicate.', after_snapshot_id: null })), lookups(), cfg, NOW);
     expect(keys(drafts)).toEqual(['neg:D1', 'wg:A1', 'turn:D1']);
     expect(drafts[0]).toMatchObject({ evidence: 'guardian_refused', labeledWrite: false, content: { correctDecision: 'NO_WRITE', rejectionReason: 'Duplicate.' } });
-    expect(drafts[1].content).not.toHaveProperty('newFileContent');
-    expect(drafts[2].content).toMatchObject({ memoryGate: { label: 'incorrect' }, writeGuardian: { label: 'correct' } });
+    expect(drafts[1]!.content).not.toHaveProperty('newFileContent');
+    expect(drafts[2]!.content).toMatchObject({ memoryGate: { label: 'incorrect' }, writeGuardian: { label: 'correct' } });
   });
 
   it('a rollback inside the window is a negative; after the window the write stays a positive', () => {
@@ -63,8 +63,8 @@ describe('collection rules', () => {
     };
     const drafts = draftsFor(facts(decision(), audit()), lookups({ correctionOf: (id) => (id === 'A1' ? correction : undefined) }), cfg, NOW);
     expect(keys(drafts)).toEqual(['neg:corr:C1', 'pos:corr:C1', 'wg:A1', 'turn:D1']);
-    expect(drafts[1].content).toMatchObject({ correctDecision: 'UPDATE_MEMORY', correctFact: 'team drinks tea' });
-    expect(drafts[2].content).toMatchObject({ userCorrection: { correctedDecision: 'written', correctedTargetFile: 'MEMORY.md' } });
+    expect(drafts[1]!.content).toMatchObject({ correctDecision: 'UPDATE_MEMORY', correctFact: 'team drinks tea' });
+    expect(drafts[2]!.content).toMatchObject({ userCorrection: { correctedDecision: 'written', correctedTargetFile: 'MEMORY.md' } });
   });
 
   it('NO_WRITE teaches not writing, unless the user later asked to remember the same thing', () => {

@@ -27,7 +27,7 @@ describe('dataset export', () => {
   it('writes the seed Alpaca example exactly; a negative and a NO_WRITE teach their decision', async () => {
     const r = await exportDataset(f.ctx, { format: 'alpaca', outDir: out('alpaca'), trainSplit: 1, ...ALL });
     expect(dataFiles(r).map((x) => x.name)).toEqual(['alpaca.train.jsonl']);
-    const records = lines(r.files[0].path);
+    const records = lines(r.files[0]!.path);
     expect(records).toContainEqual({
       instruction: 'Based on the following conversation, decide if this should be written to memory and which file it belongs to.',
       input: "User: I prefer morning check-ins\nAgent: I'll remember that you prefer morning check-ins.",
@@ -59,7 +59,7 @@ describe('dataset export', () => {
     });
     for (const rec of records) {
       expect(rec.conversations.map((t) => t.from)).toEqual(['human', 'gpt']);
-      expect(rec.conversations[1].value).toMatch(/^(Decision: |Action: )/);
+      expect(rec.conversations[1]!.value).toMatch(/^(Decision: |Action: )/);
     }
     const info = JSON.parse(fs.readFileSync(path.join(r.outDir, 'dataset_info.json'), 'utf8'));
     expect(info.reflection_sharegpt_train).toEqual({
@@ -85,19 +85,19 @@ describe('dataset export', () => {
     expect(chat.summary.tokens).toMatchObject({ model: 'gpt-4o-mini', encoding: 'o200k_base', limit: 65_536 });
 
     const dpo = await exportDataset(f.ctx, { format: 'openai-dpo', outDir: out('dpo'), trainSplit: 1, ...ALL });
-    const pairs = lines(dpo.files[0].path) as Record<string, { messages?: { content: string }[]; content?: string }[] & { messages: { content: string }[] }>[];
+    const pairs = lines(dpo.files[0]!.path) as Record<string, { messages?: { content: string }[]; content?: string }[] & { messages: { content: string }[] }>[];
     expect(validatePreferenceExamples(pairs)).toEqual({});
     const hank = pairs.find((p) => JSON.stringify(p).includes('jasmine')) as unknown as Record<string, { content: string }[]>;
-    expect(hank.preferred_output[0].content).toBe(
+    expect(hank.preferred_output![0]!.content).toBe(
       'Decision: UPDATE_USER\nFact: User likes jasmine green tea\nReason: It is about the user, and the fact should say what they like.',
     );
-    expect(hank.non_preferred_output[0].content).toBe('Decision: UPDATE_MEMORY\nFact: Hank drinks tea\nReason: A drink preference of the user.');
+    expect(hank.non_preferred_output![0]!.content).toBe('Decision: UPDATE_MEMORY\nFact: Hank drinks tea\nReason: A drink preference of the user.');
     // carol's write was corrected to refused: a gate pair on the gate prompt and a guardian pair on the guardian prompt
-    const prompts = pairs.map((p) => (p as unknown as { input: { messages: { content: string }[] } }).input.messages[0].content);
+    const prompts = pairs.map((p) => (p as unknown as { input: { messages: { content: string }[] } }).input.messages[0]!.content);
     expect(prompts).toContain(GATE_INSTRUCTION);
     expect(prompts).toContain(GUARDIAN_INSTRUCTION);
     for (const p of pairs as unknown as { preferred_output: { content: string }[]; non_preferred_output: { content: string }[] }[]) {
-      expect(p.preferred_output[0].content.toLowerCase()).not.toBe(p.non_preferred_output[0].content.toLowerCase());
+      expect(p.preferred_output[0]!.content.toLowerCase()).not.toBe(p.non_preferred_output[0]!.content.toLowerCase());
     }
     expect(validateChatExamples([{ messages: [{ role: 'user', content: '' }] }, 'x'])).toEqual({
       missing_content: 1, example_missing_assistant_message: 1, data_type: 1,
@@ -123,13 +123,14 @@ describe('dataset export', () => {
   it('splits by session with a seed: no session on both sides, same seed same split', async () => {
     const a = await exportDataset(f.ctx, { format: 'raw', outDir: out('split-a'), trainSplit: 0.5, seed: 7, ...ALL });
     const [trainFile, validationFile] = dataFiles(a);
+    if (!trainFile || !validationFile) throw new Error('expected a train and a validation file');
     const train = new Set(lines(trainFile.path).map((x) => x.sessionId));
     const validation = new Set(lines(validationFile.path).map((x) => x.sessionId));
     expect(train.size).toBeGreaterThan(0);
     expect(validation.size).toBeGreaterThan(0);
     for (const s of train) expect(validation.has(s)).toBe(false);
     const b = await exportDataset(f.ctx, { format: 'raw', outDir: out('split-b'), trainSplit: 0.5, seed: 7, ...ALL });
-    expect(b.files[0].sha256).toBe(a.files[0].sha256);
+    expect(b.files[0]!.sha256).toBe(a.files[0]!.sha256);
     expect(a.train + a.validation).toBe(a.total);
   });
 
@@ -171,7 +172,7 @@ describe('dataset export', () => {
       for (const file of fs.readdirSync(r.outDir)) expect(fs.readFileSync(path.join(r.outDir, file), 'utf8')).not.toContain('8613812345678');
     }
     const raw = await exportDataset(ctx, { format: 'raw', outDir: path.join(ws, 'raw-pii'), includePii: true, trainSplit: 1, ...ALL });
-    expect(lines(raw.files[0].path)[0].sessionId).toBe(sid);
+    expect(lines(raw.files[0]!.path)[0]!.sessionId).toBe(sid);
     db.close();
   });
 
@@ -197,7 +198,7 @@ describe('dataset export', () => {
   it('filters by conversation time: since and until split the samples exactly, and the counts agree', async () => {
     const all = both(await exportDataset(f.ctx, { format: 'raw', outDir: out('all-times'), ...ALL }));
     const times = all.map((x) => x.createdAt as number).sort((a, b) => a - b);
-    const cut = times[Math.floor(times.length / 2)];
+    const cut = times[Math.floor(times.length / 2)]!; // the fixture exports samples, so times is not empty
     const early = await exportDataset(f.ctx, { format: 'raw', outDir: out('early'), until: cut, ...ALL });
     const late = await exportDataset(f.ctx, { format: 'raw', outDir: out('late'), since: cut, ...ALL });
     expect(both(early).every((x) => (x.createdAt as number) < cut)).toBe(true);

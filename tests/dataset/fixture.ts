@@ -37,8 +37,11 @@ export interface Fixture {
   ws: string;
   db: DB;
   ctx: ServiceContext;
-  ids: Record<string, { decisionId: string; auditId?: string; turnId: string }>;
+  ids: Record<FixtureTurn, { decisionId: string; auditId?: string; turnId: string }>;
 }
+
+/** The turns buildFixture records a gate decision for. */
+export type FixtureTurn = `${'alice' | 'carol' | 'dave' | 'gina'}${0 | 1}` | 'bob0' | 'hank0' | 'frank0' | `erin${0 | 1 | 2}`;
 
 export async function buildFixture(): Promise<Fixture> {
   const ws = tempWorkspace('reflection-dataset-');
@@ -47,14 +50,14 @@ export async function buildFixture(): Promise<Fixture> {
   let clock = BASE;
   const ctx: ServiceContext = { db, workspaceDir: ws, now: () => clock, actor: 'tester' };
   const files: Record<string, string> = {};
-  const ids: Fixture['ids'] = {};
+  const ids = {} as Fixture['ids']; // every key is filled by the turns below
 
   const session = (id: string) => {
-    const [, channel, target] = id.split(':');
+    const [, channel = '', target = ''] = id.split(':');
     rec.upsertSession({ id, channelId: channel, conversationTarget: target, createdAt: clock, lastActivityAt: clock });
   };
   const turn = (
-    key: string,
+    key: FixtureTurn,
     sessionId: string,
     user: string,
     agent: string,
@@ -130,7 +133,7 @@ export async function buildFixture(): Promise<Fixture> {
   // Three identical turns: one cluster, exported once. They match Hank's pattern.
   session(S.erin);
   for (let i = 0; i < 3; i++) {
-    turn(`erin${i}`, S.erin, 'I like green tea with my breakfast every day.', 'Green tea with breakfast, got it.', {
+    turn(`erin${i as 0 | 1 | 2}`, S.erin, 'I like green tea with my breakfast every day.', 'Green tea with breakfast, got it.', {
       decision: 'UPDATE_USER', fact: 'likes green tea with breakfast', reason: 'A stable daily habit of the user, worth remembering.',
       write: { status: 'written', file: 'USER.md' },
     });

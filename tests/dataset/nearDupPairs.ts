@@ -130,7 +130,7 @@ export async function runNearDupPairs(dir: string, pairs = NEAR_DUP_PAIRS): Prom
   });
   await collectSamples(m.ctx, {});
   const clusterOf = m.db.prepare('SELECT cluster_id FROM dataset_samples WHERE source_key = ?').pluck();
-  const outcomes = pairs.map((pair, i) => ({ pair, merged: clusterOf.get(`pos:${ids[i][0]}`) === clusterOf.get(`pos:${ids[i][1]}`) }));
+  const outcomes = pairs.map((pair, i) => ({ pair, merged: clusterOf.get(`pos:${ids[i]![0]}`) === clusterOf.get(`pos:${ids[i]![1]}`) })); // ids has one entry per pair
   m.db.close();
   return outcomes;
 }

@@ -50,6 +50,7 @@ describe('dataset review', () => {
     const f = await buildFixture();
     await collectSamples(f.ctx, {});
     const [a, b] = listSamples(f.ctx, { type: 'memory_gate_positive', limit: 2 }).items;
+    if (!a || !b) throw new Error('the fixture has at least two positives');
     const approved = await reviewSample(f.ctx, { sampleId: a.id, action: 'approve', notes: 'good sample' });
     expect(approved).toMatchObject({ annotationStatus: 'approved', annotatedBy: 'tester', annotationNotes: 'good sample' });
     const edited = await reviewSample(f.ctx, {
@@ -105,12 +106,12 @@ describe('dataset review', () => {
     expect(stats.byStatus.reduce((a, s) => a + s.count, 0)).toBe(31);
     expect(stats.qualityDistribution.reduce((a, b) => a + b.count, 0)).toBe(31);
     expect(stats.clusters).toBeLessThan(31);
-    expect(stats.daily[0].date).toBe('2026-03-01');
+    expect(stats.daily[0]!.date).toBe('2026-03-01');
     const report = qualityReport(f.ctx, { weakest: 3 });
     expect(report.factors.map((x) => x.factor)).toEqual(['score', 'conversationClarity', 'decisionConfidence', 'factVerifiability']);
     for (const x of report.factors) expect(x.histogram.reduce((a, b) => a + b, 0)).toBe(31);
     expect(report.weakest.length).toBe(3);
-    expect(report.weakest[0].qualityScore!).toBeLessThanOrEqual(report.weakest[2].qualityScore!);
+    expect(report.weakest[0]!.qualityScore!).toBeLessThanOrEqual(report.weakest[2]!.qualityScore!);
   });
 
   it('CLI: collect, interactive review from piped lines, approve, stats and export', async () => {
@@ -127,11 +128,11 @@ describe('dataset review', () => {
     expect(review.stdout).toContain('approved 1, rejected 1, skipped 1');
     const db = openWorkspaceDatabase(f.ws).db;
     const status = (id: string) => db.prepare('SELECT annotation_status FROM dataset_samples WHERE id = ?').pluck().get(id);
-    expect(status(pending[0].id)).toBe('approved');
-    expect(status(pending[1].id)).toBe('rejected');
-    expect(status(pending[2].id)).toBe('needs_review');
+    expect(status(pending[0]!.id)).toBe('approved');
+    expect(status(pending[1]!.id)).toBe('rejected');
+    expect(status(pending[2]!.id)).toBe('needs_review');
     db.close();
-    expect(run(['reject', pending[2].id, '--notes', 'not useful']).stdout).toContain('rejected');
+    expect(run(['reject', pending[2]!.id, '--notes', 'not useful']).stdout).toContain('rejected');
     const bad = run(['list', '--quality-above', '3']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--quality-above');

@@ -31,7 +31,7 @@ describe('feedback signal lexicons', () => {
   it('quotes the clause as evidence, with a confidence', () => {
     const [s] = detectFeedbackSignals('Here is the log. That is wrong, the port is 8080! Anyway.');
     expect(s).toMatchObject({ type: 'reject', evidence: 'That is wrong, the port is 8080!', language: 'en', source: 'user' });
-    expect(s.confidence).toBeGreaterThanOrEqual(0.5);
+    expect(s!.confidence).toBeGreaterThanOrEqual(0.5);
   });
 });
 

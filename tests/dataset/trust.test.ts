@@ -68,8 +68,8 @@ describe('what a record trains', () => {
       expect(openaiRecord(c).messages.at(-1)).toEqual({ role: 'assistant', content: target });
       expect(ktoRecords(c)[0]).toEqual({ prompt: expect.stringContaining(instruction), completion: target, label: true });
     });
-    expect(sharegptRecord(KNOWN[0]).conversations[1]).toMatchObject({ memory_gate_decision: 'UPDATE_USER', candidate_fact: 'prefers morning check-ins' });
-    expect(sharegptRecord(KNOWN[3]).conversations[1]).toMatchObject({ write_guardian_action: 'write', target_file: 'USER.md' });
+    expect(sharegptRecord(KNOWN[0]!).conversations[1]).toMatchObject({ memory_gate_decision: 'UPDATE_USER', candidate_fact: 'prefers morning check-ins' });
+    expect(sharegptRecord(KNOWN[3]!).conversations[1]).toMatchObject({ write_guardian_action: 'write', target_file: 'USER.md' });
   });
 
   it('a refused write sees the same file content as a written one', async () => {
@@ -193,10 +193,10 @@ describe('preference exports against the consumers\' documented schemas', () => 
     for (const rec of recs) {
       expect(Object.keys(rec).sort()).toEqual(['chosen', 'input', 'instruction', 'rejected']);
       for (const v of Object.values(rec)) expect(typeof v).toBe('string');
-      expect(rec.chosen.toLowerCase()).not.toBe(rec.rejected.toLowerCase());
+      expect(rec.chosen!.toLowerCase()).not.toBe(rec.rejected!.toLowerCase());
     }
     // the guardian refused a lasting preference; the curator said write: a guardian pair on the guardian prompt
-    const guardianPair = recs.find((x) => x.instruction === GUARDIAN_INSTRUCTION && x.input.includes('prefers Chinese answers'))!;
+    const guardianPair = recs.find((x) => x.instruction === GUARDIAN_INSTRUCTION && x.input!.includes('prefers Chinese answers'))!;
     expect(guardianPair.chosen).toMatch(/^Action: write\nTarget file: USER.md/);
     expect(guardianPair.rejected).toMatch(/^Action: refuse/);
     const info = JSON.parse(fs.readFileSync(path.join(r.outDir, 'dataset_info.json'), 'utf8'));
@@ -261,8 +261,8 @@ describe('the export folder loads with the consumers\' rules', () => {
     await exportDataset(m.ctx, { format: 'alpaca', outDir: dir, ...ALL });
     await exportDataset(m.ctx, { format: 'sharegpt', outDir: dir, ...ALL });
     const info = JSON.parse(fs.readFileSync(path.join(dir, 'dataset_info.json'), 'utf8')) as Record<string, { file_name: string; formatting: string }>;
-    expect(info.reflection_alpaca_train.file_name).toBe('alpaca.train.jsonl');
-    expect(info.reflection_sharegpt_train.file_name).toBe('sharegpt.train.jsonl');
+    expect(info.reflection_alpaca_train!.file_name).toBe('alpaca.train.jsonl');
+    expect(info.reflection_sharegpt_train!.file_name).toBe('sharegpt.train.jsonl');
     for (const [key, entry] of Object.entries(info)) {
       const first = readJsonl(fs.readFileSync(path.join(dir, entry.file_name), 'utf8'))[0] as Record<string, unknown>;
       expect(first, key).toHaveProperty(entry.formatting === 'alpaca' ? 'instruction' : 'conversations');
@@ -280,7 +280,7 @@ describe('CSV, token limits and edits', () => {
     m.turn('\t=cmd|session', '\r=HYPERLINK("http://evil")', '@agent', { decision: 'UPDATE_USER', fact: `-2+3 ${long}`, write: { status: 'written', file: 'USER.md' } });
     await collectSamples(m.ctx, {});
     const r = await exportDataset(m.ctx, { format: 'csv', outDir: path.join(m.ws, 'csv'), trainSplit: 1, ...ALL });
-    const parsed = Papa.parse<string[]>(fs.readFileSync(r.files[0].path, 'utf8'), { skipEmptyLines: true });
+    const parsed = Papa.parse<string[]>(fs.readFileSync(r.files[0]!.path, 'utf8'), { skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
     for (const row of parsed.data.slice(1)) {
       for (const cell of row) {
@@ -288,7 +288,7 @@ describe('CSV, token limits and edits', () => {
         expect(cell.length).toBeLessThanOrEqual(32_767);
       }
     }
-    expect(parsed.data.slice(1).some((row) => row[1].startsWith("'\t=cmd"))).toBe(true);
+    expect(parsed.data.slice(1).some((row) => row[1]!.startsWith("'\t=cmd"))).toBe(true);
     expect(parsed.data.slice(1).some((row) => row.some((c) => c.includes('…[truncated')))).toBe(true);
     expect(r.summary.csvCellsTruncated).toBeGreaterThan(0);
   });

@@ -50,14 +50,14 @@ describe('migration runner', () => {
     old.close();
 
     const { db, migration } = openWorkspaceDatabase(ws);
-    expect(migration.from).toBe(first[0].version);
+    expect(migration.from).toBe(first[0]!.version);
     expect(migration.applied.length).toBe(loadMigrations().length - 1);
-    expect(migration.backupPath).toBe(`${file}.v${first[0].version}.bak`);
+    expect(migration.backupPath).toBe(`${file}.v${first[0]!.version}.bak`);
     expect(db.prepare('SELECT id FROM sessions').pluck().all()).toEqual(['kept']);
     expect(tables(db)).toContain('turns_fts');
     db.close();
     const backup = new Database(migration.backupPath!, { readonly: true });
-    expect(backup.pragma('user_version', { simple: true })).toBe(first[0].version);
+    expect(backup.pragma('user_version', { simple: true })).toBe(first[0]!.version);
     expect(backup.prepare('SELECT id FROM sessions').pluck().all()).toEqual(['kept']);
     expect(tables(backup)).not.toContain('turns_fts');
     expect(backup.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -18,8 +18,9 @@ function readChecksums(dir: string): Map<string, string> {
     if (!line || line.startsWith('#')) continue;
     const m = /^([0-9a-f]{64}) [ *]?(\S+)$/.exec(line);
     if (!m) throw new Error(`migrations/CHECKSUMS line ${i + 1} is not "<sha256>  <file>": ${line}`);
-    if (listed.has(m[2])) throw new Error(`migrations/CHECKSUMS lists ${m[2]} twice`);
-    listed.set(m[2], m[1]);
+    const [, sum = '', file = ''] = m; // both groups are required by the pattern
+    if (listed.has(file)) throw new Error(`migrations/CHECKSUMS lists ${file} twice`);
+    listed.set(file, sum);
   }
   return listed;
 }

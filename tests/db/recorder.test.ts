@@ -79,7 +79,7 @@ describe('recorder', () => {
     const ids = Array.from({ length: 20_000 }, (_, i) => fastUlid(1_700_000_000_000 + i));
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every(isValid)).toBe(true);
-    expect(decodeTime(ids[123])).toBe(1_700_000_000_123);
+    expect(decodeTime(ids[123]!)).toBe(1_700_000_000_123);
     // Every Crockford character shows up in the random part: the byte-to-character mapping covers the alphabet.
     expect(new Set(ids.map((id) => id.slice(10)).join('')).size).toBe(32);
   });

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase } from '../../src/core/db/connection';
-import { listDecisionsSql } from '../../src/core/gate';
-import { listSessionsSql } from '../../src/core/sessions';
+import { listDecisionsPlanSql } from '../../src/core/gate';
+import { listSessionsPlanSql } from '../../src/core/sessions';
 import { encodeCursor } from '../../src/core/db/paging';
 import { tempWorkspace } from '../helpers/workspace';
 
@@ -84,7 +84,7 @@ describe('schema of seed 000', () => {
       [{ turnId: 't1' }, /SEARCH d USING INDEX idx_decisions_turn \(turn_id=\?\)/],
     ];
     for (const [filters, expected] of cases) {
-      const { sql, params } = listDecisionsSql(ctx, filters);
+      const { sql, params } = listDecisionsPlanSql(ctx, filters);
       const lines = plan(db, sql, params);
       expect(lines.join('\n'), JSON.stringify(filters)).toMatch(expected);
       // The outer query never sorts: rows come in index order (the write-status subquery probes idx_audit_decision).
@@ -92,7 +92,7 @@ describe('schema of seed 000', () => {
       if (!filters.turnId) expect(lines.filter((l) => l.includes('TEMP B-TREE'))).toEqual([]);
       expect(lines.join('\n')).toMatch(/SEARCH a USING INDEX idx_audit_decision/);
     }
-    const s = listSessionsSql({ cursor: encodeCursor([5, 1]) });
+    const s = listSessionsPlanSql({ cursor: encodeCursor([5, 1]) });
     expect(plan(db, s.sql, s.params).join('\n')).toMatch(/SEARCH s USING INDEX idx_sessions_activity \(last_activity_at<\?\)/);
     db.close();
   });

@@ -47,7 +47,7 @@ describe('reflection CLI on a demo workspace', () => {
     expect(r.stdout).toMatch(/Agent: /);
     expect(r.stdout).toMatch(/5 decision\(s\); more with --cursor \S+/);
     const next = JSON.parse(cli('gate', 'list', '--workspace', ws, '-d', 'UPDATE_USER', '-l', '5', '--cursor', json.nextCursor, '--json').stdout);
-    expect(next.items[0].id).not.toBe(json.items[0].id);
+    expect(next.items[0]!.id).not.toBe(json.items[0]!.id);
     expect(r.stdout).not.toMatch(/\u001b\[/);
   });
 

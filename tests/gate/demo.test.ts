@@ -70,9 +70,9 @@ describe('demo workspace', () => {
         JOIN file_snapshots b ON b.id = w.before_snapshot_id JOIN file_snapshots a2 ON a2.id = w.after_snapshot_id
         WHERE w.target_file = ? AND w.status = 'written' ORDER BY w.created_at, w.rowid`).all(file) as Array<{ before: string; after: string }>;
       expect(chain.length, file).toBeGreaterThan(0);
-      for (let i = 1; i < chain.length; i++) expect(chain[i].before).toBe(chain[i - 1].after);
+      for (let i = 1; i < chain.length; i++) expect(chain[i]!.before).toBe(chain[i - 1]!.after);
       for (const link of chain) expect(link.after).not.toBe(link.before);
-      expect(chain[chain.length - 1].after).toBe(onDisk);
+      expect(chain.at(-1)?.after).toBe(onDisk);
     }
     // The guardian sees the files exactly as recorded: nothing to report as an outside edit.
     expect(recordExternalChanges({ db, workspaceDir: ws })).toEqual([]);
@@ -87,8 +87,8 @@ describe('demo workspace', () => {
     expect(db.prepare("SELECT count(*) FROM conversation_turns WHERE user_message_content GLOB '*1[3-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]*'").pluck().get()).toBeGreaterThan(0);
     expect(has('%sk-proj-%')).toBeGreaterThan(0);
     const hostile = db.prepare('SELECT user_message_content AS u, agent_message_content AS a FROM conversation_turns WHERE session_id = ? ORDER BY turn_number').all(HOSTILE_SESSION_ID) as Array<{ u: string; a: string }>;
-    expect(hostile[0].u).toBe('<img src=x onerror=alert(1)>');
-    expect(hostile[0].a).toContain('[click me](javascript:alert(1))');
+    expect(hostile[0]!.u).toBe('<img src=x onerror=alert(1)>');
+    expect(hostile[0]!.a).toContain('[click me](javascript:alert(1))');
   });
 
   it('is deterministic: the same seed gives identical database content and files; another seed does not', () => {

@@ -7,7 +7,8 @@ import type { ServiceContext } from '../../src/core/context';
 import { generateDemoWorkspace, HOSTILE_SESSION_ID, TOUR_SESSION_ID } from '../../src/core/demo';
 import { exportDecisions, gateStats, listDecisions, showDecision, statsOverview } from '../../src/core/gate';
 import { search } from '../../src/core/search';
-import { getTurn, listSessions, listTurns } from '../../src/core/sessions';
+import { getSession, getTurn, listSessions, listTurns } from '../../src/core/sessions';
+import type { GateDecision } from '../../src/shared/domain';
 import { tempWorkspace } from '../helpers/workspace';
 
 let ctx: ServiceContext;
@@ -38,13 +39,13 @@ describe('gate list', () => {
   it('filters by session, decision, time range and text, with the conversation text on each row', () => {
     const bySession = listDecisions(ctx, { sessionId: TOUR_SESSION_ID, limit: 100 });
     expect(bySession.items.length).toBe(18);
-    expect(bySession.items.every((i) => i.sessionId === TOUR_SESSION_ID && i.userMessage.length > 0 && i.agentReply.length > 0)).toBe(true);
+    expect(bySession.items.every((i) => i.sessionId === TOUR_SESSION_ID && i.userMessage!.length > 0 && i.agentReply!.length > 0)).toBe(true);
     const users = listDecisions(ctx, { decision: 'UPDATE_USER', limit: 5 });
     expect(users.items.map((i) => i.decision)).toEqual(Array(5).fill('UPDATE_USER'));
     expect(users.items.some((i) => i.writeStatus !== null)).toBe(true);
     const mid = all('SELECT created_at FROM memory_gate_decisions ORDER BY created_at').map((r) => r.created_at as number);
-    const since = mid[100];
-    const until = mid[150];
+    const since = mid[100]!;
+    const until = mid[150]!;
     const range = listDecisions(ctx, { since, until, limit: 1000 });
     expect(range.items.length).toBe(mid.filter((t) => t >= since && t < until).length);
     const iso = listDecisions(ctx, { since: new Date(since).toISOString(), until: new Date(until).toISOString(), limit: 1000 });
@@ -55,7 +56,7 @@ describe('gate list', () => {
     expect(zh.items.length).toBeGreaterThan(0);
     expect(zh.items.every((i) => `${i.reason}${i.candidateFact}${i.userMessage}${i.agentReply}`.includes('咖啡'))).toBe(true);
     const withContext = listDecisions(ctx, { sessionId: TOUR_SESSION_ID, limit: 2, withContext: true });
-    expect(withContext.items[0].context!.length).toBeGreaterThan(1);
+    expect(withContext.items[0]!.context!.length).toBeGreaterThan(1);
   });
 
   it('names bad filters', () => {
@@ -70,13 +71,14 @@ describe('gate list', () => {
 
 describe('gate show, stats, export', () => {
   it('shows a decision by id or unique prefix with its turn, context and writes with diffs', () => {
-    const id = all("SELECT d.id FROM memory_gate_decisions d JOIN write_guardian_audit a ON a.decision_id = d.id WHERE a.status = 'written' LIMIT 1")[0].id as string;
+    const id = all("SELECT d.id FROM memory_gate_decisions d JOIN write_guardian_audit a ON a.decision_id = d.id WHERE a.status = 'written' LIMIT 1")[0]!.id as string;
     const full = showDecision(ctx, id, { withContext: true });
     expect(full.decision.id).toBe(id);
     expect(full.turn.id).toBe(full.decision.turnId);
-    expect(full.context[full.context.length - 1].message).toBe(full.turn.userMessage.content);
-    expect(full.writes[0].status).toBe('written');
-    expect(full.writes[0].diff).toContain('@@');
+    expect(full.context.at(-1)?.message).toBe(full.turn.userMessage);
+    expect(full.decision.model).toBeTruthy();
+    expect(full.writes[0]!.status).toBe('written');
+    expect(full.writes[0]!.diff).toContain('@@');
     expect(JSON.parse(full.decision.rawResponse!).decision).toBe(full.decision.decision);
     expect(showDecision(ctx, id.slice(0, 20).toLowerCase()).decision.id).toBe(id);
     expect(() => showDecision(ctx, 'ZZZZZZZZZZ')).toThrow(/not found/);
@@ -86,24 +88,24 @@ describe('gate show, stats, export', () => {
     const s = gateStats(ctx);
     const expected = all('SELECT decision, count(*) AS n, avg(llm_latency_ms) AS a FROM memory_gate_decisions GROUP BY decision');
     for (const e of expected) {
-      const row = s.byDecision.find((r) => r.decision === e.decision)!;
-      expect(row.count).toBe(e.n);
-      expect(row.avgLatencyMs).toBe(Math.round(e.a as number));
+      const decision = e.decision as GateDecision;
+      expect(s.totals.byDecision[decision]).toBe(e.n);
+      expect(s.totals.avgLatencyByDecision[decision]).toBe(Math.round(e.a as number));
     }
-    const daily = gateStats(ctx, { groupBy: 'day', limit: 1000 });
-    expect(daily.rows.reduce((n, r) => n + r.total, 0)).toBe(s.total);
-    expect(daily.rows[0].key > daily.rows[daily.rows.length - 1].key).toBe(true);
-    const weekly = gateStats(ctx, { groupBy: 'week', limit: 1000 });
-    for (const r of weekly.rows) expect(new Date(`${r.key}T00:00:00Z`).getUTCDay()).toBe(1);
-    expect(weekly.rows.reduce((n, r) => n + r.total, 0)).toBe(s.total);
+    const daily = gateStats(ctx, { groupBy: 'daily', limit: 1000 });
+    expect(daily.buckets.reduce((n, r) => n + r.total, 0)).toBe(s.totals.total);
+    expect(daily.buckets[0]!.key > daily.buckets.at(-1)!.key).toBe(true);
+    const weekly = gateStats(ctx, { groupBy: 'weekly', limit: 1000 });
+    for (const r of weekly.buckets) expect(new Date(`${r.key}T00:00:00Z`).getUTCDay()).toBe(1);
+    expect(weekly.buckets.reduce((n, r) => n + r.total, 0)).toBe(s.totals.total);
     // Filters apply to stats too, including short free text that needs the turn's messages.
     for (const query of ['咖啡', '早上偏好']) {
-      expect(gateStats(ctx, { query }).total).toBe(listDecisions(ctx, { query, limit: 1000 }).items.length);
+      expect(gateStats(ctx, { query }).totals.total).toBe(listDecisions(ctx, { query, limit: 1000 }).items.length);
     }
-    expect(gateStats(ctx, { decision: 'UPDATE_SOUL' }).total).toBe(s.byDecision.find((r) => r.decision === 'UPDATE_SOUL')!.count);
+    expect(gateStats(ctx, { decision: 'UPDATE_SOUL' }).totals.total).toBe(s.totals.byDecision.UPDATE_SOUL);
     const bySession = gateStats(ctx, { groupBy: 'session', limit: 3 });
-    expect(bySession.rows.length).toBe(3);
-    expect(bySession.rows[0].total).toBeGreaterThanOrEqual(bySession.rows[1].total);
+    expect(bySession.buckets.length).toBe(3);
+    expect(bySession.buckets[0]!.total).toBeGreaterThanOrEqual(bySession.buckets[1]!.total);
   });
 
   it('exports CSV that papaparse reads back, skipping opted-out sessions and neutralizing formulas', async () => {
@@ -114,12 +116,12 @@ describe('gate show, stats, export', () => {
     expect(text.charCodeAt(0)).toBe(0xfeff);
     const parsed = Papa.parse<Record<string, string>>(text.slice(1), { header: true, skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
-    const total = all('SELECT count(*) AS n FROM memory_gate_decisions WHERE session_id <> ?', HOSTILE_SESSION_ID)[0].n;
+    const total = all('SELECT count(*) AS n FROM memory_gate_decisions WHERE session_id <> ?', HOSTILE_SESSION_ID)[0]!.n;
     expect(result.rows).toBe(total);
     expect(parsed.data.length).toBe(total);
     expect(parsed.data.some((r) => r.session_id === HOSTILE_SESSION_ID)).toBe(false);
-    expect(parsed.data.some((r) => /[一-龥]/.test(r.user_message))).toBe(true);
-    expect(parsed.data.every((r) => !/^[=+\-@]/.test(r.reason))).toBe(true);
+    expect(parsed.data.some((r) => /[一-龥]/.test(r.user_message ?? ''))).toBe(true);
+    expect(parsed.data.every((r) => !/^[=+\-@]/.test(r.reason ?? ''))).toBe(true);
     const json = path.join(ctx.workspaceDir, 'd.json');
     await exportDecisions(ctx, { format: 'json', file: json, decision: 'UPDATE_SOUL' });
     const rows = JSON.parse(fs.readFileSync(json, 'utf8')) as Array<{ decision: string }>;
@@ -128,7 +130,7 @@ describe('gate show, stats, export', () => {
     // Personal data leaves only when asked for: the demo's e-mail addresses are placeholders by default.
     const emails = all("SELECT user_message_content AS m FROM conversation_turns WHERE user_message_content LIKE '%@example.com%'");
     expect(emails.length).toBeGreaterThan(0);
-    const address = /[\w.]+@example\.com/.exec(emails[0].m as string)![0];
+    const address = /[\w.]+@example\.com/.exec(emails[0]!.m as string)![0];
     expect(text).not.toContain(address);
     expect(text).toContain('[EMAIL_1]');
     const rawFile = path.join(ctx.workspaceDir, 'decisions-pii.csv');
@@ -153,42 +155,49 @@ describe('sessions, search, overview', () => {
     const tour = listSessions(ctx, { query: 'dm-alex', limit: 50 }).items.find((s) => s.id === TOUR_SESSION_ID)!;
     expect(tour.turnCount).toBe(18);
     expect(tour.decisionCount).toBe(18);
+    // sessions.get is a lookup by key: the exact session, never one whose key merely contains it.
+    const detail0 = getSession(ctx, TOUR_SESSION_ID);
+    expect(detail0).toMatchObject({ id: TOUR_SESSION_ID, turnCount: 18, decisionCount: 18, excluded: false });
+    expect(detail0.writeCount).toBe(all(`SELECT count(*) AS n FROM write_guardian_audit WHERE session_id = '${TOUR_SESSION_ID}'`)[0]!.n);
+    expect(() => getSession(ctx, TOUR_SESSION_ID.slice(0, -1))).toThrow(/not found/);
     const page1 = listTurns(ctx, { sessionId: TOUR_SESSION_ID, limit: 10 });
     const page2 = listTurns(ctx, { sessionId: TOUR_SESSION_ID, limit: 10, cursor: page1.nextCursor! });
     expect([...page1.items, ...page2.items].map((t) => t.turnNumber)).toEqual(Array.from({ length: 18 }, (_, i) => i));
     expect(page2.nextCursor).toBeNull();
     const withWrite = page1.items.find((t) => t.writes.length > 0)!;
-    expect(withWrite.decisions[0].decision).not.toBe('NO_WRITE');
-    expect(withWrite.writes[0].decisionId).toBe(withWrite.decisions[0].id);
+    expect(withWrite.decisions[0]!.decision).not.toBe('NO_WRITE');
+    expect(withWrite.writes[0]!.decisionId).toBe(withWrite.decisions[0]!.id);
     const detail = getTurn(ctx, withWrite.id);
     expect(detail.context.length).toBeGreaterThan(0);
-    expect(detail.turn.decisions.length).toBe(1);
+    expect(detail.decisions.length).toBe(1);
+    expect(detail.turn.id).toBe(withWrite.id);
     expect(() => listTurns(ctx, { sessionId: 'nope' })).toThrow(/not found/);
   });
 
   it('finds a Chinese phrase with match offsets, falls back to a bounded scan for short queries, and never errors on FTS syntax', () => {
-    const r = search(ctx, { query: '早上偏好', limit: 5 });
+    const r = search(ctx, { text: '早上偏好', limit: 5 });
     expect(r.mode).toBe('fts');
-    expect(r.hits.length).toBeGreaterThan(0);
-    for (const h of r.hits) {
-      const s = h.snippets[0];
-      expect(s.text.slice(s.matches[0].start, s.matches[0].end)).toBe('早上偏好');
+    expect(r.items.length).toBeGreaterThan(0);
+    for (const h of r.items) {
+      const [start, end] = h.matches[0]!;
+      expect(h.text.slice(start, end)).toBe('早上偏好');
     }
-    const short = search(ctx, { query: '咖啡', limit: 5 });
+    const short = search(ctx, { text: '咖啡', limit: 5 });
     expect(short.mode).toBe('scan');
-    expect(short.hits.length).toBeGreaterThan(0);
-    expect(short.hits[0].snippets.some((s) => s.text.includes('咖啡'))).toBe(true);
+    expect(short.items.length).toBeGreaterThan(0);
+    expect(short.items[0]!.text).toContain('咖啡');
+    expect(search(ctx, { text: '早上偏好', kinds: ['decision'] }).items.every((h) => h.kind === 'decision')).toBe(true);
     for (const q of ['"', 'AND', 'NEAR(a b', '*', 'user_message_content:x', "'; DROP TABLE sessions; --", '(((']) {
-      expect(() => search(ctx, { query: q }), q).not.toThrow();
+      expect(() => search(ctx, { text: q }), q).not.toThrow();
     }
-    const hostile = search(ctx, { query: 'onerror=alert', limit: 5 });
-    expect(hostile.hits[0].snippets[0].text).toContain('<img src=x onerror=alert(1)>');
-    expect(() => search(ctx, { query: '   ' })).toThrow(/query/);
+    const hostile = search(ctx, { text: 'onerror=alert', limit: 5 });
+    expect(hostile.items[0]!.text).toContain('<img src=x onerror=alert(1)>');
+    expect(() => search(ctx, { text: '   ' })).toThrow(/text/);
   });
 
   it('summarizes totals, decisions per day by type and write outcomes by status', () => {
     const o = statsOverview(ctx, { days: 365 });
-    expect(o.totals.turns).toBe(all('SELECT count(*) AS n FROM conversation_turns')[0].n);
+    expect(o.totals.turns).toBe(all('SELECT count(*) AS n FROM conversation_turns')[0]!.n);
     expect(o.decisionsPerDay.reduce((n, d) => n + d.total, 0)).toBe(o.totals.decisions);
     expect(o.writeOutcomes.reduce((n, w) => n + w.count, 0)).toBe(o.totals.writes);
     expect(o.writeOutcomes.find((w) => w.status === 'written')!.count).toBeGreaterThan(0);

@@ -62,7 +62,7 @@ describe('reflection guardian on the demo workspace', () => {
     const out = path.join(dir, 'audits.csv');
     execFileSync('node', [bin, 'guardian', 'export', '--format', 'csv', '-o', out, '--workspace', dir], { encoding: 'utf8', stdio: 'pipe' });
     const lines = fs.readFileSync(out, 'utf8').trim().split('\r\n');
-    expect(lines[0].startsWith('id,createdAt,sessionId')).toBe(true);
+    expect(lines[0]!.startsWith('id,createdAt,sessionId')).toBe(true);
     expect(lines.length).toBeGreaterThan(3);
   }, 120_000);
 

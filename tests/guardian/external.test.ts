@@ -57,7 +57,7 @@ describe('migration 0030 on a database with recorded writes', () => {
     fs.writeFileSync(path.join(dir, 'SOUL.md'), '# Soul\n- v2\n- edited outside\n');
     const changes = recordExternalChanges({ db, workspaceDir: dir, now: () => 30 }, ['SOUL.md']);
     expect(changes).toHaveLength(1);
-    expect(db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(changes[0].auditId)).toContain('+- edited outside');
+    expect(db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(changes[0]!.auditId)).toContain('+- edited outside');
     db.close();
   });
 });

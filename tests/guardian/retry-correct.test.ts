@@ -68,7 +68,7 @@ describe('correctWrite', () => {
     const future = listFutureCorrections(f.ctx);
     expect(future).toHaveLength(1);
     expect(future[0]).toMatchObject({ pattern: '用户的密码是', targetFile: 'USER.md', correctedStatus: 'refused' });
-    expect(future[0].keywords).toContain('密码');
+    expect(future[0]!.keywords).toContain('密码');
     expect(matchFutureCorrections(future, { text: '记住:用户的密码是 swordfish', targetFile: 'USER.md' })).toHaveLength(1);
     expect(matchFutureCorrections(future, { text: '用户喜欢喝茶', targetFile: 'USER.md' })).toHaveLength(0);
     expect(matchFutureCorrections(future, { text: '用户的密码是 x', targetFile: 'MEMORY.md' })).toHaveLength(0);
@@ -113,7 +113,7 @@ describe('queries, export and retention', () => {
     const c = collect();
     await exportAudits(f.ctx, { format: 'csv' }, c.out);
     const rows = Papa.parse<string[]>(c.text().trim()).data;
-    expect(rows[1][rows[0].indexOf('candidateFact')]).toBe('\'=HYPERLINK("x")');
+    expect(rows[1]![rows[0]!.indexOf('candidateFact')]).toBe('\'=HYPERLINK("x")');
     const m = collect();
     await exportAudits(f.ctx, { format: 'markdown' }, m.out);
     expect(m.text()).toContain('```diff');

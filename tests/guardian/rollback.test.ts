@@ -129,9 +129,9 @@ describe('rollbackWrite', () => {
     expect(status(f, id)).toBe('rolled_back');
     const h = fileHistory(f.ctx, { file: 'USER.md' }).items;
     expect(h.map((e) => e.source)).toEqual(['rollback', 'rollback', 'plugin']);
-    expect(h[0].who).toBe('rollback by tester');
-    expect(h[0].why).toBe('it was right after all');
-    expect(h[2].rolledBack).toMatchObject({ reason: 'not sure', rollbackAuditId: r1.rollbackAuditId });
+    expect(h[0]!.who).toBe('rollback by tester');
+    expect(h[0]!.why).toBe('it was right after all');
+    expect(h[2]!.rolledBack).toMatchObject({ reason: 'not sure', rollbackAuditId: r1.rollbackAuditId });
     f.close();
   });
 });
@@ -143,6 +143,7 @@ describe('rollback of other kinds of writes and settings', () => {
     recordExternalChanges(f.ctx);
     f.write('IDENTITY.md', '# Identity\n- name: Clawd (typo by hand)\n');
     const [ext] = recordExternalChanges(f.ctx);
+    if (!ext) throw new Error('the edit on disk was not recorded');
     const r = await rollbackWrite(f.ctx, { auditId: ext.auditId, reason: 'undo my typo' });
     expect(r.mode).toBe('restore');
     expect(f.read('IDENTITY.md')).toBe('# Identity\n- name: Claw\n');
@@ -169,7 +170,7 @@ describe('rollbackSession', () => {
     expect(res.items.map((i) => [i.auditId, i.ok, i.error?.kind])).toEqual([[clean, true, undefined], [conflicting, false, 'Conflict']]);
     // the refused write carries its conflict as a result, with the overlapping lines, not only a message
     expect(res.items.map((i) => i.result?.status)).toEqual(['rolled_back', 'conflict']);
-    expect(res.items[1].result?.conflict?.regions[0]).toMatchObject({ current: ['- city: Paris 11e'] });
+    expect(res.items[1]!.result?.conflict?.regions[0]).toMatchObject({ current: ['- city: Paris 11e'] });
     expect(f.read('TOOLS.md')).toBeNull();
     expect(f.read('USER.md')).toBe('# User\n- city: Paris 11e\n');
     await expect(rollbackSession(f.ctx, { sessionKey: 'channel:none' })).rejects.toMatchObject({ kind: 'NotFound' });

@@ -9,9 +9,9 @@ const WRITES = Number(process.env.HEALTH_BLAME_WRITES ?? 10_000);
 
 function expectMatches(blamed: ReturnType<typeof blameFile>, truth: TrackedLine[]) {
   expect(blamed.lines.map((l) => l.text)).toEqual(truth.map((l) => l.text));
-  const wrongWriter = blamed.lines.filter((l, i) => l.write?.auditId !== truth[i].producer);
+  const wrongWriter = blamed.lines.filter((l, i) => l.write?.auditId !== truth[i]?.producer);
   expect(wrongWriter.map((l) => `${l.line}: ${l.text}`)).toEqual([]);
-  const linked = truth.map((t, i) => ({ t, b: blamed.lines[i] })).filter((x) => x.t.prevProducer);
+  const linked = truth.map((t, i) => ({ t, b: blamed.lines[i]! })).filter((x) => x.t.prevProducer); // same length, checked above
   const wrongHistory = linked.filter((x) => x.b.history[0]?.write.auditId !== x.t.prevProducer);
   expect(wrongHistory.map((x) => x.b.text)).toEqual([]);
   return linked.length;
@@ -37,7 +37,7 @@ describe('blame over a long generated history', () => {
     expect(h.db.prepare("SELECT count(*) FROM memory_versions WHERE line_map IS NULL").pluck().get()).toBe(0);
     const one = blameFile(h.ctx, { file: 'USER.md', line: 5 });
     expect(one.lines).toHaveLength(1);
-    expect(one.lines[0].write?.auditId).toBe(h.lines[4].producer);
+    expect(one.lines[0]?.write?.auditId).toBe(h.lines[4]!.producer);
     expect(performance.now() - t0).toBeLessThan(2000); // generous: a sanity bound, the bench measures
 
     // An edit on disk that nobody recorded yet has no write.
@@ -45,7 +45,7 @@ describe('blame over a long generated history', () => {
     const dirty = blameFile(h.ctx, { file: 'USER.md' });
     expect(dirty.diskDiffers).toBe(true);
     expect(dirty.lines.at(-1)).toMatchObject({ text: '- typed by hand', write: null });
-    expect(dirty.lines[0].write?.auditId).toBe(h.lines[0].producer);
+    expect(dirty.lines[0]?.write?.auditId).toBe(h.lines[0]!.producer);
     h.db.close();
   }, 600_000);
 

@@ -11,8 +11,8 @@ describe('contradiction and duplicate finder', () => {
     ]);
     const location = groups.filter((g) => g.kind === 'contradiction' && g.attribute === 'location');
     expect(location).toHaveLength(1);
-    expect(location[0].lines.map((l) => `${l.fileName}:${l.line}`).sort()).toEqual(['MEMORY.md:2', 'USER.md:4', 'USER.md:6']);
-    expect(location[0].values.flat().sort()).toEqual(['Berlin', 'Lisbon', 'Toronto']);
+    expect(location[0]!.lines.map((l) => `${l.fileName}:${l.line}`).sort()).toEqual(['MEMORY.md:2', 'USER.md:4', 'USER.md:6']);
+    expect(location[0]!.values.flat().sort()).toEqual(['Berlin', 'Lisbon', 'Toronto']);
     expect(groups.some((g) => g.lines.some((l) => /standup/.test(l.text)))).toBe(false);
   });
 
@@ -34,11 +34,11 @@ describe('contradiction and duplicate finder', () => {
   it('finds one attribute repeated on hundreds of lines, whose words are everywhere', () => {
     const many = Array.from({ length: 300 }, (_, i) => ({ fileName: 'USER.md', line: i + 1, text: `- User's phone for urgent issues is +1 415 555 0${100 + i}.` }));
     const t0 = performance.now();
-    const groups = findConflicts([...many, { fileName: 'USER.md', line: 301, text: many[5].text }]);
+    const groups = findConflicts([...many, { fileName: 'USER.md', line: 301, text: many[5]!.text }]);
     expect(performance.now() - t0).toBeLessThan(5000);
     const phone = groups.filter((g) => g.attribute === 'phone');
     expect(phone).toHaveLength(1);
-    expect(phone[0].lines).toHaveLength(301);
+    expect(phone[0]!.lines).toHaveLength(301);
     expect(groups.filter((g) => g.kind === 'duplicate').map((g) => g.lines.map((l) => l.line))).toEqual([[6, 301]]);
   });
 });

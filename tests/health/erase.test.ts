@@ -30,6 +30,7 @@ describe('erasure across history', () => {
     const userMd = () => fs.readFileSync(path.join(dir, 'USER.md'), 'utf8');
     const emails = [...new Set(userMd().match(/[\w.]+@example\.com/g))];
     const value = emails[0];
+    if (!value) throw new Error('the demo USER.md holds an example.com address');
     await collectSamples(ctx);
     await exportConversations(ctx, {});
     await exportDataset(ctx, { format: 'raw', includePii: true, includeUnreviewed: true, includeBelowQuality: true });
@@ -108,8 +109,8 @@ describe('erasure that makes two versions identical', () => {
     const ctx: ServiceContext = { db, workspaceDir: dir };
     const value = 'sam@example.org';
     const v = ['# USER\n', `# USER\n- mail ${value}\n`, `# USER\n- mail ${ERASED_MARK}\n`, `# USER\n- mail ${ERASED_MARK}\n- likes tea\n`];
-    for (let i = 1; i < v.length; i++) rec.recordWrite({ targetFile: 'USER.md', before: v[i - 1], after: v[i], status: 'written', source: 'retry', createdAt: 1000 * i });
-    fs.writeFileSync(path.join(dir, 'USER.md'), v[3]);
+    for (let i = 1; i < v.length; i++) rec.recordWrite({ targetFile: 'USER.md', before: v[i - 1]!, after: v[i]!, status: 'written', source: 'retry', createdAt: 1000 * i });
+    fs.writeFileSync(path.join(dir, 'USER.md'), v[3]!);
     const snapshotsBefore = db.prepare('SELECT count(*) FROM file_snapshots').pluck().get() as number;
     await eraseValue(ctx, { value, confirm: true });
     expect(db.prepare('SELECT count(*) FROM file_snapshots').pluck().get()).toBe(snapshotsBefore - 1);

@@ -30,13 +30,13 @@ describe('contradictions and duplicates in the demo memory', () => {
     const byAttr = (a: string) => contradictions.filter((f) => f.attribute === a && f.detail.lines.every((l) => l.fileName === 'USER.md'));
     const phone = byAttr('phone');
     expect(phone).toHaveLength(1);
-    expect(phone[0].detail.lines.length).toBeGreaterThanOrEqual(2);
-    expect(phone[0].detail.lines.every((l) => /phone for urgent issues/.test(l.text))).toBe(true);
+    expect(phone[0]!.detail.lines.length).toBeGreaterThanOrEqual(2);
+    expect(phone[0]!.detail.lines.every((l) => /phone for urgent issues/.test(l.text))).toBe(true);
     expect(byAttr('preference').some((f) => f.detail.lines.every((l) => /coffee/.test(l.text)))).toBe(true);
     const location = byAttr('location');
     expect(location.flatMap((f) => f.detail.lines.map((l) => l.text)).join('\n')).toMatch(/Berlin[\s\S]*Lisbon|Lisbon[\s\S]*Berlin/);
     // Lines in the file are where the finding says.
-    for (const l of phone[0].detail.lines) expect(userLines(ctx)[l.line - 1]).toBe(l.text);
+    for (const l of phone[0]!.detail.lines) expect(userLines(ctx)[l.line - 1]).toBe(l.text);
     expect(scanMemoryHealth(ctx).added).toBe(0);
     ctx.db.close();
   });
@@ -45,18 +45,18 @@ describe('contradictions and duplicates in the demo memory', () => {
     const ctx = demo();
     const phone = scanMemoryHealth(ctx).open.find((f) => f.attribute === 'phone')!;
     const stale = phone.detail.lines.slice(1);
-    const staleWriters = stale.map((l) => blameFile(ctx, { file: 'USER.md', line: l.line }).lines[0].write!.auditId);
+    const staleWriters = stale.map((l) => blameFile(ctx, { file: 'USER.md', line: l.line }).lines[0]!.write!.auditId);
     const { finding, changes } = await resolveFinding(ctx, { id: phone.id, action: 'keep', keep: 0 });
     expect(finding.status).toBe('resolved');
     const text = userLines(ctx).join('\n');
-    expect(text).toContain(phone.detail.lines[0].text);
+    expect(text).toContain(phone.detail.lines[0]!.text);
     for (const l of stale) expect(text).not.toContain(l.text);
     expect(changes).toHaveLength(1);
-    const write = ctx.db.prepare('SELECT source, status, related_audit_id FROM write_guardian_audit WHERE id = ?').get(changes[0].retryAuditId) as { source: string; status: string };
+    const write = ctx.db.prepare('SELECT source, status, related_audit_id FROM write_guardian_audit WHERE id = ?').get(changes[0]!.retryAuditId) as { source: string; status: string };
     expect(write).toMatchObject({ source: 'retry', status: 'written' });
-    const corrections = ctx.db.prepare('SELECT audit_id, corrected_status, corrected_candidate_fact, retry_audit_id FROM behavior_corrections WHERE retry_audit_id = ?').all(changes[0].retryAuditId) as Array<{ audit_id: string; corrected_candidate_fact: string }>;
+    const corrections = ctx.db.prepare('SELECT audit_id, corrected_status, corrected_candidate_fact, retry_audit_id FROM behavior_corrections WHERE retry_audit_id = ?').all(changes[0]!.retryAuditId) as Array<{ audit_id: string; corrected_candidate_fact: string }>;
     expect(corrections.map((c) => c.audit_id).sort()).toEqual([...new Set(staleWriters)].sort());
-    expect(corrections[0].corrected_candidate_fact).toContain('phone for urgent issues');
+    expect(corrections[0]!.corrected_candidate_fact).toContain('phone for urgent issues');
     // The kept line is now attributed to its original write, the file's newest version to the curator write.
     expect(blameFile(ctx, { file: 'USER.md' }).headSeq).toBeGreaterThan(1);
     expect(await resolveFinding(ctx, { id: phone.id, action: 'dismiss' }).catch((e) => e.kind)).toBe('Conflict');
@@ -92,7 +92,7 @@ describe('contradictions and duplicates in the demo memory', () => {
   it('merging and dismissing close the finding with the right status', async () => {
     const ctx = demo();
     const open = scanMemoryHealth(ctx).open;
-    const coffee = open.find((f) => f.attribute === 'preference' && /coffee/.test(f.detail.lines[0].text))!;
+    const coffee = open.find((f) => f.attribute === 'preference' && /coffee/.test(f.detail.lines[0]?.text ?? ''))!;
     const merged = await resolveFinding(ctx, { id: coffee.id, action: 'merge', text: 'User no longer drinks coffee; prefers chai latte in the morning.' });
     expect(merged.finding.status).toBe('merged');
     expect(userLines(ctx).filter((l) => /no longer drinks coffee/.test(l))).toEqual(['- User no longer drinks coffee; prefers chai latte in the morning.']);
@@ -108,9 +108,9 @@ describe('secrets and personal data in memory', () => {
     const ctx = demo();
     const email = /[\w.]+@example\.com/.exec(userLines(ctx).join('\n'))![0];
     const line = userLines(ctx).findIndex((l) => l.includes(email)) + 1;
-    const writer = blameFile(ctx, { file: 'USER.md', line }).lines[0].write!.auditId;
+    const writer = blameFile(ctx, { file: 'USER.md', line }).lines[0]!.write!.auditId;
     expect(flagsForAudits(ctx.db, [writer]).get(writer)?.kinds).toContain('EMAIL');
-    const secretFinding = scanMemoryHealth(ctx).open.find((f) => f.kind === 'secret' && f.detail.lines[0].text.includes(email));
+    const secretFinding = scanMemoryHealth(ctx).open.find((f) => f.kind === 'secret' && f.detail.lines[0]?.text.includes(email));
     expect(secretFinding?.attribute).toBe('EMAIL');
     const change = await removeSecretsOfWrite(ctx, { auditId: writer });
     const now = userLines(ctx).join('\n');

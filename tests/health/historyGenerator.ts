@@ -27,7 +27,7 @@ export interface GeneratedHistory {
   lines: TrackedLine[];
   /** Ground truth of past versions, by version seq. */
   checkpoints: Array<{ seq: number; lines: TrackedLine[] }>;
-  counts: Record<string, number>;
+  counts: Record<'plugin' | 'external' | 'rollback', number>;
 }
 
 const WORDS = ['coffee', 'green tea', 'Berlin', 'Lisbon', 'chess', 'trail running', '咖啡', '上海', 'jazz', 'sushi', 'cycling', '围棋'];
@@ -44,7 +44,7 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
   const { db } = openWorkspaceDatabase(dir);
   const rec = new RecorderCore(db);
   const rand = rng(seed);
-  const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)];
+  const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]!; // callers pass non-empty lists (at least six facts)
   let now = Date.UTC(2026, 0, 1);
   const ctx: ServiceContext = { db, workspaceDir: dir, now: () => now, actor: 'tester' };
   const file = 'USER.md' as const;
@@ -55,7 +55,7 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
   const factText = (id: number, v: number) => `- fact ${id}: the user likes ${pick(WORDS)} (v${v})`;
   rec.upsertSession({ id: 'gen:session', channelId: 'gen', createdAt: now, lastActivityAt: now });
   let decisionId = '';
-  const counts: Record<string, number> = { plugin: 0, external: 0, rollback: 0 };
+  const counts: GeneratedHistory['counts'] = { plugin: 0, external: 0, rollback: 0 };
   const checkpoints: GeneratedHistory['checkpoints'] = [];
   let last: { auditId: string; kind: OpKind; before: TrackedLine[]; touched: Set<number> } | null = null;
 
@@ -88,6 +88,7 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
       const from = pick(facts).i;
       const choices = facts.map((f) => f.i).filter((i) => Math.abs(i - from) >= 3);
       const [l] = next.splice(from, 1);
+      if (!l) throw new Error(`no line at ${from}`);
       const to = pick(choices);
       next.splice(to > from ? to - 1 : to, 0, l);
       l.prevProducer = l.producer;
@@ -95,8 +96,9 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
       touched.add(l.id);
     } else {
       const { i } = pick(facts.slice(0, -1));
-      if (next[i + 1].id <= 0) return operate('add', producer);
+      if (next[i + 1]!.id <= 0) return operate('add', producer); // i is not the last fact
       const [a, b] = next.splice(i, 2, { id: nextId, text: `- fact ${nextId}: merged from line ${i} (v1)`, producer });
+      if (!a || !b) throw new Error(`no two lines at ${i}`);
       touched.add(a.id).add(b.id).add(nextId++);
     }
     return { next, touched };
@@ -110,7 +112,7 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
     fs.writeFileSync(filePath, afterText);
     let auditId: string;
     if (external) {
-      auditId = recordExternalChanges(ctx, [file])[0].auditId;
+      auditId = recordExternalChanges(ctx, [file])[0]!.auditId; // the file was just changed on disk
       counts.external++;
     } else {
       auditId = rec.recordWrite({ targetFile: file, decisionId, before: beforeText, after: afterText, status: 'written', source: 'plugin', createdAt: now }).auditId;

@@ -97,7 +97,7 @@ describe('history recorded out of order', () => {
     const again = verifyChains(ctx);
     expect(again.breaks).toEqual([]);
     expect(again.events).toHaveLength(1);
-    expect(again.events[0].fromSeq).toBe(1);
+    expect(again.events[0]!.fromSeq).toBe(1);
     db.close();
   });
 });

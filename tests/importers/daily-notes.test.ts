@@ -56,7 +56,7 @@ describe('import daily notes', () => {
     await importDailyNotes(ctx, { source: path.join(ctx.workspaceDir, 'oc') });
     const hits = searchDailyNotes(ctx, '预算会议');
     expect(hits.map((h) => h.date)).toEqual(['2026-11-20']);
-    expect(hits[0].snippet.slice(hits[0].matches[0].start, hits[0].matches[0].end)).toBe('预算会议');
+    expect(hits[0]!.snippet.slice(hits[0]!.matches[0]!.start, hits[0]!.matches[0]!.end)).toBe('预算会议');
     // Two-character Chinese words are below the trigram length: checked with instr instead.
     expect(searchDailyNotes(ctx, '预算').map((h) => h.date)).toEqual(['2026-11-20']);
     expect(searchDailyNotes(ctx, 'vendor pricing').map((h) => h.date)).toEqual(['2026-11-21']);

@@ -51,7 +51,7 @@ describe('damaged input', () => {
       'reflection-2026-03-10.log:19 timestamp: expected an ISO time string, got number',
       'reflection-2026-03-10.log:35 sessionKey: expected a string, got number',
     ]);
-    expect(report.skipped[2].reason).toMatch(/^line too long \(2097\d{4} bytes\)$/);
+    expect(report.skipped[2]!.reason).toMatch(/^line too long \(2097\d{4} bytes\)$/);
 
     const clean = newContext();
     writeFile(path.join(clean.workspaceDir, 'logs', 'reflection-2026-03-10.log'), `${good.join('\n')}\n`);

@@ -56,11 +56,11 @@ describe('import evals', () => {
     expect(versionsOf('mg2_user_prefers_brutal_honesty')).toEqual(['current', 'v2']);
     const v1 = ctx.db.prepare("SELECT scenario_id FROM eval_scenario_versions WHERE version = 'v1-research' AND task_type = 'memory_gate'").pluck().all() as string[];
     expect(v1).toHaveLength(16);
-    expect(versionsOf(v1[0])).toEqual(['v1-research']);
+    expect(versionsOf(v1[0]!)).toEqual(['v1-research']);
     expect(count(ctx.db, "eval_scenario_versions WHERE version = 'v1-research' AND task_type = 'write_guardian'")).toBe(16);
 
     const gate = ctx.db.prepare("SELECT * FROM dataset_samples WHERE source_key = 'gold_eval:memory_gate:mg2_user_prefers_brutal_honesty'").get() as Record<string, string>;
-    const content = JSON.parse(gate.content);
+    const content = JSON.parse(gate.content!);
     expect(content.memoryGate.output).toEqual({ decision: 'UPDATE_USER', candidateFact: 'prefers direct technical feedback' });
     expect(content.gold.versions).toEqual(['current', 'v2']);
     expect(content.memoryGate.allowedCandidateFactVariants).toContain('wants direct technical feedback');
@@ -120,6 +120,7 @@ describe('import evals', () => {
     const suites = (answer as { ok: true; value: EvalSuiteComparisonDto[] }).value;
     expect(suites.map((s) => s.suite)).toEqual(['memory-gate']);
     const [suite] = suites;
+    if (!suite) throw new Error('no suite');
     expect(suite.commonScenarios).toBe(5);
     const byModel = Object.fromEntries(suite.models.map((m) => [m.modelId, m]));
     expect(byModel['model-a']).toMatchObject({ total: 6, passed: 5, commonPassed: 4, modelLabel: 'Model model-a' });

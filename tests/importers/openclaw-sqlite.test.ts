@@ -113,12 +113,12 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     expect(report.status).toBe('ok');
     const turns = turnsOf(ctx.db, SESSION);
     expect(turns.map((t) => t.u)).toEqual(['cold question', 'first question', 'after the reset']);
-    expect(turns[1].a).toBe(LONG);
-    const afterReset = JSON.parse(turns[2].meta);
+    expect(turns[1]!.a).toBe(LONG);
+    const afterReset = JSON.parse(turns[2]!.meta);
     expect(afterReset.afterReset).toBe(true);
     expect(afterReset.before).toEqual([expect.objectContaining({ kind: 'reset', entryId: 'r1' })]);
     // The context after a reset starts again: the earlier exchange is not in it.
-    expect(ctx.db.prepare('SELECT message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').pluck().all(turns[2].id)).toEqual(['after the reset', 'fresh answer']);
+    expect(ctx.db.prepare('SELECT message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').pluck().all(turns[2]!.id)).toEqual(['after the reset', 'fresh answer']);
     expect(ctx.db.prepare("SELECT json_extract(metadata, '$.openclaw.displayName') FROM sessions WHERE id = ?").pluck().get(SESSION)).toBe('Ada');
 
     expect(turnsOf(ctx.db, 'openclaw:file-s').map((t) => t.u)).toEqual(['file question']);
@@ -195,6 +195,7 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     const { db } = buildState(root);
     const coldDir = path.join(root, 'agents', 'main', 'sessions', 'cold');
     const name = fs.readdirSync(coldDir)[0];
+    if (!name) throw new Error('the importer wrote no cold archive');
     const bytes = fs.readFileSync(path.join(coldDir, name));
     db.prepare("UPDATE session_transcript_cold_archives SET storage = 'sqlite', archive_blob = ? WHERE session_id = 'win-1'").run(bytes);
     fs.rmSync(path.join(coldDir, name));

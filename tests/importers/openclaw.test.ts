@@ -30,7 +30,7 @@ describe('import openclaw', () => {
 
     const sessions = ctx.db.prepare('SELECT id, channel_id, account_id, metadata FROM sessions ORDER BY id').all() as Array<Record<string, string>>;
     expect(sessions.map((s) => s.id)).toEqual(['channel:telegram:direct:7192195698', 'channel:telegram:group:-1001234567890:topic:42']);
-    expect(JSON.parse(sessions[0].metadata).openclaw).toMatchObject({ sessionKey: 'agent:main:telegram:direct:7192195698', displayName: 'Ominono', name: 'Home server ops' });
+    expect(JSON.parse(sessions[0]!.metadata!).openclaw).toMatchObject({ sessionKey: 'agent:main:telegram:direct:7192195698', displayName: 'Ominono', name: 'Home server ops' });
 
     const dm = turnsOf(ctx.db, 'channel:telegram:direct:7192195698');
     expect(dm.map((t) => [t.user_message_content, t.agent_message_content])).toEqual([
@@ -39,22 +39,22 @@ describe('import openclaw', () => {
       ["what's the disk usage?", '/ is at 63% (1.2 TB free).'],
     ]);
     // The untrusted-metadata envelope is gone from the text and kept as metadata.
-    expect(dm[0].user.envelope.conversationInfo).toMatchObject({ message_id: '1489', sender: 'Ominono' });
+    expect(dm[0]!.user.envelope.conversationInfo).toMatchObject({ message_id: '1489', sender: 'Ominono' });
     expect(dm[0]).toMatchObject({ user_message_id: '1489', user_from: 'Ominono (7192195698)' });
     // Tool calls and results are metadata of the turn, with model and summed usage.
-    expect(dm[0].agent.toolCalls).toEqual([{ id: 'toolu_01SYNTH0000000000000001', name: 'exec', arguments: { command: 'tail -n 5 /var/log/backup.log' } }]);
-    expect(dm[0].agent.toolResults[0]).toMatchObject({ toolName: 'exec', isError: false, text: expect.stringContaining('backup finished OK') });
-    expect(dm[0].agent).toMatchObject({ model: 'claude-sonnet-4-6', provider: 'anthropic', usage: { input: 8430, output: 85 } });
+    expect(dm[0]!.agent.toolCalls).toEqual([{ id: 'toolu_01SYNTH0000000000000001', name: 'exec', arguments: { command: 'tail -n 5 /var/log/backup.log' } }]);
+    expect(dm[0]!.agent.toolResults[0]).toMatchObject({ toolName: 'exec', isError: false, text: expect.stringContaining('backup finished OK') });
+    expect(dm[0]!.agent).toMatchObject({ model: 'claude-sonnet-4-6', provider: 'anthropic', usage: { input: 8430, output: 85 } });
     // The failed attempt (content [], stopReason error) is metadata of the turn, not a turn.
-    expect(dm[1].user.failedAttempts).toEqual([expect.objectContaining({ entryId: 'a0000010', error: '529 overloaded_error' })]);
-    expect(dm[1].user.attachments).toEqual([{ type: 'image', mimeType: 'image/png' }]);
+    expect(dm[1]!.user.failedAttempts).toEqual([expect.objectContaining({ entryId: 'a0000010', error: '529 overloaded_error' })]);
+    expect(dm[1]!.user.attachments).toEqual([{ type: 'image', mimeType: 'image/png' }]);
     // The delivery-mirror digest is not a turn; the compaction is marked on the turn after it.
     expect(dm.some((t) => t.agent_message_content.includes('Daily digest'))).toBe(false);
-    expect(dm[2].user.before).toEqual([expect.objectContaining({ kind: 'compaction', entryId: 'a0000013', tokensBefore: 151233 })]);
+    expect(dm[2]!.user.before).toEqual([expect.objectContaining({ kind: 'compaction', entryId: 'a0000013', tokensBefore: 151233 })]);
 
     const topic = turnsOf(ctx.db, 'channel:telegram:group:-1001234567890:topic:42');
     expect(topic.map((t) => [t.user_message_content, t.agent_message_content])).toEqual([['@clawbot any alerts overnight?', 'NO_REPLY']]);
-    expect(topic[0].user.envelope.conversationInfo).toMatchObject({ group_subject: 'Ops', topic_id: '42' });
+    expect(topic[0]!.user.envelope.conversationInfo).toMatchObject({ group_subject: 'Ops', topic_id: '42' });
 
     const before = dataCounts(ctx.db);
     const again = await importOpenClaw(ctx, { source: synthetic });
@@ -68,6 +68,7 @@ describe('import openclaw', () => {
     expect(report.skippedCount).toBe(0);
     expect(report.ignored).toMatchObject({ 'gateway-injected replies': 1, 'failed attempts': 4 });
     const [turn, ...rest] = turnsOf(ctx.db, 'openclaw:8555a0a4-0b79-459d-939c-e17cdbbf4fe2');
+    if (!turn) throw new Error('no turn');
     expect(rest).toHaveLength(0);
     expect(turn.user_message_content).toBe('はくあ');
     expect(turn.user).toMatchObject({ entryIds: ['6f2bd1b4', 'bdd64df5'], resentAfterFailure: 1, sentAt: 'Sun 2026-03-08 22:03 GMT+9' });
@@ -84,16 +85,18 @@ describe('import openclaw', () => {
     const ctx = newContext();
     await importOpenClaw(ctx, { source: probe });
     const [turn] = turnsOf(ctx.db, 'openclaw:0c751d66-8f74-429d-a604-b29855d36c41');
+    if (!turn) throw new Error('no turn');
     expect(turn).toMatchObject({ user_message_content: 'List the files in /work', agent_message_content: 'done' });
     expect(turn.agent.toolCalls.map((c: { name: string }) => c.name)).toEqual(['exec', 'read']);
     expect(turn.agent.toolResults.map((r: { text: string }) => r.text)).toEqual(['README.md\na.txt', '# Demo Project\nThis is the README for the probe test.\n']);
 
     await importOpenClaw(ctx, { source: glm });
     const [g] = turnsOf(ctx.db, 'openclaw:real-conversation-info-glm.excerpt');
+    if (!g) throw new Error('no turn');
     expect(g.user_message_content.startsWith('https://feeds-drcn.cloud.huawei.com.cn/')).toBe(true);
     expect(g.user_message_content.endsWith(' 收藏这个')).toBe(true);
     expect(Object.keys(g.user.envelope)).toEqual(['conversationInfo', 'sender']);
-    expect(g.agent.toolCalls[0].name).toBe('call_device_tool');
+    expect(g.agent.toolCalls[0]!.name).toBe('call_device_tool');
     expect(g.agent_message_content).toMatch(/^收藏链接时出现错误/);
   });
 
@@ -153,7 +156,7 @@ describe('import openclaw', () => {
     fs.appendFileSync(file, `${all.slice(6, 12).join('\n')}\n`);
     const second = await importOpenClaw(ctx, { source: file });
     expect(second.inserted.conversation_turns).toBe(2);
-    expect(second.files[0].fromOffset).toBeGreaterThan(0);
+    expect(second.files[0]!.fromOffset).toBeGreaterThan(0);
     fs.appendFileSync(file, `${all.slice(12).join('\n')}\n`);
     const third = await importOpenClaw(ctx, { source: file });
     expect(third.inserted.conversation_turns).toBe(1);

@@ -68,8 +68,8 @@ describe('import reflection-logs', () => {
     expect(decisions.find((d) => String(d.reason).includes('429'))).toBeUndefined();
     const failures = ctx.db.prepare('SELECT * FROM memory_gate_failures').all() as Array<Record<string, unknown>>;
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatchObject({ kind: 'llm_request_failed', turn_id: turns[4].id, session_id: SESSION });
-    expect(String(failures[0].reason)).toContain('429');
+    expect(failures[0]).toMatchObject({ kind: 'llm_request_failed', turn_id: turns[4]!.id, session_id: SESSION });
+    expect(String(failures[0]!.reason)).toContain('429');
 
     const audits = ctx.db.prepare('SELECT * FROM write_guardian_audit ORDER BY created_at').all() as Array<Record<string, unknown>>;
     expect(audits.map((a) => [a.status, a.target_file])).toEqual([
@@ -77,11 +77,11 @@ describe('import reflection-logs', () => {
       ['refused', 'MEMORY.md'],
       ['failed', 'TOOLS.md'],
     ]);
-    expect(audits[0]).toMatchObject({ candidate_fact: 'prefers short replies without long intros', source: 'plugin', turn_id: turns[0].id });
+    expect(audits[0]).toMatchObject({ candidate_fact: 'prefers short replies without long intros', source: 'plugin', turn_id: turns[0]!.id });
     expect(audits[1]).toMatchObject({
       reason: 'MEMORY.md already records that MongoDB failed for the ledger service and Postgres was chosen; no change needed.',
       candidate_fact: 'MongoDB attempt for the ledger service failed due to multi-document transactions; Postgres was chosen instead',
-      turn_id: turns[3].id,
+      turn_id: turns[3]!.id,
     });
     expect(audits[2]).toMatchObject({ reason: 'Lock file is already being held', candidate_fact: 'home-server SSH alias refers to devbox.internal' });
     for (const a of audits) {
@@ -93,12 +93,12 @@ describe('import reflection-logs', () => {
       expect(decision.turn_id).toBe(a.turn_id);
     }
     // The audit log's candidate fact also completes the decision it belongs to.
-    expect(ctx.db.prepare('SELECT candidate_fact FROM memory_gate_decisions WHERE id = ?').pluck().get(audits[1].decision_id)).toMatch(/^MongoDB attempt/);
+    expect(ctx.db.prepare('SELECT candidate_fact FROM memory_gate_decisions WHERE id = ?').pluck().get(audits[1]!.decision_id)).toMatch(/^MongoDB attempt/);
 
     // Context windows: the last windowSize (10) snapshots since the plugin started, current pair included.
     const windows = turns.map((t) => count(ctx.db, `conversation_contexts WHERE turn_id = '${t.id}'`));
     expect(windows).toEqual([2, 4, 5, 7, 9, 10]);
-    const last = ctx.db.prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').all(turns[5].id) as Array<{ role: string; message: string }>;
+    const last = ctx.db.prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').all(turns[5]!.id) as Array<{ role: string; message: string }>;
     expect(last[0]).toEqual({ role: 'agent', message: "Got it — I'll keep replies short and skip the intros." });
     expect(last.at(-1)).toEqual({ role: 'agent', message: 'Noted: home-server → devbox.internal.' });
 
@@ -146,7 +146,7 @@ describe('import reflection-logs', () => {
     expect(first.inserted.conversation_turns).toBe(3);
 
     // Append the next lines, the last one cut in the middle (the plugin is still writing it).
-    const half = all[40].slice(0, 50);
+    const half = all[40]!.slice(0, 50);
     fs.appendFileSync(log, `${all.slice(30, 40).join('\n')}\n${half}`);
     fs.appendFileSync(guardianLog, `${audit[1]}\n`);
     const second = await importReflectionLogs(ctx, { source: path.dirname(logs) });
@@ -154,7 +154,7 @@ describe('import reflection-logs', () => {
     expect(second.skippedCount).toBe(0);
     expect(second.files.find((f) => f.path === log)!.fromOffset).toBeGreaterThan(0);
 
-    fs.appendFileSync(log, `${all[40].slice(50)}\n${all.slice(41).join('\n')}\n`);
+    fs.appendFileSync(log, `${all[40]!.slice(50)}\n${all.slice(41).join('\n')}\n`);
     fs.appendFileSync(guardianLog, `${audit[2]}\n`);
     const third = await importReflectionLogs(ctx, { source: path.dirname(logs) });
     expect(third.skippedCount).toBe(0);

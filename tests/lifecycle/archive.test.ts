@@ -18,7 +18,7 @@ function setup() {
   const dir = tempWorkspace();
   const { db } = openWorkspaceDatabase(dir);
   const core = new RecorderCore(db);
-  for (const [id, target] of [['channel:discord:kept', 'kept'], ['channel:discord:private', 'private']]) {
+  for (const [id, target] of [['channel:discord:kept', 'kept'], ['channel:discord:private', 'private']] as const) {
     core.upsertSession({ id, channelId: 'discord', conversationTarget: target, accountId: 'acct', createdAt: D10, lastActivityAt: D10 });
   }
   /** A turn with a gate decision and, for UPDATE_USER, a write; returns the turn id. */
@@ -56,13 +56,13 @@ describe('conversation archives', () => {
     const day10 = path.join(exportsDir(dir), 'conversations-2026-03-10.jsonl');
     let lines = readLines(day10);
     expect(lines.map((l) => l.turn.user.content)).toEqual(['monday one', 'monday two']);
-    expect(lines[0].decisions).toHaveLength(1);
-    expect(lines[0].decisions[0]).toMatchObject({ decision: 'UPDATE_USER', candidateFact: 'fact monday one' });
-    expect(lines[0].writes).toHaveLength(1);
-    expect(lines[0].writes[0]).toMatchObject({ targetFile: 'USER.md', status: 'written', linesAdded: 1 });
-    expect(String(lines[0].writes[0].diff)).toContain('+- fact monday one');
-    expect(lines[1].writes).toEqual([]);
-    expect(lines[0].session).toMatchObject({ id: 'channel:discord:kept', channelId: 'discord' });
+    expect(lines[0]!.decisions).toHaveLength(1);
+    expect(lines[0]!.decisions[0]).toMatchObject({ decision: 'UPDATE_USER', candidateFact: 'fact monday one' });
+    expect(lines[0]!.writes).toHaveLength(1);
+    expect(lines[0]!.writes[0]).toMatchObject({ targetFile: 'USER.md', status: 'written', linesAdded: 1 });
+    expect(String(lines[0]!.writes[0]?.diff)).toContain('+- fact monday one');
+    expect(lines[1]!.writes).toEqual([]);
+    expect(lines[0]!.session).toMatchObject({ id: 'channel:discord:kept', channelId: 'discord' });
 
     // A turn just before midnight is younger than the settle time at the run: it waits for the next run,
     // and then joins its own day's file.
@@ -109,8 +109,8 @@ describe('conversation archives', () => {
     expect(r.turns).toBe(1000);
     const lines = readLines(out);
     expect(lines).toHaveLength(1000);
-    expect(lines[0].turn.user.content).toBe('msg 100');
-    expect(lines[999].turn.user.content).toBe('msg 1099');
+    expect(lines[0]!.turn.user.content).toBe('msg 100');
+    expect(lines[999]!.turn.user.content).toBe('msg 1099');
     expect(lines.filter((l) => l.writes.length === 1)).toHaveLength(10);
     expect(fs.readFileSync(out, 'utf8')).not.toContain('private words');
     await expect(exportConversations({ db, workspaceDir: dir }, { since: 5, until: 5 })).rejects.toThrow(/since: must be before until/);

@@ -59,8 +59,8 @@ describe('backup', () => {
     fs.writeFileSync(stopFile, '');
     expect(await exited).toBe(0);
     const written = Number(out.trim()) * TURNS_PER_TX;
-    expect(written).toBeGreaterThan(copies[2].turnsAfter - 1);
-    expect(copies[2].turnsAfter).toBeGreaterThan(copies[0].turnsBefore); // the writer really ran during the backups
+    expect(written).toBeGreaterThan(copies[2]!.turnsAfter - 1);
+    expect(copies[2]!.turnsAfter).toBeGreaterThan(copies[0]!.turnsBefore); // the writer really ran during the backups
     db.close();
 
     for (const c of copies) {

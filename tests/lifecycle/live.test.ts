@@ -104,9 +104,9 @@ describe('live capture', () => {
     // the manual edit is the one external write; every provisional change was claimed
     const ext = db.prepare("SELECT target_file AS file, before_snapshot_id AS b, after_snapshot_id AS a FROM write_guardian_audit WHERE source = 'external'").all() as { file: string; b: string; a: string }[];
     expect(ext).toHaveLength(1);
-    expect(ext[0].file).toBe(external[0].file);
-    expect(content(db, ext[0].b)).toBe(external[0].before);
-    expect(content(db, ext[0].a)).toBe(external[0].after);
+    expect(ext[0]!.file).toBe(external[0]!.file);
+    expect(content(db, ext[0]!.b)).toBe(external[0]!.before);
+    expect(content(db, ext[0]!.a)).toBe(external[0]!.after);
     // both daily files were followed to their end
     const cursors = db.prepare("SELECT source_path AS p, byte_offset AS o FROM import_cursors WHERE importer = 'reflection-logs' ORDER BY source_path").all() as { p: string; o: number }[];
     expect(cursors.map((c) => path.basename(c.p))).toEqual(['reflection-2026-03-10.log', 'reflection-2026-03-11.log']);
@@ -247,7 +247,7 @@ describe('reflection watch (CLI)', () => {
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(stderr).toBe('');
-    expect(events[0].event).toBe('watching');
+    expect(events[0]?.event).toBe('watching');
     expect(events.at(-1)!.event).toBe('stopped');
     const { db } = openWorkspaceDatabase(workspace);
     const decisions = db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get() as number;

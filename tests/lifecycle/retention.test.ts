@@ -40,23 +40,23 @@ function workspaceWithCuration(): { dir: string; db: DB; p: Protected } {
   expect(oldAudits.length).toBe(3);
   const sample = db.prepare(`INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, session_id, content, annotation_status, source_key, created_at)
     VALUES (?, 'memory_gate_negative', ?, ?, ?, '{}', ?, ?, ?)`);
-  sample.run('approved-1', oldDecisions[0].turn_id, oldDecisions[0].id, oldDecisions[0].session_id, 'approved', 'k1', CUTOFF - DAY);
-  sample.run('pending-1', oldDecisions[1].turn_id, oldDecisions[1].id, oldDecisions[1].session_id, 'pending', 'k2', CUTOFF - DAY);
+  sample.run('approved-1', oldDecisions[0]!.turn_id, oldDecisions[0]!.id, oldDecisions[0]!.session_id, 'approved', 'k1', CUTOFF - DAY);
+  sample.run('pending-1', oldDecisions[1]!.turn_id, oldDecisions[1]!.id, oldDecisions[1]!.session_id, 'pending', 'k2', CUTOFF - DAY);
   db.prepare(`INSERT INTO behavior_corrections (id, audit_id, original_status, corrected_status, correction_reason, corrected_by, corrected_at)
-    VALUES ('corr-1', ?, 'written', 'refused', 'not durable', 'curator', ?)`).run(oldAudits[0].id, CUTOFF - DAY);
+    VALUES ('corr-1', ?, 'written', 'refused', 'not durable', 'curator', ?)`).run(oldAudits[0]!.id, CUTOFF - DAY);
   db.prepare(`INSERT INTO rollbacks (id, audit_id, rolled_back_at, rolled_back_by, reason, restored_snapshot_id, previous_status)
-    VALUES ('rb-1', ?, ?, 'curator', 'wrong fact', ?, 'written')`).run(oldAudits[1].id, CUTOFF - DAY, oldAudits[1].b);
+    VALUES ('rb-1', ?, ?, 'curator', 'wrong fact', ?, 'written')`).run(oldAudits[1]!.id, CUTOFF - DAY, oldAudits[1]!.b);
   return {
     dir,
     db,
     p: {
-      approvedDecision: oldDecisions[0].id,
-      approvedTurn: oldDecisions[0].turn_id,
+      approvedDecision: oldDecisions[0]!.id,
+      approvedTurn: oldDecisions[0]!.turn_id,
       pendingSample: 'pending-1',
-      correctedAudit: oldAudits[0].id,
-      rolledBackAudit: oldAudits[1].id,
-      plainOldAudit: oldAudits[2].id,
-      plainOldAuditSnapshots: [oldAudits[2].b, oldAudits[2].a].filter((x): x is string => Boolean(x)),
+      correctedAudit: oldAudits[0]!.id,
+      rolledBackAudit: oldAudits[1]!.id,
+      plainOldAudit: oldAudits[2]!.id,
+      plainOldAuditSnapshots: [oldAudits[2]!.b, oldAudits[2]!.a].filter((x): x is string => Boolean(x)),
     },
   };
 }
@@ -176,8 +176,8 @@ describe('retention', () => {
     expect(runs).toHaveLength(0);
     await clock.advanceTo(NOW + 61_000, () => schedule.idle());
     expect(runs).toHaveLength(1);
-    expect(runs[0].cutoff).toBe(NOW + 60_000 - DAYS * DAY);
-    expect(runs[0].deleted.conversation_turns).toBeGreaterThan(0);
+    expect(runs[0]!.cutoff).toBe(NOW + 60_000 - DAYS * DAY);
+    expect(runs[0]!.deleted.conversation_turns).toBeGreaterThan(0);
     await clock.advanceTo(NOW + 60_000 + DAY + 1, () => schedule.idle());
     expect(runs).toHaveLength(2);
     schedule.stop();

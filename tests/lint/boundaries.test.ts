@@ -43,6 +43,7 @@ async function lintPlanted(rel: string, text: string) {
   const eslint = new ESLint({ cwd: root });
   const [result] = await eslint.lintFiles([rel]);
   fs.rmSync(path.join(root, rel));
+  if (!result) throw new Error(`eslint returned no result for ${rel}`);
   return result.messages.map((m) => ({ rule: m.ruleId, line: m.line, message: m.message }));
 }
 

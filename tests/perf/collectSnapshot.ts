@@ -81,7 +81,7 @@ function snapshotOf(db: DB): CollectSnapshot {
   const clusters = [...byCluster.values()]
     .filter((m) => m.length > 1)
     .map((m) => m.sort())
-    .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    .sort((a, b) => ((a[0] ?? '') < (b[0] ?? '') ? -1 : 1));
   return { decisions: SNAPSHOT_DECISIONS, samples, clusters };
 }
 

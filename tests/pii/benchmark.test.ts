@@ -53,9 +53,10 @@ describe('own test sets', () => {
 
   it('the invisible variant really hides a character inside every value', () => {
     const [c] = readFixture(path.join(repoRoot, 'tests', 'fixtures', 'pii-heldout-cn.jsonl'));
+    if (!c) throw new Error('the fixture is empty');
     const v = withInvisible(c, 0);
     expect(v.text.length).toBe(c.text.length + 1);
-    expect(v.text.slice(v.gold[0].start, v.gold[0].end)).toMatch(/^\d+\u200b\d+$/);
+    expect(v.text.slice(v.gold[0]!.start, v.gold[0]!.end)).toMatch(/^\d+\u200b\d+$/);
   });
 
   it('generated set: recall >= 0.95 and precision >= 0.90 per type, as written and hidden', () => {

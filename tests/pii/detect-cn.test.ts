@@ -29,7 +29,7 @@ describe('detection view: fold, strip invisible characters, map back', () => {
   ])('finds a %s with an invisible character inside and redacts all of it', (_label, text, type, value) => {
     const spans = detectPii(text);
     expect(spans.map((s) => [s.type, s.value])).toEqual([[type, value]]);
-    expect(text.slice(spans[0].start, spans[0].end)).toBe(value);
+    expect(text.slice(spans[0]!.start, spans[0]!.end)).toBe(value);
     const out = redact(text, spans).text;
     expect(out).toBe(text.replace(value, `[${type}_1]`));
     expect(out).not.toMatch(/[\u200b-\u200f\u00ad\ufeff\u202c\u2062\u2800\u{E0020}]/u);

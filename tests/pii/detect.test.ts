@@ -15,7 +15,7 @@ describe('span contract', () => {
       expect(s.confidence).toBeGreaterThan(0);
       expect(s.detector).toBeTruthy();
     }
-    expect(spans[0].end).toBeLessThanOrEqual(spans[1].start);
+    expect(spans[0]!.end).toBeLessThanOrEqual(spans[1]!.start);
     expect(detectPii(text)).toEqual(spans);
   });
 

@@ -13,10 +13,10 @@ describe('redact', () => {
   it('leaves rejected spans as they are and numbers only the applied ones', () => {
     const text = 'a@example.com then b@example.com';
     const spans = detectPii(text);
-    const result = redact(text, spans, { rejectedIds: [spans[0].id] });
+    const result = redact(text, spans, { rejectedIds: [spans[0]!.id] });
     expect(result.text).toBe('a@example.com then [EMAIL_1]');
     expect(result.placeholders).toEqual({ '[EMAIL_1]': 'b@example.com' });
-    expect(result.applied.map((s) => s.id)).toEqual([spans[1].id]);
+    expect(result.applied.map((s) => s.id)).toEqual([spans[1]!.id]);
   });
 
   it('ignores spans that do not match the text (stale offsets) instead of corrupting it', () => {

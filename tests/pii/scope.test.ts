@@ -46,7 +46,7 @@ describe('redaction scope: one value, one placeholder', () => {
     scope.redact('a@example.com', detectPii('a@example.com'));
     const text = 'again a@example.com';
     const spans = detectPii(text);
-    expect(scope.redact(text, spans, { rejectedIds: [spans[0].id] }).text).toBe(text);
+    expect(scope.redact(text, spans, { rejectedIds: [spans[0]!.id] }).text).toBe(text);
   });
 });
 

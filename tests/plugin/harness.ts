@@ -128,7 +128,7 @@ export async function startMockLlm(options: MockLlmOptions): Promise<MockLlm> {
       return { status: 200, json: completion({ content: null, tool_calls: [{ id: 'r1', type: 'function', function: { name: 'read', arguments: '{}' } }] }) };
     }
     if (toolResults.length === 1) {
-      const next = options.guardian?.(file, String(toolResults[0].content ?? ''), fact) ?? null;
+      const next = options.guardian?.(file, String(toolResults[0]!.content ?? ''), fact) ?? null;
       if (next === null) return { status: 200, json: completion({ content: `${file} already covers this; no change.` }) };
       return { status: 200, json: completion({ content: null, tool_calls: [{ id: 'w1', type: 'function', function: { name: 'write', arguments: JSON.stringify({ content: next }) } }] }) };
     }

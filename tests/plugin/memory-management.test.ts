@@ -67,7 +67,7 @@ async function twoManagedFacts(): Promise<{ ws: string; plugin: PluginInstance; 
 }
 function regionLines(ws: string): number {
   const m = /<!-- reflection:managed:start -->\n([\s\S]*?)<!-- reflection:managed:end -->/.exec(fs.readFileSync(path.join(ws, 'USER.md'), 'utf8'));
-  return m ? m[1].split('\n').filter(Boolean).length : 0;
+  return m ? (m[1] ?? '').split('\n').filter(Boolean).length : 0;
 }
 function readStore0(ws: string) {
   try {

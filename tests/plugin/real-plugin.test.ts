@@ -49,7 +49,11 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
       'Got it, bluebird is staging.': judged('UPDATE_MEMORY', 700, 'bluebird is the staging box'),
       "You're welcome.": judged('NO_WRITE', 200),
     };
-    llm = await startMockLlm({ gate: (reply) => rules[reply](reply), guardian: appendFact });
+    llm = await startMockLlm({ gate: (reply) => {
+        const rule = rules[reply];
+        if (!rule) throw new Error(`no gate rule for the reply ${reply}`);
+        return rule(reply);
+      }, guardian: appendFact });
     const root = pluginRoot(source!);
     const live = context(workspace);
     const capture = startLiveCapture(live, { pluginRoot: root, pollIntervalMs: 100 });

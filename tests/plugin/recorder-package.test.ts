@@ -11,7 +11,9 @@ describe('packed recorder', () => {
     const dir = tempWorkspace('recorder-pack-');
     // prepack builds dist/recorder; --json names the tarball.
     const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    const files = packed[0].files.map((f) => f.path);
+    const [pack] = packed;
+    if (!pack) throw new Error('npm pack packed nothing');
+    const files = pack.files.map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['dist/recorder/index.cjs', 'dist/recorder/index.mjs', 'dist/recorder/worker.cjs', 'dist/recorder/types/recorder/index.d.ts', 'migrations/0110_plugin_logs.sql']));
     expect(files.some((f) => f.startsWith('tests/') || f.startsWith('node_modules/'))).toBe(false);
 
@@ -19,7 +21,7 @@ describe('packed recorder', () => {
     const project = path.join(dir, 'plugin-project');
     const installed = path.join(project, 'node_modules', 'reflection-workbench');
     fs.mkdirSync(installed, { recursive: true });
-    execFileSync('tar', ['-xzf', path.join(dir, packed[0].filename), '-C', installed, '--strip-components=1']);
+    execFileSync('tar', ['-xzf', path.join(dir, pack.filename), '-C', installed, '--strip-components=1']);
     fs.symlinkSync(path.join(repoRoot, 'node_modules', 'better-sqlite3'), path.join(project, 'node_modules', 'better-sqlite3'), 'dir');
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'plugin-project', private: true }));
 

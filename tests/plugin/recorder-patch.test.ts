@@ -17,7 +17,7 @@ function documentedPatch(): string {
   const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'recorder.md'), 'utf8');
   const block = /```diff\n([\s\S]*?)```/.exec(doc);
   if (!block) throw new Error('docs/recorder.md has no ```diff block');
-  return block[1];
+  return block[1] ?? '';
 }
 
 /** Turns, decisions and writes, keyed by what both sources know. */
@@ -57,7 +57,11 @@ describe.skipIf(!source)('the documented recorder patch on the real plugin', () 
       'Got it, bluebird is staging.': { decision: 'UPDATE_TOOLS', fact: 'bluebird is the staging box', delayMs: 300 },
     };
     llm = await startMockLlm({
-      gate: (reply) => ({ delayMs: rules[reply].delayMs, answer: { decision: rules[reply].decision, reason: `judged: ${reply}`, ...(rules[reply].fact ? { candidate_fact: rules[reply].fact } : {}) } }),
+      gate: (reply) => {
+        const rule = rules[reply];
+        if (!rule) throw new Error(`no gate rule for the reply ${reply}`);
+        return { delayMs: rule.delayMs, answer: { decision: rule.decision, reason: `judged: ${reply}`, ...(rule.fact ? { candidate_fact: rule.fact } : {}) } };
+      },
       // write_guardian writes USER.md and refuses TOOLS.md
       guardian: (file, current, fact) => (file === 'USER.md' ? appendFact(file, current, fact) : null),
     });

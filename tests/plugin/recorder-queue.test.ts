@@ -56,7 +56,7 @@ describe('queued recorder', () => {
         const t = performance.now();
         recordReply(recorder, replies++);
         callMs.push(performance.now() - t);
-        slowestCall = Math.max(slowestCall, callMs[callMs.length - 1]);
+        slowestCall = Math.max(slowestCall, callMs.at(-1) ?? 0);
       }
       await new Promise((r) => setTimeout(r, 20)); // a busy gateway: a few replies every 20 ms
     }
@@ -67,7 +67,7 @@ describe('queued recorder', () => {
     const closeMs = performance.now() - closing;
     await holderDone;
     const delayP99 = loop.percentile(99) / 1e6;
-    const callP99 = callMs.sort((a, b) => a - b)[Math.floor(callMs.length * 0.99)];
+    const callP99 = callMs.sort((a, b) => a - b)[Math.floor(callMs.length * 0.99)] ?? NaN;
     const delayMax = loop.max / 1e6;
     console.log(`recorder under a 5 s lock: ${replies} replies (3 events each); reply recorded in p99 ${callP99.toFixed(2)} ms, slowest ${slowestCall.toFixed(2)} ms; event-loop delay p99 ${delayP99.toFixed(1)} ms, max ${delayMax.toFixed(1)} ms; ${waitingDuringLock} events queued while locked, written in ${closeMs.toFixed(0)} ms after`);
     expect(waitingDuringLock).toBeGreaterThan(0); // the writer really was held up

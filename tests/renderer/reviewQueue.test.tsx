@@ -66,14 +66,14 @@ describe('useReviewQueue over the real API', () => {
     expect(result.current.rows.length).toBeGreaterThan(2);
     expect(result.current.total).toBe(stats.byStatus.pending);
     expect(result.current.pos).toBe(0);
-    expect(result.current.detail?.id).toBe(result.current.rows[0].id);
+    expect(result.current.detail?.id).toBe(result.current.rows[0]?.id);
     expect(result.current.rows.every((r) => r.annotationStatus === 'pending')).toBe(true);
   });
 
   it('approve saves at once and moves on; undo asks the server and brings the sample back', async () => {
     const { result } = renderHook(() => useReviewQueue(api, { status: 'pending' }, 'oldest'));
     await waitFor(() => expect(result.current.detail).toBeDefined());
-    const first = result.current.rows[0].id;
+    const first = result.current.rows[0]!.id;
     act(() => result.current.act('approve'));
     expect(result.current.pos).toBe(1);
     await waitFor(() => expect(result.current.undoable).toBe(1));
@@ -90,7 +90,7 @@ describe('useReviewQueue over the real API', () => {
   it('a save the server refuses puts the label back and says which action failed', async () => {
     const { result } = renderHook(() => useReviewQueue(api, { status: 'pending' }, 'oldest'));
     await waitFor(() => expect(result.current.detail).toBeDefined());
-    const first = result.current.rows[0].id;
+    const first = result.current.rows[0]!.id;
     // A sample's content is a JSON object: the server refuses a bare string.
     let saved: boolean | undefined;
     await act(async () => {

@@ -88,6 +88,6 @@ describe('change events', () => {
     served.runtime.session.checkDataVersion();
     const [event] = dataEvents();
     expect(event).toBeDefined();
-    expect(event.areas).toBeUndefined();
+    expect(event?.areas).toBeUndefined();
   });
 });

@@ -67,7 +67,8 @@ describe('dataset curation', () => {
     await ui.wb.screenshot('review-queue');
 
     // Undo survives a reload: the server keeps the review log.
-    const last = labelled[labelled.length - 1];
+    const last = labelled.at(-1);
+    if (!last) throw new Error('nothing was labelled');
     await page.reload();
     await page.waitForSelector('[data-testid=review-sample]');
     await page.keyboard.press('u');
@@ -83,6 +84,7 @@ describe('dataset curation', () => {
     if (!sample) throw new Error('no collected sample contains PII');
     const spans = JSON.parse(sample.pii_spans) as { id: string; value: string; type: string; accepted: boolean }[];
     const span = spans[0];
+    if (!span) throw new Error('the sample has no PII span');
     await go(page, `#/review?status=all&id=${encodeURIComponent(sample.id)}`, `[data-testid=review-sample][data-sample-id="${sample.id}"]`);
     const redacted = page.locator('[data-testid=redacted-text]');
     await expect.poll(() => redacted.innerText()).not.toContain(span.value);
@@ -163,7 +165,7 @@ describe('dataset curation', () => {
     const row = page.locator('[data-testid=export-row]', { hasText: 'ui-openai' });
     await row.waitFor();
     expect(await row.locator('[data-testid=export-download]').count()).toBeGreaterThan(0);
-    expect(await row.innerText()).toContain(files[0].sha256.slice(0, 16));
+    expect(await row.innerText()).toContain(files[0]!.sha256.slice(0, 16));
     await noErrorsOnScreen(page);
     await ui.wb.screenshot('datasets-export');
     expect(ui.pageErrors).toEqual([]);

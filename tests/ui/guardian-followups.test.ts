@@ -70,6 +70,7 @@ describe('session rollback choices', () => {
     const preview = await ok<SessionRollbackOutcome>('guardian.rollbackSession', { sessionId: s.session_id, reason: 'preview', dryRun: true });
     expect(preview.results.length).toBeGreaterThanOrEqual(2);
     const [newest, ...rest] = preview.results;
+    if (!newest) throw new Error('the preview rolls back nothing');
     const skipped = await ok<SessionRollbackOutcome>('guardian.rollbackSession', { sessionId: s.session_id, reason: 'preview', dryRun: true, skip: [newest.auditId] });
     expect(skipped.results.find((r) => r.auditId === newest.auditId)).toMatchObject({ status: 'skipped', conflict: null });
     expect(skipped.results.every((r) => typeof r.createdAt === 'number')).toBe(true);

@@ -72,7 +72,7 @@ describe('memory health', () => {
     await noErrorsOnScreen(page);
     await wb.screenshot('health-contradiction-queue');
     await phone.locator('input[type=radio]').first().check();
-    const keptNumber = /\+1 415 555 0\d+/.exec(phoneLines[0])![0];
+    const keptNumber = /\+1 415 555 0\d+/.exec(phoneLines[0] ?? '')![0];
     await phone.locator('[data-testid=finding-keep]').click();
     await page.waitForFunction(() => !document.querySelector('[data-testid=finding][data-attribute=phone]'), undefined, { timeout: 15_000 });
     const phonesNow = userMd().split('\n').filter((l) => /phone for urgent issues/.test(l));

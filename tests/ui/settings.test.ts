@@ -105,7 +105,7 @@ describe('status chips', () => {
         document.querySelector('main')!.appendChild(host);
         const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
         const lum = (c: number[]) => {
-          const [r, g, b] = c.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+          const [r = 0, g = 0, b = 0] = c.map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
           return 0.2126 * r + 0.7152 * g + 0.0722 * b;
         };
         const out: Record<string, number> = {};

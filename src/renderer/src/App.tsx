@@ -95,7 +95,8 @@ export function App() {
     const onKey = (e: KeyboardEvent) => {
       if (e.altKey || e.ctrlKey || e.metaKey || isTypingTarget(e.target)) return;
       const n = Number(e.key);
-      if (n >= 1 && n <= NAV.length && route.view !== 'review') navigate({ view: NAV[n - 1].view, params: {} });
+      const item = NAV[n - 1];
+      if (item && route.view !== 'review') navigate({ view: item.view, params: {} });
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);

@@ -4,6 +4,7 @@ import { openRecorder } from '../../../src/recorder';
 
 async function main() {
   const [workspaceDir, name, countText] = process.argv.slice(2);
+  if (!workspaceDir) throw new Error('usage: concurrentWriter <workspace dir> <name> <count>');
   const count = Number(countText);
   const rec = openRecorder({ workspaceDir });
   let busy = 0;

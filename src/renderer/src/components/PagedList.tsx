@@ -99,7 +99,7 @@ export function PagedList<T, C>(props: Props<T, C>) {
   // Stable callbacks: the virtualizer recomputes every row's offset when they change identity.
   const getKeyRef = useRef(getKey);
   getKeyRef.current = getKey;
-  const getItemKey = useCallback((i: number) => (i < items.length ? getKeyRef.current(items[i]) : '__loader'), [items]);
+  const getItemKey = useCallback((i: number) => (i < items.length ? getKeyRef.current(items[i]!) : '__loader'), [items]);
   const estimate = useCallback(() => estimateSize, [estimateSize]);
   const getScrollElement = useCallback(() => scrollRef.current, []);
   const virtualizer = useVirtualizer({

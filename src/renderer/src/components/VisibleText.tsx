@@ -48,7 +48,7 @@ export function describeInvisible(ch: string): { label: string; title: string } 
   const cp = ch.codePointAt(0) ?? 0;
   const name = NAMES[cp];
   if (name) {
-    const abbr = name.split(' ')[0];
+    const abbr = name.split(' ')[0] ?? '';
     return { label: /^[A-Z]{2,4}$/.test(abbr) ? abbr : hex(cp), title: `${hex(cp)} ${name} (invisible character)` };
   }
   if (cp >= 0xe0000 && cp <= 0xe007f) return { label: 'TAG', title: `${hex(cp)} tag character (invisible)` };

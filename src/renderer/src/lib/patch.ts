@@ -5,8 +5,9 @@ export function textBeforePatch(after: string, unifiedDiff: string | null): stri
   if (!unifiedDiff) return after;
   try {
     const patches = parsePatch(unifiedDiff);
-    if (patches.length !== 1) return null;
-    const before = applyPatch(after, reversePatch(patches[0]));
+    const [patch] = patches;
+    if (patches.length !== 1 || !patch) return null;
+    const before = applyPatch(after, reversePatch(patch));
     return before === false ? null : before;
   } catch {
     return null;

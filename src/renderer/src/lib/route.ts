@@ -12,7 +12,7 @@ export interface Route {
 
 export function parseHash(hash: string): Route {
   const raw = hash.replace(/^#\/?/, '');
-  const [path, query = ''] = raw.split('?', 2);
+  const [path = '', query = ''] = raw.split('?', 2);
   const view = (VIEWS as readonly string[]).includes(path) ? (path as ViewName) : 'sessions';
   const params: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(query)) params[k] = v;

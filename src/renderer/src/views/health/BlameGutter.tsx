@@ -22,7 +22,7 @@ export function BlameGutter({ file }: { file: MemoryFileName }) {
   if (!blame.data) return <div className="muted">Loading blame…</div>;
   const lines = blame.data.lines;
   let band = 0;
-  const bands = lines.map((l, i) => (i > 0 && lines[i - 1].write?.auditId !== l.write?.auditId ? ++band : band) % 2);
+  const bands = lines.map((l, i) => (i > 0 && lines[i - 1]?.write?.auditId !== l.write?.auditId ? ++band : band) % 2);
   const line = selected !== null ? lines[selected - 1] : undefined;
   return (
     <div className="stack" data-testid="blame-view">
@@ -40,10 +40,10 @@ export function BlameGutter({ file }: { file: MemoryFileName }) {
                 data-line={l.line}
                 data-audit={l.write?.auditId ?? ''}
                 onClick={() => setSelected(l.line)}
-                style={{ cursor: 'pointer', background: BANDS[bands[i]], outline: selected === l.line ? '2px solid var(--accent, #2563eb)' : undefined, outlineOffset: -2 }}
+                style={{ cursor: 'pointer', background: BANDS[bands[i] ?? 0], outline: selected === l.line ? '2px solid var(--accent, #2563eb)' : undefined, outlineOffset: -2 }}
               >
                 <td className="muted nowrap" style={{ width: 150, borderRight: '2px solid var(--border, #ccc)' }} title={l.write ? `${l.write.source} write ${l.write.auditId}, ${formatTime(l.write.createdAt)}` : 'not recorded yet'}>
-                  {i > 0 && lines[i - 1].write?.auditId === l.write?.auditId ? '' : l.write ? `${formatShortTime(l.write.createdAt)} ${l.write.source ?? ''}` : 'unrecorded'}
+                  {i > 0 && lines[i - 1]?.write?.auditId === l.write?.auditId ? '' : l.write ? `${formatShortTime(l.write.createdAt)} ${l.write.source ?? ''}` : 'unrecorded'}
                 </td>
                 <td className="muted" style={{ width: 36, textAlign: 'right', paddingRight: 8 }}>{l.line}</td>
                 <td style={{ whiteSpace: 'pre-wrap' }}><VisibleText text={l.text} /></td>

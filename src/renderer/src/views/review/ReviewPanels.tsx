@@ -126,11 +126,11 @@ export function ReasonPicker({ reasons, onPick, onClose }: { reasons: string[]; 
         className="dialog stack"
         onClick={(e) => e.stopPropagation()}
         onKeyDown={(e) => {
-          const n = Number(e.key);
-          if (n >= 1 && n <= reasons.length) {
+          const reason = reasons[Number(e.key) - 1];
+          if (reason !== undefined) {
             e.preventDefault();
             e.stopPropagation();
-            onPick(reasons[n - 1]);
+            onPick(reason);
           } else if (e.key === 'Escape') onClose();
         }}
         tabIndex={-1}

@@ -26,8 +26,8 @@ function choicesFor(type: SampleType, path: string): readonly string[] | null {
 }
 
 function setAt(value: Json, path: (string | number)[], next: Json): Json {
-  if (!path.length) return next;
   const [head, ...rest] = path;
+  if (head === undefined) return next;
   if (Array.isArray(value)) return value.map((v, i) => (i === head ? setAt(v, rest, next) : v));
   const obj = (value ?? {}) as Record<string, Json>;
   return { ...obj, [head]: setAt(obj[head as string], rest, next) };

@@ -93,7 +93,7 @@ export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: Qu
 
   // Prefetch around the cursor; fetch the next page of rows before the end is reached.
   useEffect(() => {
-    for (let i = Math.max(0, pos - 1); i < Math.min(rows.length, pos + PREFETCH_AHEAD); i++) void fetchDetail(rows[i].id);
+    for (let i = Math.max(0, pos - 1); i < Math.min(rows.length, pos + PREFETCH_AHEAD); i++) void fetchDetail(rows[i]!.id);
     if (cursor && !loading && pos >= rows.length - 20) void loadPage(cursor);
   }, [pos, rows, cursor, loading, fetchDetail, loadPage]);
 
@@ -303,6 +303,6 @@ export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: Qu
 export function throughput(times: number[], now = Date.now()): number | null {
   const recent = times.filter((t) => now - t < 5 * 60_000);
   if (recent.length < 2) return null;
-  const minutes = (recent[recent.length - 1] - recent[0]) / 60_000;
+  const minutes = (recent[recent.length - 1]! - recent[0]!) / 60_000; // at least two, checked above
   return minutes > 0 ? (recent.length - 1) / minutes : null;
 }
