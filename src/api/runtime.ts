@@ -4,7 +4,7 @@ import type { Handlers } from './registry';
 import { buildHandlers } from './handlers';
 import { JobManager } from './jobs/manager';
 import { offloadJobs } from './jobs/runner';
-import { createRegistry, isUnavailable, type Logger, type Registry } from './registry';
+import { createRegistry, type Logger, type Registry } from './registry';
 import { configurePathPolicy, type PathPolicy } from './pathPolicy';
 import { WorkspaceSession } from './session';
 import { attachWorkspaceServices, type WorkspaceServices } from './workspaceServices';
@@ -72,7 +72,7 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
 function confineImportPaths(handlers: Handlers, paths: PathPolicy): Handlers {
   const out = { ...handlers } as Record<string, unknown>;
   for (const [channel, handler] of Object.entries(handlers)) {
-    if (!channel.startsWith('import.') || isUnavailable(handler)) continue;
+    if (!channel.startsWith('import.')) continue;
     const original = handler as (input: { path?: unknown }, ...rest: unknown[]) => unknown;
     out[channel] = (input: { path?: unknown }, ...rest: unknown[]) => {
       if (typeof input.path === 'string') paths.check('path', input.path);

@@ -9,7 +9,7 @@ import type { Handlers } from '../registry';
 const settingsDto = (s: LoadedSettings) => ({ file: s.file, values: s.settings as unknown as Record<string, unknown>, problems: s.warnings });
 
 export const appHandlers = {
-  'app.info': (_input, env) => ({ mode: env.mode, version: env.version, unavailable: [...env.unavailable] }),
+  'app.info': (_input, env) => ({ mode: env.mode, version: env.version }),
   'workspace.current': (_input, env) => env.session.current(),
   'workspace.recent': (_input, env) => env.session.recent(),
   'workspace.open': (input, env) => {

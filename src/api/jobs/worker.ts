@@ -33,7 +33,7 @@ function workerEnv(db: DB, job: WorkerJobData, base: ServiceContext): HandlerEnv
     isOpen: () => true,
     serviceContext: (extra: Partial<ServiceContext> = {}): ServiceContext => ({ ...base, ...extra }),
   };
-  return { mode: 'web', version: '', session, jobs: undefined, unavailable: [] } as unknown as HandlerEnv;
+  return { mode: 'web', version: '', session, jobs: undefined } as unknown as HandlerEnv;
 }
 
 async function runJob(job: WorkerJobData): Promise<FromWorker> {

@@ -545,8 +545,6 @@ export interface BackupResult {
 export interface AppInfo {
   mode: 'electron' | 'web';
   version: string;
-  /** Channels whose service has not landed yet: they answer kind Internal. */
-  unavailable: string[];
 }
 export interface DragResult {
   started: boolean;

@@ -51,7 +51,7 @@ const exportOptions = {
 
 export const contracts = {
   // ---- app & workspace ----
-  'app.info': query<D.AppInfo>()(empty, 'Runtime mode, version and channels not available yet'),
+  'app.info': query<D.AppInfo>()(empty, 'Runtime mode and version'),
   'workspace.current': query<D.WorkspaceInfo>()(empty, 'The open workspace'),
   'workspace.recent': query<D.RecentWorkspace[]>()(empty, 'Recently opened workspaces, newest first'),
   'workspace.open': mutation<D.WorkspaceInfo>()(z.strictObject({ dir: z.string().min(1).max(4096) }), 'Open another workspace folder'),
