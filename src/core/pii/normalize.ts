@@ -134,7 +134,8 @@ export function detectionView(text: string): DetectionView | null {
 
 /** Original [start, end) of view range [start, end). */
 export function toOriginal(view: DetectionView, start: number, end: number): [number, number] {
-  return [view.starts[start], end > start ? view.ends[end - 1] : view.starts[start]];
+  // starts has one entry per view position and ends one per position but the last: both indexes are in range
+  return [view.starts[start]!, end > start ? view.ends[end - 1]! : view.starts[start]!];
 }
 
 /** The value as detectors compare it: folded, invisible characters gone. */

@@ -47,11 +47,11 @@ export function resolveOverlaps(spans: PiiSpan[]): PiiSpan[] {
     let hi = kept.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (kept[mid].start < s.start) lo = mid + 1;
+      if (kept[mid]!.start < s.start) lo = mid + 1; // lo <= mid < hi <= kept.length
       else hi = mid;
     }
-    if (lo > 0 && kept[lo - 1].end > s.start) continue;
-    if (lo < kept.length && kept[lo].start < s.end) continue;
+    if ((kept[lo - 1]?.end ?? -Infinity) > s.start) continue;
+    if ((kept[lo]?.start ?? Infinity) < s.end) continue;
     kept.splice(lo, 0, s);
   }
   return kept.sort((a, b) => a.start - b.start || a.end - b.end);

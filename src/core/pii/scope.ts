@@ -102,7 +102,7 @@ export function createRedactionScope(): RedactionScope {
       let cursor = 0;
       for (const { span, entry } of all) {
         const ph = assign(entry);
-        local[ph] = placeholders[ph];
+        local[ph] = placeholders[ph]!; // assign() registered it
         out += text.slice(cursor, span.start) + ph;
         cursor = span.end;
       }
@@ -142,10 +142,11 @@ function sweepKnownValues(text: string, covered: PiiSpan[], entries: Map<string,
       for (let i = 0; i < groups.length; i++) {
         let digits = '';
         for (let j = i; j < groups.length && digits.length < 20; j++) {
-          digits += groups[j].digits;
+          const group = groups[j]!; // j < groups.length
+          digits += group.digits;
           const hit = numeric.find(([k]) => k === digits || (k.length >= 7 && digits.length - k.length <= 4 && digits.endsWith(k) && /^(?:0{0,2}86|1|0)$/.test(digits.slice(0, -k.length))));
           if (hit) {
-            add(i === 0 && m[0][0] === '+' ? m.index : groups[i].start, groups[j].end, hit[1]);
+            add(i === 0 && m[0].startsWith('+') ? m.index : groups[i]!.start, group.end, hit[1]);
             i = j;
             break;
           }
@@ -157,8 +158,8 @@ function sweepKnownValues(text: string, covered: PiiSpan[], entries: Map<string,
     if (numeric.some(([k]) => k === key) || key.length < (/[\u4e00-\u9fff]/.test(key) ? 2 : 4)) continue;
     for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
       const end = at + key.length;
-      if (/[\p{L}\p{N}_]/u.test(key[0]) && /[\p{L}\p{N}_]/u.test(lower[at - 1] ?? '') && !/[\u4e00-\u9fff]/.test(key[0])) continue;
-      if (/[\p{L}\p{N}_]/u.test(key[key.length - 1]) && /[\p{L}\p{N}_]/u.test(lower[end] ?? '') && !/[\u4e00-\u9fff]/.test(key[key.length - 1])) continue;
+      if (/[\p{L}\p{N}_]/u.test(key.charAt(0)) && /[\p{L}\p{N}_]/u.test(lower[at - 1] ?? '') && !/[\u4e00-\u9fff]/.test(key.charAt(0))) continue;
+      if (/[\p{L}\p{N}_]/u.test(key.charAt(key.length - 1)) && /[\p{L}\p{N}_]/u.test(lower[end] ?? '') && !/[\u4e00-\u9fff]/.test(key.charAt(key.length - 1))) continue;
       add(at, end, e);
     }
   }

@@ -53,12 +53,12 @@ const ASCII_ALNUM = /[A-Za-z0-9_]/;
 
 /** True when the character at index i is a letter, digit or underscore (any script). */
 export function isWordCharAt(text: string, i: number): boolean {
-  return i >= 0 && i < text.length && WORD_CHAR.test(text[i]);
+  return WORD_CHAR.test(text.charAt(i)); // '' outside the text
 }
 
 /** True when the character at index i is an ASCII letter, digit or underscore (CJK text glues to numbers). */
 export function isAsciiWordAt(text: string, i: number): boolean {
-  return i >= 0 && i < text.length && ASCII_ALNUM.test(text[i]);
+  return ASCII_ALNUM.test(text.charAt(i)); // '' outside the text
 }
 
 /** Words that, right before a number, say it is an order/reference number, an amount or a time, not PII. */

@@ -30,7 +30,7 @@ export function detectQq(text: string): PiiSpan[] {
       const m = stickyAt(QQ_NUMBER, text, at);
       if (!m) break;
       // Too many digits for one grouped number: the first group alone ("QQ 12345678 13812345678").
-      const value = qqDigits(m[0]) > 11 ? m[0].split(/[ -]/)[0] : m[0];
+      const value = qqDigits(m[0]) > 11 ? (m[0].split(/[ -]/)[0] ?? '') : m[0];
       if (qqDigits(value) < 5 || qqDigits(value) > 11) break;
       out.push(makeSpan(text, 'QQ', at, at + value.length, 0.8, 'context:qq'));
       at += value.length;
@@ -86,14 +86,15 @@ export function detectPassports(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!PASSPORT_CUE.test(text)) return out;
   for (const m of text.matchAll(PASSPORT_TIGHT)) {
-    const start = m.index + m[0].length - m[1].length;
-    out.push(makeSpan(text, 'CN_PASSPORT', start, start + m[1].length, 0.75, 'context:passport-any'));
+    const number = m[1] ?? ''; // PASSPORT_TIGHT always captures the number
+    const start = m.index + m[0].length - number.length;
+    out.push(makeSpan(text, 'CN_PASSPORT', start, start + number.length, 0.75, 'context:passport-any'));
   }
   for (const m of text.matchAll(PASSPORT)) {
     const before = text.slice(Math.max(0, m.index - 48), m.index);
     const after = text.slice(m.index + m[0].length, m.index + m[0].length + 16);
     const line = before.slice(before.lastIndexOf('\n') + 1);
-    if (!PASSPORT_CUE.test(line) && !PASSPORT_CUE.test(after.split('\n')[0])) continue;
+    if (!PASSPORT_CUE.test(line) && !PASSPORT_CUE.test(after.split('\n')[0] ?? '')) continue;
     out.push(makeSpan(text, 'CN_PASSPORT', m.index, m.index + m[0].length, 0.85, 'context:passport'));
   }
   return out;

@@ -12,9 +12,9 @@ export function detectEmails(text: string): PiiSpan[] {
   let lastEnd = 0;
   for (let at = text.indexOf('@'); at >= 0; at = text.indexOf('@', at + 1)) {
     let start = at;
-    while (start > lastEnd && at - start < 64 && LOCAL_CHAR.test(text[start - 1])) start--;
+    while (start > lastEnd && at - start < 64 && LOCAL_CHAR.test(text[start - 1] ?? '')) start--;
     // Dots may not lead; quotes, braces and pipes are legal atext but in prose they wrap the address.
-    while (start < at && /[.'`{|}]/.test(text[start])) start++;
+    while (start < at && /[.'`{|}]/.test(text[start] ?? '')) start++;
     if (start === at || text[at - 1] === '.' || text.slice(start, at).includes('..')) continue;
     DOMAIN.lastIndex = at + 1;
     const m = DOMAIN.exec(text);
@@ -104,8 +104,8 @@ export function detectPhones(text: string): PiiSpan[] {
   const seen = new Set<string>();
   const add = (start: number, end: number, confidence: number, detector: string) => {
     // libphonenumber accepts brackets as punctuation; "[7192195698" is a list, not a phone format.
-    while (/[[\]]/.test(text[start]) && start < end) start++;
-    while (/[[\]]/.test(text[end - 1]) && end > start) end--;
+    while (/[[\]]/.test(text[start] ?? '') && start < end) start++;
+    while (/[[\]]/.test(text[end - 1] ?? '') && end > start) end--;
     const key = `${start}:${end}`;
     if (seen.has(key) || !plausiblePhoneSpan(text, start, end)) return;
     const raw = text.slice(start, end);
@@ -189,7 +189,7 @@ function detectChineseFallback(text: string, seen: Set<string>): PiiSpan[] {
   };
   for (const m of text.matchAll(CN_LANDLINE)) push(m.index, m.index + m[0].length, 0.6, 'pattern:cn-landline');
   for (const m of text.matchAll(CN_MOBILE)) {
-    const digits = m[1].replace(/\D/g, '');
+    const digits = (m[1] ?? '').replace(/\D/g, '');
     if (isValidPhoneNumber(digits, 'CN')) push(m.index, m.index + m[0].length, 0.7, 'pattern:cn-mobile');
   }
   return out;

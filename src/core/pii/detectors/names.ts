@@ -46,12 +46,13 @@ function detectLatinNames(text: string, all: boolean): PiiSpan[] {
   for (const p of PATTERNS) {
     if (!p.cued && !all) continue;
     for (const m of text.matchAll(p.re)) {
-      let name = m[1];
-      const words = name.split(/\s+/);
-      if (NOT_NAMES.has(words[0])) continue;
-      while (words.length > 1 && NOT_NAMES.has(words[words.length - 1])) words.pop();
-      name = name.slice(0, name.lastIndexOf(words[words.length - 1]) + words[words.length - 1].length);
-      const start = m.index + m[0].length - m[1].length; // the name always ends the match
+      const captured = m[1] ?? ''; // every pattern captures the name
+      const words = captured.split(/\s+/);
+      if (NOT_NAMES.has(words[0] ?? '')) continue;
+      while (words.length > 1 && NOT_NAMES.has(words[words.length - 1] ?? '')) words.pop();
+      const last = words[words.length - 1] ?? '';
+      const name = captured.slice(0, captured.lastIndexOf(last) + last.length);
+      const start = m.index + m[0].length - captured.length; // the name always ends the match
       out.push(makeSpan(text, 'PERSON', start, start + name.length, p.confidence, p.detector));
     }
   }
@@ -63,13 +64,13 @@ const HAN = /[\u4e00-\u9fff]/;
 const NOT_GIVEN = new Set(Array.from('的是在了和与跟及说要去来到把被给让请叫也都就还又很吗呢吧啊呀哦嘛着过们这那有没不从对为以而但或电手微邮号住今昨家先女老师'));
 
 /** A name led by a surname that is also an everyday word ("高手", "方便"); compound surnames never are. */
-const ambiguousLead = (name: string): boolean => AMBIGUOUS_SURNAMES.has(name[0]) && !COMPOUND_SURNAMES.has(name.slice(0, 2));
+const ambiguousLead = (name: string): boolean => AMBIGUOUS_SURNAMES.has(name.charAt(0)) && !COMPOUND_SURNAMES.has(name.slice(0, 2));
 
 /** The surname (compound first) that starts at i, or ''. */
 function surnameAt(text: string, i: number): string {
   const two = text.slice(i, i + 2);
   if (COMPOUND_SURNAMES.has(two)) return two;
-  return SURNAMES.has(text[i] ?? '') ? text[i] : '';
+  return SURNAMES.has(text.charAt(i)) ? text.charAt(i) : '';
 }
 
 /** Surname plus up to two given-name characters starting at i; '' when no surname starts there. */
@@ -77,7 +78,7 @@ function fullNameAt(text: string, i: number, maxGiven = 2): string {
   const surname = surnameAt(text, i);
   if (!surname) return '';
   let end = i + surname.length;
-  while (end - i - surname.length < maxGiven && HAN.test(text[end] ?? '') && !NOT_GIVEN.has(text[end])) end++;
+  while (end - i - surname.length < maxGiven && HAN.test(text[end] ?? '') && !NOT_GIVEN.has(text.charAt(end))) end++;
   return text.slice(i, end);
 }
 
@@ -133,7 +134,7 @@ function detectChineseNames(text: string): PiiSpan[] {
     if (NOT_NAME_BEFORE_TITLE.test(text.slice(Math.max(0, end - 4), end))) continue;
     const start = nameStartBefore(text, end);
     // "苏州人老师", "房客先生": a role or origin before the title, not a name.
-    if (start < 0 || (end - start > 1 && ROLE_OR_PLACE_END.test(text[end - 1]))) continue;
+    if (start < 0 || (end - start > 1 && ROLE_OR_PLACE_END.test(text.charAt(end - 1)))) continue;
     out.push(makeSpan(text, 'PERSON', start, end, 0.5, 'context:zh-title'));
   }
   return out;
@@ -143,9 +144,9 @@ function detectChineseNames(text: string): PiiSpan[] {
 function nameStartBefore(text: string, end: number): number {
   for (const len of [3, 2]) {
     const i = end - len;
-    if (i < 0 || (AMBIGUOUS_SURNAMES.has(text[i]) && !COMPOUND_SURNAMES.has(text.slice(i, i + 2)))) continue;
+    if (i < 0 || (AMBIGUOUS_SURNAMES.has(text.charAt(i)) && !COMPOUND_SURNAMES.has(text.slice(i, i + 2)))) continue;
     // Another surname right before makes the reading doubtful ("李王老师"): fall back to a shorter one.
-    if (fullNameAt(text, i).length === len && (i === 0 || !SURNAMES.has(text[i - 1]) || NOT_GIVEN.has(text[i - 1]))) return i;
+    if (fullNameAt(text, i).length === len && (i === 0 || !SURNAMES.has(text.charAt(i - 1)) || NOT_GIVEN.has(text.charAt(i - 1)))) return i;
   }
   const single = text[end - 1] ?? '';
   if (!SURNAMES.has(single) || NEVER_ALONE.has(single)) return -1;
@@ -161,9 +162,9 @@ function aliasesOf(text: string, names: PiiSpan[]): PiiSpan[] {
   for (const n of names) {
     const m = ALIAS.exec(text.slice(n.end, n.end + 40));
     if (!m) continue;
-    const alias = m[1];
+    const alias = m[1] ?? ''; // ALIAS captures the alias
     // Only across scripts: "(staff engineer)" after a Latin name is a role, not a second name.
-    if (HAN.test(alias[0]) === HAN.test(n.value[0]) || (HAN.test(alias[0]) && !surnameAt(alias, 0))) continue;
+    if (HAN.test(alias.charAt(0)) === HAN.test(n.value.charAt(0)) || (HAN.test(alias.charAt(0)) && !surnameAt(alias, 0))) continue;
     const start = n.end + m[0].indexOf(alias);
     out.push(makeSpan(text, 'PERSON', start, start + alias.length, n.confidence, 'context:name-alias'));
   }

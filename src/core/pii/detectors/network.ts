@@ -28,8 +28,9 @@ export function validIpv6(s: string): boolean {
   if (halves.length > 2) return false;
   const split = (h: string) => (h === '' ? [] : h.split(':'));
   if (halves.length === 2) {
-    const left = split(halves[0]);
-    const right = split(halves[1]);
+    const [leftHalf = '', rightHalf = ''] = halves;
+    const left = split(leftHalf);
+    const right = split(rightHalf);
     return left.length + right.length <= groups - 1 && [...left, ...right].every(validHextet);
   }
   const all = split(body);
@@ -83,10 +84,10 @@ export function detectUrlCredentials(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!text.includes('://')) return out;
   for (const m of text.matchAll(URL_CREDENTIALS)) {
-    const password = m[2];
+    const password = m[2] ?? ''; // URL_CREDENTIALS captures the password
     if (/^(\*+|x+|<[^>]*>|\$\{[^}]*\}|\{[^}]*\}|password|pass|secret)$/i.test(password)) continue;
     let end = m.index + m[0].length;
-    while (/[.:\]]/.test(text[end - 1])) end--;
+    while (/[.:\]]/.test(text[end - 1] ?? '')) end--;
     out.push(makeSpan(text, 'URL_CREDENTIALS', m.index, end, 0.95, 'pattern:url-credentials'));
   }
   return out;

@@ -34,11 +34,12 @@ export function detectCards(text: string): PiiSpan[] {
       let bestJ = i;
       let digits = '';
       for (let j = i; j < groups.length; j++) {
-        digits += text.slice(groups[j].start, groups[j].end);
+        const group = groups[j]!; // j < groups.length
+        digits += text.slice(group.start, group.end);
         if (digits.length > 19) break;
         if (digits.length < 12) continue;
-        const start = groups[i].start;
-        const end = groups[j].end;
+        const start = groups[i]!.start; // i <= j
+        const end = group.end;
         if (isAsciiWordAt(text, end) || (text[end] === '.' && /\d/.test(text[end + 1] ?? ''))) continue;
         const span = classifyCard(text, digits, start, end);
         if (span) {
@@ -108,8 +109,8 @@ export function isValidChineseId(id: string, now = new Date()): boolean {
   if (y < 1800 || birth.getUTCFullYear() !== y || birth.getUTCMonth() !== mo - 1 || birth.getUTCDate() !== d) return false;
   if (birth.getTime() > now.getTime()) return false;
   let sum = 0;
-  for (let i = 0; i < 17; i++) sum += (id.charCodeAt(i) - 48) * ID_WEIGHTS[i];
-  return ID_CHECK[sum % 11] === id[17].toUpperCase();
+  for (let i = 0; i < 17; i++) sum += (id.charCodeAt(i) - 48) * ID_WEIGHTS[i]!; // 17 weights
+  return ID_CHECK.charAt(sum % 11) === id.charAt(17).toUpperCase();
 }
 
 // Digit groups joined by single spaces or hyphens, the last one possibly ending in the X check character.
@@ -123,9 +124,10 @@ function detectGroupedIds(text: string, out: PiiSpan[]): void {
     for (let i = 0; i < groups.length; i++) {
       let id = '';
       for (let j = i; j < groups.length && id.length < 18; j++) {
-        id += groups[j].chars;
+        const group = groups[j]!; // j < groups.length
+        id += group.chars;
         if (id.length === 18 && isValidChineseId(id)) {
-          out.push(makeSpan(text, 'CN_ID', groups[i].start, groups[j].end, 0.95, 'checksum:gb11643'));
+          out.push(makeSpan(text, 'CN_ID', groups[i]!.start, group.end, 0.95, 'checksum:gb11643'));
           i = j;
         }
       }

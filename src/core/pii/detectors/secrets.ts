@@ -40,7 +40,7 @@ function privateKeyBlocks(text: string): PiiSpan[] {
         if (body.lastIndex === end) break;
         end = body.lastIndex;
       }
-      while (/\s/.test(text[end - 1])) end--;
+      while (/\s/.test(text[end - 1] ?? '')) end--;
     }
     out.push(makeSpan(text, 'PRIVATE_KEY', m.index, end, 0.99, endAt >= 0 ? 'pattern:private-key' : 'pattern:private-key-unterminated'));
     from = end;
@@ -146,7 +146,7 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
   // Values already judged by their key: the key-less passes below must not overrule that judgement.
   const judged = new Uint8Array(text.length);
   for (const m of text.matchAll(ASSIGNMENT)) {
-    const g = m.groups!;
+    const g = m.groups as { key: string; op: string; val: string }; // named groups of ASSIGNMENT, none optional
     const key = g.key.replace(/^["']|["']$/g, '');
     // getEnv("api_token", "...") passes a key and its value; a bare comma does not.
     if (g.op === ',' && !(/^["']/.test(g.key) && /^["']/.test(g.val) && /\d/.test(g.val) && shannonEntropy(g.val) >= 3)) continue;
@@ -173,7 +173,7 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
   }
   const isJudged = (start: number, end: number) => judged.subarray(start, end).includes(1);
   for (const m of text.matchAll(PROSE_SECRET)) {
-    const g = m.groups!;
+    const g = m.groups as { key: string; val: string }; // named groups of PROSE_SECRET, none optional
     let value = g.val;
     let start = m.index + m[0].length - value.length;
     const quoted = /^["'“‘]/.test(value);
@@ -190,17 +190,19 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
     out.push(makeSpan(text, password ? 'PASSWORD' : 'API_KEY', start, start + value.length, 0.7, 'keyword:prose'));
   }
   for (const m of text.matchAll(CURL_USER)) {
-    const start = m.index + m[0].length - m[1].length;
-    if (!isPlaceholder(m[1])) out.push(makeSpan(text, 'PASSWORD', start, start + m[1].length, 0.8, 'pattern:curl-user'));
+    const user = m[1] ?? ''; // CURL_USER captures the credentials
+    const start = m.index + m[0].length - user.length;
+    if (!isPlaceholder(user)) out.push(makeSpan(text, 'PASSWORD', start, start + user.length, 0.8, 'pattern:curl-user'));
   }
 
   // Quoted literals and free-standing tokens with no key at all.
   for (const m of text.matchAll(/(["'`])([A-Za-z0-9+/=_-]{20,})\1/g)) {
+    const literal = m[2] ?? '';
     const start = m.index + 1;
-    const end = start + m[2].length;
+    const end = start + literal.length;
     if (isJudged(start, end)) continue;
-    if (looksLikeBareSecret(m[2], 20)) out.push(makeSpan(text, 'API_KEY', start, end, 0.5, 'entropy:quoted'));
-    else if (looksLikeHexSecret(m[2])) out.push(makeSpan(text, 'API_KEY', start, end, 0.4, 'entropy:quoted-hex'));
+    if (looksLikeBareSecret(literal, 20)) out.push(makeSpan(text, 'API_KEY', start, end, 0.5, 'entropy:quoted'));
+    else if (looksLikeHexSecret(literal)) out.push(makeSpan(text, 'API_KEY', start, end, 0.4, 'entropy:quoted-hex'));
   }
   for (const m of text.matchAll(/(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/=_-])/g)) {
     if (isJudged(m.index, m.index + m[0].length)) continue;

@@ -30,7 +30,7 @@ function setAt(value: Json, path: (string | number)[], next: Json): Json {
   if (head === undefined) return next;
   if (Array.isArray(value)) return value.map((v, i) => (i === head ? setAt(v, rest, next) : v));
   const obj = (value ?? {}) as Record<string, Json>;
-  return { ...obj, [head]: setAt(obj[head as string], rest, next) };
+  return { ...obj, [head]: setAt(obj[head as string] ?? null, rest, next) };
 }
 
 interface FieldProps {
