@@ -33,7 +33,6 @@ import { loadSettings } from '../../core/lifecycle/settings';
 import { getTurn } from '../../core/sessions';
 import type { Handlers, HandlerEnv } from '../registry';
 import { auditDto } from './guardian';
-import { contextDto, turnDto } from './records';
 
 const datasetConfig = (dir: string) => loadSettings(dir).settings.datasetCollection;
 
@@ -74,15 +73,9 @@ function sampleDetailDto(ctx: ServiceContext, s: DatasetSample): SampleDetail {
   if (s.turnId) {
     try {
       const t = getTurn(ctx, s.turnId);
-      turn = turnDto(t.turn);
-      context = t.context.map(contextDto);
-      const d = t.turn.decisions.find((x) => x.id === s.decisionId);
-      if (d) {
-        decision = {
-          id: d.id, turnId: t.turn.id, sessionId: t.turn.sessionId, decision: d.decision, reason: d.reason,
-          candidateFact: d.candidateFact, model: d.llmModel, latencyMs: d.latencyMs, createdAt: d.createdAt,
-        };
-      }
+      turn = t.turn;
+      context = t.context;
+      decision = t.decisions.find((x) => x.id === s.decisionId) ?? null;
     } catch (e) {
       if (!(isAppError(e) && (e as AppError).kind === 'NotFound')) throw e;
     }

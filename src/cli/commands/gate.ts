@@ -202,12 +202,12 @@ async function gateShow(id: string, opts: Opts): Promise<void> {
       ['Session / turn', `${clean(d.sessionId)}  turn ${d.turnNumber}  (${d.turnId})`],
       ['Reason', clean(d.reason)],
       ['Candidate fact', clean(d.candidateFact ?? '—')],
-      ['Model', `${clean(d.llmModel)}  ${d.latencyMs ?? '?'} ms  ${d.promptTokens ?? '?'} + ${d.completionTokens ?? '?'} tokens`],
-      ['User', clean(detail.turn.userMessage.content)],
-      ['Agent', clean(detail.turn.agentReply.content)],
+      ['Model', `${clean(d.model)}  ${d.latencyMs ?? '?'} ms  ${d.promptTokens ?? '?'} + ${d.completionTokens ?? '?'} tokens`],
+      ['User', clean(detail.turn.userMessage)],
+      ['Agent', clean(detail.turn.agentReply)],
     );
     for (const w of detail.writes) {
-      t.push([`Write ${w.status}`, `${w.targetFile}  ${time(w.createdAt)}  ${clean(w.reason ?? '')}${w.linesAdded !== null ? `  (+${w.linesAdded} -${w.linesRemoved} ~${w.linesModified})` : ''}`]);
+      t.push([`Write ${w.status}`, `${w.targetFile}  ${time(w.createdAt)}  ${clean(w.reason ?? '')}${w.lineChanges ? `  (+${w.lineChanges.added} -${w.lineChanges.removed} ~${w.lineChanges.modified})` : ''}`]);
     }
     process.stdout.write(`${t.toString()}\n`);
     for (const w of detail.writes) if (w.diff) process.stdout.write(`\n${clean(w.diff, true)}\n`);
@@ -220,19 +220,20 @@ async function gateStatsCommand(opts: Opts): Promise<void> {
   await withDatabase(opts, ({ db }, dir) => {
     const chosen = (['daily', 'weekly', 'bySession'] as const).filter((k) => opts[k]);
     if (chosen.length > 1) throw new AppError('Invalid', 'choose one of --daily, --weekly, --by-session');
-    const groupBy: GateStatsGrouping = opts.daily ? 'day' : opts.weekly ? 'week' : opts.bySession ? 'session' : 'none';
+    const groupBy: GateStatsGrouping = opts.daily ? 'daily' : opts.weekly ? 'weekly' : opts.bySession ? 'session' : 'none';
     const stats = gateStats(ctxOf(db, dir), { ...filtersFrom(opts), groupBy, limit: (opts.limit as number | undefined) ?? 30 });
     if (opts.json) return printJson(stats);
     const t = table({ head: ['Decision', 'Count', 'Share', 'Avg latency (ms)'] });
-    for (const r of stats.byDecision) {
-      t.push([DECISION_COLORS[r.decision](r.decision), r.count, stats.total ? `${((100 * r.count) / stats.total).toFixed(1)}%` : '—', r.avgLatencyMs ?? '—']);
+    const { total, byDecision, avgLatencyByDecision, avgLatencyMs } = stats.totals;
+    for (const d of GATE_DECISIONS) {
+      t.push([DECISION_COLORS[d](d), byDecision[d], total ? `${((100 * byDecision[d]) / total).toFixed(1)}%` : '—', avgLatencyByDecision[d] ?? '—']);
     }
-    t.push([pc.bold('Total'), stats.total, '', stats.avgLatencyMs ?? '—']);
+    t.push([pc.bold('Total'), total, '', avgLatencyMs ?? '—']);
     process.stdout.write(`${t.toString()}\n`);
     if (groupBy !== 'none') {
-      const label = groupBy === 'day' ? 'Day' : groupBy === 'week' ? 'Week of' : 'Session';
+      const label = groupBy === 'daily' ? 'Day' : groupBy === 'weekly' ? 'Week of' : 'Session';
       const g = table({ head: [label, 'Total', ...GATE_DECISIONS.map((d) => d.replace('UPDATE_', '')), 'Avg ms', 'Sessions'] });
-      for (const r of stats.rows) g.push([clip(r.key, 36), r.total, ...GATE_DECISIONS.map((d) => r.counts[d]), r.avgLatencyMs ?? '—', r.sessionCount]);
+      for (const r of stats.buckets) g.push([clip(r.key, 36), r.total, ...GATE_DECISIONS.map((d) => r.byDecision[d]), r.avgLatencyMs ?? '—', r.sessionCount]);
       process.stdout.write(`\n${g.toString()}\n`);
     }
   });

@@ -174,7 +174,7 @@ async function guardianShow(auditId: string, opts: Opts): Promise<void> {
     if (a.candidateFact) console.log(`fact: ${a.candidateFact}`);
     if (a.reason) console.log(`reason: ${a.reason}`);
     if (d.decision) console.log(`decision: ${d.decision.decision} — ${d.decision.reason} (${d.decision.llmModel})`);
-    if (d.turn) console.log(`turn #${d.turn.turnNumber}:\n  user: ${short(d.turn.userMessage.content, 200)}\n  agent: ${short(d.turn.agentReply.content, 200)}`);
+    if (d.turn) console.log(`turn #${d.turn.turnNumber}:\n  user: ${short(d.turn.userMessage, 200)}\n  agent: ${short(d.turn.agentReply, 200)}`);
     if (d.related) console.log(`related: ${d.related.id} (${d.related.source}, ${d.related.status})`);
     if (d.rollback) console.log(`rolled back ${time(d.rollback.rolledBackAt)} by ${d.rollback.rolledBackBy} (${d.rollback.mode}): ${d.rollback.reason}; rollback audit ${d.rollback.rollbackAuditId}`);
     for (const f of d.followUps) console.log(`follow-up: ${f.id} (${f.source}, ${f.status}) ${short(f.reason)}`);

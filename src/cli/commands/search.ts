@@ -1,21 +1,24 @@
 import type { Command } from 'commander';
 import pc from 'picocolors';
 import { AppError } from '../../shared/errors';
-import { search, type SearchScope, type Snippet } from '../../core/search';
+import type { SearchHit, SearchHitKind } from '../../shared/contract/records';
+import { search } from '../../core/search';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { clean, clip, int, table, time } from './gate';
 
 type Opts = GlobalOptions & Record<string, unknown>;
 
-/** The snippet as terminal text, matches underlined (only when the terminal takes colour). */
-function highlighted(s: Snippet): string {
-  let out = s.truncatedStart ? '…' : '';
+const SCOPES: Record<string, SearchHitKind[]> = { all: [], turns: ['turn'], decisions: ['decision'] };
+
+/** The hit's text for a terminal, matches underlined (only when the terminal takes colour). */
+function highlighted(h: SearchHit): string {
+  let out = '';
   let at = 0;
-  for (const m of s.matches) {
-    out += clean(s.text.slice(at, m.start)) + pc.bold(pc.underline(clean(s.text.slice(m.start, m.end))));
-    at = m.end;
+  for (const [start, end] of h.matches) {
+    out += clean(h.text.slice(at, start)) + pc.bold(pc.underline(clean(h.text.slice(start, end))));
+    at = end;
   }
-  return out + clean(s.text.slice(at)) + (s.truncatedEnd ? '…' : '');
+  return out + clean(h.text.slice(at));
 }
 
 export function register(program: Command): void {
@@ -26,22 +29,19 @@ export function register(program: Command): void {
     .action(
       action(async (query: string, opts: Opts) =>
         withDatabase(opts, ({ db }, dir) => {
-          const scope = String(opts.scope) as SearchScope;
-          if (!['all', 'turns', 'decisions'].includes(scope)) throw new AppError('Invalid', `--scope: expected all, turns or decisions, got ${scope}`);
-          const result = search({ db, workspaceDir: dir }, { query, limit: (opts.limit as number | undefined) ?? 20, scope, sessionId: opts.session as string | undefined });
+          const kinds = SCOPES[String(opts.scope)];
+          if (!kinds) throw new AppError('Invalid', `--scope: expected all, turns or decisions, got ${String(opts.scope)}`);
+          const result = search({ db, workspaceDir: dir }, { text: query, limit: (opts.limit as number | undefined) ?? 20, kinds, sessionId: opts.session as string | undefined });
           if (opts.json) return printJson(result);
-          if (!result.hits.length) {
+          if (!result.items.length) {
             process.stdout.write(`No matches for "${clean(query)}"${result.mode === 'scan' ? ` in the newest ${result.scanned} rows` : ''}.\n`);
             return;
           }
           const t = table({ head: ['Time (UTC)', 'Session', 'Where', 'Id', 'Match'], colWidths: [21, 30, 16, 28, 70], wordWrap: true, wrapOnWordBoundary: false });
-          for (const h of result.hits) {
-            const where = h.kind === 'turn' ? 'turn' : `${h.decision}`;
-            for (const s of h.snippets.length ? h.snippets : [{ field: '', text: '', matches: [], truncatedStart: false, truncatedEnd: false }]) {
-              t.push([time(h.createdAt), clip(h.sessionId, 28), `${where}${s.field ? `\n${s.field}` : ''}`, h.id, highlighted(s as Snippet)]);
-            }
+          for (const h of result.items) {
+            t.push([time(h.createdAt), clip(h.sessionId, 28), `${h.kind === 'turn' ? 'turn' : `${h.decision}`}\n${h.field}`, h.id, highlighted(h)]);
           }
-          process.stdout.write(`${t.toString()}\n${result.hits.length} hit(s)${result.mode === 'scan' ? ` (short query: looked at the newest ${result.scanned} rows)` : ''}\n`);
+          process.stdout.write(`${t.toString()}\n${result.items.length} hit(s)${result.mode === 'scan' ? ` (short query: looked at the newest ${result.scanned} rows)` : ''}\n`);
         }),
       ),
     );

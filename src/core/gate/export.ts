@@ -5,7 +5,9 @@ import Papa from 'papaparse';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
 import { createRedactor, detectPii } from '../pii';
-import { DECISION_COLUMNS, decisionFromRow, decisionWhere, type DecisionFilters, type DecisionListItem } from './list';
+import type { GateDecisionRow } from '../../shared/contract/records';
+import { iterateDecisionsForExport } from '../db/repositories/decisions';
+import { decisionQuery, type DecisionFilters } from './list';
 
 export const DECISION_EXPORT_FORMATS = ['json', 'csv', 'markdown'] as const;
 export type DecisionExportFormat = (typeof DECISION_EXPORT_FORMATS)[number];
@@ -32,10 +34,10 @@ const CSV_FIELDS = [
   'llm_latency_ms', 'prompt_tokens', 'completion_tokens', 'write_status', 'user_message', 'agent_reply',
 ] as const;
 
-function csvRecord(d: DecisionListItem): unknown[] {
+function csvRecord(d: GateDecisionRow): unknown[] {
   return [
     d.id, new Date(d.createdAt).toISOString(), d.sessionId, d.turnId, d.turnNumber, d.decision, d.reason, d.candidateFact ?? '',
-    d.llmModel, d.latencyMs ?? '', d.promptTokens ?? '', d.completionTokens ?? '', d.writeStatus ?? '', d.userMessage, d.agentReply,
+    d.model, d.latencyMs ?? '', d.promptTokens ?? '', d.completionTokens ?? '', d.writeStatus ?? '', d.userMessage ?? '', d.agentReply ?? '',
   ];
 }
 
@@ -49,11 +51,8 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
   const format = input.format ?? 'json';
   if (!DECISION_EXPORT_FORMATS.includes(format)) throw new AppError('Invalid', `format: expected one of ${DECISION_EXPORT_FORMATS.join(', ')}, got ${format}`);
   if (!input.file && !input.output) throw new AppError('Invalid', 'file: give a file to write or an output stream');
-  const { clauses, params } = decisionWhere(ctx, input);
-  // Opted-out sessions never leave the workspace (cross-area agreement).
-  clauses.push('d.session_id NOT IN (SELECT session_id FROM excluded_sessions)');
-  const stmt = ctx.db.prepare(`SELECT ${DECISION_COLUMNS} FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id
-    WHERE ${clauses.join(' AND ')} ORDER BY d.created_at, d.seq`);
+  // Opted-out sessions never leave the workspace (cross-area agreement): the repository skips them.
+  const decisions = iterateDecisionsForExport(ctx.db, decisionQuery(ctx, input));
 
   const out = input.output ?? fs.createWriteStream(input.file!, { encoding: 'utf8' });
   let rows = 0;
@@ -65,8 +64,8 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
     } else {
       await write(out, '[');
     }
-    for (const row of stmt.iterate(params) as IterableIterator<Parameters<typeof decisionFromRow>[0]>) {
-      const d = input.includePii ? decisionFromRow(row) : redactDecision(decisionFromRow(row));
+    for (const row of decisions) {
+      const d = input.includePii ? row : redactDecision(row);
       if (format === 'csv') {
         // escapeFormulae prefixes cells starting with = + - @ (and tab, CR) with ', so a spreadsheet never runs them.
         await write(out, `${Papa.unparse([csvRecord(d)], { header: false, newline: '\r\n', escapeFormulae: true })}\r\n`);
@@ -87,13 +86,13 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
 }
 
 /** One numbering per decision: the same address is the same placeholder in its messages, reason and fact. */
-function redactDecision(d: DecisionListItem): DecisionListItem {
+function redactDecision(d: GateDecisionRow): GateDecisionRow {
   const redactor = createRedactor();
   const clean = (t: string) => redactor.redact(t, detectPii(t)).text;
   return {
     ...d,
-    userMessage: clean(d.userMessage),
-    agentReply: clean(d.agentReply),
+    userMessage: clean(d.userMessage ?? ''),
+    agentReply: clean(d.agentReply ?? ''),
     reason: clean(d.reason),
     candidateFact: d.candidateFact == null ? d.candidateFact : clean(d.candidateFact),
   };

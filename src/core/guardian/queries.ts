@@ -1,8 +1,9 @@
 // Audit queries: list, show, diff and the history of one file. Lists are keyset-paged on
 // (created_at, rowid), which every audit index carries, so a page costs an index range scan.
-import { AUDIT_SOURCES, AUDIT_STATUSES, type AuditSource, type AuditStatus, type ConversationTurn, type LineChanges, type MemoryFileName } from '../../shared/domain';
+import { AUDIT_SOURCES, AUDIT_STATUSES, type AuditSource, type AuditStatus, type LineChanges, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import { turnFromRow } from '../recorder/recorder';
+import { findTurnById } from '../db/repositories/turns';
+import type { TurnDto } from '../../shared/contract/records';
 import fs from 'node:fs';
 import { assertMemoryFileName, memoryFilePath } from '../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
@@ -107,7 +108,7 @@ export interface DecisionInfo {
 export interface AuditDetail {
   audit: AuditSummary & { diff: string | null };
   decision: DecisionInfo | null;
-  turn: ConversationTurn | null;
+  turn: TurnDto | null;
   /** The rollback that undid this audit, if any. */
   rollback: RollbackRecord | null;
   /** When this audit is itself a rollback's write: the rollback it records. */
@@ -127,7 +128,6 @@ export function showAudit(ctx: ServiceContext, auditId: string): AuditDetail {
     ? (db.prepare(`SELECT id, decision, reason, candidate_fact AS candidateFact, llm_model AS llmModel, llm_latency_ms AS llmLatencyMs,
         created_at AS createdAt FROM memory_gate_decisions WHERE id = ?`).get(row.decision_id) as DecisionInfo | undefined) ?? null
     : null;
-  const turnRow = row.turn_id ? db.prepare('SELECT * FROM conversation_turns WHERE id = ?').get(row.turn_id) : undefined;
   const rollback = (db.prepare(`SELECT ${ROLLBACK_COLUMNS} FROM rollbacks WHERE audit_id = ?`).get(row.id) as RollbackRecord | undefined) ?? null;
   const recordsRollback = (db.prepare(`SELECT ${ROLLBACK_COLUMNS} FROM rollbacks WHERE rollback_audit_id = ?`).get(row.id) as RollbackRecord | undefined) ?? null;
   const related = row.related_audit_id ? auditFromRow(getAuditRow(db, row.related_audit_id)) : null;
@@ -148,7 +148,7 @@ export function showAudit(ctx: ServiceContext, auditId: string): AuditDetail {
   return {
     audit: { ...auditFromRow(row), diff: row.diff },
     decision,
-    turn: turnRow ? turnFromRow(turnRow as Parameters<typeof turnFromRow>[0]) : null,
+    turn: (row.turn_id && findTurnById(db, row.turn_id)) || null,
     rollback,
     recordsRollback,
     related,

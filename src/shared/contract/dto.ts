@@ -6,129 +6,14 @@ import type {
   AuditSource,
   AuditStatus,
   ExportFormat,
-  GateDecision,
   LineChanges,
   MemoryFileName,
-  Role,
   SampleType,
 } from '../domain';
 import type { ErrorKind } from '../errors';
+import type { ContextItemDto, GateDecisionRow, TurnDto } from './records';
 
-/** A keyset-paged list: pass nextCursor back as `cursor` for the next page; null = no more rows. */
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-  /** Total rows matching the filter, when the service can count them cheaply. */
-  total?: number;
-}
-
-// ---- sessions, turns, context ----
-export interface SessionRow {
-  id: string;
-  channelId: string;
-  conversationTarget: string | null;
-  accountId: string | null;
-  createdAt: number;
-  lastActivityAt: number;
-  turnCount: number;
-  /** True when the session is excluded (opt-out): never collected or exported. */
-  excluded?: boolean;
-}
-export interface SessionDetail extends SessionRow {
-  metadata: Record<string, unknown> | null;
-  decisionCount: number;
-  writeCount: number;
-}
-
-export interface ContextItemDto {
-  id: number;
-  turnId: string;
-  role: Role;
-  message: string;
-  timestamp: number;
-  sequenceNumber: number;
-}
-
-export interface TurnDto {
-  id: string;
-  sessionId: string;
-  turnNumber: number;
-  userMessage: string;
-  userFrom: string | null;
-  agentReply: string;
-  createdAt: number;
-  userMetadata?: Record<string, unknown> | null;
-  agentMetadata?: Record<string, unknown> | null;
-}
-
-/** A turn as the session timeline shows it: with its gate decisions and write outcomes inline. */
-export interface TurnView extends TurnDto {
-  decisions: GateDecisionRow[];
-  writes: AuditRow[];
-}
-export interface TurnDetail {
-  turn: TurnDto;
-  context: ContextItemDto[];
-  decisions: GateDecisionRow[];
-  writes: AuditRow[];
-}
-
-// ---- search ----
-export type SearchHitKind = 'turn' | 'decision';
-export interface SearchHit {
-  kind: SearchHitKind;
-  /** turn id or decision id */
-  id: string;
-  sessionId: string;
-  turnId: string;
-  field: 'user_message' | 'agent_message' | 'reason' | 'candidate_fact';
-  /** The matching text (possibly cut around the match). Plain text: never render as HTML. */
-  text: string;
-  /** Match ranges in `text` as [start, end) UTF-16 offsets, for highlighting. */
-  matches: Array<[number, number]>;
-  createdAt: number;
-}
-
-// ---- memory_gate ----
-export interface GateDecisionRow {
-  id: string;
-  turnId: string;
-  sessionId: string;
-  decision: GateDecision;
-  reason: string;
-  candidateFact: string | null;
-  model: string;
-  latencyMs: number | null;
-  promptTokens?: number | null;
-  completionTokens?: number | null;
-  /** recorder, an importer, demo; absent in timeline views. */
-  source?: string;
-  createdAt: number;
-  /** Status of the latest write_guardian outcome of this decision (list views). */
-  writeStatus?: AuditStatus | null;
-  /** The turn's user message, for list views (seed: decisions are listed with their conversation). */
-  userMessage?: string;
-  agentReply?: string;
-}
-export interface GateDecisionDetail {
-  decision: GateDecisionRow & { rawResponse: string | null };
-  turn: TurnDto;
-  context: ContextItemDto[];
-  writes: AuditRow[];
-}
-export interface GateStatsBucket {
-  /** YYYY-MM-DD (daily), YYYY-Www (weekly) or the session id (by session). */
-  key: string;
-  total: number;
-  byDecision: Record<GateDecision, number>;
-  avgLatencyMs: number | null;
-  sessionCount?: number;
-}
-export interface GateStats {
-  groupBy: 'daily' | 'weekly' | 'session';
-  buckets: GateStatsBucket[];
-  totals: { total: number; byDecision: Record<GateDecision, number>; avgLatencyMs: number | null };
-}
+export type { Page } from '../paging';
 
 // ---- write_guardian ----
 export interface AuditRow {
@@ -142,6 +27,8 @@ export interface AuditRow {
   source: AuditSource;
   reason: string | null;
   lineChanges: LineChanges | null;
+  /** Unified diff of the write, where a view shows it (a decision's writes). */
+  diff?: string | null;
   /** Absent in timeline views. */
   beforeSnapshotId?: string | null;
   afterSnapshotId?: string | null;
@@ -498,9 +385,6 @@ export interface DailyNoteHit {
 
 // ---- jobs ----
 export type JobState = 'running' | 'done' | 'failed' | 'cancelled';
-export interface JobHandle {
-  jobId: string;
-}
 export interface JobStatus<R = unknown> {
   jobId: string;
   channel: string;

@@ -13,10 +13,12 @@ import {
 } from '../domain';
 import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract } from './define';
 import type * as D from './dto';
+import type * as R from './records';
 import { curationContracts } from './curation';
 import { healthContracts } from './health';
 
 export * from './dto';
+export * from './records';
 export * from './curation';
 export * from './health';
 export * from './changes';
@@ -57,18 +59,18 @@ export const contracts = {
   'workspace.open': mutation<D.WorkspaceInfo>()(z.strictObject({ dir: z.string().min(1).max(4096) }), 'Open another workspace folder'),
 
   // ---- sessions, turns, context, search ----
-  'sessions.list': query<D.Page<D.SessionRow>>()(
+  'sessions.list': query<D.Page<R.SessionRow>>()(
     z.strictObject({ limit: limit(), cursor, channelId: z.string().max(200).optional(), text: text(500).optional() }),
     'Sessions, most recent activity first',
   ),
-  'sessions.get': query<D.SessionDetail>()(z.strictObject({ id }), 'One session with counts'),
-  'turns.list': query<D.Page<D.TurnView>>()(
+  'sessions.get': query<R.SessionDetail>()(z.strictObject({ id }), 'One session with counts'),
+  'turns.list': query<D.Page<R.TurnView>>()(
     z.strictObject({ sessionId: id, limit: limit(), cursor, fromTurn: id.optional() }),
     'A session timeline: turns in order, each with its decisions and writes (fromTurn: start at that turn)',
   ),
-  'turns.get': query<D.TurnDetail>()(z.strictObject({ id }), 'One turn with its context window, decisions and writes'),
-  'context.get': query<D.ContextItemDto[]>()(z.strictObject({ turnId: id }), 'The context window of a turn'),
-  'search.query': query<D.Page<D.SearchHit>>()(
+  'turns.get': query<R.TurnDetail>()(z.strictObject({ id }), 'One turn with its context window, decisions and writes'),
+  'context.get': query<R.ContextItemDto[]>()(z.strictObject({ turnId: id }), 'The context window of a turn'),
+  'search.query': query<R.SearchPage>()(
     z.strictObject({
       text: z.string().trim().min(1, 'search text is required').max(500),
       kinds: z.array(z.enum(['turn', 'decision'])).max(2).optional(),
@@ -80,7 +82,7 @@ export const contracts = {
   ),
 
   // ---- memory_gate ----
-  'gate.list': query<D.Page<D.GateDecisionRow>>()(
+  'gate.list': query<R.GateDecisionPage>()(
     z.strictObject({
       sessionId: id.optional(),
       decision: z.enum(GATE_DECISIONS).optional(),
@@ -91,8 +93,8 @@ export const contracts = {
     }),
     'memory_gate decisions, newest first, with their conversation text',
   ),
-  'gate.show': query<D.GateDecisionDetail>()(z.strictObject({ id }), 'A decision with its turn, context and writes'),
-  'gate.stats': query<D.GateStats>()(
+  'gate.show': query<R.GateDecisionDetail>()(z.strictObject({ id }), 'A decision with its turn, context and writes'),
+  'gate.stats': query<R.GateStats>()(
     z.strictObject({ groupBy: z.enum(['daily', 'weekly', 'session']).default('daily'), ...timeRange, limit: limit(1000, 100) }),
     'Counts per decision type and average latency',
   ),

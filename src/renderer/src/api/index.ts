@@ -1,3 +1,4 @@
 export * from './client';
 export type * from '../../../shared/contract/dto';
+export type * from '../../../shared/contract/records';
 export type { Channel, InputOf, OutputOf, JobChannel, JobResultOf } from '../../../shared/contract';
