@@ -3,6 +3,7 @@
 // inside runAsCurator(name, ...), and WorkspaceSession.serviceContext() reads it from here.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DB } from '../db/connection';
+import { findLocalCuratorName } from '../db/repositories/curators';
 
 const requestCurator = new AsyncLocalStorage<string>();
 
@@ -16,8 +17,7 @@ export const currentCurator = (): string | undefined => requestCurator.getStore(
 /** The local curator's name (asked once by the desktop app), or null before it was given. */
 export function localCuratorName(db: DB): string | null {
   try {
-    const row = db.prepare('SELECT name FROM curators WHERE is_local = 1 AND revoked_at IS NULL').get() as { name: string } | undefined;
-    return row?.name ?? null;
+    return findLocalCuratorName(db) ?? null;
   } catch {
     // a database from before the curators table: nobody has been named yet
     return null;

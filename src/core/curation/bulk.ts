@@ -5,7 +5,8 @@ import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import type { ServiceContext } from '../context';
 import { applyStatusInTx, type StatusAction } from '../dataset/review';
-import { queueWhere, type QueueFilter } from './queue';
+import { countReviewQueue, listReviewQueueIds } from '../db/repositories/reviewQueue';
+import { queueSelection, type QueueFilter } from './queue';
 import type { BulkResultDto } from '../../shared/contract/curation';
 
 export const BULK_LIMIT = 20_000;
@@ -23,15 +24,11 @@ export type BulkResult = BulkResultDto;
 
 export function bulkReview(ctx: ServiceContext, input: BulkInput): BulkResult {
   if (!['approve', 'reject', 'needs_review'].includes(input.action)) throw new AppError('Invalid', 'bulk review: action must be approve, reject or needs_review');
-  const { where, params } = queueWhere(ctx, input.filter);
-  const select = `SELECT s.id FROM dataset_samples s WHERE ${where}`;
-  if (input.dryRun) {
-    const n = (ctx.db.prepare(`SELECT count(*) AS n FROM (${select})`).get(params) as { n: number }).n;
-    return { batchId: null, count: n, dryRun: true };
-  }
+  const { filter, viewer } = queueSelection(ctx, input.filter);
+  if (input.dryRun) return { batchId: null, count: countReviewQueue(ctx.db, filter, viewer), dryRun: true };
   const batchId = ulid();
   const count = writeTx(ctx.db, () => {
-    const ids = (ctx.db.prepare(`${select} LIMIT ${BULK_LIMIT + 1}`).all(params) as { id: string }[]).map((r) => r.id);
+    const ids = listReviewQueueIds(ctx.db, filter, viewer, BULK_LIMIT + 1);
     if (ids.length > BULK_LIMIT) throw new AppError('Invalid', `bulk review: the filter selects more than ${BULK_LIMIT} samples; narrow it`);
     for (const id of ids) applyStatusInTx(ctx, id, { action: input.action, reason: input.reason, notes: input.notes, batchId });
     return ids.length;

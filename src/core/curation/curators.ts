@@ -5,10 +5,14 @@ import { z } from 'zod';
 import type { CuratorDto } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { writeTx, type DB } from '../db/connection';
+import {
+  findActiveCuratorByTokenHash, findCuratorByName, hasLocalCurator, insertCurator, listCuratorRows, reissueCuratorToken, revokeCuratorToken,
+  upsertLocalCurator, type CuratorRole, type CuratorRow,
+} from '../db/repositories/curators';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 
 export const CURATOR_ROLES = ['curator', 'lead'] as const;
-export type CuratorRole = (typeof CURATOR_ROLES)[number];
+export type { CuratorRole };
 
 export const curatorNameSchema = z
   .string()
@@ -18,15 +22,6 @@ export const curatorNameSchema = z
   .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._@-]*$/u, 'a curator name uses letters, digits, spaces, dot, dash, underscore or @');
 
 export type Curator = CuratorDto;
-
-interface CuratorRow {
-  name: string;
-  token_hash: string | null;
-  role: CuratorRole;
-  is_local: number;
-  created_at: number;
-  revoked_at: number | null;
-}
 
 const toCurator = (r: CuratorRow): Curator => ({
   name: r.name,
@@ -47,7 +42,7 @@ function parseName(name: unknown): string {
 }
 
 function findRow(db: DB, name: string): CuratorRow | undefined {
-  return db.prepare('SELECT * FROM curators WHERE name = ? COLLATE NOCASE').get(name) as CuratorRow | undefined;
+  return findCuratorByName(db, name);
 }
 
 /** Adds a curator (or gives a revoked one a new token) and returns the token, shown only this once. */
@@ -62,16 +57,16 @@ export function addCurator(ctx: ServiceContext, input: { name: string; role?: Cu
       throw new AppError('Conflict', `curator ${existing.name} already exists: revoke it first to issue a new token`);
     }
     if (existing) {
-      ctx.db.prepare('UPDATE curators SET token_hash = ?, role = ?, revoked_at = NULL WHERE name = ?').run(hashToken(token), role, existing.name);
+      reissueCuratorToken(ctx.db, existing.name, hashToken(token), role);
     } else {
-      ctx.db.prepare('INSERT INTO curators (name, token_hash, role, created_at) VALUES (?, ?, ?, ?)').run(name, hashToken(token), role, nowOf(ctx));
+      insertCurator(ctx.db, { name, tokenHash: hashToken(token), role, createdAt: nowOf(ctx) });
     }
   });
   return { curator: toCurator(findRow(ctx.db, name)!), token };
 }
 
 export function listCurators(ctx: ServiceContext): Curator[] {
-  return (ctx.db.prepare('SELECT * FROM curators ORDER BY revoked_at IS NOT NULL, name COLLATE NOCASE').all() as CuratorRow[]).map(toCurator);
+  return listCuratorRows(ctx.db).map(toCurator);
 }
 
 /** Revokes a curator's token: their next request is refused. Their past actions stay attributed. */
@@ -79,9 +74,8 @@ export function revokeCurator(ctx: ServiceContext, name: string): Curator {
   const row = findRow(ctx.db, parseName(name));
   if (!row) throw new AppError('NotFound', `no curator named ${name}`);
   if (row.revoked_at != null) throw new AppError('Conflict', `curator ${row.name} is already revoked`);
-  ctx.db.prepare('UPDATE curators SET revoked_at = ?, token_hash = NULL WHERE name = ?').run(nowOf(ctx), row.name);
   // Their reservations go back to the queue at once.
-  ctx.db.prepare('DELETE FROM review_reservations WHERE curator = ?').run(row.name);
+  revokeCuratorToken(ctx.db, row.name, nowOf(ctx));
   return toCurator(findRow(ctx.db, row.name)!);
 }
 
@@ -89,7 +83,7 @@ export function revokeCurator(ctx: ServiceContext, name: string): Curator {
 export function authenticateCurator(db: DB, token: string | null | undefined): Curator | null {
   if (typeof token !== 'string' || !token.startsWith('rc_') || token.length > 200) return null;
   const hash = hashToken(token);
-  const row = db.prepare('SELECT * FROM curators WHERE token_hash = ? AND revoked_at IS NULL').get(hash) as CuratorRow | undefined;
+  const row = findActiveCuratorByTokenHash(db, hash);
   // The lookup is by hash already; compare again in constant time so timing says nothing about near misses.
   if (!row?.token_hash || !timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) return null;
   return toCurator(row);
@@ -101,9 +95,7 @@ export function setLocalCurator(ctx: ServiceContext, name: string): Curator {
   writeTx(ctx.db, () => {
     const clash = findRow(ctx.db, clean);
     if (clash && clash.is_local !== 1) throw new AppError('Conflict', `${clash.name} is a browser-mode curator; choose another name`);
-    const local = ctx.db.prepare('SELECT name FROM curators WHERE is_local = 1').get() as { name: string } | undefined;
-    if (local) ctx.db.prepare('UPDATE curators SET name = ?, revoked_at = NULL WHERE is_local = 1').run(clean);
-    else ctx.db.prepare("INSERT INTO curators (name, role, is_local, created_at) VALUES (?, 'lead', 1, ?)").run(clean, nowOf(ctx));
+    upsertLocalCurator(ctx.db, clean, nowOf(ctx));
   });
   return toCurator(findRow(ctx.db, clean)!);
 }
@@ -112,7 +104,7 @@ export function setLocalCurator(ctx: ServiceContext, name: string): Curator {
 export function whoAmI(ctx: ServiceContext): { name: string; role: CuratorRole; isLocal: boolean; needsName: boolean } {
   const name = actorOf(ctx);
   const row = findRow(ctx.db, name);
-  const hasLocal = ctx.db.prepare('SELECT 1 FROM curators WHERE is_local = 1').get() != null;
+  const hasLocal = hasLocalCurator(ctx.db);
   // Whoever holds the session token (not a curator token) is the workspace owner: a lead.
   return { name, role: row?.role ?? 'lead', isLocal: row ? row.is_local === 1 : true, needsName: !hasLocal && !row };
 }

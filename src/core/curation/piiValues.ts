@@ -5,10 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { normalizePiiValue, PII_SCOPES, type PiiScope, type PiiValueDecisionDto, type PiiValueDto } from '../../shared/contract/curation';
+import { normalizePiiValue, PII_SCOPES, type PiiScope, type PiiValueDto } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { defaultStateDir } from '../lifecycle/stateDir';
 import { writeTx } from '../db/connection';
+import {
+  findValueDecision, insertValueDecision, insertValueDecisionSample, listActiveValueRules, listSamplesWithSpanText, listSpanUses, listValueDecisions,
+  listValueDecisionSamples, markValueDecisionUndone, updateSampleSpans, type SampleSpansRow as SpanRow, type ValueDecisionRow,
+} from '../db/repositories/piiValues';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { redactContent, type StoredPiiSpan } from '../dataset/privacy';
 
@@ -48,9 +52,7 @@ function writeGlobalRules(rules: ValueRule[]): void {
  * so it only adds to samples collected afterwards; a global decision made in another workspace covers all.
  */
 export function loadValueRules(ctx: Pick<ServiceContext, 'db'>): (ValueRule & { appliesAfter: number })[] {
-  const local = ctx.db
-    .prepare(`SELECT value, scope, session_id AS sessionId, decision, created_at AS createdAt FROM pii_value_decisions WHERE undone_at IS NULL`)
-    .all() as ValueRule[];
+  const local: ValueRule[] = listActiveValueRules(ctx.db);
   const madeHere = new Set(local.map((r) => `${normalizeValue(r.value)}\u0000${r.createdAt}`));
   const foreign = readGlobalRules().filter((r) => !madeHere.has(`${normalizeValue(r.value)}\u0000${r.createdAt}`));
   return [...local.map((r) => ({ ...r, appliesAfter: r.createdAt })), ...foreign.map((r) => ({ ...r, appliesAfter: 0 }))];
@@ -87,24 +89,12 @@ export function applyValueRules(
   return changed ? out : null;
 }
 
-interface SpanRow {
-  id: string;
-  session_id: string;
-  content: string;
-  pii_spans: string;
-}
-
 /** Samples in scope that hold the value, with their spans parsed. */
 function samplesWithValue(ctx: ServiceContext, value: string, scope: PiiScope, sessionId: string | null): { row: SpanRow; spans: StoredPiiSpan[] }[] {
   const key = normalizeValue(value);
   // A cheap prefilter on the JSON text; the exact match is made on the parsed spans.
   const needle = JSON.stringify(key).slice(1, -1);
-  const rows = ctx.db
-    .prepare(
-      `SELECT id, session_id, content, pii_spans FROM dataset_samples
-       WHERE pii_spans IS NOT NULL AND instr(lower(pii_spans), @needle) > 0 ${scope === 'session' ? 'AND session_id = @session' : ''}`,
-    )
-    .all({ needle, session: sessionId }) as SpanRow[];
+  const rows = listSamplesWithSpanText(ctx.db, needle, scope === 'session' ? sessionId : null);
   return rows
     .map((row) => ({ row, spans: JSON.parse(row.pii_spans) as StoredPiiSpan[] }))
     .filter((x) => x.spans.some((s) => normalizeValue(s.value) === key));
@@ -115,14 +105,7 @@ export type ValueUsage = PiiValueDto;
 
 /** Every distinct PII value of the workspace (or a session) with how many samples hold it. */
 export function listPiiValues(ctx: ServiceContext, input: { sessionId?: string; limit?: number } = {}): ValueUsage[] {
-  const rows = ctx.db
-    .prepare(
-      `SELECT json_extract(j.value, '$.value') AS value, json_extract(j.value, '$.type') AS type, s.id AS sampleId, s.session_id AS sessionId,
-         json_extract(j.value, '$.accepted') AS accepted
-       FROM dataset_samples s, json_each(s.pii_spans) j
-       WHERE s.pii_spans IS NOT NULL AND s.session_id NOT IN (SELECT session_id FROM excluded_sessions)`,
-    )
-    .all() as { value: string; type: string; sampleId: string; sessionId: string; accepted: number }[];
+  const rows = listSpanUses(ctx.db);
   const byValue = new Map<string, { value: string; type: string; all: Set<string>; inSession: Set<string>; spans: number; redacted: number }>();
   for (const r of rows) {
     if (typeof r.value !== 'string') continue;
@@ -144,9 +127,7 @@ export function listPiiValues(ctx: ServiceContext, input: { sessionId?: string; 
 function saveSpans(ctx: ServiceContext, row: SpanRow, spans: StoredPiiSpan[]): void {
   const anyAccepted = spans.some((s) => s.accepted);
   const redacted = anyAccepted ? JSON.stringify(redactContent(JSON.parse(row.content), spans).redacted) : null;
-  ctx.db
-    .prepare('UPDATE dataset_samples SET pii_spans = ?, pii_redacted_content = ?, contains_pii = ? WHERE id = ?')
-    .run(JSON.stringify(spans), redacted, anyAccepted ? 1 : 0, row.id);
+  updateSampleSpans(ctx.db, row.id, JSON.stringify(spans), redacted, anyAccepted);
 }
 
 export interface DecideValueInput {
@@ -159,7 +140,7 @@ export interface DecideValueInput {
   dryRun?: boolean;
 }
 
-export type ValueDecisionRow = Omit<PiiValueDecisionDto, 'dryRun'>;
+export type { ValueDecisionRow };
 
 export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): ValueDecisionRow & { dryRun: boolean } {
   if (typeof input.value !== 'string' || !input.value.trim()) throw new AppError('Invalid', 'PII value decision: value is required');
@@ -174,15 +155,7 @@ export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): Va
     const spanCount = hits.reduce((n, h) => n + h.spans.filter((s) => normalizeValue(s.value) === key).length, 0);
     const base = { value: input.value, scope: input.scope, sessionId, decision: input.decision, actor: actorOf(ctx), samples: hits.length, spans: spanCount, createdAt: now, undoneAt: null, undoneBy: null };
     if (input.dryRun) return { id: 0, ...base, dryRun: true };
-    const id = Number(
-      ctx.db
-        .prepare(
-          `INSERT INTO pii_value_decisions (value, scope, session_id, decision, actor, samples, spans, created_at)
-           VALUES (@value, @scope, @sessionId, @decision, @actor, @samples, @spans, @createdAt)`,
-        )
-        .run(base).lastInsertRowid,
-    );
-    const remember = ctx.db.prepare('INSERT INTO pii_value_decision_samples (decision_id, sample_id, prev_accepted) VALUES (?, ?, ?)');
+    const id = insertValueDecision(ctx.db, base);
     const accepted = input.decision === 'redact';
     for (const { row, spans } of hits) {
       const prev: Record<string, boolean> = {};
@@ -191,7 +164,7 @@ export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): Va
         prev[s.id] = s.accepted;
         return { ...s, accepted };
       });
-      remember.run(id, row.id, JSON.stringify(prev));
+      insertValueDecisionSample(ctx.db, id, row.id, JSON.stringify(prev));
       saveSpans(ctx, row, next);
     }
     if (input.scope === 'global') writeGlobalRules([...readGlobalRules().filter((r) => normalizeValue(r.value) !== key), { value: input.value, scope: 'global', sessionId: null, decision: input.decision, createdAt: now }]);
@@ -199,34 +172,26 @@ export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): Va
   });
 }
 
-const DECISION_COLUMNS = `id, value, scope, session_id AS sessionId, decision, actor, samples, spans, created_at AS createdAt,
-  undone_at AS undoneAt, undone_by AS undoneBy`;
-
 /** Takes a value decision back: every span it changed returns to what it was before. */
 export function undoPiiValueDecision(ctx: ServiceContext, id: number): ValueDecisionRow {
   return writeTx(ctx.db, () => {
-    const d = ctx.db.prepare(`SELECT ${DECISION_COLUMNS} FROM pii_value_decisions WHERE id = ?`).get(id) as ValueDecisionRow | undefined;
+    const d = findValueDecision(ctx.db, id);
     if (!d) throw new AppError('NotFound', `PII value decision ${id} not found`);
     if (d.undoneAt != null) throw new AppError('Conflict', `PII value decision ${id} was already undone`);
-    const members = ctx.db
-      .prepare(
-        `SELECT m.prev_accepted, s.id, s.session_id, s.content, s.pii_spans FROM pii_value_decision_samples m
-         JOIN dataset_samples s ON s.id = m.sample_id WHERE m.decision_id = ?`,
-      )
-      .all(id) as (SpanRow & { prev_accepted: string })[];
+    const members = listValueDecisionSamples(ctx.db, id);
     for (const m of members) {
       const prev = JSON.parse(m.prev_accepted) as Record<string, boolean>;
       const spans = (m.pii_spans ? (JSON.parse(m.pii_spans) as StoredPiiSpan[]) : []).map((s) => (s.id in prev ? { ...s, accepted: prev[s.id] } : s));
       saveSpans(ctx, m, spans);
     }
-    ctx.db.prepare('UPDATE pii_value_decisions SET undone_at = ?, undone_by = ? WHERE id = ?').run(nowOf(ctx), actorOf(ctx), id);
+    markValueDecisionUndone(ctx.db, id, nowOf(ctx), actorOf(ctx));
     if (d.scope === 'global') writeGlobalRules(readGlobalRules().filter((r) => normalizeValue(r.value) !== normalizeValue(d.value)));
-    return ctx.db.prepare(`SELECT ${DECISION_COLUMNS} FROM pii_value_decisions WHERE id = ?`).get(id) as ValueDecisionRow;
+    return findValueDecision(ctx.db, id)!;
   });
 }
 
 export function listPiiValueDecisions(ctx: ServiceContext, limit = 100): ValueDecisionRow[] {
-  return ctx.db.prepare(`SELECT ${DECISION_COLUMNS} FROM pii_value_decisions ORDER BY id DESC LIMIT ?`).all(limit) as ValueDecisionRow[];
+  return listValueDecisions(ctx.db, limit);
 }
 
 /** A stored sample row with the value rules applied to its spans and redaction (the export's view of it). */

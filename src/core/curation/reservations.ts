@@ -3,6 +3,7 @@
 // when its curator decides, skips, or stops renewing it (timeout).
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
+import { claimReservation, deleteExpiredReservations, deleteReservation } from '../db/repositories/reviewPasses';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import type { ReserveResultDto } from '../../shared/contract/curation';
 
@@ -22,18 +23,10 @@ export function reserveSamples(ctx: ServiceContext, ids: string[], ttlMs = RESER
   const me = actorOf(ctx);
   const now = nowOf(ctx);
   return writeTx(ctx.db, () => {
-    ctx.db.prepare('DELETE FROM review_reservations WHERE expires_at <= ?').run(now);
-    const claim = ctx.db.prepare(
-      `INSERT INTO review_reservations (sample_id, curator, expires_at)
-       SELECT id, @me, @until FROM dataset_samples WHERE id = @id
-       ON CONFLICT (sample_id) DO UPDATE SET curator = excluded.curator, expires_at = excluded.expires_at
-       WHERE review_reservations.curator = excluded.curator`,
-    );
-    const holder = ctx.db.prepare('SELECT curator, expires_at FROM review_reservations WHERE sample_id = ?');
+    deleteExpiredReservations(ctx.db, now);
     const out: ReserveResult = { held: [], taken: [] };
     for (const id of list) {
-      claim.run({ id, me, until: now + ttlMs });
-      const h = holder.get(id) as { curator: string; expires_at: number } | undefined;
+      const h = claimReservation(ctx.db, id, me, now + ttlMs);
       if (!h) continue; // no such sample
       if (h.curator === me) out.held.push(id);
       else out.taken.push({ id, curator: h.curator, until: h.expires_at });
@@ -46,10 +39,5 @@ export function reserveSamples(ctx: ServiceContext, ids: string[], ttlMs = RESER
 export function releaseSamples(ctx: ServiceContext, ids: string[]): number {
   const list = checkIds(ids);
   const me = actorOf(ctx);
-  const del = ctx.db.prepare('DELETE FROM review_reservations WHERE sample_id = ? AND curator = ?');
-  return writeTx(ctx.db, () => list.reduce((n, id) => n + del.run(id, me).changes, 0));
+  return writeTx(ctx.db, () => list.reduce((n, id) => n + deleteReservation(ctx.db, id, me), 0));
 }
-
-/** SQL condition (alias s) leaving out samples another curator holds right now. */
-export const NOT_HELD_BY_OTHERS = `NOT EXISTS (SELECT 1 FROM review_reservations rr
-  WHERE rr.sample_id = s.id AND rr.curator <> @me AND rr.expires_at > @now)`;

@@ -17,6 +17,7 @@ import {
   countRowsContaining, deleteSnapshotById, findTwinSnapshot, insertErasure, listDatasetExportPaths, listErasureRows, listForeignKeys, listFts5Tables,
   listSnapshotsContaining, listTableColumns, listTableNames, optimizeFtsIndex, replaceInColumn, replaceRecordedHash, repointReferences, updateSnapshotContent,
 } from '../db/repositories/erasure';
+import { snapshotReferences } from '../db/repositories/schema';
 import { findHeadVersion, listVersionsWithHashes, updateVersionContentHash } from '../db/repositories/memoryVersions';
 import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked } from '../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
@@ -96,7 +97,7 @@ interface FileHit {
 }
 
 /** Where exports were written, as recorded: the default folder and any custom location. */
-function exportLocations(ctx: ServiceContext): string[] {
+function exportLocations(ctx: ServiceContext): [root: string, ...elsewhere: string[]] {
   const root = path.join(ctx.workspaceDir, STATE_DIR);
   const exportsDir = path.join(root, 'exports');
   const recorded = [
@@ -125,7 +126,7 @@ function filesHolding(ctx: ServiceContext, spellings: string[]): FileHit[] {
     const rel = path.relative(exportsDir, file);
     const inExports = !rel.startsWith('..') && !path.isAbsolute(rel);
     const archive = archives.has(file) || (/^conversations-.*\.jsonl$/.test(path.basename(file)) && path.dirname(file) === exportsDir);
-    const target = group ?? (inExports && rel.includes(path.sep) ? path.join(exportsDir, rel.split(path.sep)[0]) : file);
+    const target = group ?? (inExports && rel.includes(path.sep) ? path.join(exportsDir, rel.slice(0, rel.indexOf(path.sep))) : file);
     hits.set(target, { target, archive: archive && target === file });
   };
   const walk = (at: string, group: string | null) => {
@@ -294,18 +295,9 @@ function eraseSnapshots(ctx: ServiceContext, value: string, erasureId: string): 
     if (!affected.length) continue;
     const oldHead = findHeadVersion(db, file)!.link;
     for (const a of affected) updateVersionContentHash(db, file, a.seq, map.get(a.content_hash)!);
-    rechain(db, file, affected[0].seq, 'erasure', erasureId, oldHead, nowOf(ctx));
+    rechain(db, file, affected[0]!.seq, 'erasure', erasureId, oldHead, nowOf(ctx));
   }
   return [...remapped.keys()];
-}
-
-/** Every column that points at a snapshot id (found from the schema, so new tables are included). */
-function snapshotReferences(db: DB): Array<{ table: string; column: string }> {
-  return listTableNames(db).filter((t) => !/^sqlite./i.test(t)).flatMap((t) =>
-    listForeignKeys(db, t)
-      .filter((fk) => fk.target === 'file_snapshots')
-      .map((fk) => ({ table: t, column: fk.column })),
-  );
 }
 
 export function listErasures(db: DB): Array<{ id: string; erasedBy: string; erasedAt: number; valueHash: string; summary: unknown }> {

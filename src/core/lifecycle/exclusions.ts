@@ -2,10 +2,14 @@ import { ulid } from 'ulid';
 import { writeTx, type DB } from '../db/connection';
 import { AppError } from '../../shared/errors';
 import { actorOf, nowOf, type ServiceContext } from '../context';
-import { deleteUnreferencedSnapshots, repairDanglingReferences, tableExists } from './fkRepair';
+import {
+  deleteExclusionById, deleteSessionsAndTheirRows, findExclusionById, findExclusionIdByValue, findSessionIdByAlias, insertExclusion,
+  listExclusionRows, listSessionIdsMatching, type ExclusionKind, type ExclusionRow,
+} from '../db/repositories/exclusions';
+import { countTableRows, tableExists } from '../db/repositories/schema';
 
 export const EXCLUSION_KINDS = ['session', 'target', 'account'] as const;
-export type ExclusionKind = (typeof EXCLUSION_KINDS)[number];
+export type { ExclusionKind };
 
 export interface Exclusion {
   id: string;
@@ -24,23 +28,8 @@ export interface AddExclusionInput {
   reason?: string;
 }
 
-const MATCH_SQL: Record<ExclusionKind, string> = {
-  session: 'SELECT id FROM sessions WHERE id = ?',
-  target: "SELECT id FROM sessions WHERE channel_id || ':' || coalesce(conversation_target, '') = ?",
-  account: 'SELECT id FROM sessions WHERE account_id = ?',
-};
-
 export function sessionsMatching(db: DB, kind: ExclusionKind, value: string): string[] {
-  return db.prepare(MATCH_SQL[kind]).pluck().all(value) as string[];
-}
-
-interface ExclusionRow {
-  id: string;
-  kind: ExclusionKind;
-  value: string;
-  reason: string | null;
-  created_by: string | null;
-  created_at: number;
+  return listSessionIdsMatching(db, kind, value);
 }
 
 function toExclusion(db: DB, r: ExclusionRow): Exclusion {
@@ -56,7 +45,7 @@ function toExclusion(db: DB, r: ExclusionRow): Exclusion {
 }
 
 function getRow(db: DB, id: string): ExclusionRow {
-  const row = db.prepare('SELECT * FROM exclusions WHERE id = ?').get(id) as ExclusionRow | undefined;
+  const row = findExclusionById(db, id);
   if (!row) throw new AppError('NotFound', `exclusion ${id} not found (see \`reflection exclude list\`)`);
   return row;
 }
@@ -69,9 +58,9 @@ export function addExclusion(ctx: ServiceContext, input: AddExclusionInput): Exc
   if (input.kind === 'target' && !value.includes(':')) {
     throw new AppError('Invalid', `target: expected "<channel>:<target>" (e.g. discord:channel:1478342210), got "${value}"`);
   }
-  if (input.kind === 'session' && tableExists(ctx.db, 'session_aliases')) {
+  if (input.kind === 'session') {
     // An OpenClaw session key (agent:main:...) names the same session as our canonical key.
-    const canonical = ctx.db.prepare('SELECT session_id FROM session_aliases WHERE alias = ?').pluck().get(value) as string | undefined;
+    const canonical = findSessionIdByAlias(ctx.db, value);
     if (canonical) value = canonical;
   }
   const row: ExclusionRow = {
@@ -83,25 +72,22 @@ export function addExclusion(ctx: ServiceContext, input: AddExclusionInput): Exc
     created_at: nowOf(ctx),
   };
   writeTx(ctx.db, () => {
-    const existing = ctx.db.prepare('SELECT id FROM exclusions WHERE kind = ? AND value = ?').pluck().get(row.kind, row.value) as string | undefined;
+    const existing = findExclusionIdByValue(ctx.db, row.kind, row.value);
     if (existing) throw new AppError('Conflict', `${row.kind} ${row.value} is already excluded (exclusion ${existing})`);
-    ctx.db
-      .prepare('INSERT INTO exclusions (id, kind, value, reason, created_by, created_at) VALUES (@id, @kind, @value, @reason, @created_by, @created_at)')
-      .run(row);
+    insertExclusion(ctx.db, row);
   });
   return toExclusion(ctx.db, row);
 }
 
 export function listExclusions(ctx: ServiceContext): Exclusion[] {
-  const rows = ctx.db.prepare('SELECT * FROM exclusions ORDER BY created_at, id').all() as ExclusionRow[];
-  return rows.map((r) => toExclusion(ctx.db, r));
+  return listExclusionRows(ctx.db).map((r) => toExclusion(ctx.db, r));
 }
 
 /** Lifts an exclusion: the sessions' data (if not purged) is collected and exported again. */
 export function removeExclusion(ctx: ServiceContext, id: string): Exclusion {
   const row = getRow(ctx.db, id);
   const before = toExclusion(ctx.db, row);
-  writeTx(ctx.db, () => ctx.db.prepare('DELETE FROM exclusions WHERE id = ?').run(id));
+  writeTx(ctx.db, () => deleteExclusionById(ctx.db, id));
   return before;
 }
 
@@ -148,7 +134,7 @@ export function purgeExclusion(ctx: ServiceContext, id: string, options: { confi
   const db = ctx.db;
   const sessionIds = sessionsMatching(db, row.kind, row.value);
   const counted = COUNTED_TABLES.filter((t) => tableExists(db, t));
-  const count = () => Object.fromEntries(counted.map((t) => [t, db.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number]));
+  const count = () => Object.fromEntries(counted.map((t) => [t, countTableRows(db, t)]));
   let deleted: Record<string, number> = {};
 
   const secureDelete = db.pragma('secure_delete', { simple: true });
@@ -156,39 +142,7 @@ export function purgeExclusion(ctx: ServiceContext, id: string, options: { confi
   try {
     writeTx(db, () => {
       const before = count();
-      db.pragma('defer_foreign_keys = ON');
-      db.exec(`
-        CREATE TEMP TABLE IF NOT EXISTS purge_sessions (id TEXT PRIMARY KEY);
-        CREATE TEMP TABLE IF NOT EXISTS purge_audits (id TEXT PRIMARY KEY);
-        CREATE TEMP TABLE IF NOT EXISTS purge_snapshots (id TEXT PRIMARY KEY);
-        DELETE FROM temp.purge_sessions; DELETE FROM temp.purge_audits; DELETE FROM temp.purge_snapshots;`);
-      const addSession = db.prepare('INSERT OR IGNORE INTO temp.purge_sessions (id) VALUES (?)');
-      for (const s of sessionIds) addSession.run(s);
-      db.exec(`
-        INSERT OR IGNORE INTO temp.purge_audits (id)
-          SELECT a.id FROM write_guardian_audit a WHERE a.session_id IN (SELECT id FROM temp.purge_sessions)
-          UNION SELECT a.id FROM write_guardian_audit a JOIN conversation_turns t ON t.id = a.turn_id
-            WHERE t.session_id IN (SELECT id FROM temp.purge_sessions);
-        INSERT OR IGNORE INTO temp.purge_snapshots (id)
-          SELECT before_snapshot_id FROM write_guardian_audit WHERE id IN (SELECT id FROM temp.purge_audits) AND before_snapshot_id IS NOT NULL
-          UNION SELECT after_snapshot_id FROM write_guardian_audit WHERE id IN (SELECT id FROM temp.purge_audits) AND after_snapshot_id IS NOT NULL
-          UNION SELECT restored_snapshot_id FROM rollbacks WHERE audit_id IN (SELECT id FROM temp.purge_audits) AND restored_snapshot_id IS NOT NULL
-          UNION SELECT backup_snapshot_id FROM rollbacks WHERE audit_id IN (SELECT id FROM temp.purge_audits) AND backup_snapshot_id IS NOT NULL;
-        DELETE FROM dataset_samples
-          WHERE session_id IN (SELECT id FROM temp.purge_sessions)
-             OR audit_id IN (SELECT id FROM temp.purge_audits)
-             OR correction_id IN (SELECT id FROM behavior_corrections WHERE audit_id IN (SELECT id FROM temp.purge_audits));
-        DELETE FROM rollbacks WHERE audit_id IN (SELECT id FROM temp.purge_audits) OR rollback_audit_id IN (SELECT id FROM temp.purge_audits);
-        DELETE FROM behavior_corrections WHERE audit_id IN (SELECT id FROM temp.purge_audits);
-        DELETE FROM write_guardian_audit WHERE id IN (SELECT id FROM temp.purge_audits);
-        DELETE FROM sessions WHERE id IN (SELECT id FROM temp.purge_sessions);`);
-      if (tableExists(db, 'guardian_log_lines')) db.exec('DELETE FROM guardian_log_lines WHERE audit_id IN (SELECT id FROM temp.purge_audits)');
-      if (tableExists(db, 'session_aliases')) db.exec('DELETE FROM session_aliases WHERE session_id IN (SELECT id FROM temp.purge_sessions)');
-      repairDanglingReferences(db);
-      deleteUnreferencedSnapshots(db, 'purge_snapshots');
-      repairDanglingReferences(db);
-      // FTS5 keeps deleted tokens in its segments until they are merged; merge now so no text remains.
-      db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize'); INSERT INTO decisions_fts(decisions_fts) VALUES ('optimize');");
+      deleteSessionsAndTheirRows(db, sessionIds);
       const after = count();
       deleted = Object.fromEntries(counted.map((t) => [t, before[t] - after[t]]).filter(([, n]) => (n as number) > 0));
       if (dryRun) throw new Rollback();

@@ -1,15 +1,14 @@
 import type { DB } from '../db/connection';
+import { findLifecycleStateValue, upsertLifecycleState } from '../db/repositories/lifecycleState';
 
 /** Small durable key/value state of this area (migration 0070), JSON-encoded. */
 export function getState<T>(db: DB, key: string): T | undefined {
-  const v = db.prepare('SELECT value FROM lifecycle_state WHERE key = ?').pluck().get(key) as string | undefined;
+  const v = findLifecycleStateValue(db, key);
   return v === undefined ? undefined : (JSON.parse(v) as T);
 }
 
 export function setState(db: DB, key: string, value: unknown, at: number): void {
-  db.prepare(
-    'INSERT INTO lifecycle_state (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-  ).run(key, JSON.stringify(value), at);
+  upsertLifecycleState(db, key, JSON.stringify(value), at);
 }
 
 /** A clock that can be replaced in tests: time and timers come from the same place. */

@@ -1,4 +1,6 @@
-import type { DB } from '../db/connection';
+// Schema lookups and foreign-key bookkeeping found from the schema, so tables other migrations add are covered too.
+import type { DB } from '../connection';
+import { stmt } from '../statements';
 
 /**
  * Deleting data that other areas' tables point at (without ON DELETE CASCADE) would fail, and
@@ -45,7 +47,7 @@ export function repairDanglingReferences(db: DB, maxRounds = 20): Record<string,
 
 /** Every (table, column) that references file_snapshots, found from the schema so other areas' tables count too. */
 export function snapshotReferences(db: DB): { table: string; column: string }[] {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  const tables = stmt(db, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
   const refs: { table: string; column: string }[] = [];
   for (const t of tables) {
     for (const r of db.pragma(`foreign_key_list("${t.replace(/"/g, '""')}")`) as { table: string; from: string }[]) {
@@ -66,5 +68,9 @@ export function deleteUnreferencedSnapshots(db: DB, candidates: string): number 
 }
 
 export function tableExists(db: DB, name: string): boolean {
-  return Boolean(db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(name));
+  return stmt(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+export function countTableRows(db: DB, table: string): number {
+  return stmt(db, `SELECT count(*) FROM "${table.replace(/"/g, '""')}"`).pluck().get() as number;
 }
