@@ -2,7 +2,7 @@ import readline from 'node:readline/promises';
 import type { Command } from 'commander';
 import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
 import { backupDatabase } from '../../core/lifecycle/backup';
-import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type ExclusionKind } from '../../core/lifecycle/exclusions';
+import { addExclusion, listExclusions, purgeExclusion, removeExclusion } from '../../core/lifecycle/exclusions';
 import { MIN_RETENTION_DAYS, pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
 import { exportConversations } from '../../core/lifecycle/archive';
 import { startWorkspaceLifecycle } from '../../core/lifecycle';
@@ -59,7 +59,7 @@ function registerBackup(program: Command): void {
     action(async (opts: GlobalOptions & { output?: string; overwrite?: boolean }) => {
       const result = await withDatabase(opts, ({ db }, dir) => backupDatabase({ db, workspaceDir: dir }, { output: opts.output, overwrite: opts.overwrite }));
       if (opts.json) printJson(result);
-      else process.stdout.write(`backup written to ${result.file} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.pages} pages, integrity ${result.integrity}, ${result.tookMs.toFixed(0)} ms)\n`);
+      else process.stdout.write(`backup written to ${result.file} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.pages} pages, integrity ${result.integrity}, ${result.elapsedMs.toFixed(0)} ms)\n`);
     }),
   );
 }
@@ -78,8 +78,8 @@ function registerExclude(program: Command): void {
   ).action(
     action(async (opts: GlobalOptions & { session?: string; target?: string; account?: string; reason?: string }) => {
       const given = (['session', 'target', 'account'] as const).filter((k) => opts[k] !== undefined);
-      if (given.length !== 1) throw new AppError('Invalid', 'exclude add: give exactly one of --session, --target, --account');
-      const kind: ExclusionKind = given[0];
+      const [kind] = given;
+      if (given.length !== 1 || !kind) throw new AppError('Invalid', 'exclude add: give exactly one of --session, --target, --account');
       const ex = await withDatabase(opts, ({ db }, dir) => addExclusion({ db, workspaceDir: dir }, { kind, value: opts[kind] as string, reason: opts.reason }));
       if (opts.json) printJson(ex);
       else process.stdout.write(`excluded ${ex.kind} ${ex.value} (id ${ex.id}; matches ${ex.sessions} session(s) now)\n`);

@@ -51,7 +51,7 @@ export function loadMigrations(dir = migrationsDir()): Migration[] {
 }
 
 export function latestVersion(migrations = loadMigrations()): number {
-  return migrations.length ? migrations[migrations.length - 1].version : 0;
+  return migrations.at(-1)?.version ?? 0;
 }
 
 export interface MigrationResult {

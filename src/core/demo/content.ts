@@ -157,7 +157,7 @@ export function tourTurns(rng: Rng): TurnScript[] {
   for (const lang of ['en', 'zh'] as const) {
     const table = lang === 'en' ? en : zh;
     for (const d of ['UPDATE_USER', 'NO_WRITE', 'UPDATE_MEMORY', 'UPDATE_SOUL', 'UPDATE_IDENTITY', 'UPDATE_TOOLS'] as const) {
-      out.push(table[d][0](rng));
+      out.push(table[d][0]!(rng)); // every decision has phrasings in both languages
     }
     for (const m of piiMakers[lang]) out.push(m(rng));
   }

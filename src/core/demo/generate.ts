@@ -140,9 +140,10 @@ function chronologicalOrder(plans: SessionPlan[]): { session: Int32Array; total:
   });
   const order = new Uint32Array(total);
   for (let i = 0; i < total; i++) order[i] = i;
-  order.sort((a, b) => times[a] - times[b] || a - b);
+  // order holds every index of times and session once
+  order.sort((a, b) => times[a]! - times[b]! || a - b);
   const sorted = new Int32Array(total);
-  for (let i = 0; i < total; i++) sorted[i] = session[order[i]];
+  for (let i = 0; i < total; i++) sorted[i] = session[order[i]!]!;
   return { session: sorted, total };
 }
 
@@ -213,6 +214,7 @@ function emit(db: DB, plans: SessionPlan[], order: { session: Int32Array; total:
   const emitTurn = (plan: SessionPlan) => {
     const turnNumber = plan.nextTurn++;
     const at = plan.times[turnNumber];
+    if (at === undefined) throw new AppError('Internal', `demo session ${plan.id} has no time for turn ${turnNumber}`);
     if (turnNumber === 0) {
       core.upsertSession({
         id: plan.id, channelId: plan.channelId, conversationTarget: plan.target, accountId: plan.accountId,
@@ -221,6 +223,7 @@ function emit(db: DB, plans: SessionPlan[], order: { session: Int32Array; total:
     }
     const lang: Lang = plan.lang === 'mixed' ? (rng.chance(0.5) ? 'en' : 'zh') : plan.lang;
     const script = plan.script ? plan.script[turnNumber] : randomTurn(rng, lang);
+    if (!script) throw new AppError('Internal', `demo session ${plan.id} has no script for turn ${turnNumber}`);
     const agentAt = at + rng.range(800, 6000);
     const turn = core.insertTurn({
       sessionId: plan.id, turnNumber,
@@ -286,7 +289,7 @@ function emit(db: DB, plans: SessionPlan[], order: { session: Int32Array; total:
   for (let start = 0; start < order.total; start += batchSize) {
     const end = Math.min(order.total, start + batchSize);
     core.batch(() => {
-      for (let k = start; k < end; k++) emitTurn(plans[order.session[k]]);
+      for (let k = start; k < end; k++) emitTurn(plans[order.session[k]!]!); // order.session holds plan indexes, one per turn
     });
     options.progress?.(end, order.total);
   }

@@ -32,7 +32,7 @@ export function createRng(seed: string | number): Rng {
     next,
     int: (n) => Math.floor(next() * n),
     range: (min, max) => min + Math.floor(next() * (max - min + 1)),
-    pick: (items) => items[Math.floor(next() * items.length)],
+    pick: (items) => items[Math.floor(next() * items.length)]!, // next() < 1; callers pick from non-empty lists
     chance: (p) => next() < p,
   };
 }

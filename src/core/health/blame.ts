@@ -31,6 +31,7 @@ export function ensureLineMaps(db: DB, file: MemoryFileName): number {
   let prevMap: LineMap = emptyMap();
   if (lastMapped > 0) {
     const [row] = versionsWithContent(db, file, lastMapped, lastMapped);
+    if (!row) throw new AppError('Internal', `${file}: version ${lastMapped} has a line map but no content`);
     prevLines = splitLines(row.content);
     prevMap = decodeMap(row.line_map!);
   }
@@ -104,12 +105,15 @@ export function blameFile(ctx: ServiceContext, input: BlameInput): BlameResult {
     versions: head?.seq ?? 0,
     headSeq: head?.seq ?? null,
     diskDiffers,
-    lines: wanted.map((i) => ({
-      line: i + 1,
-      text: lines[i],
-      write: map.producer[i] > 0 ? writes.get(map.producer[i]) : null,
-      history: map.producer[i] > 0 ? lineHistory(versions, writes, map.producer[i], map.index[i], depth) : [],
-    })),
+    lines: wanted.map((i) => {
+      const producer = map.producer[i] ?? 0; // the map has one entry per line of the file
+      return {
+        line: i + 1,
+        text: lines[i] ?? '',
+        write: producer > 0 ? writes.get(producer) : null,
+        history: producer > 0 ? lineHistory(versions, writes, producer, map.index[i] ?? 0, depth) : [],
+      };
+    }),
   };
 }
 
@@ -143,8 +147,8 @@ function lineHistory(versions: VersionCache, writes: WriteLookup, producer: numb
     const prev = versions.get(seq - 1);
     if (!prev.map) break;
     const text = prev.lines[from] ?? '';
-    seq = prev.map.producer[from];
-    at = prev.map.index[from];
+    seq = prev.map.producer[from] ?? 0;
+    at = prev.map.index[from] ?? 0;
     if (seq <= 0) break;
     out.push({ write: writes.get(seq), text });
   }

@@ -139,11 +139,13 @@ export function comparePair(lineA: string, lineB: string): PairVerdict | null {
   const longest = Math.max(a.length, b.length);
   const frame = slotText(common);
   const values: [string[], string[]] = [slots.map((s) => slotText(s.a)).filter(Boolean), slots.map((s) => slotText(s.b)).filter(Boolean)];
-  const negation = slots.length === 1 && (negates(slots[0].a, slots[0].b) || (isNegationSlot(slots[0].a) !== isNegationSlot(slots[0].b) && (!slots[0].a.length || !slots[0].b.length)));
+  const only = slots.length === 1 ? slots[0] : undefined;
+  const negation = !!only && (negates(only.a, only.b) || (isNegationSlot(only.a) !== isNegationSlot(only.b) && (!only.a.length || !only.b.length)));
   if (negation && common.length >= 2 && common.length / longest >= 0.4) return { kind: 'contradiction', attribute: 'negation', values };
   // Inflections are not values: "morning" vs "mornings".
   const twoSided = slots.filter((s) => s.a.length && s.b.length && s.a.map((t) => stem(t.lower)).join(' ') !== s.b.map((t) => stem(t.lower)).join(' '));
-  if (!twoSided.length) {
+  const firstSided = twoSided[0];
+  if (!firstSided) {
     // Only additions on one side: a restatement with more detail.
     return jaccard(statementOf(lineA), statementOf(lineB)) >= 0.5 && common.length / longest >= 0.6
       ? { kind: 'duplicate', attribute: 'restated', values }
@@ -153,14 +155,14 @@ export function comparePair(lineA: string, lineB: string): PairVerdict | null {
     return jaccard(statementOf(lineA), statementOf(lineB)) >= DUPLICATE_JACCARD ? { kind: 'duplicate', attribute: 'near duplicate', values } : null;
   }
   // A different first word (or first characters) is a different subject: "Helios standup" vs "Quartz standup".
-  if (twoSided[0].at === 0 && slots[0] === twoSided[0]) return null;
+  if (firstSided.at === 0 && slots[0] === firstSided) return null;
   // A slot right before "is" names the attribute itself: "favourite editor is" vs "favourite shell is".
   if (twoSided.some((s) => COPULA_WORDS.has(common[s.at]?.lower ?? ''))) return null;
   const attribute = attributeOf(frame, twoSided.flatMap((s) => [slotText(s.a), slotText(s.b)]));
   if (attribute) return { kind: 'contradiction', attribute, values };
-  if (slots.length === 1 && hasNumber(twoSided[0].a) && hasNumber(twoSided[0].b)) return { kind: 'contradiction', attribute: 'number', values };
+  if (slots.length === 1 && hasNumber(firstSided.a) && hasNumber(firstSided.b)) return { kind: 'contradiction', attribute: 'number', values };
   // Without an attribute word, only "X is <value>" counts: the slot must follow a copula.
-  const before = common[twoSided[0].at - 1]?.lower;
+  const before = common[firstSided.at - 1]?.lower;
   return slots.length === 1 && before !== undefined && COPULA_WORDS.has(before) ? { kind: 'contradiction', attribute: 'value', values } : null;
 }
 
@@ -182,10 +184,10 @@ function candidatePairs(lines: MemoryLine[], tokens: Token[][]): Array<[number, 
   const postings = new Map<string, number[]>();
   tokens.forEach((ts, i) => {
     const keys = new Set<string>();
-    for (let k = 0; k < ts.length; k++) {
-      const t = ts[k];
+    for (const [k, t] of ts.entries()) {
+      const next = ts[k + 1];
       if (t.cjk) {
-        if (k + 1 < ts.length && ts[k + 1].cjk) keys.add(t.lower + ts[k + 1].lower);
+        if (next?.cjk) keys.add(t.lower + next.lower);
       } else if (t.lower.length > 2) keys.add(t.lower);
     }
     for (const key of keys) postings.set(key, [...(postings.get(key) ?? []), i]);
@@ -194,7 +196,7 @@ function candidatePairs(lines: MemoryLine[], tokens: Token[][]): Array<[number, 
   for (const ids of postings.values()) {
     if (ids.length > 200) continue; // a word on every line ("user") says nothing
     for (let x = 0; x < ids.length; x++) for (let y = x + 1; y < ids.length; y++) {
-      const key = ids[x] * lines.length + ids[y];
+      const key = ids[x]! * lines.length + ids[y]!; // x < y < ids.length
       shared.set(key, (shared.get(key) ?? 0) + 1);
     }
   }
@@ -211,9 +213,10 @@ function candidatePairs(lines: MemoryLine[], tokens: Token[][]): Array<[number, 
     if (ids.length < 2) continue;
     // Contradictions are grouped transitively, so each line against the first connects the group;
     // sorted by text, equal lines are neighbours, so a repeat is found against the one before.
-    const sorted = [...ids].sort((x, y) => (lines[x].text < lines[y].text ? -1 : 1));
+    // ids index lines; sorted has at least two entries, k - 1 is one of them
+    const sorted = [...ids].sort((x, y) => (lines[x]!.text < lines[y]!.text ? -1 : 1));
     sorted.forEach((id, k) => {
-      if (k > 0) pairs.add(key(sorted[0], id)).add(key(sorted[k - 1], id));
+      if (k > 0) pairs.add(key(sorted[0]!, id)).add(key(sorted[k - 1]!, id));
     });
   }
   return [...pairs].filter((k) => Math.floor(k / lines.length) !== k % lines.length).map((k) => [Math.floor(k / lines.length), k % lines.length]);
@@ -224,11 +227,11 @@ export function findConflicts(lines: MemoryLine[]): ConflictGroup[] {
   const facts = lines.filter((l) => isFactLine(l.text));
   const tokens = facts.map((l) => tokenize(l.text));
   const parent = facts.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!))); // i indexes facts, as parent does
   const groups = new Map<string, { kind: ConflictKind; attribute: string; members: Set<number>; values: Map<number, string[]> }>();
   const verdicts: Array<{ i: number; j: number; v: PairVerdict }> = [];
   for (const [i, j] of candidatePairs(facts, tokens)) {
-    const v = comparePair(facts[i].text, facts[j].text);
+    const v = comparePair(facts[i]!.text, facts[j]!.text); // candidate pairs index facts
     if (v) verdicts.push({ i, j, v });
   }
   for (const { i, j, v } of verdicts) if (v.kind === 'contradiction') parent[find(i)] = find(j);
@@ -242,6 +245,6 @@ export function findConflicts(lines: MemoryLine[]): ConflictGroup[] {
   }
   return [...groups.values()].map((g) => {
     const members = [...g.members].sort((x, y) => x - y);
-    return { kind: g.kind, attribute: g.attribute, lines: members.map((m) => facts[m]), values: members.map((m) => g.values.get(m) ?? []) };
+    return { kind: g.kind, attribute: g.attribute, lines: members.map((m) => facts[m]!), values: members.map((m) => g.values.get(m) ?? []) };
   });
 }

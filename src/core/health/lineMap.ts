@@ -23,9 +23,10 @@ export const splitLines = (content: string | null): string[] => {
 export function encodeMap(map: LineMap): string {
   const runs: number[] = [];
   for (let i = 0; i < map.producer.length; i++) {
+    // runs holds whole triples (producer, first index, length); i is inside both arrays
     const n = runs.length;
-    if (n && runs[n - 3] === map.producer[i] && runs[n - 2] + runs[n - 1] === map.index[i]) runs[n - 1]++;
-    else runs.push(map.producer[i], map.index[i], 1);
+    if (n && runs[n - 3] === map.producer[i] && runs[n - 2]! + runs[n - 1]! === map.index[i]) runs[n - 1]!++;
+    else runs.push(map.producer[i]!, map.index[i]!, 1);
   }
   return JSON.stringify(runs);
 }
@@ -33,14 +34,15 @@ export function encodeMap(map: LineMap): string {
 export function decodeMap(text: string): LineMap {
   const runs = JSON.parse(text) as number[];
   let total = 0;
-  for (let r = 2; r < runs.length; r += 3) total += runs[r];
+  for (let r = 2; r < runs.length; r += 3) total += runs[r]!;
   const producer = new Int32Array(total);
   const index = new Int32Array(total);
   let at = 0;
   for (let r = 0; r < runs.length; r += 3) {
-    for (let k = 0; k < runs[r + 2]; k++, at++) {
-      producer[at] = runs[r];
-      index[at] = runs[r + 1] + k;
+    const [seq = 0, first = 0, length = 0] = runs.slice(r, r + 3);
+    for (let k = 0; k < length; k++, at++) {
+      producer[at] = seq;
+      index[at] = first + k;
     }
   }
   return { producer, index };
@@ -105,20 +107,27 @@ export function nextLineMap(prevLines: string[], prevMap: LineMap, lines: string
   const producer = new Int32Array(lines.length);
   const index = new Int32Array(lines.length);
   const { kept, hunks } = alignedHunks(prevLines, lines);
+  // alignedHunks pairs indexes of prevLines and lines, and prevMap has one entry per previous line
   for (const [ia, ib] of kept) {
-    producer[ib] = prevMap.producer[ia];
-    index[ib] = prevMap.index[ia];
+    producer[ib] = prevMap.producer[ia]!;
+    index[ib] = prevMap.index[ia]!;
   }
   const origins: Origins = [];
   const removedByText = new Map<string, number[]>();
-  for (const h of hunks) for (const ia of h.removed) removedByText.set(prevLines[ia], [...(removedByText.get(prevLines[ia]) ?? []), ia]);
+  for (const h of hunks) {
+    for (const ia of h.removed) {
+      const text = prevLines[ia]!;
+      removedByText.set(text, [...(removedByText.get(text) ?? []), ia]);
+    }
+  }
   const claimed = new Set<number>();
   for (const h of hunks) {
     for (const ib of h.added) {
       producer[ib] = seq;
       index[ib] = ib;
-      const moved = removedByText.get(lines[ib])?.find((ia) => !claimed.has(ia));
-      if (moved !== undefined && lines[ib].trim()) {
+      const text = lines[ib]!;
+      const moved = removedByText.get(text)?.find((ia) => !claimed.has(ia));
+      if (moved !== undefined && text.trim()) {
         claimed.add(moved);
         origins.push([ib, moved]);
       }
@@ -134,9 +143,11 @@ function pairRewordings(h: Hunk, prevLines: string[], lines: string[], claimed: 
   const removed = h.removed.filter((ia) => !claimed.has(ia));
   const added = h.added.filter((ib) => !linked.has(ib));
   for (let k = 0; k < Math.min(removed.length, added.length); k++) {
-    if (similarity(prevLines[removed[k]], lines[added[k]]) >= REWORD_SIMILARITY) {
-      claimed.add(removed[k]);
-      origins.push([added[k], removed[k]]);
+    const ia = removed[k]!;
+    const ib = added[k]!;
+    if (similarity(prevLines[ia]!, lines[ib]!) >= REWORD_SIMILARITY) {
+      claimed.add(ia);
+      origins.push([ib, ia]);
     }
   }
 }

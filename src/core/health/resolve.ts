@@ -50,7 +50,7 @@ export async function applyLineEdits(ctx: ServiceContext, file: MemoryFileName, 
     const current = readMemoryFile(ctx.workspaceDir, file) ?? '';
     const lines = current.split('\n');
     const located = edits.map((e) => ({ e, at: locate(lines, e, file) })).sort((x, y) => y.at - x.at);
-    const writers = located.map(({ at }) => blameFile(ctx, { file, line: at + 1 }).lines[0].write?.auditId ?? null);
+    const writers = located.map(({ at }) => blameFile(ctx, { file, line: at + 1 }).lines[0]?.write?.auditId ?? null);
     const related = writers.find((w): w is string => w !== null) ?? headVersion(ctx.db, file)?.audit_id;
     if (!related) throw new AppError('Conflict', `${file} has no recorded write yet to attach a curator write to; run \`reflection guardian reconcile\` first`);
     for (const { e, at } of located) {
@@ -63,6 +63,7 @@ export async function applyLineEdits(ctx: ServiceContext, file: MemoryFileName, 
     const at = nowOf(ctx);
     // The curator write's fact says what memory holds now, never the removed value.
     const first = edits[0];
+    if (!first) throw new AppError('Invalid', `${file}: no line edits to apply`);
     const fact = first.correction.fact ?? (first.replacement !== null ? statementOf(first.replacement) : `removed: ${statementOf(first.text)}`);
     const plan: RetryPlan = {
       type: 'retry', originalAuditId: related, newAuditId: ulid(at), by: actor, reason, fact,
@@ -104,8 +105,9 @@ function editsFor(f: Finding, input: ResolveInput): LineEdit[] {
   const what = f.kind === 'duplicate' ? 'repeats a fact already in memory' : `contradicts another line on ${f.attribute ?? 'the same attribute'}`;
   if (input.action === 'keep') {
     const keep = input.keep ?? -1;
-    if (!Number.isInteger(keep) || keep < 0 || keep >= lines.length) throw new AppError('Invalid', `keep: expected a line index from 0 to ${lines.length - 1}`);
-    const kept = statementOf(lines[keep].text);
+    const keptLine = Number.isInteger(keep) ? lines[keep] : undefined;
+    if (!keptLine) throw new AppError('Invalid', `keep: expected a line index from 0 to ${lines.length - 1}`);
+    const kept = statementOf(keptLine.text);
     return lines.filter((_, i) => i !== keep).map((l) => ({
       line: l.line, text: l.text, replacement: null,
       correction: { status: 'written', fact: kept, reason: `${what}: "${statementOf(l.text)}" is superseded by "${kept}"` },
@@ -147,7 +149,7 @@ export async function resolveFinding(ctx: ServiceContext, input: ResolveInput): 
   const reason = input.reason?.trim() || `memory health: ${input.action} (${f.kind}${f.attribute ? `, ${f.attribute}` : ''})`;
   for (const [file, fileEdits] of byFile) if (fileEdits.length) changes.push(await applyLineEdits(ctx, file, fileEdits, reason, input.by));
   const status = input.action === 'merge' ? 'merged' : 'resolved';
-  const kept = input.action === 'keep' ? f.detail.lines[input.keep!].text : input.action === 'merge' ? input.text : null;
+  const kept = input.action === 'keep' ? (f.detail.lines[input.keep!]?.text ?? null) : input.action === 'merge' ? input.text : null;
   return { finding: closeFinding(ctx, f.id, status, { action: input.action, kept, changes }, input.by), changes };
 }
 

@@ -48,7 +48,7 @@ export function flagNewWrites(db: DB): number {
   let scanned = 0;
   while (from < last) {
     const rows = listWritesToScan(db, from, SCAN_CHUNK);
-    const upTo = rows.length === SCAN_CHUNK ? rows[rows.length - 1].rowid : last;
+    const upTo = rows.length === SCAN_CHUNK ? rows[rows.length - 1]!.rowid : last;
     const run = () => {
       rows.forEach((r) => flagWriteIfSensitive(db, r.id, r.diff, r.created_at));
       saveScanPosition(db, SCAN_NAME, upTo);

@@ -57,7 +57,7 @@ function verifyChain(db: DB, file: MemoryFileName, breaks: ChainBreak[]): { vers
     prev = r.link;
     expectedSeq = r.seq + 1;
   }
-  return { versions: rows.length, headLink: rows.length ? rows[rows.length - 1].link : null };
+  return { versions: rows.length, headLink: rows.at(-1)?.link ?? null };
 }
 
 function unchainedOlderWrites(db: DB, file: MemoryFileName, breaks: ChainBreak[]): void {

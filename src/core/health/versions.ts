@@ -4,6 +4,7 @@
 // current; syncVersions() catches up on anything recorded before this migration existed.
 import { ulid } from 'ulid';
 import type { MemoryFileName } from '../../shared/domain';
+import { AppError } from '../../shared/errors';
 import type { DB } from '../db/connection';
 import {
   extendChainEvent, findChainableAudit, findHeadVersion, findRecentChainEvent, findVersionLink, insertChainEvent, insertVersion,
@@ -47,7 +48,8 @@ const PARKED = 1_000_000_000;
 function insertInPlace(db: DB, a: ChainableAudit, head: VersionRow): void {
   const file = a.target_file;
   const later = listVersionsAfter(db, file, a.created_at, a.rowid);
-  const fromSeq = later[0].seq;
+  const fromSeq = later[0]?.seq;
+  if (fromSeq === undefined) throw new AppError('Internal', `${file}: no version after ${a.id} to insert it before`);
   // Move the later rows out of the way so the primary key never collides while renumbering.
   shiftVersionSeqs(db, file, fromSeq, PARKED);
   insertVersion(db, { file_name: file, seq: fromSeq, audit_id: a.id, audit_rowid: a.rowid, content_hash: a.content_hash, prev_link: '', link: GENESIS_LINK, created_at: a.created_at });

@@ -115,8 +115,9 @@ export async function exportConversations(ctx: ServiceContext, options: ExportCo
       const list = listArchiveTurnsPage(ctx.db, { until, at, seq, limit: PAGE });
       yield* list;
       if (list.length < PAGE) return;
-      at = list[list.length - 1].created_at;
-      seq = list[list.length - 1].seq;
+      const last = list[list.length - 1]!; // a full page
+      at = last.created_at;
+      seq = last.seq;
     }
   })();
   let turns = 0;
@@ -169,7 +170,7 @@ export async function runScheduledArchive(ctx: ServiceContext, options: { retent
       const list = listTurnsAfterSeq(ctx.db, after, PAGE);
       yield* list;
       if (list.length < PAGE) return;
-      after = list[list.length - 1].seq;
+      after = list[list.length - 1]!.seq; // a full page
     }
   })();
   let cursor = lastSeq;
@@ -202,7 +203,7 @@ export function removeOldArchives(workspaceDir: string, retentionDays: number, n
   const removed: string[] = [];
   for (const name of fs.readdirSync(dir)) {
     const m = ARCHIVE_NAME.exec(name);
-    if (m && m[1] < oldestKept) {
+    if (m?.[1] !== undefined && m[1] < oldestKept) {
       fs.rmSync(path.join(dir, name), { force: true });
       removed.push(name);
     }

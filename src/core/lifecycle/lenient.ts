@@ -31,6 +31,7 @@ const articles: Record<string, string> = { number: 'a number', boolean: 'a boole
 /** One readable line for the first zod issue, e.g. "storage.busyTimeoutMs: expected a number". */
 export function describeIssue(path: string, error: z.ZodError): string {
   const issue = error.issues[0];
+  if (!issue) return path ? `${path}: invalid` : 'invalid'; // a failed parse always has an issue
   const where = [path, ...issue.path.map(String)].filter(Boolean).join('.');
   let what = issue.message;
   if (issue.code === 'invalid_type') what = `expected ${articles[String(issue.expected)] ?? String(issue.expected)}`;

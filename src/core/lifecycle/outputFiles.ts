@@ -26,7 +26,7 @@ export function refuseExisting(paths: readonly string[], overwrite = false): voi
   });
   if (existing.length) {
     const list = existing.map((p) => path.basename(p)).join(', ');
-    throw new AppError('Conflict', `${list} already exist${existing.length === 1 ? 's' : ''} in ${path.dirname(existing[0])}; nothing was written (pass --overwrite, or overwrite: true, to replace)`);
+    throw new AppError('Conflict', `${list} already exist${existing.length === 1 ? 's' : ''} in ${path.dirname(existing[0]!)}; nothing was written (pass --overwrite, or overwrite: true, to replace)`);
   }
 }
 

@@ -157,11 +157,12 @@ export function saveSettings(workspaceDir: string, patch: SettingsPatch): Loaded
   const strict = workbenchSettingsSchema.strict().safeParse(merged);
   if (!strict.success) {
     const issue = strict.error.issues[0];
-    if (issue.code === 'unrecognized_keys') throw new AppError('Invalid', `${issue.keys.join(', ')}: unknown setting`);
+    if (issue?.code === 'unrecognized_keys') throw new AppError('Invalid', `${issue.keys.join(', ')}: unknown setting`);
     throw new AppError('Invalid', describeIssue('', strict.error));
   }
   const validated = validateSettings(merged);
-  if (validated.warnings.length) throw new AppError('Invalid', validated.warnings[0].replace(', ignored', ''));
+  const [problem] = validated.warnings;
+  if (problem) throw new AppError('Invalid', problem.replace(', ignored', ''));
   fs.mkdirSync(path.dirname(file), { recursive: true });
   writeFileAtomic.sync(file, `${JSON.stringify(merged, null, 2)}\n`);
   return { ...validated, file, exists: true };

@@ -23,7 +23,7 @@ export function parseTime(value: string | number | null | undefined, option: str
   if (text === '') return undefined;
   if (/^\d+$/.test(text)) return Number(text);
   const rel = RELATIVE.exec(text);
-  if (rel) return now - Number(rel[1]) * UNIT_MS[rel[2].toLowerCase() as keyof typeof UNIT_MS];
+  if (rel) return now - Number(rel[1]) * UNIT_MS[(rel[2] ?? '').toLowerCase() as keyof typeof UNIT_MS]; // RELATIVE captures amount and unit
   if (DAY_ONLY.test(text) || DATE_TIME.test(text)) {
     const ms = Date.parse(DAY_ONLY.test(text) ? `${text}T00:00:00Z` : text);
     if (Number.isFinite(ms) && ms >= 0) return ms;
