@@ -165,9 +165,26 @@ function printExportSummary(s: ExportSummary): void {
   );
 }
 
+type CollectOptions = GlobalOptions & { since?: string; until?: string; session?: string; type: string; autoApprove?: boolean; dryRun?: boolean };
+type ListOptions = GlobalOptions & { status?: string; type?: string; qualityAbove?: string; limit: string; needsReview?: boolean; cursor?: string };
+type StatsOptions = GlobalOptions & { daily?: boolean; byType?: boolean; byStatus?: boolean; qualityDistribution?: boolean };
+type ExportOptions = GlobalOptions & {
+  format: string; output?: string; overwrite?: boolean; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
+  since?: string; until?: string; includePii?: boolean; bom?: boolean; splitBy: string; includeUnreviewed?: boolean;
+  includeBelowQuality?: boolean; balance?: boolean;
+};
+type MissedWriteOptions = GlobalOptions & { fact: string; file: string; reason: string };
+type EvalExportOptions = GlobalOptions & { output: string; trainSplit: string; splitBy: string; seed: string; includeUnreviewed?: boolean };
+
 export function register(program: Command): void {
   const dataset = program.command('dataset').description('collect, review and export fine-tuning datasets');
+  registerCollection(dataset);
+  registerReports(dataset);
+  registerExports(dataset);
+}
 
+/** collect, list, approve, reject, review. */
+function registerCollection(dataset: Command): void {
   withWorkspace(
     dataset
       .command('collect')
@@ -178,35 +195,7 @@ export function register(program: Command): void {
       .option('-t, --type <type>', 'all | positive | negative', 'all')
       .option('--auto-approve', 'approve samples that meet the auto-approve criteria')
       .option('--dry-run', 'report what would be collected, write nothing'),
-  ).action(
-    action(async (opts: GlobalOptions & { since?: string; until?: string; session?: string; type: string; autoApprove?: boolean; dryRun?: boolean }) => {
-      if (!['all', 'positive', 'negative'].includes(opts.type)) throw new AppError('Invalid', `--type: expected all, positive or negative (got ${opts.type})`);
-      const result = await withDatabase(opts, ({ db }, dir) =>
-        collectSamples(
-          { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('decisions') },
-          {
-            since: parseTime(opts.since, '--since', Date.now()),
-            until: parseTime(opts.until, '--until', Date.now()),
-            sessionId: opts.session,
-            type: opts.type as 'all' | 'positive' | 'negative',
-            autoApprove: opts.autoApprove,
-            dryRun: opts.dryRun,
-            config: datasetConfig(dir),
-          },
-        ),
-      );
-      if (opts.json) return printJson(result);
-      const verb = result.dryRun ? 'would add' : 'added';
-      process.stdout.write(
-        `${result.decisionsScanned} decisions scanned; ${verb} ${result.addedTotal} samples ` +
-          `(${Object.entries(result.added).filter(([, n]) => n).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}); ` +
-          `${result.alreadyCollected} already collected; ${result.duplicates} near or exact duplicates clustered; ` +
-          `${result.signalsStored} feedback signals stored\n` +
-          `status: ${Object.entries(result.byStatus).map(([s, n]) => `${s} ${n}`).join(', ') || 'n/a'}\n`,
-      );
-      if (!result.privacyChecked) process.stderr.write('warning: no PII detector available; samples are marked privacy_checked = 0\n');
-    }),
-  );
+  ).action(action(datasetCollect));
 
   withWorkspace(
     dataset
@@ -218,26 +207,8 @@ export function register(program: Command): void {
       .option('-l, --limit <n>', 'how many', '20')
       .option('--needs-review', 'only samples waiting for review')
       .option('--cursor <cursor>', 'continue after a previous page'),
-  ).action(
-    action(async (opts: GlobalOptions & { status?: string; type?: string; qualityAbove?: string; limit: string; needsReview?: boolean; cursor?: string }) => {
-      const page = await withDatabase(opts, ({ db }, dir) =>
-        listSamples(
-          { db, workspaceDir: dir },
-          {
-            status: opts.status as AnnotationStatus | undefined,
-            type: opts.type as SampleType | undefined,
-            qualityAbove: parseUnit(opts.qualityAbove, '--quality-above'),
-            limit: Number(opts.limit),
-            needsReview: opts.needsReview,
-            cursor: opts.cursor,
-          },
-        ),
-      );
-      if (opts.json) return printJson(page);
-      printSamples(page.items);
-      if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
-    }),
-  );
+  ).action(action(datasetList));
+
 
   for (const verb of ['approve', 'reject'] as const) {
     withWorkspace(
@@ -245,13 +216,7 @@ export function register(program: Command): void {
         .command(`${verb} <sampleId>`)
         .description(`${verb} one sample`)
         .option('--notes <text>', 'annotation notes'),
-    ).action(
-      action(async (sampleId: string, opts: GlobalOptions & { notes?: string }) => {
-        const s = await withDatabase(opts, ({ db }, dir) => reviewSample({ db, workspaceDir: dir }, { sampleId, action: verb, notes: opts.notes }));
-        if (opts.json) printJson(s);
-        else process.stdout.write(`${s.id}: ${s.annotationStatus}\n`);
-      }),
-    );
+    ).action(action((sampleId: string, opts: GlobalOptions & { notes?: string }) => datasetReviewOne(verb, sampleId, opts)));
   }
 
   withWorkspace(
@@ -259,41 +224,11 @@ export function register(program: Command): void {
       .command('review')
       .description('interactive review of samples waiting for review, then pending ones: a approve, r reject, s skip, q quit')
       .option('--status <status>', 'review this status instead', 'needs_review'),
-  ).action(
-    action(async (opts: GlobalOptions & { status: string }) => {
-      await withDatabase(opts, async ({ db }, dir) => {
-        const ctx = { db, workspaceDir: dir };
-        const reader = answerReader();
-        const counts = { approved: 0, rejected: 0, skipped: 0 };
-        try {
-          const statuses = opts.status === 'needs_review' ? ['needs_review', 'pending'] : [opts.status];
-          outer: for (const status of statuses) {
-            let cursor: string | undefined;
-            do {
-              const page = listSamples(ctx, { status: status as AnnotationStatus, limit: 20, cursor });
-              for (const s of page.items) {
-                process.stdout.write(`\n${showSample(s)}\n`);
-                let answer: string | null;
-                do answer = await reader.next('[a]pprove [r]eject [s]kip [q]uit > ');
-                while (answer !== null && !['a', 'r', 's', 'q'].includes(answer));
-                if (answer === null || answer === 'q') break outer;
-                if (answer === 's') counts.skipped++;
-                else {
-                  await reviewSample(ctx, { sampleId: s.id, action: answer === 'a' ? 'approve' : 'reject' });
-                  counts[answer === 'a' ? 'approved' : 'rejected']++;
-                }
-              }
-              cursor = page.nextCursor ?? undefined;
-            } while (cursor);
-          }
-        } finally {
-          reader.close();
-        }
-        process.stdout.write(`\napproved ${counts.approved}, rejected ${counts.rejected}, skipped ${counts.skipped}\n`);
-      });
-    }),
-  );
+  ).action(action(datasetReview));
+}
 
+/** stats, quality. */
+function registerReports(dataset: Command): void {
   withWorkspace(
     dataset
       .command('stats')
@@ -302,47 +237,18 @@ export function register(program: Command): void {
       .option('--by-type', 'per sample type')
       .option('--by-status', 'per annotation status')
       .option('--quality-distribution', 'quality score histogram'),
-  ).action(
-    action(async (opts: GlobalOptions & { daily?: boolean; byType?: boolean; byStatus?: boolean; qualityDistribution?: boolean }) => {
-      const stats = await withDatabase(opts, ({ db }, dir) => datasetStats({ db, workspaceDir: dir }));
-      if (opts.json) return printJson(stats);
-      const all = !opts.daily && !opts.byType && !opts.byStatus && !opts.qualityDistribution;
-      process.stdout.write(`${stats.total} samples in ${stats.clusters} clusters; ${stats.containsPii} contain PII; ${stats.unscored} unscored\n`);
-      const print = (head: string[], rows: (string | number | null)[][]) => {
-        const t = new Table({ head });
-        for (const r of rows) t.push(r.map((x) => (x === null ? '' : x)));
-        process.stdout.write(`${t.toString()}\n`);
-      };
-      if (all || opts.byType) print(['type', 'count', 'avg quality'], stats.byType.map((r) => [r.sampleType, r.count, r.avgQuality]));
-      if (all || opts.byStatus) print(['status', 'count'], stats.byStatus.map((r) => [r.status, r.count]));
-      if (opts.daily) print(['date', 'samples', 'approved', 'rejected'], stats.daily.map((r) => [r.date, r.count, r.approved, r.rejected]));
-      if (all || opts.qualityDistribution) {
-        const max = Math.max(1, ...stats.qualityDistribution.map((b) => b.count));
-        print(['quality', 'count', ''], stats.qualityDistribution.map((b) => [`${b.from.toFixed(1)}-${b.to.toFixed(1)}`, b.count, '#'.repeat(Math.round((b.count / max) * 40))]));
-      }
-    }),
-  );
+  ).action(action(datasetStatsCommand));
 
   withWorkspace(
     dataset
       .command('quality')
       .description('quality report: the writer judged by the curator (gate precision/recall, guardian accuracy, over-writes, churn, weekly trend), factor distributions and the weakest samples')
       .option('-l, --limit <n>', 'how many weakest samples', '10'),
-  ).action(
-    action(async (opts: GlobalOptions & { limit: string }) => {
-      const { report, writer } = await withDatabase(opts, ({ db }, dir) => ({
-        report: qualityReport({ db, workspaceDir: dir }, { weakest: Number(opts.limit) }),
-        writer: writerQuality({ db, workspaceDir: dir }),
-      }));
-      if (opts.json) return printJson({ ...report, writer });
-      printWriterQuality(writer);
-      const t = new Table({ head: ['factor', 'n', 'avg', 'min', 'max', 'histogram 0.0 … 1.0'] });
-      for (const f of report.factors) t.push([f.factor, f.count, f.avg ?? '', f.min ?? '', f.max ?? '', f.histogram.join(' ')]);
-      process.stdout.write(`${t.toString()}\nweakest samples:\n`);
-      printSamples(report.weakest);
-    }),
-  );
+  ).action(action(datasetQuality));
+}
 
+/** export, missed-write, cluster, recluster, eval-export. */
+function registerExports(dataset: Command): void {
   withWorkspace(
     dataset
       .command('export')
@@ -362,54 +268,7 @@ export function register(program: Command): void {
       .option('--until <time>', 'only conversations before this time')
       .option('--include-pii', 'export personal data as recorded instead of redacted (recorded in the export row)')
       .option('--bom', 'CSV: start with a UTF-8 BOM (Excel)'),
-  ).action(
-    action(
-      async (
-        opts: GlobalOptions & {
-          format: string; output?: string; overwrite?: boolean; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
-          since?: string; until?: string; includePii?: boolean; bom?: boolean; splitBy: string; includeUnreviewed?: boolean;
-          includeBelowQuality?: boolean; balance?: boolean;
-        },
-      ) => {
-        if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
-        if (opts.output) refuseFilledFolder(path.resolve(opts.output), opts.overwrite);
-        const result = await withDatabase(opts, ({ db }, dir) =>
-          exportDataset(
-            { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('samples') },
-            {
-              format: opts.format as ExportFormat,
-              outDir: opts.output,
-              trainSplit: parseUnit(opts.trainSplit, '--train-split'),
-              seed: opts.seed,
-              onlyApproved: opts.onlyApproved,
-              minQuality: parseUnit(opts.minQuality, '--min-quality'),
-              since: parseTime(opts.since, '--since', Date.now()),
-              until: parseTime(opts.until, '--until', Date.now()),
-              includePii: opts.includePii,
-              bom: opts.bom,
-              splitBy: opts.splitBy as 'session' | 'turn',
-              includeUnreviewed: opts.includeUnreviewed,
-              includeBelowQuality: opts.includeBelowQuality,
-              balance: opts.balance,
-              config: datasetConfig(dir),
-            },
-          ),
-        );
-        if (opts.json) return printJson(result);
-        printExportSummary(result.summary);
-        process.stdout.write(
-          `exported ${result.total} samples (${result.train} train, ${result.validation} validation) to ${result.outDir}\n` +
-            result.files.map((f) => `  ${f.name}  ${f.bytes} bytes  sha256 ${f.sha256}`).join('\n') +
-            '\n',
-        );
-        if (result.includePii) process.stderr.write('warning: personal data was exported as recorded (--include-pii)\n');
-        const tokens = result.summary.tokens;
-        if (tokens && tokens.overLimit) {
-          process.stderr.write(`warning: ${tokens.overLimit} examples exceed ${tokens.limit} tokens (${tokens.encoding}, ${tokens.model}): ${tokens.sampleIds.join(', ')}\n`);
-        }
-      },
-    ),
-  );
+  ).action(action(datasetExport));
 
   withWorkspace(
     dataset
@@ -418,40 +277,17 @@ export function register(program: Command): void {
       .requiredOption('--fact <text>', 'the fact the gate should have written')
       .requiredOption('--file <file>', MEMORY_FILES.join(' | '))
       .requiredOption('--reason <text>', 'why it should have been written'),
-  ).action(
-    action(async (decisionId: string, opts: GlobalOptions & { fact: string; file: string; reason: string }) => {
-      if (!MEMORY_FILES.includes(opts.file as MemoryFileName)) throw new AppError('Invalid', `--file: expected one of ${MEMORY_FILES.join(', ')}`);
-      const r = await withDatabase(opts, ({ db }, dir) =>
-        markMissedWrite({ db, workspaceDir: dir }, { decisionId, fact: opts.fact, file: opts.file as MemoryFileName, reason: opts.reason, config: datasetConfig(dir) }),
-      );
-      if (opts.json) return printJson(r);
-      process.stdout.write(`missed write ${r.correctionId}: ${r.decision}; ${r.addedSamples} samples added, ${r.supersededSamples} superseded\n`);
-    }),
-  );
+  ).action(action(datasetMissedWrite));
 
   withWorkspace(
     dataset
       .command('cluster <sampleId>')
       .description("show a sample's near-duplicate cluster and which member an export keeps")
       .option('--pick', 'make this sample the representative its cluster exports'),
-  ).action(
-    action(async (sampleId: string, opts: GlobalOptions & { pick?: boolean }) => {
-      const view = await withDatabase(opts, ({ db }, dir) => (opts.pick ? pickRepresentative : sampleCluster)({ db, workspaceDir: dir }, sampleId));
-      if (opts.json) return printJson(view);
-      const t = new Table({ head: ['', 'id', 'type', 'status', 'quality', 'corrected', 'edited'] });
-      for (const m of view.members) {
-        t.push([m.id === view.representativeId ? '*' : '', m.id, m.sampleType, m.annotationStatus, m.qualityScore ?? '', m.corrected ? 'yes' : '', m.edited ? 'yes' : '']);
-      }
-      process.stdout.write(`${t.toString()}\n* exported (${view.representativeBecause}); ${view.members.length - 1} near-duplicates\n`);
-    }),
-  );
+  ).action(action(datasetCluster));
 
   withWorkspace(dataset.command('recluster').description('recompute near-duplicate clusters of every sample (after a dedupe setting changed)')).action(
-    action(async (opts: GlobalOptions) => {
-      const r = await withDatabase(opts, ({ db }, dir) => reclusterSamples(db, resolveDatasetConfig(datasetConfig(dir)).dedupe));
-      if (opts.json) return printJson(r);
-      process.stdout.write(`${r.samples} samples reclustered; ${r.duplicates} near or exact duplicates\n`);
-    }),
+    action(datasetRecluster),
   );
 
   withWorkspace(
@@ -463,19 +299,207 @@ export function register(program: Command): void {
       .option('--split-by <unit>', 'session | turn', 'session')
       .option('--seed <seed>', 'split seed (the same as the training export to hold out the same sessions)', 'reflection')
       .option('--include-unreviewed', 'also pending and needs_review samples'),
-  ).action(
-    action(async (opts: GlobalOptions & { output: string; trainSplit: string; splitBy: string; seed: string; includeUnreviewed?: boolean }) => {
-      const r = await withDatabase(opts, ({ db }, dir) =>
-        exportEvalSet(
-          { db, workspaceDir: dir },
-          {
-            outDir: path.resolve(opts.output), trainSplit: parseUnit(opts.trainSplit, '--train-split'), splitBy: opts.splitBy as 'session' | 'turn',
-            seed: opts.seed, includeUnreviewed: opts.includeUnreviewed, config: datasetConfig(dir),
-          },
-        ),
-      );
-      if (opts.json) return printJson(r);
-      process.stdout.write(`${r.scenarios} scenarios (${r.memoryGateCases} memory_gate, ${r.writeGuardianCases} write_guardian) in ${r.outDir}\n`);
-    }),
+  ).action(action(datasetEvalExport));
+}
+
+async function datasetCollect(opts: CollectOptions): Promise<void> {
+  if (!['all', 'positive', 'negative'].includes(opts.type)) throw new AppError('Invalid', `--type: expected all, positive or negative (got ${opts.type})`);
+  const result = await withDatabase(opts, ({ db }, dir) =>
+    collectSamples(
+      { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('decisions') },
+      {
+        since: parseTime(opts.since, '--since', Date.now()),
+        until: parseTime(opts.until, '--until', Date.now()),
+        sessionId: opts.session,
+        type: opts.type as 'all' | 'positive' | 'negative',
+        autoApprove: opts.autoApprove,
+        dryRun: opts.dryRun,
+        config: datasetConfig(dir),
+      },
+    ),
   );
+  if (opts.json) return printJson(result);
+  const verb = result.dryRun ? 'would add' : 'added';
+  process.stdout.write(
+    `${result.decisionsScanned} decisions scanned; ${verb} ${result.addedTotal} samples ` +
+      `(${Object.entries(result.added).filter(([, n]) => n).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}); ` +
+      `${result.alreadyCollected} already collected; ${result.duplicates} near or exact duplicates clustered; ` +
+      `${result.signalsStored} feedback signals stored\n` +
+      `status: ${Object.entries(result.byStatus).map(([s, n]) => `${s} ${n}`).join(', ') || 'n/a'}\n`,
+  );
+  if (!result.privacyChecked) process.stderr.write('warning: no PII detector available; samples are marked privacy_checked = 0\n');
+}
+
+async function datasetList(opts: ListOptions): Promise<void> {
+  const page = await withDatabase(opts, ({ db }, dir) =>
+    listSamples(
+      { db, workspaceDir: dir },
+      {
+        status: opts.status as AnnotationStatus | undefined,
+        type: opts.type as SampleType | undefined,
+        qualityAbove: parseUnit(opts.qualityAbove, '--quality-above'),
+        limit: Number(opts.limit),
+        needsReview: opts.needsReview,
+        cursor: opts.cursor,
+      },
+    ),
+  );
+  if (opts.json) return printJson(page);
+  printSamples(page.items);
+  if (page.nextCursor) process.stdout.write(`more: --cursor ${page.nextCursor}\n`);
+}
+
+async function datasetReviewOne(verb: 'approve' | 'reject', sampleId: string, opts: GlobalOptions & { notes?: string }): Promise<void> {
+  const s = await withDatabase(opts, ({ db }, dir) => reviewSample({ db, workspaceDir: dir }, { sampleId, action: verb, notes: opts.notes }));
+  if (opts.json) printJson(s);
+  else process.stdout.write(`${s.id}: ${s.annotationStatus}\n`);
+}
+
+type ReviewCounts = { approved: number; rejected: number; skipped: number };
+
+async function datasetReview(opts: GlobalOptions & { status: string }): Promise<void> {
+  await withDatabase(opts, async ({ db }, dir) => {
+    const ctx = { db, workspaceDir: dir };
+    const reader = answerReader();
+    const counts: ReviewCounts = { approved: 0, rejected: 0, skipped: 0 };
+    try {
+      const statuses = opts.status === 'needs_review' ? ['needs_review', 'pending'] : [opts.status];
+      for (const status of statuses) if (!(await reviewStatus(ctx, reader, status as AnnotationStatus, counts))) break;
+    } finally {
+      reader.close();
+    }
+    process.stdout.write(`\napproved ${counts.approved}, rejected ${counts.rejected}, skipped ${counts.skipped}\n`);
+  });
+}
+
+/** Asks about every sample of one status, page by page; false when the curator quit (or input ended). */
+async function reviewStatus(ctx: ServiceContext, reader: ReturnType<typeof answerReader>, status: AnnotationStatus, counts: ReviewCounts): Promise<boolean> {
+  let cursor: string | undefined;
+  do {
+    const page = listSamples(ctx, { status, limit: 20, cursor });
+    for (const s of page.items) {
+      process.stdout.write(`\n${showSample(s)}\n`);
+      let answer: string | null;
+      do answer = await reader.next('[a]pprove [r]eject [s]kip [q]uit > ');
+      while (answer !== null && !['a', 'r', 's', 'q'].includes(answer));
+      if (answer === null || answer === 'q') return false;
+      if (answer === 's') counts.skipped++;
+      else {
+        await reviewSample(ctx, { sampleId: s.id, action: answer === 'a' ? 'approve' : 'reject' });
+        counts[answer === 'a' ? 'approved' : 'rejected']++;
+      }
+    }
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return true;
+}
+
+async function datasetStatsCommand(opts: StatsOptions): Promise<void> {
+  const stats = await withDatabase(opts, ({ db }, dir) => datasetStats({ db, workspaceDir: dir }));
+  if (opts.json) return printJson(stats);
+  const all = !opts.daily && !opts.byType && !opts.byStatus && !opts.qualityDistribution;
+  process.stdout.write(`${stats.total} samples in ${stats.clusters} clusters; ${stats.containsPii} contain PII; ${stats.unscored} unscored\n`);
+  const print = (head: string[], rows: (string | number | null)[][]) => {
+    const t = new Table({ head });
+    for (const r of rows) t.push(r.map((x) => (x === null ? '' : x)));
+    process.stdout.write(`${t.toString()}\n`);
+  };
+  if (all || opts.byType) print(['type', 'count', 'avg quality'], stats.byType.map((r) => [r.sampleType, r.count, r.avgQuality]));
+  if (all || opts.byStatus) print(['status', 'count'], stats.byStatus.map((r) => [r.status, r.count]));
+  if (opts.daily) print(['date', 'samples', 'approved', 'rejected'], stats.daily.map((r) => [r.date, r.count, r.approved, r.rejected]));
+  if (all || opts.qualityDistribution) {
+    const max = Math.max(1, ...stats.qualityDistribution.map((b) => b.count));
+    print(['quality', 'count', ''], stats.qualityDistribution.map((b) => [`${b.from.toFixed(1)}-${b.to.toFixed(1)}`, b.count, '#'.repeat(Math.round((b.count / max) * 40))]));
+  }
+}
+
+async function datasetQuality(opts: GlobalOptions & { limit: string }): Promise<void> {
+  const { report, writer } = await withDatabase(opts, ({ db }, dir) => ({
+    report: qualityReport({ db, workspaceDir: dir }, { weakest: Number(opts.limit) }),
+    writer: writerQuality({ db, workspaceDir: dir }),
+  }));
+  if (opts.json) return printJson({ ...report, writer });
+  printWriterQuality(writer);
+  const t = new Table({ head: ['factor', 'n', 'avg', 'min', 'max', 'histogram 0.0 … 1.0'] });
+  for (const f of report.factors) t.push([f.factor, f.count, f.avg ?? '', f.min ?? '', f.max ?? '', f.histogram.join(' ')]);
+  process.stdout.write(`${t.toString()}\nweakest samples:\n`);
+  printSamples(report.weakest);
+}
+
+async function datasetExport(opts: ExportOptions): Promise<void> {
+  if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
+  if (opts.output) refuseFilledFolder(path.resolve(opts.output), opts.overwrite);
+  const result = await withDatabase(opts, ({ db }, dir) =>
+    exportDataset(
+      { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('samples') },
+      {
+        format: opts.format as ExportFormat,
+        outDir: opts.output,
+        trainSplit: parseUnit(opts.trainSplit, '--train-split'),
+        seed: opts.seed,
+        onlyApproved: opts.onlyApproved,
+        minQuality: parseUnit(opts.minQuality, '--min-quality'),
+        since: parseTime(opts.since, '--since', Date.now()),
+        until: parseTime(opts.until, '--until', Date.now()),
+        includePii: opts.includePii,
+        bom: opts.bom,
+        splitBy: opts.splitBy as 'session' | 'turn',
+        includeUnreviewed: opts.includeUnreviewed,
+        includeBelowQuality: opts.includeBelowQuality,
+        balance: opts.balance,
+        config: datasetConfig(dir),
+      },
+    ),
+  );
+  if (opts.json) return printJson(result);
+  printExportSummary(result.summary);
+  process.stdout.write(
+    `exported ${result.total} samples (${result.train} train, ${result.validation} validation) to ${result.outDir}\n` +
+      result.files.map((f) => `  ${f.name}  ${f.bytes} bytes  sha256 ${f.sha256}`).join('\n') +
+      '\n',
+  );
+  if (result.includePii) process.stderr.write('warning: personal data was exported as recorded (--include-pii)\n');
+  const tokens = result.summary.tokens;
+  if (tokens && tokens.overLimit) {
+    process.stderr.write(`warning: ${tokens.overLimit} examples exceed ${tokens.limit} tokens (${tokens.encoding}, ${tokens.model}): ${tokens.sampleIds.join(', ')}\n`);
+  }
+}
+
+async function datasetMissedWrite(decisionId: string, opts: MissedWriteOptions): Promise<void> {
+  if (!MEMORY_FILES.includes(opts.file as MemoryFileName)) throw new AppError('Invalid', `--file: expected one of ${MEMORY_FILES.join(', ')}`);
+  const r = await withDatabase(opts, ({ db }, dir) =>
+    markMissedWrite({ db, workspaceDir: dir }, { decisionId, fact: opts.fact, file: opts.file as MemoryFileName, reason: opts.reason, config: datasetConfig(dir) }),
+  );
+  if (opts.json) return printJson(r);
+  process.stdout.write(`missed write ${r.correctionId}: ${r.decision}; ${r.addedSamples} samples added, ${r.supersededSamples} superseded\n`);
+}
+
+async function datasetCluster(sampleId: string, opts: GlobalOptions & { pick?: boolean }): Promise<void> {
+  const view = await withDatabase(opts, ({ db }, dir) => (opts.pick ? pickRepresentative : sampleCluster)({ db, workspaceDir: dir }, sampleId));
+  if (opts.json) return printJson(view);
+  const t = new Table({ head: ['', 'id', 'type', 'status', 'quality', 'corrected', 'edited'] });
+  for (const m of view.members) {
+    t.push([m.id === view.representativeId ? '*' : '', m.id, m.sampleType, m.annotationStatus, m.qualityScore ?? '', m.corrected ? 'yes' : '', m.edited ? 'yes' : '']);
+  }
+  process.stdout.write(`${t.toString()}\n* exported (${view.representativeBecause}); ${view.members.length - 1} near-duplicates\n`);
+}
+
+async function datasetRecluster(opts: GlobalOptions): Promise<void> {
+  const r = await withDatabase(opts, ({ db }, dir) => reclusterSamples(db, resolveDatasetConfig(datasetConfig(dir)).dedupe));
+  if (opts.json) return printJson(r);
+  process.stdout.write(`${r.samples} samples reclustered; ${r.duplicates} near or exact duplicates\n`);
+}
+
+async function datasetEvalExport(opts: EvalExportOptions): Promise<void> {
+  const r = await withDatabase(opts, ({ db }, dir) =>
+    exportEvalSet(
+      { db, workspaceDir: dir },
+      {
+        outDir: path.resolve(opts.output), trainSplit: parseUnit(opts.trainSplit, '--train-split'), splitBy: opts.splitBy as 'session' | 'turn',
+        seed: opts.seed, includeUnreviewed: opts.includeUnreviewed, config: datasetConfig(dir),
+      },
+    ),
+  );
+  if (opts.json) return printJson(r);
+  process.stdout.write(`${r.scenarios} scenarios (${r.memoryGateCases} memory_gate, ${r.writeGuardianCases} write_guardian) in ${r.outDir}\n`);
 }
