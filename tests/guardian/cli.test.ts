@@ -30,7 +30,7 @@ describe('reflection guardian on the demo workspace', () => {
     expect(afterRollback).not.toBe(userBefore);
 
     const history = cli(dir, 'history', '-f', 'USER.md', '-l', '5').items;
-    expect(history[0]).toMatchObject({ auditId: r.rollbackAuditId, source: 'rollback', who: 'rollback by alex', why: 'demo says no' });
+    expect(history[0]).toMatchObject({ auditId: r.rollbackAuditId, source: 'rollback', actor: 'rollback by alex', reason: 'demo says no' });
     expect(history[1]).toMatchObject({ auditId: latest.id, status: 'rolled_back', rolledBack: { by: 'alex' } });
 
     // Rolling back the same audit again is refused, pointing at the rollback's own audit.
@@ -53,7 +53,7 @@ describe('reflection guardian on the demo workspace', () => {
     generateDemoWorkspace(dir, { sessions: 3, seed: 3 });
     fs.appendFileSync(path.join(dir, 'MEMORY.md'), '- edited by hand in a text editor\n');
     const history = cli(dir, 'history', '-f', 'MEMORY.md', '-l', '3').items;
-    expect(history[0]).toMatchObject({ source: 'external', who: 'external edit', status: 'written' });
+    expect(history[0]).toMatchObject({ source: 'external', actor: 'external edit', status: 'written' });
     const { db } = openWorkspaceDatabase(dir);
     const diff = db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(history[0].auditId);
     db.close();

@@ -129,8 +129,8 @@ describe('rollbackWrite', () => {
     expect(status(f, id)).toBe('rolled_back');
     const h = fileHistory(f.ctx, { file: 'USER.md' }).items;
     expect(h.map((e) => e.source)).toEqual(['rollback', 'rollback', 'plugin']);
-    expect(h[0]!.who).toBe('rollback by tester');
-    expect(h[0]!.why).toBe('it was right after all');
+    expect(h[0]!.actor).toBe('rollback by tester');
+    expect(h[0]!.reason).toBe('it was right after all');
     expect(h[2]!.rolledBack).toMatchObject({ reason: 'not sure', rollbackAuditId: r1.rollbackAuditId });
     f.close();
   });

@@ -27,12 +27,11 @@ import {
   type SampleContent,
 } from '../../core/dataset';
 import { lastOpenReviewSeq } from '../../core/dataset/review';
-import { auditFromRow, getAuditRow } from '../../core/guardian/rows';
+import { getAudit } from '../../core/guardian';
 import { refuseFilledFolder } from '../../core/lifecycle/outputFiles';
 import { loadSettings } from '../../core/lifecycle/settings';
 import { getTurn } from '../../core/sessions';
 import type { Handlers, HandlerEnv } from '../registry';
-import { auditDto } from './guardian';
 
 const datasetConfig = (dir: string) => loadSettings(dir).settings.datasetCollection;
 
@@ -83,7 +82,7 @@ function sampleDetailDto(ctx: ServiceContext, s: DatasetSample): SampleDetail {
   let audit: SampleDetail['audit'] = null;
   if (s.auditId) {
     try {
-      audit = auditDto(auditFromRow(getAuditRow(ctx.db, s.auditId)));
+      audit = getAudit(ctx, s.auditId);
     } catch (e) {
       if (!(isAppError(e) && (e as AppError).kind === 'NotFound')) throw e;
     }

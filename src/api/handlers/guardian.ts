@@ -1,6 +1,5 @@
-// write_guardian: audits, diffs, history, rollback, retry and corrections mapped to the contract's DTOs.
-import type { AuditRow, GateDecisionRow, RollbackOutcome, SessionRollbackItemDto } from '../../shared/contract';
-import type { GateDecision } from '../../shared/domain';
+// write_guardian: audits, diffs and history are the services' own results; rollback and retry still map theirs.
+import type { RollbackOutcome, SessionRollbackItemDto } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import {
   correctWrite,
@@ -10,31 +9,11 @@ import {
   rollbackSession,
   rollbackWrite,
   showAudit,
-  type AuditSummary,
   type ConflictRegion,
   type RollbackResult,
 } from '../../core/guardian';
-import { getAuditRow, snapshotContent } from '../../core/guardian/rows';
 import { auditBriefs, auditDiff, auditStatusCounts } from '../../core/guardian';
 import type { Handlers } from '../registry';
-
-export const auditDto = (a: AuditSummary): AuditRow => ({
-  id: a.id,
-  decisionId: a.decisionId,
-  turnId: a.turnId,
-  sessionId: a.sessionId,
-  targetFile: a.targetFile,
-  candidateFact: a.candidateFact,
-  status: a.status,
-  source: a.source,
-  reason: a.reason,
-  lineChanges: a.lines,
-  beforeSnapshotId: a.beforeSnapshotId,
-  afterSnapshotId: a.afterSnapshotId,
-  relatedAuditId: a.relatedAuditId,
-  contentKnown: a.contentKnown,
-  createdAt: a.createdAt,
-});
 
 function conflictText(regions: ConflictRegion[]): string {
   return regions
@@ -59,55 +38,10 @@ function rollbackDto(p: RollbackResult): RollbackOutcome {
 
 export const guardianHandlers = {
   'guardian.stats': (_input, env) => auditStatusCounts(env.session.serviceContext()),
-  'guardian.list': (input, env) => {
-    const page = listAudits(env.session.serviceContext(), {
-      sessionKey: input.sessionId, file: input.file, status: input.status, source: input.source,
-      since: input.since, until: input.until, limit: input.limit, cursor: input.cursor,
-    });
-    // A rollback row says which write it undid, so two rollbacks of one file are told apart.
-    const undone = auditBriefs(env.session.serviceContext(), page.items.filter((a) => a.source === 'rollback' && a.relatedAuditId).map((a) => a.relatedAuditId!));
-    const items = page.items.map((a): AuditRow => {
-      const u = a.source === 'rollback' && a.relatedAuditId ? undone.get(a.relatedAuditId) : undefined;
-      return { ...auditDto(a), undid: u ? { id: u.id, targetFile: u.targetFile, candidateFact: u.candidateFact, createdAt: u.createdAt } : null };
-    });
-    return { items, nextCursor: page.nextCursor };
-  },
-  'guardian.show': (input, env) => {
-    const d = showAudit(env.session.serviceContext(), input.id);
-    const decision: GateDecisionRow | null = d.decision && d.audit.turnId && d.audit.sessionId
-      ? {
-          id: d.decision.id, turnId: d.audit.turnId, sessionId: d.audit.sessionId, decision: d.decision.decision as GateDecision,
-          reason: d.decision.reason, candidateFact: d.decision.candidateFact, model: d.decision.llmModel,
-          latencyMs: d.decision.llmLatencyMs, createdAt: d.decision.createdAt,
-        }
-      : null;
-    return {
-      audit: { ...auditDto(d.audit), diff: d.audit.diff, llmModel: d.audit.llmModel, latencyMs: d.audit.llmLatencyMs, metadata: d.audit.metadata },
-      decision,
-      turn: d.turn,
-      rollback: d.rollback
-        ? { id: d.rollback.id, auditId: d.rollback.auditId, rolledBackAt: d.rollback.rolledBackAt, rolledBackBy: d.rollback.rolledBackBy, reason: d.rollback.reason,
-            restoredSnapshotId: d.rollback.restoredSnapshotId, previousStatus: d.rollback.previousStatus, mode: d.rollback.mode, rollbackAuditId: d.rollback.rollbackAuditId }
-        : null,
-      corrections: d.corrections,
-    };
-  },
-  'guardian.diff': (input, env) => {
-    const ctx = env.session.serviceContext();
-    const d = auditDiff(ctx, input.id);
-    const row = getAuditRow(ctx.db, input.id);
-    return { auditId: d.auditId, fileName: d.targetFile, before: snapshotContent(ctx.db, row.before_snapshot_id), after: snapshotContent(ctx.db, row.after_snapshot_id), diff: d.diff };
-  },
-  'guardian.history': (input, env) => {
-    const page = fileHistory(env.session.serviceContext(), { file: input.file, limit: input.limit, cursor: input.cursor });
-    return {
-      nextCursor: page.nextCursor,
-      items: page.items.map((h) => ({
-        auditId: h.auditId, fileName: input.file, status: h.status, source: h.source, actor: h.who, reason: h.why,
-        candidateFact: h.candidateFact, snapshotId: h.afterSnapshotId, contentHash: h.contentHash, lineChanges: h.lines, createdAt: h.createdAt,
-      })),
-    };
-  },
+  'guardian.list': (input, env) => listAudits(env.session.serviceContext(), input),
+  'guardian.show': (input, env) => showAudit(env.session.serviceContext(), input.id),
+  'guardian.diff': (input, env) => auditDiff(env.session.serviceContext(), input.id),
+  'guardian.history': (input, env) => fileHistory(env.session.serviceContext(), input),
   'guardian.rollback': async (input, env) =>
     rollbackDto(await rollbackWrite(env.session.serviceContext(), { auditId: input.auditId, reason: input.reason, dryRun: input.dryRun, force: input.force })),
   'guardian.rollbackSession': async (input, env) => {

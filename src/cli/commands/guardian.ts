@@ -150,13 +150,13 @@ function registerRepairs(g: Command): void {
 async function guardianList(sessionKey: string | undefined, opts: Opts): Promise<void> {
   await withDatabase(opts, ({ db }, dir) => {
     const page = listAudits(context(db, dir), {
-      sessionKey, limit: opts.limit as number, file: opts.file as string, status: opts.status as string, source: opts.source as string,
+      sessionId: sessionKey, limit: opts.limit as number, file: opts.file as string, status: opts.status as string, source: opts.source as string,
       since: opts.since as string, until: opts.until as string, withDiff: Boolean(opts.withDiff), cursor: opts.cursor as string,
     });
     if (opts.json) return printJson(page);
     const t = table(['id', 'time', 'file', 'status', 'source', 'lines +/-/~', 'fact / reason']);
     for (const a of page.items) {
-      t.push([a.id, time(a.createdAt), a.targetFile, a.status, a.source, a.lines ? `${a.lines.added}/${a.lines.removed}/${a.lines.modified}` : '', short(a.candidateFact ?? a.reason)]);
+      t.push([a.id, time(a.createdAt), a.targetFile, a.status, a.source, a.lineChanges ? `${a.lineChanges.added}/${a.lineChanges.removed}/${a.lineChanges.modified}` : '', short(a.candidateFact ?? a.reason)]);
     }
     console.log(page.items.length ? t.toString() : 'no audits match');
     if (opts.withDiff) for (const a of page.items) if (a.diff) console.log(`\n${pc.bold(a.id)}\n${colorDiff(a.diff)}`);
@@ -173,7 +173,7 @@ async function guardianShow(auditId: string, opts: Opts): Promise<void> {
     if (a.sessionId) console.log(`session: ${a.sessionId}`);
     if (a.candidateFact) console.log(`fact: ${a.candidateFact}`);
     if (a.reason) console.log(`reason: ${a.reason}`);
-    if (d.decision) console.log(`decision: ${d.decision.decision} — ${d.decision.reason} (${d.decision.llmModel})`);
+    if (d.decision) console.log(`decision: ${d.decision.decision} — ${d.decision.reason} (${d.decision.model})`);
     if (d.turn) console.log(`turn #${d.turn.turnNumber}:\n  user: ${short(d.turn.userMessage, 200)}\n  agent: ${short(d.turn.agentReply, 200)}`);
     if (d.related) console.log(`related: ${d.related.id} (${d.related.source}, ${d.related.status})`);
     if (d.rollback) console.log(`rolled back ${time(d.rollback.rolledBackAt)} by ${d.rollback.rolledBackBy} (${d.rollback.mode}): ${d.rollback.reason}; rollback audit ${d.rollback.rollbackAuditId}`);
@@ -201,7 +201,7 @@ async function guardianHistory(opts: Opts): Promise<void> {
     const t = table(['audit', 'time', 'who', 'why', 'lines +/-/~', 'status']);
     for (const h of page.items) {
       const st = h.rolledBack ? `rolled back by ${h.rolledBack.by}` : h.status;
-      t.push([h.auditId, time(h.createdAt), short(h.who, 40), short(h.why, 50), h.lines ? `${h.lines.added}/${h.lines.removed}/${h.lines.modified}` : '', st]);
+      t.push([h.auditId, time(h.createdAt), short(h.actor, 40), short(h.reason, 50), h.lineChanges ? `${h.lineChanges.added}/${h.lineChanges.removed}/${h.lineChanges.modified}` : '', st]);
     }
     console.log(page.items.length ? t.toString() : `no recorded versions of ${opts.file}`);
     if (page.nextCursor) console.log(`more: --cursor ${page.nextCursor}`);

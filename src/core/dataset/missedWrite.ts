@@ -4,6 +4,7 @@ import { ulid } from 'ulid';
 import { MEMORY_FILES, decisionForFile, type GateDecision, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
+import { findDecisionForCorrection, insertMissedWriteCorrection, rejectSamplesSupersededBy } from '../db/repositories/gateCorrections';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { collectSamples } from './collect';
 import type { DatasetCollectionConfig, DatasetCollectionConfigInput } from './config';
@@ -32,10 +33,7 @@ export async function markMissedWrite(ctx: ServiceContext, input: MissedWriteInp
   if (!fact) throw new AppError('Invalid', 'missed write: fact must not be empty (the fact the gate should have written)');
   if (!reason) throw new AppError('Invalid', 'missed write: reason must not be empty');
   if (!MEMORY_FILES.includes(input.file)) throw new AppError('Invalid', `missed write: file must be one of ${MEMORY_FILES.join(', ')}`);
-  const d = ctx.db
-    .prepare(`SELECT id, session_id, decision, created_at, session_id IN (SELECT session_id FROM excluded_sessions) AS excluded
-      FROM memory_gate_decisions WHERE id = ?`)
-    .get(input.decisionId) as { id: string; session_id: string; decision: GateDecision; created_at: number; excluded: number } | undefined;
+  const d = findDecisionForCorrection(ctx.db, input.decisionId);
   if (!d) throw new AppError('NotFound', `memory_gate decision ${input.decisionId} not found`);
   if (d.decision !== 'NO_WRITE') {
     throw new AppError('Invalid', `missed write: decision ${d.id} is ${d.decision}; only a NO_WRITE decision can miss a write (correct writes from the write's audit)`);
@@ -45,18 +43,9 @@ export async function markMissedWrite(ctx: ServiceContext, input: MissedWriteInp
   const correctionId = ulid(now);
   const decision = decisionForFile(input.file);
   const superseded = writeTx(ctx.db, () => {
-    ctx.db
-      .prepare(`INSERT INTO dataset_gate_corrections (id, decision_id, kind, corrected_decision, corrected_fact, corrected_target_file,
-          reason, corrected_by, corrected_at) VALUES (?, ?, 'missed_write', ?, ?, ?, ?, ?, ?)`)
-      .run(correctionId, d.id, decision, fact, input.file, reason, actorOf(ctx), now);
+    insertMissedWriteCorrection(ctx.db, { id: correctionId, decisionId: d.id, decision, fact, file: input.file, reason, by: actorOf(ctx), at: now });
     // the NO_WRITE sample, and samples of an earlier correction of this decision, now teach the wrong thing
-    return ctx.db
-      .prepare(`UPDATE dataset_samples SET annotation_status = 'rejected', annotated_by = @by, annotated_at = @now,
-          annotation_notes = 'superseded by missed-write correction ' || @corr
-        WHERE decision_id = @decision AND annotation_status <> 'rejected'
-          AND (source_key = 'pos:nowrite:' || @decision OR source_key = 'neg:later:' || @decision
-            OR json_extract(labels, '$.gateCorrectionId') IN (SELECT id FROM dataset_gate_corrections WHERE decision_id = @decision AND id <> @corr))`)
-      .run({ by: actorOf(ctx), now, corr: correctionId, decision: d.id }).changes;
+    return rejectSamplesSupersededBy(ctx.db, d.id, correctionId, actorOf(ctx), now);
   });
   const collected = await collectSamples(ctx, {
     sessionId: d.session_id, since: d.created_at, until: d.created_at + 1, autoApprove: true, config: input.config,

@@ -11,7 +11,13 @@ import { sampleTexts } from './dedupe';
 import { validateSampleContent } from './sampleSchema';
 import { loadPiiDetector, redactContent, scanContent, type StoredPiiSpan } from './privacy';
 import { fingerprint } from './similarity';
-import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
+import { sampleFromRow, type DatasetSample, type SampleContent } from './types';
+import { findLastOpenEvent, insertAnnotationEvent, listOpenBatchEvents, markEventUndone, type AnnotationEventRow as EventRow } from '../db/repositories/annotationEvents';
+import { updateSampleSpans } from '../db/repositories/piiValues';
+import { clearSecondLabel, deleteReservationsOfSample, findSecondPassAwaitingLabel, setSecondLabel } from '../db/repositories/reviewPasses';
+import {
+  findSampleById, findSampleForReview, listSamplesPage, restoreSampleState, updateSampleContent, updateSampleStatus, type ReviewedSampleRow,
+} from '../db/repositories/samples';
 
 export interface ListSamplesInput {
   status?: AnnotationStatus;
@@ -40,34 +46,13 @@ export function listSamples(ctx: ServiceContext, input: ListSamplesInput = {}): 
   if (input.qualityAbove !== undefined && !(input.qualityAbove >= 0 && input.qualityAbove <= 1)) {
     throw new AppError('Invalid', 'listSamples: qualityAbove must be between 0 and 1');
   }
-  const where = ['session_id NOT IN (SELECT session_id FROM excluded_sessions)'];
-  const params: Record<string, unknown> = { limit: limit + 1 };
   const status = input.needsReview ? 'needs_review' : input.status;
-  if (status) {
-    where.push('annotation_status = @status');
-    params.status = status;
-  }
-  if (input.type) {
-    where.push('sample_type = @type');
-    params.type = input.type;
-  }
-  if (input.qualityAbove !== undefined) {
-    where.push('quality_score >= @quality');
-    params.quality = input.qualityAbove;
-  }
-  if (input.sessionId) {
-    where.push('session_id = @session');
-    params.session = input.sessionId;
-  }
-  if (input.cursor) {
-    const [cAt, cId] = decodeCursor(input.cursor, ['number', 'string']) ?? [];
-    where.push('(created_at < @cAt OR (created_at = @cAt AND id < @cId))');
-    params.cAt = cAt;
-    params.cId = cId;
-  }
-  const rows = ctx.db
-    .prepare(`SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`)
-    .all(params) as SampleRow[];
+  const after = input.cursor ? decodeCursor(input.cursor, ['number', 'string']) : undefined;
+  const rows = listSamplesPage(
+    ctx.db,
+    { status, type: input.type, qualityAbove: input.qualityAbove, sessionId: input.sessionId, after: after ? [after[0] as number, after[1] as string] : undefined },
+    limit + 1,
+  );
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
@@ -75,7 +60,7 @@ export function listSamples(ctx: ServiceContext, input: ListSamplesInput = {}): 
 }
 
 export function getSample(ctx: ServiceContext, sampleId: string): DatasetSample {
-  const row = ctx.db.prepare(`SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE id = ?`).get(sampleId) as SampleRow | undefined;
+  const row = findSampleById(ctx.db, sampleId);
   if (!row) throw new AppError('NotFound', `dataset sample ${sampleId} not found`);
   return sampleFromRow(row);
 }
@@ -107,16 +92,8 @@ interface EventExtras {
   reason?: string | null;
 }
 
-function recordEvent(ctx: ServiceContext, row: SampleRow & { reject_reason?: string | null }, action: string, x: EventExtras = {}): void {
-  ctx.db
-    .prepare(
-      `INSERT INTO dataset_annotation_events (sample_id, action, actor, notes, detail, prev_status, prev_annotated_by,
-        prev_annotated_at, prev_notes, prev_content, prev_pii_spans, prev_pii_redacted_content, prev_contains_pii,
-        prev_fingerprint, created_at, batch_id, reason, prev_reject_reason)
-       VALUES (@sampleId, @action, @actor, @notes, @detail, @status, @by, @at, @prevNotes, @content, @spans, @redacted,
-        @containsPii, @fingerprint, @now, @batchId, @reason, @prevReason)`,
-    )
-    .run({
+function recordEvent(ctx: ServiceContext, row: ReviewedSampleRow, action: string, x: EventExtras = {}): void {
+  insertAnnotationEvent(ctx.db, {
       sampleId: row.id,
       action,
       actor: actorOf(ctx),
@@ -134,15 +111,13 @@ function recordEvent(ctx: ServiceContext, row: SampleRow & { reject_reason?: str
       now: nowOf(ctx),
       batchId: x.batchId ?? null,
       reason: x.reason ?? null,
-      prevReason: row.reject_reason ?? null,
-    });
+    prevReason: row.reject_reason ?? null,
+  });
 }
 
-function loadRow(ctx: ServiceContext, sampleId: string): SampleRow & { reject_reason: string | null } {
+function loadRow(ctx: ServiceContext, sampleId: string): ReviewedSampleRow {
   if (typeof sampleId !== 'string' || !sampleId) throw new AppError('Invalid', 'sampleId: expected a sample id');
-  const row = ctx.db.prepare(`SELECT ${SAMPLE_COLUMNS}, reject_reason FROM dataset_samples WHERE id = ?`).get(sampleId) as
-    | (SampleRow & { reject_reason: string | null })
-    | undefined;
+  const row = findSampleForReview(ctx.db, sampleId);
   if (!row) throw new AppError('NotFound', `dataset sample ${sampleId} not found`);
   return row;
 }
@@ -171,24 +146,15 @@ export function applyStatusInTx(ctx: ServiceContext, sampleId: string, change: S
   const me = actorOf(ctx);
   const status = STATUS_FOR[change.action];
   const reason = change.action === 'reject' ? (change.reason ?? null) : null;
-  const pass = ctx.db
-    .prepare('SELECT first_curator FROM review_second_pass WHERE sample_id = ? AND second_label IS NULL')
-    .get(row.id) as { first_curator: string } | undefined;
-  const secondPass = pass != null && pass.first_curator !== me;
+  const firstCurator = findSecondPassAwaitingLabel(ctx.db, row.id);
+  const secondPass = firstCurator !== undefined && firstCurator !== me;
   recordEvent(ctx, row, change.action, { notes: change.notes ?? null, detail: { status, secondPass }, batchId: change.batchId, reason });
-  ctx.db.prepare('DELETE FROM review_reservations WHERE sample_id = ?').run(row.id);
+  deleteReservationsOfSample(ctx.db, row.id);
   if (secondPass) {
-    ctx.db
-      .prepare('UPDATE review_second_pass SET second_curator = ?, second_label = ?, second_at = ? WHERE sample_id = ?')
-      .run(me, status, nowOf(ctx), row.id);
+    setSecondLabel(ctx.db, row.id, me, status, nowOf(ctx));
     return;
   }
-  ctx.db
-    .prepare(
-      `UPDATE dataset_samples SET annotation_status = @status, annotated_by = @by, annotated_at = @at,
-        annotation_notes = coalesce(@notes, annotation_notes), reject_reason = @reason WHERE id = @id`,
-    )
-    .run({ id: row.id, status, by: me, at: nowOf(ctx), notes: change.notes ?? null, reason });
+  updateSampleStatus(ctx.db, { id: row.id, status, by: me, at: nowOf(ctx), notes: change.notes ?? null, reason });
 }
 
 /** Approves, rejects, flags or edits one sample, saved immediately and undoable. */
@@ -215,13 +181,7 @@ export async function reviewSample(ctx: ServiceContext, input: ReviewInput): Pro
     writeTx(ctx.db, () => {
       const row = loadRow(ctx, input.sampleId);
       recordEvent(ctx, row, 'edit', { notes: notes ?? null, withContent: true });
-      ctx.db
-        .prepare(
-          `UPDATE dataset_samples SET content = @content, pii_spans = @spans, pii_redacted_content = @redacted,
-            contains_pii = @containsPii, privacy_checked = @checked, fingerprint = @fp, annotated_by = @by, annotated_at = @at,
-            annotation_notes = coalesce(@notes, annotation_notes) WHERE id = @id`,
-        )
-        .run({
+      updateSampleContent(ctx.db, {
           id: row.id,
           content: JSON.stringify(content),
           spans: spans.length ? JSON.stringify(spans) : null,
@@ -231,8 +191,8 @@ export async function reviewSample(ctx: ServiceContext, input: ReviewInput): Pro
           fp: fingerprint([row.sample_type, ...sampleTexts(content)]),
           by: actorOf(ctx),
           at: now,
-          notes: notes ?? null,
-        });
+        notes: notes ?? null,
+      });
     });
     return getSample(ctx, input.sampleId);
   }
@@ -260,9 +220,7 @@ export function setPiiSpanDecision(ctx: ServiceContext, input: PiiSpanDecisionIn
     span.accepted = input.accepted;
     const anyAccepted = spans.some((s) => s.accepted);
     const redacted = anyAccepted ? JSON.stringify(redactContent(JSON.parse(row.content), spans).redacted) : null;
-    ctx.db
-      .prepare('UPDATE dataset_samples SET pii_spans = ?, pii_redacted_content = ?, contains_pii = ? WHERE id = ?')
-      .run(JSON.stringify(spans), redacted, anyAccepted ? 1 : 0, row.id);
+    updateSampleSpans(ctx.db, row.id, JSON.stringify(spans), redacted, anyAccepted);
   });
   return getSample(ctx, input.sampleId);
 }
@@ -275,40 +233,13 @@ export interface UndoResult {
   count: number;
 }
 
-interface EventRow {
-  seq: number;
-  sample_id: string;
-  action: string;
-  detail: string | null;
-  batch_id: string | null;
-  prev_status: AnnotationStatus;
-  prev_annotated_by: string | null;
-  prev_annotated_at: number | null;
-  prev_notes: string | null;
-  prev_content: string | null;
-  prev_pii_spans: string | null;
-  prev_pii_redacted_content: string | null;
-  prev_contains_pii: number | null;
-  prev_fingerprint: string | null;
-  prev_reject_reason: string | null;
-}
-
 function restoreEvent(ctx: ServiceContext, e: EventRow): void {
   const detail = (e.detail ? JSON.parse(e.detail) : {}) as { secondPass?: boolean };
   if (detail.secondPass) {
     // A second opinion never changed the sample: taking it back reopens the second pass.
-    ctx.db.prepare('UPDATE review_second_pass SET second_curator = NULL, second_label = NULL, second_at = NULL WHERE sample_id = ?').run(e.sample_id);
+    clearSecondLabel(ctx.db, e.sample_id);
   } else {
-    ctx.db
-      .prepare(
-        `UPDATE dataset_samples SET annotation_status = @status, annotated_by = @by, annotated_at = @at, annotation_notes = @notes,
-          content = coalesce(@content, content), fingerprint = coalesce(@fingerprint, fingerprint), reject_reason = @reason,
-          pii_spans = CASE WHEN @restorePii THEN @spans ELSE pii_spans END,
-          pii_redacted_content = CASE WHEN @restorePii THEN @redacted ELSE pii_redacted_content END,
-          contains_pii = CASE WHEN @restorePii THEN @containsPii ELSE contains_pii END
-         WHERE id = @id`,
-      )
-      .run({
+    restoreSampleState(ctx.db, {
         id: e.sample_id,
         status: e.prev_status,
         by: e.prev_annotated_by,
@@ -320,10 +251,10 @@ function restoreEvent(ctx: ServiceContext, e: EventRow): void {
         restorePii: e.action === 'edit' || e.action === 'pii_decision' ? 1 : 0,
         spans: e.prev_pii_spans,
         redacted: e.prev_pii_redacted_content,
-        containsPii: e.prev_contains_pii ?? 0,
-      });
+      containsPii: e.prev_contains_pii ?? 0,
+    });
   }
-  ctx.db.prepare('UPDATE dataset_annotation_events SET undone_at = ? WHERE seq = ?').run(nowOf(ctx), e.seq);
+  markEventUndone(ctx.db, e.seq, nowOf(ctx));
 }
 
 /**
@@ -332,13 +263,9 @@ function restoreEvent(ctx: ServiceContext, e: EventRow): void {
  */
 export function undoLastReview(ctx: ServiceContext): UndoResult {
   const events = writeTx(ctx.db, () => {
-    const e = ctx.db
-      .prepare('SELECT * FROM dataset_annotation_events WHERE undone_at IS NULL AND actor = ? ORDER BY seq DESC LIMIT 1')
-      .get(actorOf(ctx)) as EventRow | undefined;
+    const e = findLastOpenEvent(ctx.db, actorOf(ctx));
     if (!e) throw new AppError('NotFound', 'there is no review action to undo');
-    const batch = e.batch_id
-      ? (ctx.db.prepare('SELECT * FROM dataset_annotation_events WHERE batch_id = ? AND undone_at IS NULL ORDER BY seq DESC').all(e.batch_id) as EventRow[])
-      : [e];
+    const batch: EventRow[] = e.batch_id ? listOpenBatchEvents(ctx.db, e.batch_id) : [e];
     for (const ev of batch) restoreEvent(ctx, ev);
     return batch;
   });
@@ -348,8 +275,5 @@ export function undoLastReview(ctx: ServiceContext): UndoResult {
 
 /** The latest open (not undone) review event of the acting curator: what undo would take back. */
 export function lastOpenReviewSeq(ctx: ServiceContext): number | null {
-  const row = ctx.db
-    .prepare('SELECT seq FROM dataset_annotation_events WHERE undone_at IS NULL AND actor = ? ORDER BY seq DESC LIMIT 1')
-    .get(actorOf(ctx)) as { seq: number } | undefined;
-  return row?.seq ?? null;
+  return findLastOpenEvent(ctx.db, actorOf(ctx))?.seq ?? null;
 }

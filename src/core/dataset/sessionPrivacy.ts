@@ -2,6 +2,7 @@
 // at export: detection depends on context (a name after "由" in one turn, bare in the next), and the
 // context windows of consecutive turns repeat the same messages.
 import type { DB } from '../db/connection';
+import { listSessionSampleSpans } from '../db/repositories/piiValues';
 import { applyValueRules, type ValueRule } from '../curation/piiValues';
 import type { StoredPiiSpan } from './privacy';
 
@@ -15,18 +16,18 @@ export interface SessionValue {
 /** Accepted span values of a session's samples, longest first (cached per session for one export). */
 export class SessionValues {
   private readonly cache = new Map<string, SessionValue[]>();
-  private readonly stmt;
 
   /** rules: the curator's per-value decisions, so a value kept as "not PII" stays visible here too. */
-  constructor(db: DB, private readonly rules: (ValueRule & { appliesAfter?: number })[] = []) {
-    this.stmt = db.prepare('SELECT pii_spans AS spans, created_at AS createdAt FROM dataset_samples WHERE session_id = ? AND pii_spans IS NOT NULL');
-  }
+  constructor(
+    private readonly db: DB,
+    private readonly rules: (ValueRule & { appliesAfter?: number })[] = [],
+  ) {}
 
   of(sessionId: string): SessionValue[] {
     let list = this.cache.get(sessionId);
     if (list) return list;
     const seen = new Map<string, string>();
-    for (const row of this.stmt.all(sessionId) as { spans: string; createdAt: number }[]) {
+    for (const row of listSessionSampleSpans(this.db, sessionId)) {
       const stored = JSON.parse(row.spans) as StoredPiiSpan[];
       for (const s of applyValueRules(stored, { sessionId, createdAt: row.createdAt }, this.rules) ?? stored) {
         // short Latin values ("Al", "42") would hide ordinary words; two Han characters are a name

@@ -4,6 +4,10 @@
 // a missed-write correction, a behaviour correction, a rollback, then an approved sample.
 import { GATE_DECISIONS, MEMORY_FILES, decisionForFile, type GateDecision, type MemoryFileName } from '../../shared/domain';
 import type { ServiceContext } from '../context';
+import {
+  countWritesPerFile, listGateCorrectionsOfWrites, listGateVerdictsFromCorrections, listGateVerdictsFromRollbacks, listGateVerdictsFromSamples,
+  listGuardianVerdicts,
+} from '../db/repositories/sampleReports';
 
 export interface GateTypeQuality {
   decision: GateDecision;
@@ -58,7 +62,6 @@ interface Judged {
 }
 
 const ratio = (n: number, d: number) => (d ? Math.round((n / d) * 1000) / 1000 : null);
-const VISIBLE = (alias: string) => `${alias}.session_id NOT IN (SELECT session_id FROM excluded_sessions)`;
 
 /** ISO 8601 week of a time, "2026-W09": the week holding that week's Thursday. */
 export function isoWeek(ms: number): string {
@@ -76,21 +79,11 @@ function gateTruths(ctx: ServiceContext): Map<string, Judged> {
   const put = (rows: { id: string; pred: GateDecision; truth: GateDecision | null; at: number }[]) => {
     for (const r of rows) if (r.truth && GATE_DECISIONS.includes(r.truth)) judged.set(r.id, { pred: r.pred, truth: r.truth, at: r.at });
   };
-  put(db.prepare(`SELECT d.id, d.decision AS pred, json_extract(s.content, '$.correctDecision') AS truth, d.created_at AS at
-      FROM dataset_samples s JOIN memory_gate_decisions d ON d.id = s.decision_id
-      WHERE s.annotation_status = 'approved' AND s.sample_type IN ('memory_gate_positive', 'memory_gate_negative') AND ${VISIBLE('s')}
-      ORDER BY s.annotated_at`).all() as never);
-  put(db.prepare(`SELECT d.id, d.decision AS pred, 'NO_WRITE' AS truth, d.created_at AS at
-      FROM rollbacks r JOIN write_guardian_audit a ON a.id = r.audit_id JOIN memory_gate_decisions d ON d.id = a.decision_id
-      WHERE a.source = 'plugin' AND ${VISIBLE('d')}`).all() as never);
-  const corrections = db.prepare(`SELECT d.id, d.decision AS pred, c.corrected_status AS status, coalesce(c.corrected_target_file, a.target_file) AS file,
-        d.created_at AS at
-      FROM behavior_corrections c JOIN write_guardian_audit a ON a.id = c.audit_id JOIN memory_gate_decisions d ON d.id = a.decision_id
-      WHERE a.source = 'plugin' AND ${VISIBLE('d')} ORDER BY c.corrected_at`).all() as { id: string; pred: GateDecision; status: string; file: MemoryFileName; at: number }[];
+  put(listGateVerdictsFromSamples(db));
+  put(listGateVerdictsFromRollbacks(db));
+  const corrections = listGateCorrectionsOfWrites(db);
   put(corrections.map((c) => ({ ...c, truth: c.status === 'refused' ? 'NO_WRITE' : decisionForFile(c.file) })));
-  put(db.prepare(`SELECT d.id, d.decision AS pred, g.corrected_decision AS truth, d.created_at AS at
-      FROM dataset_gate_corrections g JOIN memory_gate_decisions d ON d.id = g.decision_id WHERE ${VISIBLE('d')}
-      ORDER BY g.corrected_at`).all() as never);
+  put(listGateVerdictsFromCorrections(db));
   return judged;
 }
 
@@ -99,16 +92,7 @@ const ACTION: Record<string, 'write' | 'refuse' | 'skip'> = { written: 'write', 
 /** write_guardian: what it did against what the curator says it should have done. */
 function guardianQuality(ctx: ServiceContext): GuardianActionQuality[] {
   const truths = new Map<string, { did: string; should: string }>();
-  const rows = ctx.db
-    .prepare(`SELECT a.id, a.status AS did, coalesce(json_extract(s.content, '$.userCorrection.correctedDecision'), json_extract(s.content, '$.decision')) AS should
-      FROM dataset_samples s JOIN write_guardian_audit a ON a.id = s.audit_id
-      WHERE s.sample_type = 'write_guardian_decision' AND s.annotation_status = 'approved' AND ${VISIBLE('s')}
-      UNION ALL
-      SELECT a.id, a.status, 'refused' FROM rollbacks r JOIN write_guardian_audit a ON a.id = r.audit_id WHERE a.source = 'plugin' AND ${VISIBLE('a')}
-      UNION ALL
-      SELECT a.id, a.status, c.corrected_status FROM behavior_corrections c JOIN write_guardian_audit a ON a.id = c.audit_id
-        WHERE a.source = 'plugin' AND ${VISIBLE('a')}`)
-    .all() as { id: string; did: string; should: string }[];
+  const rows = listGuardianVerdicts(ctx.db);
   for (const r of rows) truths.set(r.id, r);
   const out = (['write', 'refuse', 'skip'] as const).map((action) => ({ action, judged: 0, correct: 0, accuracy: null as number | null }));
   for (const t of truths.values()) {
@@ -123,12 +107,7 @@ function guardianQuality(ctx: ServiceContext): GuardianActionQuality[] {
 }
 
 function fileChurn(ctx: ServiceContext): FileChurn[] {
-  const rows = ctx.db
-    .prepare(`SELECT a.target_file AS file, sum(a.status IN ('written', 'rolled_back')) AS writes,
-        (SELECT count(*) FROM rollbacks r JOIN write_guardian_audit x ON x.id = r.audit_id WHERE x.target_file = a.target_file AND x.source = 'plugin') AS rollbacks,
-        (SELECT count(*) FROM behavior_corrections c JOIN write_guardian_audit x ON x.id = c.audit_id WHERE x.target_file = a.target_file AND x.source = 'plugin') AS corrections
-      FROM write_guardian_audit a WHERE a.source = 'plugin' AND ${VISIBLE('a')} GROUP BY a.target_file`)
-    .all() as { file: MemoryFileName; writes: number; rollbacks: number; corrections: number }[];
+  const rows = countWritesPerFile(ctx.db);
   return MEMORY_FILES.map((file) => {
     const r = rows.find((x) => x.file === file) ?? { file, writes: 0, rollbacks: 0, corrections: 0 };
     return { file, writes: r.writes ?? 0, rollbacks: r.rollbacks, corrections: r.corrections, churn: ratio(r.rollbacks + r.corrections, r.writes ?? 0) };

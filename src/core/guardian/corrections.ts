@@ -2,7 +2,7 @@
 // Apply-to-future corrections are also exposed as normalized keyword patterns, so dataset
 // collection can match later samples against them without re-parsing free text.
 import { ulid } from 'ulid';
-import type { CorrectionDto } from '../../shared/contract/dto';
+import type { CorrectionDto } from '../../shared/contract/guardian';
 import type { MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';

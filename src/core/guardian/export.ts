@@ -7,7 +7,8 @@ import { nowOf, type ServiceContext } from '../context';
 import { createRedactor, detectPii } from '../pii';
 import { checkFile } from './queries';
 import { parseTime } from '../text/time';
-import { AUDIT_COLUMNS, auditFromRow, type AuditRow } from './rows';
+import type { AuditStatus, LineChanges } from '../../shared/domain';
+import { iterateAuditsForExport, type AuditDbRow } from '../db/repositories/audits';
 
 export const AUDIT_EXPORT_FORMATS = ['json', 'csv', 'markdown'] as const;
 export type AuditExportFormat = (typeof AUDIT_EXPORT_FORMATS)[number];
@@ -25,9 +26,18 @@ export interface ExportAuditsInput {
   until?: string | number;
 }
 
-interface ExportRow extends AuditRow {
-  before_content: string | null;
-  after_content: string | null;
+/** One audit in an export file (a file format: its field names stay as released). */
+function exportRecordOf(r: AuditDbRow) {
+  return {
+    id: r.id, createdAt: r.created_at, sessionId: r.session_id, turnId: r.turn_id, decisionId: r.decision_id, targetFile: r.target_file,
+    candidateFact: r.candidate_fact, status: r.status, source: r.source, reason: r.reason, relatedAuditId: r.related_audit_id,
+    beforeSnapshotId: r.before_snapshot_id, afterSnapshotId: r.after_snapshot_id,
+    lines: r.lines_added === null ? null : ({ added: r.lines_added, removed: r.lines_removed ?? 0, modified: r.lines_modified ?? 0 } as LineChanges),
+    llmModel: r.llm_model, llmLatencyMs: r.llm_latency_ms, agentSteps: r.agent_steps,
+    metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : null,
+    contentKnown: r.diff !== null || (r.before_snapshot_id !== null && r.after_snapshot_id !== null),
+    diff: r.diff,
+  };
 }
 
 const CSV_FIELDS = ['id', 'createdAt', 'sessionId', 'turnId', 'decisionId', 'targetFile', 'candidateFact', 'status', 'source', 'reason',
@@ -43,27 +53,20 @@ export async function exportAudits(ctx: ServiceContext, input: ExportAuditsInput
   const format = input.format ?? 'json';
   if (!(AUDIT_EXPORT_FORMATS as readonly string[]).includes(format)) throw new AppError('Invalid', `format ${format}: expected one of ${AUDIT_EXPORT_FORMATS.join(', ')}`);
   const now = nowOf(ctx);
-  const where = ['(a.session_id IS NULL OR a.session_id NOT IN (SELECT session_id FROM excluded_sessions))'];
-  const params: unknown[] = [];
-  if (input.sessionKey) { where.push('a.session_id = ?'); params.push(input.sessionKey); }
-  const file = checkFile(input.file);
-  if (file) { where.push('a.target_file = ?'); params.push(file); }
-  if (input.status) { where.push('a.status = ?'); params.push(input.status); }
-  const since = parseTime(input.since, 'since', now);
-  const until = parseTime(input.until, 'until', now);
-  if (since !== undefined) { where.push('a.created_at >= ?'); params.push(since); }
-  if (until !== undefined) { where.push('a.created_at <= ?'); params.push(until); }
-  const content = input.includeContent
-    ? ', (SELECT content FROM file_snapshots WHERE id = a.before_snapshot_id) AS before_content, (SELECT content FROM file_snapshots WHERE id = a.after_snapshot_id) AS after_content'
-    : ', NULL AS before_content, NULL AS after_content';
-  const stmt = ctx.db.prepare(`SELECT ${AUDIT_COLUMNS}${content} FROM write_guardian_audit a WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.rowid`);
+  const filter = {
+    sessionId: input.sessionKey || undefined,
+    file: checkFile(input.file),
+    status: (input.status || undefined) as AuditStatus | undefined,
+    since: parseTime(input.since, 'since', now),
+    until: parseTime(input.until, 'until', now),
+  };
   const fields = input.includeContent ? [...CSV_FIELDS, 'beforeContent', 'afterContent'] : CSV_FIELDS;
   let count = 0;
   if (format === 'json') await write(out, '[');
   if (format === 'csv') await write(out, `${Papa.unparse([fields])}\r\n`);
   if (format === 'markdown') await write(out, `# write_guardian audit export\n\nExported ${new Date(now).toISOString()}.\n`);
-  for (const row of stmt.iterate(...params) as IterableIterator<ExportRow>) {
-    const a = { ...auditFromRow(row, true), ...(input.includeContent ? { beforeContent: row.before_content, afterContent: row.after_content } : {}) };
+  for (const row of iterateAuditsForExport(ctx.db, filter, Boolean(input.includeContent))) {
+    const a = { ...exportRecordOf(row), ...(input.includeContent ? { beforeContent: row.before_content, afterContent: row.after_content } : {}) };
     if (!input.includePii) {
       // One redactor per audit: the same address is the same placeholder in its fact, diff and content.
       const redactor = createRedactor();

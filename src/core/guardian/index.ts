@@ -1,5 +1,5 @@
 // The guardian area's public services. The CLI, IPC handlers and browser mode call these.
-export { listAudits, showAudit, auditDiff, fileHistory, auditStatusCounts, auditBriefs, type AuditBrief, type ListAuditsInput, type AuditDetail, type AuditDiff, type HistoryEntry, type Page } from './queries';
+export { listAudits, getAudit, showAudit, auditDiff, fileHistory, auditStatusCounts, auditBriefs, type ListAuditsInput } from './queries';
 export { rollbackWrite, rollbackSession, planRollback, type RollbackInput, type RollbackPreview, type RollbackResult, type SessionRollbackInput, type SessionRollbackResult } from './rollback';
 export { retryWrite, appendUnderCuratorSection, CURATOR_SECTION, type RetryInput, type RetryResult } from './retry';
 export {
@@ -18,5 +18,5 @@ export { recordExternalChanges, getFileState, type ExternalChange } from './exte
 export { reconcilePending, listPendingOperations } from './operations';
 export { pruneSnapshots, DEFAULT_MAX_SNAPSHOTS_PER_FILE, type PruneResult } from './prune';
 export { exportAudits, AUDIT_EXPORT_FORMATS, type AuditExportFormat, type ExportAuditsInput } from './export';
-export type { AuditSummary, RollbackRecord } from './rows';
+export type { RollbackRecord } from './rows';
 export type { ConflictRegion } from './reverse';

@@ -14,7 +14,7 @@ import type { MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR } from '../db/connection';
 import { sha256 } from '../text/diff';
-import type { AuditRow } from './rows';
+import type { AuditDbRow } from './rows';
 
 export const REGION_START = '<!-- reflection:managed:start -->';
 export const REGION_END = '<!-- reflection:managed:end -->';
@@ -222,7 +222,7 @@ export function settleManagedStore(workspaceDir: string): void {
  * The managed-region side of rolling back an audit: undoing a write removes the fact it
  * established; undoing a rollback (source 'rollback') brings the original's fact back.
  */
-export function planManagedRollback(workspaceDir: string, audit: AuditRow, original: AuditRow | null, current: string | null, planned: string | null, now: number): { content: string | null; plan: ManagedPlan } | null {
+export function planManagedRollback(workspaceDir: string, audit: AuditDbRow, original: AuditDbRow | null, current: string | null, planned: string | null, now: number): { content: string | null; plan: ManagedPlan } | null {
   const reapply = audit.source === 'rollback' && original !== null;
   const source = reapply ? original : audit;
   return planManaged(

@@ -11,7 +11,7 @@ import { actorOf, nowOf, type ServiceContext } from '../context';
 import { diffFile } from '../text/diff';
 import { planManaged, withManagedStore, type ManagedPlan } from './managed';
 import { executeFileOperation, withFileOperation } from './operations';
-import { getAuditRow, type AuditRow } from './rows';
+import { getAuditRow, type AuditDbRow } from './rows';
 
 export const CURATOR_SECTION = '## Corrections by the curator';
 
@@ -78,7 +78,7 @@ function latestCorrection(ctx: ServiceContext, auditId: string): { fact: string 
     .get(auditId) as { fact: string | null; file: MemoryFileName | null; id: string } | undefined;
 }
 
-function resolveRetry(ctx: ServiceContext, audit: AuditRow, input: RetryInput) {
+function resolveRetry(ctx: ServiceContext, audit: AuditDbRow, input: RetryInput) {
   const correction = latestCorrection(ctx, audit.id);
   const file = input.file ? assertMemoryFileName(input.file) : correction?.file ?? audit.target_file;
   const fact = input.fact?.trim() || correction?.fact || audit.candidate_fact || null;
@@ -88,7 +88,7 @@ function resolveRetry(ctx: ServiceContext, audit: AuditRow, input: RetryInput) {
   return { file, fact, correctionId: input.correctionId ?? correction?.id ?? null };
 }
 
-function preview(ctx: ServiceContext, audit: AuditRow, file: MemoryFileName, fact: string | null, current: string | null, content: string | undefined): Omit<RetryResult, 'dryRun' | 'retryAuditId'> {
+function preview(ctx: ServiceContext, audit: AuditDbRow, file: MemoryFileName, fact: string | null, current: string | null, content: string | undefined): Omit<RetryResult, 'dryRun' | 'retryAuditId'> {
   let proposed = content ?? appendUnderCuratorSection(current, fact!);
   // With the memory-management plugin, the fact also joins its managed region and fact store.
   const managed = planManaged(ctx.workspaceDir, { file, fact, sessionKey: audit.session_id, at: nowOf(ctx), direction: 'restore', reason: 'retried by the curator' }, current, proposed, nowOf(ctx));

@@ -20,7 +20,7 @@ import { executeFileOperation, withFileOperation } from './operations';
 import { freeTextView, planManagedRollback, withManagedStore, type ManagedPlan } from './managed';
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';
 import { parseTime } from '../text/time';
-import { getAuditRow, snapshotContent, type AuditRow } from './rows';
+import { getAuditRow, snapshotContent, type AuditDbRow } from './rows';
 
 export interface RollbackInput {
   auditId: string;
@@ -72,7 +72,7 @@ const unapplied = (preview: RollbackPreview, dryRun: boolean): RollbackResult =>
   backupSnapshotId: null,
 });
 
-function assertRollbackable(db: ServiceContext['db'], audit: AuditRow): void {
+function assertRollbackable(db: ServiceContext['db'], audit: AuditDbRow): void {
   if (audit.status === 'rolled_back') {
     const rb = db.prepare('SELECT rolled_back_by AS by, rolled_back_at AS at, rollback_audit_id AS rid FROM rollbacks WHERE audit_id = ?').get(audit.id) as
       | { by: string; at: number; rid: string | null }
@@ -98,7 +98,7 @@ function assertRollbackEnabled(workspaceDir: string): void {
 }
 
 /** Works out the rollback of one audit against the given current content. Never writes. */
-export function planRollback(ctx: ServiceContext, audit: AuditRow, current: string | null, force = false): RollbackPreview {
+export function planRollback(ctx: ServiceContext, audit: AuditDbRow, current: string | null, force = false): RollbackPreview {
   // With the memory-management plugin's store, the managed region is derived from the store: the
   // rollback works on the free text and the region is rendered again (see managed.ts).
   const view = freeTextView(ctx.workspaceDir, audit.target_file, snapshotContent(ctx.db, audit.before_snapshot_id), snapshotContent(ctx.db, audit.after_snapshot_id), current);

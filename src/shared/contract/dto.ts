@@ -3,154 +3,14 @@
 // Times are epoch milliseconds. Pure TypeScript: no node or electron imports.
 import type {
   AnnotationStatus,
-  AuditSource,
-  AuditStatus,
   ExportFormat,
-  LineChanges,
-  MemoryFileName,
   SampleType,
 } from '../domain';
 import type { ErrorKind } from '../errors';
 import type { ContextItemDto, GateDecisionRow, TurnDto } from './records';
+import type { AuditRow } from './guardian';
 
 export type { Page } from '../paging';
-
-// ---- write_guardian ----
-export interface AuditRow {
-  id: string;
-  decisionId: string | null;
-  turnId: string | null;
-  sessionId: string | null;
-  targetFile: MemoryFileName;
-  candidateFact: string | null;
-  status: AuditStatus;
-  source: AuditSource;
-  reason: string | null;
-  lineChanges: LineChanges | null;
-  /** Unified diff of the write, where a view shows it (a decision's writes). */
-  diff?: string | null;
-  /** Absent in timeline views. */
-  beforeSnapshotId?: string | null;
-  afterSnapshotId?: string | null;
-  relatedAuditId?: string | null;
-  /** List views, rollback rows: the write this rollback undid (or re-applied). */
-  undid?: { id: string; targetFile: MemoryFileName; candidateFact: string | null; createdAt: number } | null;
-  /** False for writes imported from logs: before/after content unknown, so no diff and no rollback. */
-  contentKnown?: boolean;
-  createdAt: number;
-}
-export interface RollbackDto {
-  id: string;
-  auditId: string;
-  rolledBackAt: number;
-  rolledBackBy: string;
-  reason: string;
-  restoredSnapshotId: string | null;
-  previousStatus: string;
-  mode: 'restore' | 'reverse_patch' | 'force';
-  rollbackAuditId: string | null;
-}
-export interface CorrectionDto {
-  id: string;
-  auditId: string;
-  originalStatus: string;
-  originalCandidateFact: string | null;
-  originalTargetFile: string | null;
-  correctedStatus: 'written' | 'refused';
-  correctedCandidateFact: string | null;
-  correctedTargetFile: MemoryFileName | null;
-  correctionReason: string;
-  applyToFuture: boolean;
-  correctionPattern: string | null;
-  correctedBy: string;
-  correctedAt: number;
-  retryAuditId: string | null;
-}
-export interface AuditDetail {
-  audit: AuditRow & { diff: string | null; llmModel: string | null; latencyMs: number | null; metadata: Record<string, unknown> | null };
-  decision: GateDecisionRow | null;
-  turn: TurnDto | null;
-  rollback: RollbackDto | null;
-  corrections: CorrectionDto[];
-}
-export interface AuditDiff {
-  auditId: string;
-  fileName: MemoryFileName;
-  /** Content before the write; null when the write created the file (or it is unknown). */
-  before: string | null;
-  /** Content after the write; null when the write deleted the file (or it is unknown). */
-  after: string | null;
-  /** Unified diff text. */
-  diff: string | null;
-}
-export interface FileVersion {
-  auditId: string;
-  fileName: MemoryFileName;
-  status: AuditStatus;
-  source: AuditSource;
-  /** Who changed it: the plugin's session, the curator (rollback/retry), or "external". */
-  actor: string | null;
-  reason: string | null;
-  candidateFact: string | null;
-  snapshotId: string | null;
-  contentHash: string | null;
-  lineChanges: LineChanges | null;
-  createdAt: number;
-}
-export interface RollbackConflict {
-  message: string;
-  /** The file as it is on disk now. */
-  current: string | null;
-  /** Hunks of this write's change that no longer apply, as unified diff text. */
-  conflictingDiff?: string;
-}
-/** preview: a dry run that would apply; rolled_back: applied; conflict: later changes overlap, nothing written. */
-export type RollbackStatus = 'preview' | 'rolled_back' | 'conflict';
-/** A conflict is a result variant, not an error: read `status`, then `conflict` for what overlaps. */
-export interface RollbackOutcome {
-  status: RollbackStatus;
-  auditId: string;
-  dryRun: boolean;
-  /** restore: file matched the after-snapshot; reverse_patch: later writes kept; force: restored anyway. */
-  mode: 'restore' | 'reverse_patch' | 'force' | null;
-  fileName: MemoryFileName;
-  /** The file as it reads (dry run: would read) after the rollback; null = the file is deleted. */
-  resultContent: string | null;
-  /** Diff from the current file to resultContent. */
-  diff: string | null;
-  conflict: RollbackConflict | null;
-  rollbackId: string | null;
-  rollbackAuditId: string | null;
-}
-/** One write of a session rollback: what happened (or would) to it, with what the curator needs to choose. */
-export interface SessionRollbackItemDto extends Omit<RollbackOutcome, 'status'> {
-  /** skipped: left alone on the curator's choice; refused: not undoable (already rolled back, unknown content). */
-  status: RollbackStatus | 'skipped' | 'refused';
-  createdAt?: number;
-  candidateFact?: string | null;
-  /** Why it was refused when it is not a content conflict (already rolled back, unknown content). */
-  error?: string | null;
-}
-export interface SessionRollbackOutcome {
-  sessionId: string;
-  dryRun: boolean;
-  /** Newest first, as applied. */
-  results: SessionRollbackItemDto[];
-  rolledBack: number;
-  refused: number;
-}
-export interface RetryOutcome {
-  originalAuditId: string;
-  dryRun: boolean;
-  targetFile: MemoryFileName;
-  /** The full file content the retry writes (dry run: would write). The UI opens it in an editor. */
-  content: string;
-  /** Current content of the target file, for a diff view. */
-  currentContent: string | null;
-  diff: string | null;
-  /** The new audit recorded for the retry; null on a dry run. */
-  auditId: string | null;
-}
 
 // ---- dataset ----
 export interface QualityFactors {
@@ -503,7 +363,3 @@ export type ChangeEvent =
   | { type: 'job'; job: JobStatus }
   | { type: 'workspace'; workspace: WorkspaceInfo };
 
-export interface AuditStatusCount {
-  status: AuditStatus;
-  count: number;
-}

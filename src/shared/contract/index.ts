@@ -14,11 +14,13 @@ import {
 import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract } from './define';
 import type * as D from './dto';
 import type * as R from './records';
+import type * as G from './guardian';
 import { curationContracts } from './curation';
 import { healthContracts } from './health';
 
 export * from './dto';
 export * from './records';
+export * from './guardian';
 export * from './curation';
 export * from './health';
 export * from './changes';
@@ -100,7 +102,7 @@ export const contracts = {
   ),
 
   // ---- write_guardian ----
-  'guardian.list': query<D.Page<D.AuditRow>>()(
+  'guardian.list': query<D.Page<G.AuditRow>>()(
     z.strictObject({
       sessionId: id.optional(),
       file: memoryFile.optional(),
@@ -112,18 +114,18 @@ export const contracts = {
     }),
     'write_guardian audits, newest first',
   ),
-  'guardian.show': query<D.AuditDetail>()(z.strictObject({ id }), 'An audit with its decision, turn, rollback and corrections'),
-  'guardian.stats': query<D.AuditStatusCount[]>()(empty, 'How many writes carry each status, all time'),
-  'guardian.diff': query<D.AuditDiff>()(z.strictObject({ id }), 'Before/after content and unified diff of a write'),
-  'guardian.history': query<D.Page<D.FileVersion>>()(
+  'guardian.show': query<G.AuditDetail>()(z.strictObject({ id }), 'An audit with its decision, turn, rollback and corrections'),
+  'guardian.stats': query<G.AuditStatusCount[]>()(empty, 'How many writes carry each status, all time'),
+  'guardian.diff': query<G.AuditDiff>()(z.strictObject({ id }), 'Before/after content and unified diff of a write'),
+  'guardian.history': query<D.Page<G.FileVersion>>()(
     z.strictObject({ file: memoryFile, limit: limit(), cursor }),
     'Every version of one memory file, newest first',
   ),
-  'guardian.rollback': mutation<D.RollbackOutcome>()(
+  'guardian.rollback': mutation<G.RollbackOutcome>()(
     z.strictObject({ auditId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
     'Undo one write (reverse patch when the file changed since; refuses a conflict unless force)',
   ),
-  'guardian.rollbackSession': mutation<D.SessionRollbackOutcome>()(
+  'guardian.rollbackSession': mutation<G.SessionRollbackOutcome>()(
     z.strictObject({
       sessionId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false), ...timeRange,
       /** Writes to leave as they are, and writes to restore even over later changes. */
@@ -132,7 +134,7 @@ export const contracts = {
     }),
     "Undo a session's writes, newest first (per write: skip or force)",
   ),
-  'guardian.retry': mutation<D.RetryOutcome>()(
+  'guardian.retry': mutation<G.RetryOutcome>()(
     z.strictObject({
       auditId: id,
       fact: text(20_000).optional(),
@@ -145,7 +147,7 @@ export const contracts = {
     }),
     'Re-apply a write with a corrected fact, file or content (dryRun: preview the content; a real retry needs a reason)',
   ),
-  'guardian.correct': mutation<D.CorrectionDto>()(
+  'guardian.correct': mutation<G.CorrectionDto>()(
     z.strictObject({
       auditId: id,
       status: z.enum(['written', 'refused']),

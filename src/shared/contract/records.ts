@@ -2,7 +2,7 @@
 // src/core/{sessions,gate,search} return exactly these, so a handler only calls the service.
 // Plain JSON data; times are epoch milliseconds.
 import type { AuditStatus, GateDecision, Role } from '../domain';
-import type { AuditRow } from './dto';
+import type { AuditRow } from './guardian';
 
 // ---- sessions, turns, context ----
 export interface SessionRow {

@@ -110,3 +110,21 @@ export function listReviewHistory(db: DB, curator: string, limit: number): Histo
   ).all({ me: curator, limit, scan: 5000 });
   return rows.map((r) => ({ ...r, undone: r.undone === 1 }));
 }
+
+export function deleteReservationsOfSample(db: DB, sampleId: string): void {
+  stmt(db, 'DELETE FROM review_reservations WHERE sample_id = ?').run(sampleId);
+}
+
+/** The first curator of the sample's second pass while it waits for a second label. */
+export function findSecondPassAwaitingLabel(db: DB, sampleId: string): string | undefined {
+  return stmt(db, 'SELECT first_curator FROM review_second_pass WHERE sample_id = ? AND second_label IS NULL').pluck().get(sampleId) as string | undefined;
+}
+
+export function setSecondLabel(db: DB, sampleId: string, curator: string, label: string, at: number): void {
+  stmt(db, 'UPDATE review_second_pass SET second_curator = ?, second_label = ?, second_at = ? WHERE sample_id = ?').run(curator, label, at, sampleId);
+}
+
+/** Takes a second label back: the sample waits in the second pass again. */
+export function clearSecondLabel(db: DB, sampleId: string): void {
+  stmt(db, 'UPDATE review_second_pass SET second_curator = NULL, second_label = NULL, second_at = NULL WHERE sample_id = ?').run(sampleId);
+}

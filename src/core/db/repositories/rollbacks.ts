@@ -1,0 +1,23 @@
+// Rollback rows as the audit detail shows them.
+import type { RollbackDto } from '../../../shared/contract/guardian';
+import type { DB } from '../connection';
+import { stmt } from '../statements';
+
+/** A rollbacks row: the contract's RollbackDto plus the backup snapshot kept of the file. */
+export interface RollbackRecord extends RollbackDto {
+  backupSnapshotId: string | null;
+}
+
+const ROLLBACK_COLUMNS = `id, audit_id AS auditId, rolled_back_at AS rolledBackAt, rolled_back_by AS rolledBackBy, reason,
+  restored_snapshot_id AS restoredSnapshotId, previous_status AS previousStatus, backup_snapshot_id AS backupSnapshotId,
+  mode, rollback_audit_id AS rollbackAuditId`;
+
+/** The rollback that undid an audit, if any. */
+export function findRollbackOfAudit(db: DB, auditId: string): RollbackRecord | undefined {
+  return stmt<RollbackRecord>(db, `SELECT ${ROLLBACK_COLUMNS} FROM rollbacks WHERE audit_id = ?`).get(auditId);
+}
+
+/** The rollback whose own write an audit is, if it is one. */
+export function findRollbackRecordedBy(db: DB, rollbackAuditId: string): RollbackRecord | undefined {
+  return stmt<RollbackRecord>(db, `SELECT ${ROLLBACK_COLUMNS} FROM rollbacks WHERE rollback_audit_id = ?`).get(rollbackAuditId);
+}
