@@ -202,96 +202,127 @@ export function generateDemoWorkspace(dir: string, options: DemoOptions = {}): D
   }
 }
 
+type DemoCounts = Pick<DemoSummary, 'turns' | 'contextItems' | 'decisions' | 'writes' | 'firstAt' | 'lastAt'>;
+
+/** What every emitted turn reads and updates. */
+interface Emitter {
+  core: RecorderCore;
+  rng: Rng;
+  files: Map<MemoryFileName, MemoryFileModel>;
+  lastWriteAt: Map<MemoryFileName, number>;
+  windowSize: number;
+  contentWritesLeft: number;
+  counts: DemoCounts;
+}
+
+/** The decision a write belongs to, as recordWrite names it. */
+interface DecidedTurn {
+  decisionId: string;
+  turnId: string;
+  sessionId: string;
+  model: string;
+  decidedAt: number;
+}
+
 function emit(db: DB, plans: SessionPlan[], order: { session: Int32Array; total: number }, rng: Rng, options: DemoOptions, defaultCap: number) {
-  const core = new RecorderCore(db, { newId: seededUlidFactory(rng) });
-  const files = new Map<MemoryFileName, MemoryFileModel>(MEMORY_FILES.map((f) => [f, new MemoryFileModel(f, FILE_PREAMBLES[f])]));
-  const lastWriteAt = new Map<MemoryFileName, number>();
-  const windowSize = options.contextWindow ?? 6;
-  const batchSize = options.batchSize ?? 2000;
-  let contentWritesLeft = options.maxContentWrites ?? defaultCap;
-  const counts = { turns: 0, contextItems: 0, decisions: 0, writes: { written: 0, refused: 0, failed: 0, skipped: 0 }, firstAt: Number.POSITIVE_INFINITY, lastAt: 0 };
-
-  const emitTurn = (plan: SessionPlan) => {
-    const turnNumber = plan.nextTurn++;
-    const at = plan.times[turnNumber];
-    if (at === undefined) throw new AppError('Internal', `demo session ${plan.id} has no time for turn ${turnNumber}`);
-    if (turnNumber === 0) {
-      core.upsertSession({
-        id: plan.id, channelId: plan.channelId, conversationTarget: plan.target, accountId: plan.accountId,
-        createdAt: at, lastActivityAt: at, metadata: { demo: true, lang: plan.lang },
-      });
-    }
-    const lang: Lang = plan.lang === 'mixed' ? (rng.chance(0.5) ? 'en' : 'zh') : plan.lang;
-    const script = plan.script ? plan.script[turnNumber] : randomTurn(rng, lang);
-    if (!script) throw new AppError('Internal', `demo session ${plan.id} has no script for turn ${turnNumber}`);
-    const agentAt = at + rng.range(800, 6000);
-    const turn = core.insertTurn({
-      sessionId: plan.id, turnNumber,
-      userMessage: { id: `msg-${plan.target}-${turnNumber * 2}`, content: script.user, from: plan.accountId },
-      agentReply: { id: `msg-${plan.target}-${turnNumber * 2 + 1}`, content: script.agent },
-      createdAt: agentAt,
-    });
-    const context = [...plan.history.slice(-(windowSize - 1)), { role: 'user' as const, message: script.user, timestamp: at }];
-    core.insertContextBatch(turn.id, context);
-    plan.history.push({ role: 'user', message: script.user, timestamp: at }, { role: 'agent', message: script.agent, timestamp: agentAt });
-    if (plan.history.length > 2 * windowSize) plan.history.splice(0, plan.history.length - windowSize);
-
-    const latency = rng.range(250, 2600);
-    const decidedAt = agentAt + latency;
-    const model = rng.pick(LLM_MODELS);
-    const decisionId = core.insertDecision({
-      turnId: turn.id, sessionId: plan.id, decision: script.decision, reason: script.reason, candidateFact: script.fact,
-      llmCall: {
-        model, latencyMs: latency, promptTokens: rng.range(420, 2400), completionTokens: rng.range(24, 140),
-        rawResponse: JSON.stringify({ decision: script.decision, reason: script.reason, candidate_fact: script.fact ?? null }),
-      },
-      source: 'demo', createdAt: decidedAt,
-    });
-    counts.turns++;
-    counts.contextItems += context.length;
-    counts.decisions++;
-    counts.firstAt = Math.min(counts.firstAt, at);
-    counts.lastAt = Math.max(counts.lastAt, decidedAt);
-    const file = fileForDecision(script.decision);
-    if (!file || !script.fact) return;
-
-    const model2 = files.get(file)!;
-    // Writes to one file are serialized, so each one's time follows the previous: the snapshot chain stays ordered.
-    const writeAt = Math.max(decidedAt + rng.range(400, 4000), (lastWriteAt.get(file) ?? 0) + 1);
-    lastWriteAt.set(file, writeAt);
-    counts.lastAt = Math.max(counts.lastAt, writeAt);
-    const base = {
-      decisionId, turnId: turn.id, sessionId: plan.id, targetFile: file, candidateFact: script.fact, createdAt: writeAt,
-      llmCall: { model, latencyMs: rng.range(600, 5200), agentSteps: rng.range(1, 4) },
-    };
-    const roll = rng.next();
-    if (script.mustRefuse) {
-      core.recordWrite({ ...base, status: 'refused', reason: script.mustRefuse });
-      counts.writes.refused++;
-    } else if (model2.has(script.fact) || contentWritesLeft <= 0) {
-      core.recordWrite({ ...base, status: 'skipped', reason: `The fact is already recorded in ${file}.` });
-      counts.writes.skipped++;
-    } else if (roll < 0.08) {
-      core.recordWrite({ ...base, status: 'refused', reason: rng.pick([`Contradicts an existing line in ${file}; asked the user to confirm first.`, 'Too vague to store as a lasting fact.', '与现有记录冲突，需要用户确认。']) });
-      counts.writes.refused++;
-    } else if (roll < 0.13) {
-      core.recordWrite({ ...base, status: 'failed', reason: rng.pick(['LLM call timed out after 30000 ms.', `Could not take the lock on ${file} within 5 s.`, '写入失败：模型返回了无效的编辑指令。']) });
-      counts.writes.failed++;
-    } else {
-      const before = model2.content();
-      model2.apply(script.fact);
-      core.recordWrite({ ...base, status: 'written', before, after: model2.content(), reason: 'Applied the candidate fact.' });
-      counts.writes.written++;
-      contentWritesLeft--;
-    }
+  const e: Emitter = {
+    core: new RecorderCore(db, { newId: seededUlidFactory(rng) }),
+    rng,
+    files: new Map<MemoryFileName, MemoryFileModel>(MEMORY_FILES.map((f) => [f, new MemoryFileModel(f, FILE_PREAMBLES[f])])),
+    lastWriteAt: new Map<MemoryFileName, number>(),
+    windowSize: options.contextWindow ?? 6,
+    contentWritesLeft: options.maxContentWrites ?? defaultCap,
+    counts: { turns: 0, contextItems: 0, decisions: 0, writes: { written: 0, refused: 0, failed: 0, skipped: 0 }, firstAt: Number.POSITIVE_INFINITY, lastAt: 0 },
   };
-
+  const batchSize = options.batchSize ?? 2000;
   for (let start = 0; start < order.total; start += batchSize) {
     const end = Math.min(order.total, start + batchSize);
-    core.batch(() => {
-      for (let k = start; k < end; k++) emitTurn(plans[order.session[k]!]!); // order.session holds plan indexes, one per turn
+    e.core.batch(() => {
+      for (let k = start; k < end; k++) emitTurn(e, plans[order.session[k]!]!); // order.session holds plan indexes, one per turn
     });
     options.progress?.(end, order.total);
   }
-  return { counts, files };
+  return { counts: e.counts, files: e.files };
+}
+
+/** The plan's next turn: its session (on the first turn), messages, context window, gate decision and any write. */
+function emitTurn(e: Emitter, plan: SessionPlan): void {
+  const { core, rng, counts } = e;
+  const turnNumber = plan.nextTurn++;
+  const at = plan.times[turnNumber];
+  if (at === undefined) throw new AppError('Internal', `demo session ${plan.id} has no time for turn ${turnNumber}`);
+  if (turnNumber === 0) {
+    core.upsertSession({
+      id: plan.id, channelId: plan.channelId, conversationTarget: plan.target, accountId: plan.accountId,
+      createdAt: at, lastActivityAt: at, metadata: { demo: true, lang: plan.lang },
+    });
+  }
+  const lang: Lang = plan.lang === 'mixed' ? (rng.chance(0.5) ? 'en' : 'zh') : plan.lang;
+  const script = plan.script ? plan.script[turnNumber] : randomTurn(rng, lang);
+  if (!script) throw new AppError('Internal', `demo session ${plan.id} has no script for turn ${turnNumber}`);
+  const agentAt = at + rng.range(800, 6000);
+  const turn = core.insertTurn({
+    sessionId: plan.id, turnNumber,
+    userMessage: { id: `msg-${plan.target}-${turnNumber * 2}`, content: script.user, from: plan.accountId },
+    agentReply: { id: `msg-${plan.target}-${turnNumber * 2 + 1}`, content: script.agent },
+    createdAt: agentAt,
+  });
+  const context = [...plan.history.slice(-(e.windowSize - 1)), { role: 'user' as const, message: script.user, timestamp: at }];
+  core.insertContextBatch(turn.id, context);
+  plan.history.push({ role: 'user', message: script.user, timestamp: at }, { role: 'agent', message: script.agent, timestamp: agentAt });
+  if (plan.history.length > 2 * e.windowSize) plan.history.splice(0, plan.history.length - e.windowSize);
+
+  const latency = rng.range(250, 2600);
+  const decidedAt = agentAt + latency;
+  const model = rng.pick(LLM_MODELS);
+  const decisionId = core.insertDecision({
+    turnId: turn.id, sessionId: plan.id, decision: script.decision, reason: script.reason, candidateFact: script.fact,
+    llmCall: {
+      model, latencyMs: latency, promptTokens: rng.range(420, 2400), completionTokens: rng.range(24, 140),
+      rawResponse: JSON.stringify({ decision: script.decision, reason: script.reason, candidate_fact: script.fact ?? null }),
+    },
+    source: 'demo', createdAt: decidedAt,
+  });
+  counts.turns++;
+  counts.contextItems += context.length;
+  counts.decisions++;
+  counts.firstAt = Math.min(counts.firstAt, at);
+  counts.lastAt = Math.max(counts.lastAt, decidedAt);
+  emitWrite(e, script, { decisionId, turnId: turn.id, sessionId: plan.id, model, decidedAt });
+}
+
+/** The write_guardian outcome of a decision that proposes a fact: refused, skipped, failed or written. */
+function emitWrite(e: Emitter, script: TurnScript, d: DecidedTurn): void {
+  const { core, rng, counts } = e;
+  const file = fileForDecision(script.decision);
+  if (!file || !script.fact) return;
+  const model = e.files.get(file)!;
+  // Writes to one file are serialized, so each one's time follows the previous: the snapshot chain stays ordered.
+  const writeAt = Math.max(d.decidedAt + rng.range(400, 4000), (e.lastWriteAt.get(file) ?? 0) + 1);
+  e.lastWriteAt.set(file, writeAt);
+  counts.lastAt = Math.max(counts.lastAt, writeAt);
+  const base = {
+    decisionId: d.decisionId, turnId: d.turnId, sessionId: d.sessionId, targetFile: file, candidateFact: script.fact, createdAt: writeAt,
+    llmCall: { model: d.model, latencyMs: rng.range(600, 5200), agentSteps: rng.range(1, 4) },
+  };
+  const roll = rng.next();
+  if (script.mustRefuse) {
+    core.recordWrite({ ...base, status: 'refused', reason: script.mustRefuse });
+    counts.writes.refused++;
+  } else if (model.has(script.fact) || e.contentWritesLeft <= 0) {
+    core.recordWrite({ ...base, status: 'skipped', reason: `The fact is already recorded in ${file}.` });
+    counts.writes.skipped++;
+  } else if (roll < 0.08) {
+    core.recordWrite({ ...base, status: 'refused', reason: rng.pick([`Contradicts an existing line in ${file}; asked the user to confirm first.`, 'Too vague to store as a lasting fact.', '与现有记录冲突，需要用户确认。']) });
+    counts.writes.refused++;
+  } else if (roll < 0.13) {
+    core.recordWrite({ ...base, status: 'failed', reason: rng.pick(['LLM call timed out after 30000 ms.', `Could not take the lock on ${file} within 5 s.`, '写入失败：模型返回了无效的编辑指令。']) });
+    counts.writes.failed++;
+  } else {
+    const before = model.content();
+    model.apply(script.fact);
+    core.recordWrite({ ...base, status: 'written', before, after: model.content(), reason: 'Applied the candidate fact.' });
+    counts.writes.written++;
+    e.contentWritesLeft--;
+  }
 }
