@@ -181,7 +181,7 @@ export function undoPiiValueDecision(ctx: ServiceContext, id: number): ValueDeci
     const members = listValueDecisionSamples(ctx.db, id);
     for (const m of members) {
       const prev = JSON.parse(m.prev_accepted) as Record<string, boolean>;
-      const spans = (m.pii_spans ? (JSON.parse(m.pii_spans) as StoredPiiSpan[]) : []).map((s) => (s.id in prev ? { ...s, accepted: prev[s.id] } : s));
+      const spans = (m.pii_spans ? (JSON.parse(m.pii_spans) as StoredPiiSpan[]) : []).map((s) => (s.id in prev ? { ...s, accepted: prev[s.id] ?? s.accepted } : s));
       saveSpans(ctx, m, spans);
     }
     markValueDecisionUndone(ctx.db, id, nowOf(ctx), actorOf(ctx));

@@ -144,7 +144,7 @@ export function purgeExclusion(ctx: ServiceContext, id: string, options: { confi
       const before = count();
       deleteSessionsAndTheirRows(db, sessionIds);
       const after = count();
-      deleted = Object.fromEntries(counted.map((t) => [t, before[t] - after[t]]).filter(([, n]) => (n as number) > 0));
+      deleted = Object.fromEntries(counted.map((t) => [t, (before[t] ?? 0) - (after[t] ?? 0)]).filter(([, n]) => (n as number) > 0));
       if (dryRun) throw new Rollback();
     });
   } catch (e) {

@@ -138,7 +138,7 @@ export function pruneOldData(ctx: ServiceContext, options: PruneOptions = {}): P
       const before = count();
       kept = deleteRowsOlderThan(db, cutoff);
       const after = count();
-      deleted = Object.fromEntries(counted.map((t) => [t, before[t] - after[t]]).filter(([, n]) => (n as number) > 0));
+      deleted = Object.fromEntries(counted.map((t) => [t, (before[t] ?? 0) - (after[t] ?? 0)]).filter(([, n]) => (n as number) > 0));
       if (dryRun) throw new Rollback();
       if (options.previewToken && tokenFor(days, cutoff, deleted) !== options.previewToken) {
         throw new AppError('Conflict', 'the data changed since the preview: nothing was deleted; preview again');

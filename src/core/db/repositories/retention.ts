@@ -70,7 +70,7 @@ export function deleteRowsOlderThan(db: DB, cutoff: number): Record<string, Reco
      UNION SELECT turn_id FROM write_guardian_audit WHERE turn_id IN (SELECT id FROM temp.prune_turns) AND id NOT IN (${doomedAudits})`);
   const doomedTurns = 'SELECT id FROM temp.prune_turns WHERE keep IS NULL';
 
-  for (const [table, name] of [['prune_audits', 'write_guardian_audit'], ['prune_decisions', 'memory_gate_decisions'], ['prune_turns', 'conversation_turns']]) {
+  for (const [table, name] of [['prune_audits', 'write_guardian_audit'], ['prune_decisions', 'memory_gate_decisions'], ['prune_turns', 'conversation_turns']] as const) {
     const rows = stmt<{ keep: string; n: number }>(db, `SELECT keep, count(*) AS n FROM temp.${table} WHERE keep IS NOT NULL GROUP BY keep`).all();
     if (rows.length) kept[name] = Object.fromEntries(rows.map((r) => [r.keep, r.n]));
   }
