@@ -1,6 +1,7 @@
 // The one place every contract meets its handler. Both transports (Electron IPC, browser-mode HTTP)
 // call dispatch(): it validates the input with the contract's zod schema (malformed input never
-// reaches a service), runs the handler, maps errors to kinds, and logs slow calls.
+// reaches a service), runs the handler, checks its answer against the contract's output schema
+// outside production, maps errors to kinds, and logs slow calls.
 import {
   changeOf,
   contracts,
@@ -12,6 +13,7 @@ import {
   type ParsedInputOf,
 } from '../shared/contract';
 import type { Result } from '../shared/errors';
+import { checkOutput } from './contractChecks';
 import type { WorkspaceSession } from './session';
 import type { ServiceContext } from '../core/context';
 import { nulPath, toEnvelope, zodMessage } from './errors';
@@ -60,11 +62,16 @@ export function createRegistry(handlers: Handlers, env: HandlerEnv, log: Logger 
       // A job announces its change when it ends; a dry run (collect's preview) announces nothing.
       return fullEnv.jobs.start(
         channel,
-        ({ signal, progress }) => handler(input, fullEnv.session.serviceContext({ signal, progress }), fullEnv),
+        async ({ signal, progress }) => {
+          const result = await handler(input, fullEnv.session.serviceContext({ signal, progress }), fullEnv);
+          checkOutput(channel, result);
+          return result;
+        },
         (result) => changeOf(channel, input, result),
       );
     }
     const value = await handler(input, fullEnv);
+    checkOutput(channel, value);
     // A dry run is a read: announcing it would make every open view reload (and re-run its preview).
     const change = contract.mutating ? changeOf(channel, input, value) : null;
     if (change && fullEnv.session.isOpen()) fullEnv.session.noteLocalWrite(undefined, change);

@@ -8,6 +8,7 @@ import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../core/db/
 import type { ServiceContext } from '../core/context';
 import { loadSettings } from '../core/lifecycle/settings';
 import { resolveActor } from '../core/curation/actor';
+import { checkChangeEvent } from './contractChecks';
 
 const RECENT_FILE = 'recent-workspaces.json';
 const MAX_RECENT = 10;
@@ -132,6 +133,7 @@ export class WorkspaceSession {
   }
 
   emit(event: ChangeEvent): void {
+    checkChangeEvent(event);
     for (const l of [...this.listeners]) {
       try {
         l(event);

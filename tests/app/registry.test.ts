@@ -110,6 +110,29 @@ describe('handler registry', () => {
     expect(await runtime.registry.dispatch('app.info', {})).toEqual({ ok: true, value: { mode: 'web', version: expect.any(String) } });
   });
 
+  it('checks answers against the output schema: a drifted handler is kind Internal naming the channel and path', async () => {
+    const session = new WorkspaceSession({ stateDir });
+    session.open(dir);
+    const jobs = new JobManager((e) => session.emit(e));
+    const drifted = buildHandlers({
+      'app.info': (() => ({ mode: 'web', version: 3 })) as never,
+    });
+    const registry = createRegistry(drifted, { mode: 'web', version: 't', session, jobs });
+    expect(await registry.dispatch('app.info', {})).toEqual({
+      ok: false,
+      error: { kind: 'Internal', message: expect.stringMatching(/^app\.info answered outside its contract: output\.version: /) },
+    });
+    // every real answer of this test file passed the same check: a mismatch would have failed its call
+    expect(await runtime.registry.dispatch('workspace.current', {})).toMatchObject({ ok: true });
+    session.close();
+  });
+
+  it('refuses a change event outside its schema', () => {
+    const session = new WorkspaceSession({ stateDir });
+    expect(() => session.emit({ type: 'data', version: 'v2', at: 1 } as never)).toThrow(/data event outside its contract: event\.version/);
+    session.close();
+  });
+
   it('keeps workspace counts until another connection or a mutating call changes the data', async () => {
     const count = async () => ((await runtime.registry.dispatch('workspace.current', {})) as { ok: true; value: { counts: { sessions: number } } }).value.counts.sessions;
     const before = await count();

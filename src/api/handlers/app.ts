@@ -29,12 +29,8 @@ export const appHandlers = {
     return settingsDto(saveSettings(env.session.dir, input.patch));
   },
 
-  'backup.create': async (input, env) => {
-    // The renderer is untrusted: a name in the backups folder, or a path the user picked in a save dialog.
-    const output = pathPolicyOf(env.session).backupTarget(input.file);
-    const r = await backupDatabase(env.session.serviceContext(), { output });
-    return { file: r.file, bytes: r.bytes, elapsedMs: r.tookMs };
-  },
+  // The renderer is untrusted: a name in the backups folder, or a path the user picked in a save dialog.
+  'backup.create': (input, env) => backupDatabase(env.session.serviceContext(), { output: pathPolicyOf(env.session).backupTarget(input.file) }),
 
   'exports.startDrag': (input, env) => {
     if (!env.startDrag) throw new AppError('Invalid', 'drag-out needs the desktop app; in the browser use the download link');

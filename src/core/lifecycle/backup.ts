@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { nativeBindingOption, STATE_DIR } from '../db/connection';
 import { MEMORY_FILES } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
+import type { BackupResult } from '../../shared/contract';
 import { refuseExisting, removeStalePartials } from './outputFiles';
 import { recordBackup } from './retention';
 import { SETTINGS_FILE as SETTINGS_NAME } from './settings';
@@ -16,13 +17,7 @@ export interface BackupOptions {
   overwrite?: boolean;
 }
 
-export interface BackupResult {
-  file: string;
-  bytes: number;
-  pages: number;
-  integrity: string;
-  tookMs: number;
-}
+export type { BackupResult };
 
 function stamp(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -108,7 +103,7 @@ export async function backupDatabase(ctx: ServiceContext, options: BackupOptions
     if (integrity !== 'ok') throw new AppError('Internal', `backup failed its integrity check: ${integrity}`);
     fs.renameSync(partial, output);
     recordBackup(ctx.db, output, startedAt);
-    return { file: output, bytes: fs.statSync(output).size, pages: progress.totalPages, integrity, tookMs: performance.now() - started };
+    return { file: output, bytes: fs.statSync(output).size, pages: progress.totalPages, integrity, elapsedMs: performance.now() - started };
   } catch (e) {
     fs.rmSync(partial, { force: true });
     for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(partial + suffix, { force: true });

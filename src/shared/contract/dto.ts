@@ -6,7 +6,6 @@ import type {
   ExportFormat,
   SampleType,
 } from '../domain';
-import type { ErrorKind } from '../errors';
 import type { ContextItemDto, GateDecisionRow, TurnDto } from './records';
 import type { AuditRow } from './guardian';
 
@@ -243,58 +242,6 @@ export interface DailyNoteHit {
   matches: Array<{ start: number; end: number }>;
 }
 
-// ---- jobs ----
-export type JobState = 'running' | 'done' | 'failed' | 'cancelled';
-export interface JobStatus<R = unknown> {
-  jobId: string;
-  channel: string;
-  state: JobState;
-  done: number;
-  total: number | null;
-  label: string | null;
-  startedAt: number;
-  finishedAt: number | null;
-  result: R | null;
-  error: { kind: ErrorKind; message: string } | null;
-}
-
-// ---- workspace, settings, backup, app ----
-export interface WorkspaceInfo {
-  dir: string;
-  name: string;
-  dbFile: string;
-  /** The demo workspace generated on first run. */
-  isDemo: boolean;
-  openedAt: number;
-  counts: { sessions: number; turns: number; decisions: number; writes: number; samples: number };
-}
-export interface RecentWorkspace {
-  dir: string;
-  name: string;
-  lastOpenedAt: number;
-  exists: boolean;
-}
-export interface SettingsDto {
-  file: string;
-  /** The effective settings (defaults applied). */
-  values: Record<string, unknown>;
-  /** Problems found in the file; the defaults stay in force for those keys. */
-  problems: string[];
-}
-export interface BackupResult {
-  file: string;
-  bytes: number;
-  elapsedMs: number;
-}
-export interface AppInfo {
-  mode: 'electron' | 'web';
-  version: string;
-}
-export interface DragResult {
-  started: boolean;
-  file: string;
-}
-
 // ---- opt-out, retention, conversation archives ----
 export type ExclusionKind = 'session' | 'target' | 'account';
 export interface ExclusionDto {
@@ -353,13 +300,4 @@ export interface SettingsValidation {
   source: 'file' | 'input';
   file: string;
 }
-
-// ---- push events ----
-export type DataChangeSource = 'live-capture' | 'archive' | 'retention';
-export type ChangeEvent =
-  /** `source` names what wrote, when main knows it (live capture, the archive schedule, retention);
-   *  `areas` (and `ids`) what changed. Without both, another process wrote: any area may have changed. */
-  | { type: 'data'; version: number; at: number; source?: DataChangeSource; areas?: import('./changes').DataArea[]; ids?: string[] }
-  | { type: 'job'; job: JobStatus }
-  | { type: 'workspace'; workspace: WorkspaceInfo };
 

@@ -15,16 +15,18 @@ import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract 
 import type * as D from './dto';
 import type * as R from './records';
 import type * as G from './guardian';
+import { appContracts } from './app';
 import { curationContracts } from './curation';
 import { healthContracts } from './health';
 
 export * from './dto';
 export * from './records';
 export * from './guardian';
+export * from './app';
 export * from './curation';
 export * from './health';
 export * from './changes';
-export type { Contract, CallKind } from './define';
+export type { Contract, CallKind, JobHandle } from './define';
 
 const memoryFile = z.enum(MEMORY_FILES);
 const timeRange = { since: epochMs.optional(), until: epochMs.optional() };
@@ -54,11 +56,7 @@ const exportOptions = {
 };
 
 export const contracts = {
-  // ---- app & workspace ----
-  'app.info': query<D.AppInfo>()(empty, 'Runtime mode and version'),
-  'workspace.current': query<D.WorkspaceInfo>()(empty, 'The open workspace'),
-  'workspace.recent': query<D.RecentWorkspace[]>()(empty, 'Recently opened workspaces, newest first'),
-  'workspace.open': mutation<D.WorkspaceInfo>()(z.strictObject({ dir: z.string().min(1).max(4096) }), 'Open another workspace folder'),
+  ...appContracts,
 
   // ---- sessions, turns, context, search ----
   'sessions.list': query<D.Page<R.SessionRow>>()(
@@ -239,30 +237,6 @@ export const contracts = {
   'import.openclaw': job<D.ImportReport>()(z.strictObject({ path: z.string().min(1).max(4096) }), 'Import OpenClaw session transcripts (job)'),
   'import.evals': job<D.ImportReport>()(z.strictObject({ path: z.string().min(1).max(4096) }), 'Import the plugin eval sets as gold samples (job)'),
 
-  // ---- jobs ----
-  'jobs.get': query<D.JobStatus>()(z.strictObject({ jobId: id }), 'State, progress and result of a job'),
-  'jobs.list': query<D.JobStatus[]>()(empty, 'Jobs of this app run, newest first'),
-  'jobs.cancel': mutation<D.JobStatus>()(z.strictObject({ jobId: id }), 'Cancel a running job'),
-
-  // ---- settings, backup, drag-out ----
-  'settings.get': query<D.SettingsDto>()(empty, 'Workspace settings (workbench.json) with defaults applied'),
-  'settings.set': mutation<D.SettingsDto>()(
-    z.strictObject({ patch: z.record(z.string(), z.unknown()) }),
-    'Change workspace settings; invalid values are refused with a message naming them',
-  ),
-  'backup.create': mutation<D.BackupResult>()(
-    z.strictObject({ file: z.string().min(1).max(4096).optional() }),
-    'Consistent copy of the database (SQLite online backup)',
-  ),
-  'dialog.pick': query<{ path: string | null }>()(
-    z.strictObject({ purpose: z.enum(['workspace', 'importFolder', 'importFile', 'backupFile']) }),
-    'Open a native file dialog (desktop app only); workspace.open, import.* and backup.create then accept the picked path',
-  ),
-  'exports.startDrag': mutation<D.DragResult>()(
-    z.strictObject({ exportId: id, fileName: z.string().min(1).max(255) }),
-    'Drag an export file out of the window (Electron only; browser mode downloads instead)',
-  ),
-
   // ---- opt-out, retention, conversation archives, settings validation ----
   'exclusions.list': query<D.ExclusionDto[]>()(empty, 'Excluded sessions, targets and accounts, with the sessions each matches'),
   'exclusions.add': mutation<D.ExclusionDto>()(
@@ -322,7 +296,7 @@ export function isChannel(name: string): name is Channel {
 /** The bridge shape: what window.api (preload) and the HTTP transport both provide. */
 export interface ApiTransport {
   invoke(channel: string, input: unknown): Promise<import('../errors').Result<unknown>>;
-  onChange(cb: (event: D.ChangeEvent) => void): () => void;
+  onChange(cb: (event: import('./app').ChangeEvent) => void): () => void;
 }
 
 /** Events pushed from main to the renderer (IPC event name / SSE event). */
