@@ -1,9 +1,10 @@
 // What the plugin hands the queued recorder, and how each event becomes rows. The fields the plugin
 // does not know (model latency, tokens, raw response, sometimes the target file) are optional.
 import { z } from 'zod';
-import { GATE_DECISIONS, MEMORY_FILES, fileForDecision, type GateDecision } from '../shared/domain';
+import { GATE_DECISIONS, MEMORY_FILES, fileForDecision } from '../shared/domain';
 import { AppError } from '../shared/errors';
 import type { RecorderCore } from '../core/recorder/recorder';
+import { auditExists, decisionExists, findDecisionForWrite, setDecisionOutcome, turnExists } from '../core/db/repositories/recorder';
 
 const ms = z.number().int().nonnegative();
 const nonEmpty = z.string().min(1);
@@ -70,10 +71,8 @@ const isConflict = (e: unknown) => e instanceof AppError && e.kind === 'Conflict
  */
 export function applyEvent(core: RecorderCore, raw: unknown): boolean {
   const e = recorderEvent.parse(raw) as Parsed;
-  const db = core.db;
-  const exists = (table: string, id: string) => Boolean(db.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).pluck().get(id));
   if (e.kind === 'turn') {
-    if (exists('conversation_turns', e.id)) return false;
+    if (turnExists(core.db, e.id)) return false;
     core.upsertSession({ id: e.sessionId, channelId: e.channelId, conversationTarget: e.conversationTarget, accountId: e.accountId, createdAt: e.createdAt, lastActivityAt: e.createdAt });
     try {
       core.insertTurn({ id: e.id, sessionId: e.sessionId, userMessage: e.userMessage, agentReply: e.agentReply, createdAt: e.createdAt });
@@ -85,7 +84,7 @@ export function applyEvent(core: RecorderCore, raw: unknown): boolean {
     return true;
   }
   if (e.kind === 'decision') {
-    if (exists('memory_gate_decisions', e.id)) return false;
+    if (decisionExists(core.db, e.id)) return false;
     core.insertDecision({
       id: e.id,
       turnId: e.turnId,
@@ -103,15 +102,13 @@ export function applyEvent(core: RecorderCore, raw: unknown): boolean {
 
 function applyWrite(core: RecorderCore, e: Extract<Parsed, { kind: 'write' }>): boolean {
   const db = core.db;
-  if (db.prepare('SELECT 1 FROM write_guardian_audit WHERE id = ?').pluck().get(e.id)) return false;
-  const decision = db.prepare('SELECT decision, turn_id AS turnId, session_id AS sessionId FROM memory_gate_decisions WHERE id = ?').get(e.decisionId) as
-    | { decision: GateDecision; turnId: string; sessionId: string }
-    | undefined;
+  if (auditExists(db, e.id)) return false;
+  const decision = findDecisionForWrite(db, e.decisionId);
   if (!decision) throw new AppError('Invalid', `recordWrite: decisionId: decision ${e.decisionId} was not recorded`);
   const targetFile = e.targetFile ?? fileForDecision(e.decision ?? decision.decision);
   if (!targetFile) {
     // A skipped NO_WRITE has no file: what became of it is the decision's outcome, not a write.
-    db.prepare('UPDATE memory_gate_decisions SET outcome = ? WHERE id = ?').run(e.status, e.decisionId);
+    setDecisionOutcome(db, e.decisionId, e.status);
     return true;
   }
   core.recordWrite({

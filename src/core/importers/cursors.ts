@@ -2,6 +2,15 @@ import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { ulid } from 'ulid';
 import type { DB } from '../db/connection';
+import {
+  findImportCursor,
+  findImportState,
+  findSessionForAlias,
+  insertImportRun,
+  insertSessionAlias,
+  saveImportCursor,
+  saveImportState,
+} from '../db/repositories/imports';
 import type { ImportReport } from './report';
 
 export type CursorImporter = 'reflection-logs' | 'guardian-log' | 'openclaw' | 'evals';
@@ -42,13 +51,7 @@ function headHash(file: string, length: number): string | null {
 }
 
 export function loadCursor(db: DB, importer: CursorImporter, sourcePath: string): FileCursor | undefined {
-  const row = db
-    .prepare(
-      `SELECT source_path AS sourcePath, file_size AS fileSize, file_inode AS fileInode, head_hash AS headHash,
-              head_length AS headLength, byte_offset AS byteOffset, line_number AS lineNumber, state
-       FROM import_cursors WHERE importer = ? AND source_path = ?`,
-    )
-    .get(importer, sourcePath) as (Omit<FileCursor, 'state'> & { state: string | null }) | undefined;
+  const row = findImportCursor(db, importer, sourcePath);
   if (!row) return undefined;
   return { ...row, state: row.state ? JSON.parse(row.state) : null };
 }
@@ -77,13 +80,7 @@ export function saveCursor(
   now: number,
 ): void {
   const headLength = Math.min(HEAD_BYTES, at.offset);
-  db.prepare(
-    `INSERT INTO import_cursors (importer, source_path, file_size, file_inode, head_hash, head_length, byte_offset, line_number, state, updated_at)
-     VALUES (@importer, @file, @size, @inode, @hash, @headLength, @offset, @line, @state, @now)
-     ON CONFLICT(importer, source_path) DO UPDATE SET file_size = excluded.file_size, file_inode = excluded.file_inode,
-       head_hash = excluded.head_hash, head_length = excluded.head_length, byte_offset = excluded.byte_offset,
-       line_number = excluded.line_number, state = excluded.state, updated_at = excluded.updated_at`,
-  ).run({
+  saveImportCursor(db, {
     importer,
     file,
     size: Math.max(at.size, at.offset),
@@ -98,43 +95,36 @@ export function saveCursor(
 }
 
 export function loadState<T>(db: DB, scope: string): T | undefined {
-  const raw = db.prepare('SELECT state FROM import_state WHERE scope = ?').pluck().get(scope) as string | undefined;
+  const raw = findImportState(db, scope);
   return raw ? (JSON.parse(raw) as T) : undefined;
 }
 
 export function saveState(db: DB, scope: string, state: unknown, now: number): void {
-  db.prepare(
-    `INSERT INTO import_state (scope, state, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT(scope) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
-  ).run(scope, JSON.stringify(state), now);
+  saveImportState(db, scope, JSON.stringify(state), now);
 }
 
 export function recordRun(db: DB, report: ImportReport): string {
   const id = ulid(report.startedAt);
-  db.prepare(
-    `INSERT INTO import_runs (id, importer, source, started_at, finished_at, status, inserted, skipped_count, report)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  insertImportRun(db, {
     id,
-    report.importer,
-    report.source,
-    report.startedAt,
-    report.finishedAt,
-    report.status,
-    JSON.stringify(report.inserted),
-    report.skippedCount,
-    JSON.stringify({ ...report, skipped: report.skipped.slice(0, 200) }),
-  );
+    importer: report.importer,
+    source: report.source,
+    startedAt: report.startedAt,
+    finishedAt: report.finishedAt,
+    status: report.status,
+    inserted: JSON.stringify(report.inserted),
+    skippedCount: report.skippedCount,
+    report: JSON.stringify({ ...report, skipped: report.skipped.slice(0, 200) }),
+  });
   return id;
 }
 
 /** Links a foreign session key (OpenClaw's) to the workbench session it means. Returns true when new. */
 export function linkSessionKey(db: DB, alias: string, sessionId: string, source: string, now: number): boolean {
   if (alias === sessionId) return false;
-  return db.prepare('INSERT OR IGNORE INTO session_aliases (alias, session_id, source, created_at) VALUES (?, ?, ?, ?)').run(alias, sessionId, source, now)
-    .changes > 0;
+  return insertSessionAlias(db, alias, sessionId, source, now);
 }
 
 export function sessionForAlias(db: DB, alias: string): string | undefined {
-  return db.prepare('SELECT session_id FROM session_aliases WHERE alias = ?').pluck().get(alias) as string | undefined;
+  return findSessionForAlias(db, alias);
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { DailyNoteDto, DailyNoteHit } from '../../shared/contract/dto';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
+import { findDailyNoteHash, listDailyNotesBetween, searchDailyNoteRows, upsertDailyNote } from '../db/repositories/dailyNotes';
 import { parseTextQuery, snippet } from '../search/fts';
 import { nowOf, type ServiceContext } from '../context';
 import { finishImport } from './finish';
@@ -25,7 +26,6 @@ export type { DailyNoteHit };
 const NOTE_NAME = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]+)?\.md$/;
 const MAX_NOTE_BYTES = 8 * 1024 * 1024;
 const MAX_DAYS_LISTED = 62;
-const SHORT_TERM_SCAN = 5000;
 
 /** The day a note is about, or undefined when the name is not a note's or the date is not a real day. */
 export function noteDate(name: string): string | undefined {
@@ -56,12 +56,6 @@ export function importDailyNotes(ctx: ServiceContext, input: DailyNotesInput): P
     const files = noteFiles(input.source);
     if (!files.length) report.note(`No daily notes (memory/YYYY-MM-DD.md) were found at ${input.source}.`);
     const now = nowOf(ctx);
-    const existing = ctx.db.prepare('SELECT content_hash FROM daily_notes WHERE source_path = ?').pluck();
-    const upsert = ctx.db.prepare(`
-      INSERT INTO daily_notes (note_date, source_path, content, content_hash, file_mtime, imported_at, updated_at)
-      VALUES (@date, @path, @content, @hash, @mtime, @now, @now)
-      ON CONFLICT(source_path) DO UPDATE SET content = excluded.content, content_hash = excluded.content_hash,
-        file_mtime = excluded.file_mtime, updated_at = excluded.updated_at`);
     writeTx(ctx.db, () => {
       for (const file of files) {
         const st = fs.statSync(file);
@@ -79,12 +73,12 @@ export function importDailyNotes(ctx: ServiceContext, input: DailyNotesInput): P
         }
         report.report.linesUnderstood++;
         const hash = hashOf(content);
-        const before = existing.get(file) as string | undefined;
+        const before = findDailyNoteHash(ctx.db, file);
         if (before === hash) {
           report.report.alreadyPresent++;
           continue;
         }
-        upsert.run({ date: noteDate(path.basename(file))!, path: file, content, hash, mtime: Math.floor(st.mtimeMs), now });
+        upsertDailyNote(ctx.db, { date: noteDate(path.basename(file))!, path: file, content, hash, mtime: Math.floor(st.mtimeMs), now });
         if (before === undefined) report.count('daily_notes');
         else report.count('daily notes updated from disk');
       }
@@ -98,9 +92,7 @@ export function listDailyNotes(ctx: ServiceContext, from: string, to: string): D
   const span = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
   if (!Number.isFinite(span) || span < 0) throw new AppError('Invalid', `the range ${from} to ${to} is not a valid range of days`);
   if (span >= MAX_DAYS_LISTED) throw new AppError('Invalid', `at most ${MAX_DAYS_LISTED} days at a time (asked ${span + 1})`);
-  return ctx.db
-    .prepare('SELECT note_date AS date, source_path AS path, content, updated_at AS updatedAt FROM daily_notes WHERE note_date BETWEEN ? AND ? ORDER BY note_date, source_path')
-    .all(from, to) as DailyNote[];
+  return listDailyNotesBetween(ctx.db, from, to);
 }
 
 /**
@@ -110,18 +102,7 @@ export function listDailyNotes(ctx: ServiceContext, from: string, to: string): D
 export function searchDailyNotes(ctx: ServiceContext, text: string, limit = 50): DailyNoteHit[] {
   const q = parseTextQuery(text);
   if (!q.terms.length) throw new AppError('Invalid', 'search text is required');
-  const shortChecks = q.shortTerms.map(() => 'AND instr(lower(n.content), ?) > 0').join(' ');
-  const rows = (
-    q.match
-      ? ctx.db
-          .prepare(`SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes_fts f JOIN daily_notes n ON n.seq = f.rowid
-                    WHERE daily_notes_fts MATCH ? ${shortChecks} ORDER BY n.note_date DESC LIMIT ?`)
-          .all(q.match, ...q.shortTerms, limit)
-      : ctx.db
-          .prepare(`SELECT date, path, content FROM (SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes n ORDER BY n.note_date DESC LIMIT ${SHORT_TERM_SCAN}) n
-                    WHERE 1 ${shortChecks} LIMIT ?`)
-          .all(...q.shortTerms, limit)
-  ) as Array<{ date: string; path: string; content: string }>;
+  const rows = searchDailyNoteRows(ctx.db, q.match, q.shortTerms, limit);
   return rows.map((r) => {
     const s = snippet(r.content, q.terms);
     return { date: r.date, path: r.path, snippet: s.text, matches: s.matches };

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import type { EvalModelScoreDto, EvalSuiteComparisonDto } from '../../shared/contract/dto';
 import { writeTx } from '../db/connection';
+import { insertEvalResultIfNew, insertEvalRunIfNew, listEvalResultsOfRun, listLatestEvalRuns, scenarioKnown } from '../db/repositories/evals';
 import { nowOf, type ServiceContext } from '../context';
 import { parseTime } from './ids';
 import type { ReportBuilder } from './report';
@@ -61,13 +62,6 @@ function readRun(file: string, report: ReportBuilder): z.infer<typeof runSchema>
 /** Adds each file's runs once (ids are <runId>:<modelId>); rows of a run that is already there are left alone. */
 export function importEvalResults(ctx: ServiceContext, report: ReportBuilder, files: string[]): void {
   const now = nowOf(ctx);
-  const insertRun = ctx.db.prepare(`
-    INSERT OR IGNORE INTO eval_runs (id, run_id, suite, model_id, model_label, run_at, started_at, finished_at, total, passed, error_counts, source_file, imported_at)
-    VALUES (@id, @runId, @suite, @modelId, @modelLabel, @runAt, @startedAt, @finishedAt, @total, @passed, @errors, @file, @now)`);
-  const insertResult = ctx.db.prepare(`
-    INSERT OR IGNORE INTO eval_results (run_id, scenario_id, pass, decision_pass, candidate_pass, expected_decision, actual_decision, error_type, detail)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const knownScenario = ctx.db.prepare('SELECT 1 FROM eval_scenario_versions WHERE scenario_id = ? LIMIT 1').pluck();
   let unknown = 0;
   for (const file of files) {
     const runData = readRun(file, report);
@@ -78,17 +72,20 @@ export function importEvalResults(ctx: ServiceContext, report: ReportBuilder, fi
       for (const m of runData.models) {
         const id = `${runData.runId}:${m.modelId}`;
         const passed = m.results.filter((r) => r.pass).length;
-        const added = insertRun.run({
+        const added = insertEvalRunIfNew(ctx.db, {
           id, runId: runData.runId, suite: m.suite ?? runData.suite, modelId: m.modelId, modelLabel: m.modelLabel ?? null,
           runAt: parseTime(runData.timestamp) ?? parseTime(m.startedAt) ?? now, startedAt: parseTime(m.startedAt) ?? null, finishedAt: parseTime(m.finishedAt) ?? null,
           total: m.results.length, passed, errors: m.summary?.errorCounts ? JSON.stringify(m.summary.errorCounts) : null, file, now,
-        }).changes;
+        });
         if (!report.inserted('eval_runs', added)) continue;
         for (const r of m.results) {
           const { scenarioId, pass, decisionPass, candidatePass, expectedDecision, actualDecision, errorType, ...rest } = r;
-          const changes = insertResult.run(id, scenarioId, pass ? 1 : 0, bit(decisionPass), bit(candidatePass), expectedDecision ?? null, actualDecision ?? null, errorType ?? null, JSON.stringify(rest)).changes;
+          const changes = insertEvalResultIfNew(ctx.db, {
+            runId: id, scenarioId, pass: pass ? 1 : 0, decisionPass: bit(decisionPass), candidatePass: bit(candidatePass),
+            expectedDecision: expectedDecision ?? null, actualDecision: actualDecision ?? null, errorType: errorType ?? null, detail: JSON.stringify(rest),
+          });
           report.count('eval_results', changes);
-          if (!knownScenario.get(scenarioId)) unknown++;
+          if (!scenarioKnown(ctx.db, scenarioId)) unknown++;
         }
       }
     });
@@ -101,20 +98,13 @@ export type EvalSuiteComparison = EvalSuiteComparisonDto;
 
 /** The latest run of each model per suite, compared on the scenarios they all ran. */
 export function evalModelComparison(ctx: ServiceContext): EvalSuiteComparison[] {
-  const latest = ctx.db
-    .prepare(
-      `SELECT r.id, r.run_id AS runId, r.suite, r.model_id AS modelId, r.model_label AS modelLabel, r.run_at AS runAt, r.error_counts AS errors
-       FROM eval_runs r WHERE r.id = (SELECT id FROM eval_runs x WHERE x.suite = r.suite AND x.model_id = r.model_id ORDER BY run_at DESC, id DESC LIMIT 1)
-       ORDER BY r.suite, r.model_id`,
-    )
-    .all() as Array<{ id: string; runId: string; suite: string; modelId: string; modelLabel: string | null; runAt: number; errors: string | null }>;
-  const results = ctx.db.prepare('SELECT scenario_id AS scenarioId, pass FROM eval_results WHERE run_id = ?');
+  const latest = listLatestEvalRuns(ctx.db);
   type Building = EvalSuiteComparison & { perModel: Map<string, Map<string, boolean>> };
   const suites = new Map<string, Building>();
   for (const run of latest) {
     const suite: Building = suites.get(run.suite) ?? { suite: run.suite, commonScenarios: 0, models: [], scenarios: [], perModel: new Map() };
     suites.set(run.suite, suite);
-    const rows = results.all(run.id) as Array<{ scenarioId: string; pass: number }>;
+    const rows = listEvalResultsOfRun(ctx.db, run.id);
     suite.perModel.set(run.modelId, new Map(rows.map((r) => [r.scenarioId, r.pass === 1])));
     suite.models.push({
       modelId: run.modelId, modelLabel: run.modelLabel, runId: run.runId, runAt: run.runAt, total: rows.length,

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeTx } from '../db/connection';
+import { insertGoldSampleIfNew, insertScenarioVersionIfNew } from '../db/repositories/evals';
 import { GATE_DECISIONS, MEMORY_FILES } from '../../shared/domain';
 import { nowOf, type ServiceContext } from '../context';
 import { importEvalResults } from './evalResults';
@@ -128,7 +129,6 @@ class GoldWriter {
   private readonly store: ImportStore;
   private readonly now: number;
   private readonly actor: string;
-  private readonly s;
   private readonly savepoint;
 
   constructor(private readonly ctx: ServiceContext, private readonly report: ReportBuilder) {
@@ -136,15 +136,6 @@ class GoldWriter {
     this.now = nowOf(ctx);
     this.actor = ctx.actor ?? GOLD_STRATEGY;
     this.savepoint = ctx.db.transaction((fn: () => void) => fn());
-    this.s = {
-      sample: ctx.db.prepare(`
-        INSERT OR IGNORE INTO dataset_samples (id, sample_type, turn_id, session_id, content, quality_score, quality_factors,
-          annotation_status, annotated_by, annotated_at, annotation_notes, source_key, collection_strategy, created_at)
-        VALUES (@id, @type, @turnId, @sessionId, @content, 1, @factors, 'approved', @actor, @now, @notes, @sourceKey, @strategy, @now)`),
-      version: ctx.db.prepare(`
-        INSERT OR IGNORE INTO eval_scenario_versions (scenario_id, version, task_type, sample_id, expected, source_file, imported_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?)`),
-    };
   }
 
   /** The first version that makes a valid sample defines it (current before frozen ones); every version is recorded. */
@@ -162,7 +153,7 @@ class GoldWriter {
       }
     }
     for (const v of versions) {
-      const changes = this.s.version.run(id, v.version, v.task, sampleId, JSON.stringify(v.expected), v.file, this.now).changes;
+      const changes = insertScenarioVersionIfNew(this.ctx.db, { scenarioId: id, version: v.version, task: v.task, sampleId, expected: JSON.stringify(v.expected), file: v.file, now: this.now });
       this.report.inserted('eval_scenario_versions', changes);
     }
   }
@@ -210,7 +201,7 @@ class GoldWriter {
         writeGuardian: null,
         gold,
       };
-      this.report.inserted('dataset_samples', this.s.sample.run({ ...base, type: 'annotated_turn', turnId, content: JSON.stringify(content) }).changes);
+      this.report.inserted('dataset_samples', insertGoldSampleIfNew(this.ctx.db, { ...base, type: 'annotated_turn', turnId, content: JSON.stringify(content) }));
       return;
     }
     const targetFile = oneOf(s, 'target_file', MEMORY_FILES);
@@ -233,6 +224,6 @@ class GoldWriter {
       },
       gold,
     };
-    this.report.inserted('dataset_samples', this.s.sample.run({ ...base, type: 'write_guardian_decision', turnId: null, content: JSON.stringify(content) }).changes);
+    this.report.inserted('dataset_samples', insertGoldSampleIfNew(this.ctx.db, { ...base, type: 'write_guardian_decision', turnId: null, content: JSON.stringify(content) }));
   }
 }

@@ -52,10 +52,7 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
     }
   }).immediate();
 
-  const sameTurn = ctx.db.prepare(
-    'SELECT id FROM conversation_turns WHERE session_id = ? AND created_at BETWEEN ? AND ? AND user_message_content = ? LIMIT 1',
-  ).pluck();
-  const shared: TranscriptRun = { ctx, store, report, now, described, sameTurn };
+  const shared: TranscriptRun = { ctx, store, report, now, described };
 
   for (const file of src.transcripts) {
     if (ctx.signal?.aborted) break;

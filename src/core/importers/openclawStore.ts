@@ -6,8 +6,20 @@
 // read in short queries (no long read transaction), and a busy database ends the run politely.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { nativeBindingOption } from '../db/connection';
+import {
+  agentStoreShape,
+  findColdArchive,
+  findRewriteGeneration,
+  listColdArchiveSessions,
+  listEventWindows,
+  listSessionNodes,
+  listSessionWindows,
+  listTranscriptEvents,
+  openAgentStore,
+  type AgentStore,
+  type AgentStoreShape,
+  type ColdArchiveRow,
+} from '../db/repositories/openclawAgent';
 import { nowOf } from '../context';
 import type { Branch } from './branch';
 import { loadState, saveState } from './cursors';
@@ -16,8 +28,6 @@ import { parseJsonObject } from './lines';
 import { applyEvents, jsonlEvents, rowText, zstdToText, type SourceEvent } from './openclawEvents';
 import { sessionEntryFrom, sessionRowFor, type OpenClawSessionEntry } from './openclawSessions';
 import { newTranscriptState, scanBranch, TranscriptReader, yieldToEventLoop, type TranscriptRun, type TranscriptState } from './openclawTranscript';
-
-type Conn = Database.Database;
 
 /** How long a query waits for the gateway's write lock before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 2000;
@@ -33,60 +43,25 @@ interface WindowCursor {
   state: TranscriptState;
 }
 
-interface ColdArchive {
-  archiveName: string;
-  lastSeq: number;
-  storage: string;
-  blob: Uint8Array | null;
-}
-
-interface Shape {
-  zstd: boolean;
-  createdAt: boolean;
-  windows: boolean;
-  nodes: boolean;
-  cold: boolean;
-  watermarks: boolean;
-}
-
-/** Which of the tables and columns this store has: older schemas lack some, tests and tools build subsets. */
-function shapeOf(conn: Conn): Shape | undefined {
-  const columns = (table: string) => new Set((conn.prepare(`PRAGMA table_info(${JSON.stringify(table)})`).all() as Array<{ name: string }>).map((c) => c.name));
-  const has = (table: string, ...cols: string[]) => {
-    const c = columns(table);
-    return cols.every((x) => c.has(x));
-  };
-  if (!has('transcript_events', 'session_id', 'seq', 'event_json')) return undefined;
-  const events = columns('transcript_events');
-  return {
-    zstd: events.has('event_zstd'),
-    createdAt: events.has('created_at'),
-    windows: has('session_windows', 'session_id', 'session_key'),
-    nodes: has('session_nodes', 'session_key', 'current_session_id', 'entry_json'),
-    cold: has('session_transcript_cold_archives', 'session_id', 'archive_name', 'last_seq', 'storage', 'archive_blob'),
-    watermarks: has('transcript_rewrite_watermarks', 'session_id', 'generation'),
-  };
-}
-
 const isBusy = (e: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((e as { code?: unknown }).code ?? ''));
 
 export async function importAgentDatabase(run: TranscriptRun, dbFile: string): Promise<void> {
   const { report } = run;
   const fileReport = { path: dbFile, fromOffset: 0, bytesRead: 0, linesRead: 0, restarted: false };
   report.report.files.push(fileReport);
-  let conn: Conn | undefined;
+  let conn: AgentStore | undefined;
   try {
-    conn = new Database(dbFile, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS, ...nativeBindingOption() });
-    const shape = shapeOf(conn);
+    conn = openAgentStore(dbFile, BUSY_TIMEOUT_MS);
+    const shape = agentStoreShape(conn);
     if (!shape) {
       report.note(`${path.basename(dbFile)} holds no session tables (an agent store from before sessions moved into SQLite).`);
       return;
     }
     const entries = describeSessions(run, conn, shape);
-    const windows = conn.prepare('SELECT session_id AS id, max(seq) AS maxSeq FROM transcript_events GROUP BY session_id').all() as Array<{ id: string; maxSeq: number }>;
+    const windows = listEventWindows(conn);
     const known = new Set(windows.map((w) => w.id));
     if (shape.cold) {
-      for (const id of conn.prepare('SELECT session_id FROM session_transcript_cold_archives').pluck().all() as string[]) {
+      for (const id of listColdArchiveSessions(conn)) {
         if (!known.has(id)) windows.push({ id, maxSeq: -1 });
       }
     }
@@ -103,11 +78,11 @@ export async function importAgentDatabase(run: TranscriptRun, dbFile: string): P
 }
 
 /** Sessions exist from their SessionEntry even before (or without) transcript rows. */
-function describeSessions(run: TranscriptRun, conn: Conn, shape: Shape): { byKey: Map<string, OpenClawSessionEntry>; keyOf: (sessionId: string) => string | undefined } {
+function describeSessions(run: TranscriptRun, conn: AgentStore, shape: AgentStoreShape): { byKey: Map<string, OpenClawSessionEntry>; keyOf: (sessionId: string) => string | undefined } {
   const byKey = new Map<string, OpenClawSessionEntry>();
   const keyBySession = new Map<string, string>();
   if (shape.nodes) {
-    for (const n of conn.prepare('SELECT session_key AS key, current_session_id AS sid, entry_json AS json FROM session_nodes').all() as Array<{ key: string; sid: string; json: string | null }>) {
+    for (const n of listSessionNodes(conn)) {
       const parsed = n.json ? parseJsonObject(n.json) : { value: {} };
       const value = 'error' in parsed ? {} : parsed.value;
       const sid = typeof value.sessionId === 'string' && value.sessionId ? value.sessionId : n.sid;
@@ -116,7 +91,7 @@ function describeSessions(run: TranscriptRun, conn: Conn, shape: Shape): { byKey
     }
   }
   if (shape.windows) {
-    for (const w of conn.prepare('SELECT session_id AS sid, session_key AS key FROM session_windows').all() as Array<{ sid: string; key: string | null }>) {
+    for (const w of listSessionWindows(conn)) {
       if (w.key) keyBySession.set(w.sid, w.key);
     }
   }
@@ -132,16 +107,13 @@ function describeSessions(run: TranscriptRun, conn: Conn, shape: Shape): { byKey
   return { byKey, keyOf: (sid) => keyBySession.get(sid) };
 }
 
-function coldArchiveOf(conn: Conn, shape: Shape, sid: string): ColdArchive | undefined {
+function coldArchiveOf(conn: AgentStore, shape: AgentStoreShape, sid: string): ColdArchiveRow | undefined {
   if (!shape.cold) return undefined;
-  const row = conn
-    .prepare('SELECT archive_name AS archiveName, last_seq AS lastSeq, storage, archive_blob AS blob FROM session_transcript_cold_archives WHERE session_id = ?')
-    .get(sid) as ColdArchive | undefined;
-  return row ?? undefined;
+  return findColdArchive(conn, sid);
 }
 
 /** A cold archive's entries: sessions/cold/<name> beside the agent dir, or the row's blob (backups). */
-function coldEvents(run: TranscriptRun, dbFile: string, cold: ColdArchive): SourceEvent[] {
+function coldEvents(run: TranscriptRun, dbFile: string, cold: ColdArchiveRow): SourceEvent[] {
   const agentDir = path.dirname(dbFile);
   const file = path.basename(agentDir) === 'agent' ? path.join(path.dirname(agentDir), 'sessions', 'cold', cold.archiveName) : path.join(agentDir, 'cold', cold.archiveName);
   let bytes: Uint8Array;
@@ -168,30 +140,26 @@ function unwrapRow(text: string): string {
   return isObj(p.value.event) ? JSON.stringify(p.value.event) : text;
 }
 
-function* hotRows(conn: Conn, shape: Shape, sid: string, afterSeq: number, maxSeq: number, firstPosition: number): Generator<SourceEvent & { seq: number }> {
-  const stmt = conn.prepare(
-    `SELECT seq, event_json AS json, ${shape.zstd ? 'event_zstd' : 'NULL'} AS zstd, ${shape.createdAt ? 'created_at' : 'NULL'} AS at
-     FROM transcript_events WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
-  );
+function* hotRows(conn: AgentStore, shape: AgentStoreShape, sid: string, afterSeq: number, maxSeq: number, firstPosition: number): Generator<SourceEvent & { seq: number }> {
   let last = afterSeq;
   let position = firstPosition;
   for (;;) {
     // One short query per batch: no read transaction stays open while rows are handled.
-    const rows = stmt.all(sid, last, maxSeq, BATCH_ROWS) as Array<{ seq: number; json: unknown; zstd: unknown; at: number | null }>;
+    const rows = listTranscriptEvents(conn, shape, sid, last, maxSeq, BATCH_ROWS);
     if (!rows.length) return;
     for (const r of rows) yield { seq: r.seq, position: position++, ...rowText(r.json, r.zstd), at: typeof r.at === 'number' ? r.at : undefined };
     last = rows[rows.length - 1].seq;
   }
 }
 
-function watermarkOf(conn: Conn, shape: Shape, sid: string): string | null {
+function watermarkOf(conn: AgentStore, shape: AgentStoreShape, sid: string): string | null {
   if (!shape.watermarks) return null;
-  const g = conn.prepare('SELECT generation FROM transcript_rewrite_watermarks WHERE session_id = ?').pluck().get(sid);
+  const g = findRewriteGeneration(conn, sid);
   return g === undefined || g === null ? null : String(g);
 }
 
 /** Imports what is new in one session window; returns how many entries it read. */
-async function importWindow(run: TranscriptRun, conn: Conn, shape: Shape, dbFile: string, sid: string, maxSeq: number, sessions: ReturnType<typeof describeSessions>): Promise<number> {
+async function importWindow(run: TranscriptRun, conn: AgentStore, shape: AgentStoreShape, dbFile: string, sid: string, maxSeq: number, sessions: ReturnType<typeof describeSessions>): Promise<number> {
   const { ctx, report } = run;
   const scope = `openclaw-db:${dbFile}:${sid}`;
   const saved = loadState<WindowCursor>(ctx.db, scope);

@@ -2,8 +2,8 @@
 // and everything the assistant did until its reply, with tool calls, usage, failed attempts,
 // compactions, resets and untrusted-metadata envelopes kept as metadata. The entries come from a
 // JSONL file, a decompressed archive or rows of OpenClaw's SQLite store: the same code reads all.
-import type { Statement } from 'better-sqlite3';
 import type { ServiceContext } from '../context';
+import { findTurnOfUserMessage } from '../db/repositories/imports';
 import { EntryTable, type Branch } from './branch';
 import { isObj, obj, optStr, str } from './fields';
 import { parseTime, sourceUlid } from './ids';
@@ -64,7 +64,6 @@ export interface TranscriptRun {
   now: number;
   /** Sessions already written from their session entry in this run. */
   described: Set<string>;
-  sameTurn: Statement;
 }
 
 const WINDOW = 10;
@@ -164,14 +163,14 @@ export class TranscriptReader {
   emit(): void {
     const t = this.state.open;
     if (!t) return;
-    const { store, report, sameTurn } = this.run;
+    const { ctx, store, report } = this.run;
     this.state.open = null;
     const agentText = t.agentTexts.join('\n\n');
     if (agentText) this.remember('agent', agentText, t.agentAt ?? t.userAt);
     const sid = this.session(t.userAt);
     const createdAt = t.agentAt ?? t.userAt;
     // The plugin's logs may already hold this exchange in the same session: keep one copy.
-    if (!store.turnExists(t.id) && sameTurn.get(sid, t.userAt - 60_000, createdAt + 60_000, t.userText)) {
+    if (!store.turnExists(t.id) && findTurnOfUserMessage(ctx.db, sid, t.userAt - 60_000, createdAt + 60_000, t.userText)) {
       report.ignore('turns already imported from the plugin logs');
       return;
     }

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { AUDIT_STATUSES, GATE_DECISIONS, MEMORY_FILES, fileForDecision, type GateDecision, type MemoryFileName } from '../../shared/domain';
 import type { DB } from '../db/connection';
+import { claimGuardianLogLine, findUnclaimedGuardianLogLine } from '../db/repositories/pluginLogs';
 import { linkSessionKey } from './cursors';
 import { isoTime, obj, oneOf, optObj, optStr, str, time } from './fields';
 import { awaitOutcome, currentRun, endRun, enqueueRun, isFailedGateReason, judgedTurn, takeAnyAwaiting, takeAwaiting, type GateQueueState } from './gateQueue';
@@ -90,18 +91,10 @@ interface LineEvent {
 export class LogReplay {
   private readonly store: ImportStore;
   private readonly logs: PluginLogStore;
-  private readonly findAuditLine;
-  private readonly claimAuditLine;
 
   constructor(private readonly db: DB, private readonly report: ReportBuilder, readonly state: LogState) {
     this.store = new ImportStore(db, report);
     this.logs = new PluginLogStore(db);
-    this.findAuditLine = db.prepare(
-      `SELECT id, target_file AS targetFile, reason, candidate_fact AS candidateFact, source_file AS file, line_number AS line
-       FROM guardian_log_lines WHERE decision = ? AND status = ? AND at BETWEEN ? AND ? AND audit_id IS NULL
-       ORDER BY at DESC LIMIT 1`,
-    );
-    this.claimAuditLine = db.prepare('UPDATE guardian_log_lines SET audit_id = ? WHERE id = ?');
   }
 
   /** A session the plugin has a buffer for, or undefined; state saved by an older version gets the queue fields. */
@@ -361,10 +354,7 @@ export class LogReplay {
     const dec = decision ?? gate.decision;
     const id = sourceUlid(e.at, 'audit', key, e.hash);
     const auditLine = decision
-      ? (this.findAuditLine.get(dec, status, e.at - AUDIT_JOIN_WINDOW_MS, e.at) as
-          | { id: string; targetFile: string | null; reason: string | null; candidateFact: string | null; file: string; line: number }
-          | undefined)
-      : undefined;
+? findUnclaimedGuardianLogLine(this.db, dec, status, e.at - AUDIT_JOIN_WINDOW_MS, e.at) : undefined;
     const g = this.state.lastGuardianFile;
     const guardianFile = g && g.decision === dec && e.at - g.at <= AUDIT_JOIN_WINDOW_MS ? g.file : undefined;
     const targetFile = [auditLine?.targetFile, guardianFile, fileForDecision(dec)].find(
@@ -384,7 +374,7 @@ export class LogReplay {
       metadata: { importedFrom: e.where, auditLog: auditLine ? `${path.basename(auditLine.file)}:${auditLine.line}` : null },
       createdAt: e.at,
     });
-    if (added && auditLine) this.claimAuditLine.run(id, auditLine.id);
+    if (added && auditLine) claimGuardianLogLine(this.db, auditLine.id, id);
   }
 
   private onConsolidation(e: LineEvent): void {

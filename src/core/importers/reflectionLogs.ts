@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AUDIT_STATUSES, GATE_DECISIONS } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR, writeTx } from '../db/connection';
+import { insertGuardianLogLineIfNew } from '../db/repositories/pluginLogs';
 import { nowOf, type ServiceContext } from '../context';
 import { loadState, saveState } from './cursors';
 import { oneOf, optStr, time } from './fields';
@@ -118,10 +119,6 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
   if (guardianStat && !guardianStat.isFile()) {
     report.note(`${path.basename(guardianLog)} is ${kindOf(guardianStat)}, not a log file: it was skipped.`);
   } else if (guardianStat) {
-    const insertLine = ctx.db.prepare(
-      `INSERT OR IGNORE INTO guardian_log_lines (id, at, decision, status, target_file, reason, candidate_fact, source_file, line_number)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
     await importJsonLines(ctx, report, {
       importer: 'guardian-log',
       file: path.resolve(guardianLog),
@@ -135,7 +132,8 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
         const fact = optStr(v, 'candidateFact');
         // From the line alone: the same audit log under another name adds nothing.
         const id = hashOf('guardian-log', line.text ?? '').slice(0, 32);
-        report.inserted('guardian_log_lines', insertLine.run(id, at, decision, status, targetFile ?? null, reason ?? null, fact ?? null, guardianLog, line.lineNumber).changes);
+        const row = { id, at, decision, status, targetFile: targetFile ?? null, reason: reason ?? null, fact: fact ?? null, file: guardianLog, line: line.lineNumber };
+        report.inserted('guardian_log_lines', insertGuardianLogLineIfNew(ctx.db, row));
       },
     }, { progress });
   } else {

@@ -10,6 +10,20 @@ import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, writeTx, type DB, type OpenOptions } from '../db/connection';
 import { storeSnapshot } from '../db/snapshots';
 import { diffFile } from '../text/diff';
+import {
+  insertAuditRow,
+  insertContextItem,
+  insertDecisionRow,
+  insertTurnRow,
+  listContextOfTurn,
+  listTurnsBeforeInSession,
+  nextTurnNumber,
+  sessionExists,
+  touchSessionActivity,
+  turnExists,
+  upsertRecordedSession,
+  type StoredTurnRow,
+} from '../db/repositories/recorder';
 import { onWriteRecorded } from '../health/hook';
 import {
   contextItemInput,
@@ -24,14 +38,6 @@ import {
   type TurnInput,
   type WriteInput,
 } from './schemas';
-
-/** Shared with the importers, which write turns with the same columns. */
-export const INSERT_TURN_SQL = `
-  INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from,
-    user_metadata, agent_message_id, agent_message_content, agent_metadata, created_at)
-  VALUES (@id, @sessionId, @turnNumber, @userMessageId, @userContent, @userFrom, @userMetadata,
-    @agentMessageId, @agentContent, @agentMetadata, @createdAt)`;
-export const NEXT_TURN_NUMBER_SQL = 'SELECT coalesce(max(turn_number) + 1, 0) FROM conversation_turns WHERE session_id = ?';
 
 export interface RecordedWrite {
   auditId: string;
@@ -62,21 +68,7 @@ export function fastUlid(time: number): string {
 
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
-interface TurnRow {
-  id: string;
-  session_id: string;
-  turn_number: number;
-  user_message_id: string | null;
-  user_message_content: string;
-  user_from: string | null;
-  user_metadata: string | null;
-  agent_message_id: string | null;
-  agent_message_content: string;
-  agent_metadata: string | null;
-  created_at: number;
-}
-
-export function turnFromRow(r: TurnRow): ConversationTurn {
+export function turnFromRow(r: StoredTurnRow): ConversationTurn {
   return {
     id: r.id,
     sessionId: r.session_id,
@@ -107,50 +99,10 @@ export interface RecorderCoreOptions {
 }
 
 export class RecorderCore {
-  private readonly stmts;
   private readonly newId: (time: number) => string;
 
   constructor(readonly db: DB, options: RecorderCoreOptions = {}) {
     this.newId = options.newId ?? fastUlid;
-    this.stmts = {
-      upsertSession: db.prepare(`
-        INSERT INTO sessions (id, channel_id, conversation_target, account_id, created_at, last_activity_at, metadata)
-        VALUES (@id, @channelId, @conversationTarget, @accountId, @createdAt, @lastActivityAt, @metadata)
-        ON CONFLICT(id) DO UPDATE SET
-          channel_id = excluded.channel_id,
-          conversation_target = coalesce(excluded.conversation_target, conversation_target),
-          account_id = coalesce(excluded.account_id, account_id),
-          created_at = min(created_at, excluded.created_at),
-          last_activity_at = max(last_activity_at, excluded.last_activity_at),
-          metadata = coalesce(excluded.metadata, metadata)`),
-      touchSession: db.prepare('UPDATE sessions SET last_activity_at = max(last_activity_at, ?) WHERE id = ?'),
-      nextTurnNumber: db.prepare(NEXT_TURN_NUMBER_SQL).pluck(),
-      insertTurn: db.prepare(INSERT_TURN_SQL),
-      insertContext: db.prepare(
-        'INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)',
-      ),
-      turnExists: db.prepare('SELECT 1 FROM conversation_turns WHERE id = ?').pluck(),
-      sessionExists: db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck(),
-      insertDecision: db.prepare(`
-        INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, candidate_fact, llm_model,
-          llm_latency_ms, prompt_tokens, completion_tokens, raw_response, source, created_at)
-        VALUES (@id, @turnId, @sessionId, @decision, @reason, @candidateFact, @model, @latencyMs, @promptTokens,
-          @completionTokens, @rawResponse, @source, @createdAt)`),
-      insertAudit: db.prepare(`
-        INSERT INTO write_guardian_audit (id, decision_id, turn_id, session_id, target_file, candidate_fact,
-          before_snapshot_id, after_snapshot_id, diff, lines_added, lines_removed, lines_modified, status, reason,
-          llm_model, llm_latency_ms, agent_steps, source, related_audit_id, metadata, created_at)
-        VALUES (@id, @decisionId, @turnId, @sessionId, @targetFile, @candidateFact, @beforeSnapshotId, @afterSnapshotId,
-          @diff, @added, @removed, @modified, @status, @reason, @model, @latencyMs, @agentSteps, @source,
-          @relatedAuditId, @metadata, @createdAt)`),
-      turnsBySession: db.prepare(
-        'SELECT * FROM conversation_turns WHERE session_id = ? AND created_at < ? ORDER BY created_at DESC, turn_number DESC LIMIT ?',
-      ),
-      contextByTurn: db.prepare(
-        `SELECT id, turn_id AS turnId, role, message, timestamp, sequence_number AS sequenceNumber
-         FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number`,
-      ),
-    };
   }
 
   /**
@@ -170,7 +122,7 @@ export class RecorderCore {
   upsertSession(input: SessionInput): void {
     const s = parseInput(sessionInput, input, 'upsertSession');
     this.tx(() =>
-      this.stmts.upsertSession.run({
+      upsertRecordedSession(this.db, {
         id: s.id,
         channelId: s.channelId,
         conversationTarget: s.conversationTarget ?? null,
@@ -186,13 +138,13 @@ export class RecorderCore {
   insertTurn(input: TurnInput): { id: string; turnNumber: number } {
     const t = parseInput(turnInput, input, 'insertTurn');
     return this.tx(() => {
-      if (!this.stmts.sessionExists.get(t.sessionId)) {
+      if (!sessionExists(this.db, t.sessionId)) {
         throw new AppError('Invalid', `insertTurn: sessionId: session ${t.sessionId} does not exist (call upsertSession first)`);
       }
       const id = t.id ?? this.newId(t.createdAt);
-      const turnNumber = t.turnNumber ?? (this.stmts.nextTurnNumber.get(t.sessionId) as number);
+      const turnNumber = t.turnNumber ?? nextTurnNumber(this.db, t.sessionId);
       try {
-        this.stmts.insertTurn.run({
+        insertTurnRow(this.db, {
           id,
           sessionId: t.sessionId,
           turnNumber,
@@ -211,7 +163,7 @@ export class RecorderCore {
         }
         throw e;
       }
-      this.stmts.touchSession.run(t.createdAt, t.sessionId);
+      touchSessionActivity(this.db, t.sessionId, t.createdAt);
       return { id, turnNumber };
     });
   }
@@ -221,18 +173,18 @@ export class RecorderCore {
     if (!Array.isArray(context)) throw new AppError('Invalid', 'insertContextBatch: context: expected an array');
     const items = context.map((c, i) => parseInput(contextItemInput, c, `insertContextBatch: context.${i}`));
     this.tx(() => {
-      if (!this.stmts.turnExists.get(turnId)) throw new AppError('Invalid', `insertContextBatch: turnId: turn ${turnId} does not exist`);
-      items.forEach((c, i) => this.stmts.insertContext.run(turnId, c.role, c.message, c.timestamp, i));
+      if (!turnExists(this.db, turnId)) throw new AppError('Invalid', `insertContextBatch: turnId: turn ${turnId} does not exist`);
+      items.forEach((c, i) => insertContextItem(this.db, turnId, c.role, c.message, c.timestamp, i));
     });
   }
 
   getTurnsBySession(sessionId: string, options: { limit?: number; before?: number } = {}): ConversationTurn[] {
-    const rows = this.stmts.turnsBySession.all(sessionId, options.before ?? Number.MAX_SAFE_INTEGER, options.limit ?? 100) as TurnRow[];
+    const rows = listTurnsBeforeInSession(this.db, sessionId, options.before ?? Number.MAX_SAFE_INTEGER, options.limit ?? 100);
     return rows.reverse().map(turnFromRow);
   }
 
   getContextByTurn(turnId: string): ConversationContextItem[] {
-    return this.stmts.contextByTurn.all(turnId) as ConversationContextItem[];
+    return listContextOfTurn(this.db, turnId) as ConversationContextItem[];
   }
 
   /** Records one memory_gate decision. Returns its id. */
@@ -243,8 +195,8 @@ export class RecorderCore {
     }
     const id = d.id ?? this.newId(d.createdAt);
     this.tx(() => {
-      if (!this.stmts.turnExists.get(d.turnId)) throw new AppError('Invalid', `insertDecision: turnId: turn ${d.turnId} does not exist`);
-      this.stmts.insertDecision.run({
+      if (!turnExists(this.db, d.turnId)) throw new AppError('Invalid', `insertDecision: turnId: turn ${d.turnId} does not exist`);
+      insertDecisionRow(this.db, {
         id,
         turnId: d.turnId,
         sessionId: d.sessionId,
@@ -282,7 +234,7 @@ export class RecorderCore {
     const beforeSnapshotId = beforeKnown && w.before !== null ? storeSnapshot(this.db, file, w.before as string, w.createdAt, this.newId(w.createdAt)) : null;
     const afterSnapshotId = afterKnown && w.after !== null ? storeSnapshot(this.db, file, w.after as string, w.createdAt, this.newId(w.createdAt)) : null;
     const changed = beforeKnown && afterKnown ? diffFile(file, w.before ?? null, w.after ?? null) : null;
-    this.stmts.insertAudit.run({
+    insertAuditRow(this.db, {
       id,
       decisionId: w.decisionId ?? null,
       turnId: w.turnId ?? null,

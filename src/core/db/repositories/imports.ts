@@ -1,0 +1,175 @@
+// What importers keep between runs (a cursor per source file, state per scope, one row per run, the
+// aliases of foreign session keys), and their idempotent variants of the recorder's conversation rows:
+// ids derived from the source with INSERT OR IGNORE, so a re-import adds nothing.
+import type { DB } from '../connection';
+import { stmt } from '../statements';
+import type { RecorderSessionParams } from './recorder';
+
+export interface StoredCursorRow {
+  sourcePath: string;
+  fileSize: number;
+  fileInode: string | null;
+  headHash: string | null;
+  headLength: number;
+  byteOffset: number;
+  lineNumber: number;
+  state: string | null;
+}
+
+export interface CursorParams {
+  importer: string;
+  file: string;
+  size: number;
+  inode: string;
+  hash: string | null;
+  headLength: number;
+  offset: number;
+  line: number;
+  state: string | null;
+  now: number;
+}
+
+export interface ImportRunParams {
+  id: string;
+  importer: string;
+  source: string;
+  startedAt: number;
+  finishedAt: number;
+  status: string;
+  inserted: string;
+  skippedCount: number;
+  report: string;
+}
+
+export interface ImportedDecisionParams {
+  id: string;
+  turnId: string;
+  sessionId: string;
+  decision: string;
+  reason: string;
+  candidateFact: string | null;
+  model: string;
+  source: string;
+  createdAt: number;
+}
+
+export interface ImportedAuditParams {
+  id: string;
+  decisionId: string;
+  turnId: string | null;
+  sessionId: string | null;
+  targetFile: string;
+  candidateFact: string | null;
+  status: string;
+  reason: string | null;
+  model: string | null;
+  metadata: string | null;
+  createdAt: number;
+}
+
+export function findImportCursor(db: DB, importer: string, sourcePath: string): StoredCursorRow | undefined {
+  return stmt<StoredCursorRow>(
+    db,
+    `SELECT source_path AS sourcePath, file_size AS fileSize, file_inode AS fileInode, head_hash AS headHash,
+            head_length AS headLength, byte_offset AS byteOffset, line_number AS lineNumber, state
+     FROM import_cursors WHERE importer = ? AND source_path = ?`,
+  ).get(importer, sourcePath);
+}
+
+export function saveImportCursor(db: DB, p: CursorParams): void {
+  stmt(db, `INSERT INTO import_cursors (importer, source_path, file_size, file_inode, head_hash, head_length, byte_offset, line_number, state, updated_at)
+     VALUES (@importer, @file, @size, @inode, @hash, @headLength, @offset, @line, @state, @now)
+     ON CONFLICT(importer, source_path) DO UPDATE SET file_size = excluded.file_size, file_inode = excluded.file_inode,
+       head_hash = excluded.head_hash, head_length = excluded.head_length, byte_offset = excluded.byte_offset,
+       line_number = excluded.line_number, state = excluded.state, updated_at = excluded.updated_at`).run(p);
+}
+
+export function findImportState(db: DB, scope: string): string | undefined {
+  return stmt(db, 'SELECT state FROM import_state WHERE scope = ?').pluck().get(scope) as string | undefined;
+}
+
+export function saveImportState(db: DB, scope: string, state: string, now: number): void {
+  stmt(db, `INSERT INTO import_state (scope, state, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT(scope) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`).run(scope, state, now);
+}
+
+export function insertImportRun(db: DB, p: ImportRunParams): void {
+  stmt(db, `INSERT INTO import_runs (id, importer, source, started_at, finished_at, status, inserted, skipped_count, report)
+     VALUES (@id, @importer, @source, @startedAt, @finishedAt, @status, @inserted, @skippedCount, @report)`).run(p);
+}
+
+/** True when the alias is new. */
+export function insertSessionAlias(db: DB, alias: string, sessionId: string, source: string, now: number): boolean {
+  return stmt(db, 'INSERT OR IGNORE INTO session_aliases (alias, session_id, source, created_at) VALUES (?, ?, ?, ?)').run(alias, sessionId, source, now).changes > 0;
+}
+
+export function findSessionForAlias(db: DB, alias: string): string | undefined {
+  return stmt(db, 'SELECT session_id FROM session_aliases WHERE alias = ?').pluck().get(alias) as string | undefined;
+}
+
+/**
+ * What the workbench already knows of a session wins over an import (the plugin recorded it first);
+ * an import fills gaps, widens the time span and merges metadata.
+ */
+export function upsertImportedSession(db: DB, p: RecorderSessionParams): void {
+  stmt(db, `
+    INSERT INTO sessions (id, channel_id, conversation_target, account_id, created_at, last_activity_at, metadata)
+    VALUES (@id, @channelId, @conversationTarget, @accountId, @createdAt, @lastActivityAt, @metadata)
+    ON CONFLICT(id) DO UPDATE SET
+      conversation_target = coalesce(conversation_target, excluded.conversation_target),
+      account_id = coalesce(account_id, excluded.account_id),
+      created_at = min(created_at, excluded.created_at),
+      last_activity_at = max(last_activity_at, excluded.last_activity_at, min(created_at, excluded.created_at)),
+      metadata = CASE WHEN excluded.metadata IS NULL THEN metadata
+                      WHEN metadata IS NULL THEN excluded.metadata
+                      ELSE json_patch(metadata, excluded.metadata) END`).run(p);
+}
+
+/** An imported turn may be older than the session's first one: both ends of the span move. */
+export function widenSessionSpan(db: DB, sessionId: string, at: number): void {
+  stmt(db, 'UPDATE sessions SET last_activity_at = max(last_activity_at, ?), created_at = min(created_at, ?) WHERE id = ?').run(at, at, sessionId);
+}
+
+/** A turn of the same exchange in another source: same session, same user text, the reply inside its reply, close in time. */
+export function findSameExchangeTurn(db: DB, sessionId: string, from: number, to: number, notId: string, userContent: string, agentContent: string): string | undefined {
+  return stmt(
+    db,
+    `SELECT id FROM conversation_turns WHERE session_id = ? AND created_at BETWEEN ? AND ? AND id <> ?
+       AND user_message_content = ? AND instr(agent_message_content, ?) > 0 LIMIT 1`,
+  ).pluck().get(sessionId, from, to, notId, userContent, agentContent) as string | undefined;
+}
+
+/** A turn of the session with this user text, close in time (OpenClaw's replies to one message). */
+export function findTurnOfUserMessage(db: DB, sessionId: string, from: number, to: number, userContent: string): string | undefined {
+  return stmt(
+    db,
+    'SELECT id FROM conversation_turns WHERE session_id = ? AND created_at BETWEEN ? AND ? AND user_message_content = ? LIMIT 1',
+  ).pluck().get(sessionId, from, to, userContent) as string | undefined;
+}
+
+/** Returns 1 when the item is new, 0 when it was imported before. */
+export function insertContextItemIfNew(db: DB, turnId: string, role: string, message: string, timestamp: number, sequence: number): number {
+  return stmt(db, 'INSERT OR IGNORE INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)')
+    .run(turnId, role, message, timestamp, sequence).changes;
+}
+
+export function insertDecisionIfNew(db: DB, p: ImportedDecisionParams): number {
+  return stmt(db, `
+    INSERT OR IGNORE INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, candidate_fact, llm_model,
+      llm_latency_ms, prompt_tokens, completion_tokens, raw_response, source, created_at)
+    VALUES (@id, @turnId, @sessionId, @decision, @reason, @candidateFact, @model, NULL, NULL, NULL, NULL, @source, @createdAt)`).run(p).changes;
+}
+
+export function insertPluginAuditIfNew(db: DB, p: ImportedAuditParams): number {
+  return stmt(db, `
+    INSERT OR IGNORE INTO write_guardian_audit (id, decision_id, turn_id, session_id, target_file, candidate_fact,
+      before_snapshot_id, after_snapshot_id, diff, lines_added, lines_removed, lines_modified, status, reason,
+      llm_model, llm_latency_ms, agent_steps, source, related_audit_id, metadata, created_at)
+    VALUES (@id, @decisionId, @turnId, @sessionId, @targetFile, @candidateFact, NULL, NULL, NULL, NULL, NULL, NULL,
+      @status, @reason, @model, NULL, NULL, 'plugin', NULL, @metadata, @createdAt)`).run(p).changes;
+}
+
+/** The gate's log line carries no fact; the guardian's line that follows does. */
+export function fillDecisionFact(db: DB, decisionId: string, fact: string): void {
+  stmt(db, 'UPDATE memory_gate_decisions SET candidate_fact = ? WHERE id = ? AND candidate_fact IS NULL').run(fact, decisionId);
+}
