@@ -1,0 +1,159 @@
+// Dataset exports at scale (issue 16). A workspace of EXPORT_BENCH_DECISIONS decisions (default 100,000)
+// is recorded and collected, then every format is exported in its own fresh process: CPU time against a
+// plain JSON.stringify-and-write loop over the stored sample rows (scaled to the samples each export
+// wrote), peak RSS (the kernel's high-water mark of that process), the live heap after a GC at each tenth,
+// and whether the tokenizer was loaded. EXPORT_BENCH_WORKSPACE=<dir> reuses a collected workspace (kept),
+// so the code before and after a change can be measured on the same data; EXPORT_BENCH_FORMATS picks formats.
+import { fork } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import type { BenchSection } from '../index';
+import { cpuSeconds, fmt, loadAvg } from '../util';
+import { openWorkspaceDatabase } from '../../src/core/db/connection';
+import { exportDataset } from '../../src/core/dataset';
+import { EXPORT_FORMATS, type ExportFormat } from '../../src/shared/domain';
+import { buildWorkspace } from '../dataset/workspace';
+import { runChild, type CollectChildResult } from '../dataset/child';
+
+interface ExportRun {
+  format: string;
+  total: number;
+  wallS: number;
+  cpuS: number;
+  peakRssMb: number;
+  liveHeapMb: number[];
+  mib: number;
+  tokenizer: boolean;
+  error?: string;
+}
+
+const CHILD_ENV = 'REFLECTION_BENCH_EXPORT_CHILD';
+
+/** The baseline: every stored sample row, JSON.stringify'd and written with backpressure. */
+async function baselineWrite(dir: string): Promise<{ cpuS: number; rows: number }> {
+  const { db } = openWorkspaceDatabase(dir);
+  const file = path.join(dir, 'baseline-samples.jsonl');
+  const c0 = process.cpuUsage();
+  const out = fs.createWriteStream(file);
+  let rows = 0;
+  for (const row of db.prepare('SELECT * FROM dataset_samples').iterate()) {
+    rows++;
+    if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  const cpuS = cpuSeconds(c0);
+  db.close();
+  fs.rmSync(file, { force: true });
+  return { cpuS, rows };
+}
+
+/** Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with the data. */
+function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[] } {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const samples: number[] = [];
+  let next = 0.1;
+  return {
+    samples,
+    progress: (done, total) => {
+      if (!total || done / total < next) return;
+      next += 0.1;
+      gc();
+      samples.push(Math.round(process.memoryUsage().heapUsed / 1048576));
+    },
+  };
+}
+
+/** One export in this (fresh) process. */
+async function exportChild(dir: string, format: ExportFormat): Promise<ExportRun> {
+  const { db } = openWorkspaceDatabase(dir);
+  const outDir = path.join(dir, `export-${format}`);
+  const live = liveHeapProbe();
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const r = await exportDataset({ db, workspaceDir: dir, progress: live.progress }, { format, outDir }).catch((e: Error) => e);
+  const cpuS = cpuSeconds(c0);
+  const wallS = (performance.now() - t0) / 1000;
+  db.close();
+  fs.rmSync(outDir, { recursive: true, force: true });
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  const tokenizer = Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'));
+  const base = { format, wallS, cpuS, peakRssMb, liveHeapMb: live.samples, tokenizer };
+  if (r instanceof Error) return { ...base, total: 0, mib: 0, error: r.message };
+  return { ...base, total: r.total, mib: r.files.reduce((a, f) => a + f.bytes, 0) / 1048576 };
+}
+
+function runExportChild(dir: string, format: ExportFormat): Promise<ExportRun> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [dir, format], { execArgv: ['--require', 'tsx/cjs'], env: { ...process.env, [CHILD_ENV]: '1' } });
+    child.once('message', (m) => resolve(m as ExportRun));
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`export bench child exited with ${code}`)));
+  });
+}
+
+async function collectedWorkspace(root: string): Promise<string> {
+  if (process.env.EXPORT_BENCH_WORKSPACE) {
+    const dir = process.env.EXPORT_BENCH_WORKSPACE;
+    if (fs.existsSync(path.join(dir, '.openclaw-reflection'))) return dir;
+    fs.mkdirSync(dir, { recursive: true });
+    return collectInto(dir);
+  }
+  return collectInto(fs.mkdtempSync(path.join(root, 'ws-')));
+}
+
+async function collectInto(dir: string): Promise<string> {
+  const n = Number(process.env.EXPORT_BENCH_DECISIONS ?? 100_000);
+  const tb = performance.now();
+  buildWorkspace(dir, n).close();
+  const c = await runChild<CollectChildResult>(['collect', dir]);
+  console.log(`workspace: ${n.toLocaleString('en')} decisions -> ${c.samples} samples in ${fmt((performance.now() - tb) / 1000, 0)} s; ${loadAvg()}`);
+  return dir;
+}
+
+export const section: BenchSection = {
+  name: 'dataset exports',
+  async run() {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-exports-'));
+    try {
+      const dir = await collectedWorkspace(root);
+      const base = await baselineWrite(dir);
+      console.log(`export baseline (stringify + write of all ${base.rows} stored samples): ${fmt(base.cpuS, 2)} s CPU; ${loadAvg()}`);
+      const formats = (process.env.EXPORT_BENCH_FORMATS?.split(',') ?? [...EXPORT_FORMATS]) as ExportFormat[];
+      for (const format of formats) {
+        const r = await runExportChild(dir, format);
+        if (r.error) {
+          console.log(`export ${format.padEnd(10)}: ${r.error}`);
+          continue;
+        }
+        // the baseline writes every stored sample; scale it to the number this export wrote
+        const scaled = base.cpuS * (Math.max(r.total, 1) / Math.max(1, base.rows));
+        const aim = format === 'openai-dpo' ? 0.5 : 0.7;
+        console.log(
+          `export ${format.padEnd(10)}: ${r.total} samples, ${fmt(r.cpuS, 2)} s CPU (wall ${fmt(r.wallS, 2)} s); ratio ${fmt(scaled / r.cpuS, 3)} (aim >= ${aim}); ` +
+            `peak RSS ${fmt(r.peakRssMb, 0)} MB fresh process (aim < 250); live heap after GC at each tenth (MB): ${r.liveHeapMb.join(' ')}; ` +
+            `tokenizer ${r.tokenizer ? 'loaded' : 'not loaded'}; ${fmt(r.mib, 1)} MiB written; ${loadAvg()}`,
+        );
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  },
+};
+
+if (process.env[CHILD_ENV] && process.send) {
+  const [dir, format] = process.argv.slice(2);
+  if (!dir) throw new Error('exports bench child: expected <workspace dir> <format>');
+  exportChild(dir, format as ExportFormat).then(
+    (result) => process.send!(result, () => process.exit(0)),
+    (e: Error) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
