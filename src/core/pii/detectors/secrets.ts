@@ -127,24 +127,49 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
       out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, t.confidence, `pattern:${t.name}`));
     }
   }
+  const { keyword, blockPatterns } = compileKeyPatterns(redactPatterns);
+  out.push(...beginBlockMarkers(text, blockPatterns));
+  // Values already judged by their key: the key-less passes below must not overrule that judgement.
+  const judged = new Uint8Array(text.length);
+  out.push(...assignedSecrets(text, keyword, judged));
+  const isJudged = (start: number, end: number) => judged.subarray(start, end).includes(1);
+  out.push(...proseSecrets(text, isJudged));
+  for (const m of text.matchAll(CURL_USER)) {
+    const user = m[1] ?? ''; // CURL_USER captures the credentials
+    const start = m.index + m[0].length - user.length;
+    if (!isPlaceholder(user)) out.push(makeSpan(text, 'PASSWORD', start, start + user.length, 0.8, 'pattern:curl-user'));
+  }
+  out.push(...keylessTokens(text, isJudged));
+  return out;
+}
+
+/** The configured key patterns: "-----BEGIN" markers apart, the rest joined with the built-in keywords. */
+function compileKeyPatterns(redactPatterns?: string[]): { keyword: RegExp; blockPatterns: RegExp[] } {
   const keyPatterns = [BUILTIN_KEYWORDS];
   const blockPatterns: RegExp[] = [];
   for (const p of redactPatterns ?? DEFAULT_KEY_PATTERNS) {
     if (p.startsWith('-----')) blockPatterns.push(safeRegex(p, 'g'));
     else keyPatterns.push(`(?:${p})`);
   }
-  const keyword = safeRegex(keyPatterns.join('|'), 'i');
+  return { keyword: safeRegex(keyPatterns.join('|'), 'i'), blockPatterns };
+}
+
+/** "-----BEGIN X-----" lines other than private keys (those are matched whole) and public material. */
+function beginBlockMarkers(text: string, blockPatterns: RegExp[]): PiiSpan[] {
+  const out: PiiSpan[] = [];
   for (const re of blockPatterns) {
-    // "-----BEGIN X-----" lines other than private keys (those are matched whole above): redact the marker line body.
     for (const m of text.matchAll(re)) {
       if (/PRIVATE KEY/.test(m[0]) || !m[0]) continue;
       if (/CERTIFICATE|PUBLIC KEY/.test(m[0])) continue;
       out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, 0.6, 'pattern:begin-block'));
     }
   }
+  return out;
+}
 
-  // Values already judged by their key: the key-less passes below must not overrule that judgement.
-  const judged = new Uint8Array(text.length);
+/** `key = value` and `"key": "value"` pairs, judged by their key; marks every value looked at in `judged`. */
+function assignedSecrets(text: string, keyword: RegExp, judged: Uint8Array): PiiSpan[] {
+  const out: PiiSpan[] = [];
   for (const m of text.matchAll(ASSIGNMENT)) {
     const g = m.groups as { key: string; op: string; val: string }; // named groups of ASSIGNMENT, none optional
     const key = g.key.replace(/^["']|["']$/g, '');
@@ -171,7 +196,12 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
       out.push(makeSpan(text, 'API_KEY', valStart, valStart + value.length, 0.55, 'entropy:assignment'));
     }
   }
-  const isJudged = (start: number, end: number) => judged.subarray(start, end).includes(1);
+  return out;
+}
+
+/** "my password is hunter2" and its Chinese forms. */
+function proseSecrets(text: string, isJudged: (start: number, end: number) => boolean): PiiSpan[] {
+  const out: PiiSpan[] = [];
   for (const m of text.matchAll(PROSE_SECRET)) {
     const g = m.groups as { key: string; val: string }; // named groups of PROSE_SECRET, none optional
     let value = g.val;
@@ -189,13 +219,12 @@ export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[
     if (!password && !looksLikeKeyedSecret(value, false)) continue;
     out.push(makeSpan(text, password ? 'PASSWORD' : 'API_KEY', start, start + value.length, 0.7, 'keyword:prose'));
   }
-  for (const m of text.matchAll(CURL_USER)) {
-    const user = m[1] ?? ''; // CURL_USER captures the credentials
-    const start = m.index + m[0].length - user.length;
-    if (!isPlaceholder(user)) out.push(makeSpan(text, 'PASSWORD', start, start + user.length, 0.8, 'pattern:curl-user'));
-  }
+  return out;
+}
 
-  // Quoted literals and free-standing tokens with no key at all.
+/** Quoted literals and free-standing tokens with no key at all. */
+function keylessTokens(text: string, isJudged: (start: number, end: number) => boolean): PiiSpan[] {
+  const out: PiiSpan[] = [];
   for (const m of text.matchAll(/(["'`])([A-Za-z0-9+/=_-]{20,})\1/g)) {
     const literal = m[2] ?? '';
     const start = m.index + 1;
