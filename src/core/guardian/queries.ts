@@ -1,7 +1,8 @@
 // Audit queries: list, show, diff and the history of one file. Lists are keyset-paged on
 // (created_at, rowid), which every audit index carries, so a page costs an index range scan.
 import fs from 'node:fs';
-import type { AuditDetail, AuditDiff, AuditRow, AuditStatusCount, FileVersion } from '../../shared/contract/guardian';
+import type { AuditDetail, AuditDiff, AuditStatusCount, FileVersion } from '../../shared/contract/guardian';
+import type { AuditRow } from '../../shared/contract/records';
 import { AUDIT_SOURCES, AUDIT_STATUSES, type AuditSource, type AuditStatus, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { Page } from '../../shared/paging';

@@ -6,8 +6,7 @@ import type {
   ExportFormat,
   SampleType,
 } from '../domain';
-import type { ContextItemDto, GateDecisionRow, TurnDto } from './records';
-import type { AuditRow } from './guardian';
+import type { AuditRow, ContextItemDto, GateDecisionRow, TurnDto } from './records';
 
 export type { Page } from '../paging';
 

@@ -1,31 +1,8 @@
 // Outputs of the write_guardian calls: audits, diffs, file history, rollback, retry and corrections. The services
 // in src/core/guardian return these, so a handler only calls the service. Plain JSON data; times are epoch ms.
 import type { AuditSource, AuditStatus, LineChanges, MemoryFileName } from '../domain';
-import type { GateDecisionRow, TurnDto } from './records';
+import type { AuditRow, GateDecisionRow, TurnDto } from './records';
 
-export interface AuditRow {
-  id: string;
-  decisionId: string | null;
-  turnId: string | null;
-  sessionId: string | null;
-  targetFile: MemoryFileName;
-  candidateFact: string | null;
-  status: AuditStatus;
-  source: AuditSource;
-  reason: string | null;
-  lineChanges: LineChanges | null;
-  /** Unified diff of the write, where a view shows it (a decision's writes). */
-  diff?: string | null;
-  /** Absent in timeline views. */
-  beforeSnapshotId?: string | null;
-  afterSnapshotId?: string | null;
-  relatedAuditId?: string | null;
-  /** List views, rollback rows: the write this rollback undid (or re-applied). */
-  undid?: { id: string; targetFile: MemoryFileName; candidateFact: string | null; createdAt: number } | null;
-  /** False for writes imported from logs: before/after content unknown, so no diff and no rollback. */
-  contentKnown?: boolean;
-  createdAt: number;
-}
 export interface RollbackDto {
   id: string;
   auditId: string;

@@ -7,13 +7,12 @@ import {
   AUDIT_SOURCES,
   AUDIT_STATUSES,
   EXPORT_FORMATS,
-  GATE_DECISIONS,
   MEMORY_FILES,
   SAMPLE_TYPES,
 } from '../domain';
 import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract } from './define';
 import type * as D from './dto';
-import type * as R from './records';
+import { recordContracts, type AuditRow } from './records';
 import type * as G from './guardian';
 import { appContracts } from './app';
 import { curationContracts } from './curation';
@@ -58,49 +57,10 @@ const exportOptions = {
 export const contracts = {
   ...appContracts,
 
-  // ---- sessions, turns, context, search ----
-  'sessions.list': query<D.Page<R.SessionRow>>()(
-    z.strictObject({ limit: limit(), cursor, channelId: z.string().max(200).optional(), text: text(500).optional() }),
-    'Sessions, most recent activity first',
-  ),
-  'sessions.get': query<R.SessionDetail>()(z.strictObject({ id }), 'One session with counts'),
-  'turns.list': query<D.Page<R.TurnView>>()(
-    z.strictObject({ sessionId: id, limit: limit(), cursor, fromTurn: id.optional() }),
-    'A session timeline: turns in order, each with its decisions and writes (fromTurn: start at that turn)',
-  ),
-  'turns.get': query<R.TurnDetail>()(z.strictObject({ id }), 'One turn with its context window, decisions and writes'),
-  'context.get': query<R.ContextItemDto[]>()(z.strictObject({ turnId: id }), 'The context window of a turn'),
-  'search.query': query<R.SearchPage>()(
-    z.strictObject({
-      text: z.string().trim().min(1, 'search text is required').max(500),
-      kinds: z.array(z.enum(['turn', 'decision'])).max(2).optional(),
-      sessionId: id.optional(),
-      limit: limit(200, 50),
-      cursor,
-    }),
-    'Full-text search over turns, facts and reasons (Chinese works)',
-  ),
-
-  // ---- memory_gate ----
-  'gate.list': query<R.GateDecisionPage>()(
-    z.strictObject({
-      sessionId: id.optional(),
-      decision: z.enum(GATE_DECISIONS).optional(),
-      text: text(500).optional(),
-      limit: limit(),
-      cursor,
-      ...timeRange,
-    }),
-    'memory_gate decisions, newest first, with their conversation text',
-  ),
-  'gate.show': query<R.GateDecisionDetail>()(z.strictObject({ id }), 'A decision with its turn, context and writes'),
-  'gate.stats': query<R.GateStats>()(
-    z.strictObject({ groupBy: z.enum(['daily', 'weekly', 'session']).default('daily'), ...timeRange, limit: limit(1000, 100) }),
-    'Counts per decision type and average latency',
-  ),
+  ...recordContracts,
 
   // ---- write_guardian ----
-  'guardian.list': query<D.Page<G.AuditRow>>()(
+  'guardian.list': query<D.Page<AuditRow>>()(
     z.strictObject({
       sessionId: id.optional(),
       file: memoryFile.optional(),

@@ -1,5 +1,5 @@
 // write_guardian audits read as the contract's AuditRow: the write outcomes a decision or a timeline shows.
-import type { AuditRow } from '../../../shared/contract/guardian';
+import type { AuditRow } from '../../../shared/contract/records';
 import type { AuditSource, AuditStatus, MemoryFileName } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
