@@ -4,11 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../shared/errors';
 import type { DB } from '../core/db/connection';
-
-interface ExportRowFiles {
-  file_path: string;
-  files: string | null;
-}
+import { findDatasetExportFiles } from '../core/db/repositories/datasetExports';
 
 function listedNames(files: string | null): string[] {
   if (!files) return [];
@@ -29,7 +25,7 @@ export function resolveExportFile(db: DB, workspaceDir: string, exportId: string
   if (fileName !== path.basename(fileName) || fileName === '.' || fileName === '..') {
     throw new AppError('Invalid', `fileName: ${fileName} must be a plain file name`);
   }
-  const row = db.prepare('SELECT file_path, files FROM dataset_exports WHERE id = ?').get(exportId) as ExportRowFiles | undefined;
+  const row = findDatasetExportFiles(db, exportId);
   if (!row) throw new AppError('NotFound', `export ${exportId} not found`);
   const recorded = path.resolve(workspaceDir, row.file_path);
   const isDir = fs.existsSync(recorded) && fs.statSync(recorded).isDirectory();
@@ -55,7 +51,7 @@ export function resolveExportFile(db: DB, workspaceDir: string, exportId: string
  * (<workspace>-<format>-<date>.<split>.<ext>) when it has one, else the file's own name.
  */
 export function downloadNameOf(db: DB, exportId: string, fileName: string): string {
-  const row = db.prepare('SELECT files FROM dataset_exports WHERE id = ?').get(exportId) as { files: string | null } | undefined;
+  const row = findDatasetExportFiles(db, exportId);
   try {
     const files = JSON.parse(row?.files ?? '[]') as { name?: unknown; downloadName?: unknown }[];
     const hit = files.find((f) => f?.name === fileName);

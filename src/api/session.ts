@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { ChangeEvent, DataArea, DataChange, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../shared/contract';
 import { AppError } from '../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../core/db/connection';
+import { countTableRows } from '../core/db/repositories/schema';
 import type { ServiceContext } from '../core/context';
 import { loadSettings } from '../core/lifecycle/settings';
 import { resolveActor } from '../core/curation/actor';
@@ -101,7 +102,7 @@ export class WorkspaceSession {
     const version = this.readDataVersion();
     if (this.cachedCounts && this.cachedCounts.version === version) return this.cachedCounts.counts;
     const db = this.db;
-    const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const count = (table: string) => countTableRows(db, table);
     const counts = {
       sessions: count('sessions'),
       turns: count('conversation_turns'),

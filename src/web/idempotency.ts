@@ -5,14 +5,10 @@
 import crypto from 'node:crypto';
 import type { Result } from '../shared/errors';
 import type { DB } from '../core/db/connection';
+import { deleteIdempotencyKey, findIdempotencyKey, reserveIdempotencyKey, storeIdempotentResult } from '../core/db/repositories/idempotency';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const TRANSIENT = new Set(['Locked', 'Io', 'RateLimited']);
-
-interface Row {
-  body_hash: string;
-  result: string | null;
-}
 
 const conflict = (message: string): Result<unknown> => ({ ok: false, error: { kind: 'Conflict', message } });
 
@@ -42,9 +38,7 @@ export class IdempotencyStore {
     }
     const db = this.database();
     const now = this.now();
-    const stored = db
-      .prepare('SELECT body_hash, result FROM api_idempotency WHERE channel = ? AND idem_key = ? AND created_at > ?')
-      .get(channel, key, now - this.ttlMs) as Row | undefined;
+    const stored = findIdempotencyKey(db, channel, key, now - this.ttlMs);
     if (stored) {
       if (stored.body_hash !== bodyHash) return { result: conflict('Idempotency-Key was already used with a different request'), replayed: true };
       if (stored.result === null) {
@@ -54,8 +48,7 @@ export class IdempotencyStore {
       return { result: JSON.parse(stored.result) as Result<unknown>, replayed: true };
     }
     // Reserve the key before acting, so a crash in between never lets a retry run the action twice.
-    db.prepare('DELETE FROM api_idempotency WHERE created_at <= ?').run(now - this.ttlMs);
-    db.prepare('INSERT OR REPLACE INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES (?, ?, ?, NULL, ?)').run(channel, key, bodyHash, now);
+    reserveIdempotencyKey(db, channel, key, bodyHash, now, now - this.ttlMs);
     const result = fn();
     this.inFlight.set(id, { bodyHash, result });
     try {
@@ -72,9 +65,9 @@ export class IdempotencyStore {
     if (!db.open) return;
     if (!settled.ok && TRANSIENT.has(settled.error.kind)) {
       // A transient failure did nothing: let the client retry it with the same key.
-      db.prepare('DELETE FROM api_idempotency WHERE channel = ? AND idem_key = ?').run(channel, key);
+      deleteIdempotencyKey(db, channel, key);
     } else {
-      db.prepare('UPDATE api_idempotency SET result = ? WHERE channel = ? AND idem_key = ?').run(JSON.stringify(settled), channel, key);
+      storeIdempotentResult(db, channel, key, JSON.stringify(settled));
     }
   }
 }

@@ -5,6 +5,8 @@ import type { AnnotationStatus, ExportFormat, SampleType } from '../../shared/do
 import { AppError, isAppError } from '../../shared/errors';
 import { STATE_DIR, type DB } from '../../core/db/connection';
 import type { ServiceContext } from '../../core/context';
+import { findLastEventSeqOfSample } from '../../core/db/repositories/annotationEvents';
+import { findDatasetExport, listDatasetExports, type DatasetExportRow } from '../../core/db/repositories/datasetExports';
 import {
   collectSamples,
   datasetStats,
@@ -104,13 +106,6 @@ function sampleDetailDto(ctx: ServiceContext, s: DatasetSample): SampleDetail {
   };
 }
 
-interface ExportTableRow {
-  id: string; export_name: string; export_format: ExportFormat; sample_types: string; total_samples: number | null;
-  train_samples: number | null; validation_samples: number | null; avg_quality_score: number | null; include_pii: number;
-  file_path: string; file_size_bytes: number | null; checksum: string | null; files: string | null; exported_by: string | null; exported_at: number;
-  summary: string | null;
-}
-
 function fileRole(name: string): ExportFileDto['role'] {
   // <format>.train.jsonl (and train.jsonl of exports made before per-format names)
   if (/(^|\.)train\.(jsonl|csv)$/.test(name)) return 'train';
@@ -120,7 +115,7 @@ function fileRole(name: string): ExportFileDto['role'] {
   return 'other';
 }
 
-function exportRowDto(r: ExportTableRow): ExportRow {
+function exportRowDto(r: DatasetExportRow): ExportRow {
   const files = (r.files ? (JSON.parse(r.files) as Array<{ name?: string; path?: string; bytes?: number; sha256?: string; downloadName?: string | null }>) : []).map((f) => {
     const name = path.basename(f.name ?? f.path ?? '');
     return { name, role: fileRole(name), bytes: f.bytes ?? 0, sha256: f.sha256 ?? '', ...(f.downloadName ? { downloadName: path.basename(f.downloadName) } : {}) };
@@ -134,11 +129,8 @@ function exportRowDto(r: ExportTableRow): ExportRow {
   };
 }
 
-const EXPORT_COLUMNS = `id, export_name, export_format, sample_types, total_samples, train_samples, validation_samples, avg_quality_score,
-  include_pii, file_path, file_size_bytes, checksum, files, exported_by, exported_at, summary`;
-
 function exportById(db: DB, id: string): ExportRow {
-  const row = db.prepare(`SELECT ${EXPORT_COLUMNS} FROM dataset_exports WHERE id = ?`).get(id) as ExportTableRow | undefined;
+  const row = findDatasetExport(db, id);
   if (!row) throw new AppError('NotFound', `export ${id} not found`);
   return exportRowDto(row);
 }
@@ -194,8 +186,7 @@ export const datasetHandlers = {
       sampleId: input.id, action: input.action, notes: input.notes, reason: input.reason, content: input.content as SampleContent | undefined,
       config: datasetConfig(env.session.dir),
     });
-    const ev = ctx.db.prepare('SELECT seq FROM dataset_annotation_events WHERE sample_id = ? ORDER BY seq DESC LIMIT 1').get(input.id) as { seq: number } | undefined;
-    return { sample: sampleRowDto(s), reviewId: String(ev?.seq ?? ''), previousStatus };
+    return { sample: sampleRowDto(s), reviewId: String(findLastEventSeqOfSample(ctx.db, input.id) ?? ''), previousStatus };
   },
   'dataset.undo': (input, env) => {
     const ctx = env.session.serviceContext();
@@ -260,7 +251,6 @@ export const datasetHandlers = {
       decisionId: input.decisionId, fact: input.fact, file: input.file, reason: input.reason, config: datasetConfig(env.session.dir),
     }),
   'dataset.exports': (input, env) => {
-    const rows = env.session.db.prepare(`SELECT ${EXPORT_COLUMNS} FROM dataset_exports ORDER BY exported_at DESC LIMIT ?`).all(input.limit) as ExportTableRow[];
-    return rows.map(exportRowDto);
+    return listDatasetExports(env.session.db, input.limit).map(exportRowDto);
   },
 } satisfies Partial<Handlers>;

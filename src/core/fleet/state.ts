@@ -3,30 +3,16 @@
 // written once. Parts of a run that never committed are swept on the next start.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { DB } from '../db/connection';
+import {
+  deleteUncommittedRows, findRecordHolder, findSessionSplit, insertFleetRun, insertTakenSample, isSampleExported, openFleetStateDatabase,
+  type TakenRow,
+} from '../db/repositories/fleetState';
 
 export const FLEET_STATE_DIR = '_fleet';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, at INTEGER NOT NULL, exporter TEXT NOT NULL) STRICT;
-CREATE TABLE IF NOT EXISTS sessions (session_id TEXT PRIMARY KEY, split TEXT NOT NULL CHECK (split IN ('train', 'validation'))) STRICT;
-CREATE TABLE IF NOT EXISTS samples (
-  agent TEXT NOT NULL, sample_id TEXT NOT NULL, record_hash TEXT NOT NULL, run_id TEXT NOT NULL,
-  folded INTEGER NOT NULL CHECK (folded IN (0, 1)), PRIMARY KEY (agent, sample_id)) STRICT;
-CREATE INDEX IF NOT EXISTS samples_run ON samples(run_id);
-CREATE TABLE IF NOT EXISTS records (record_hash TEXT PRIMARY KEY, agent TEXT NOT NULL, sample_id TEXT NOT NULL, run_id TEXT NOT NULL) STRICT;
-CREATE INDEX IF NOT EXISTS records_run ON records(run_id);
-`;
-
-export interface TakenSample {
-  agent: string;
-  sampleId: string;
-  recordHash: string;
-  folded: boolean;
-  sessionId: string;
-  split: 'train' | 'validation';
-}
+/** A sample a run takes: its copy, and its session's split. */
+export type TakenSample = TakenRow;
 
 /**
  * A run's rows are written as it goes, under its id, so memory stays flat however large the fleet;
@@ -47,25 +33,13 @@ export interface FleetState {
 export function openFleetState(outDir: string): FleetState {
   const dir = path.join(outDir, FLEET_STATE_DIR);
   fs.mkdirSync(dir, { recursive: true });
-  const db = new Database(path.join(dir, 'state.db'));
-  db.pragma('journal_mode = WAL');
-  db.exec(SCHEMA);
-  const split = db.prepare('SELECT split FROM sessions WHERE session_id = ?').pluck();
-  const exported = db.prepare('SELECT 1 FROM samples WHERE agent = ? AND sample_id = ?').pluck();
-  const holder = db.prepare('SELECT agent, sample_id FROM records WHERE record_hash = ?');
-  const insertSession = db.prepare('INSERT OR IGNORE INTO sessions (session_id, split) VALUES (?, ?)');
-  const insertSample = db.prepare('INSERT OR IGNORE INTO samples (agent, sample_id, record_hash, run_id, folded) VALUES (?, ?, ?, ?, ?)');
-  const insertRecord = db.prepare('INSERT OR IGNORE INTO records (record_hash, agent, sample_id, run_id) VALUES (?, ?, ?, ?)');
+  const db = openFleetStateDatabase(path.join(dir, 'state.db'));
   return {
     db,
-    splitOf: (id) => split.get(id) as 'train' | 'validation' | undefined,
-    isExported: (agent, sampleId) => exported.get(agent, sampleId) !== undefined,
-    holderOf: (hash) => holder.get(hash) as { agent: string; sample_id: string } | undefined,
-    take(runId, t) {
-      insertSession.run(t.sessionId, t.split);
-      insertSample.run(t.agent, t.sampleId, t.recordHash, runId, t.folded ? 1 : 0);
-      if (!t.folded) insertRecord.run(t.recordHash, t.agent, t.sampleId, runId);
-    },
+    splitOf: (id) => findSessionSplit(db, id),
+    isExported: (agent, sampleId) => isSampleExported(db, agent, sampleId),
+    holderOf: (hash) => findRecordHolder(db, hash),
+    take: (runId, t) => insertTakenSample(db, runId, t),
     async inTransaction(fn) {
       db.exec('BEGIN IMMEDIATE');
       try {
@@ -83,15 +57,14 @@ export function openFleetState(outDir: string): FleetState {
 
 /** Marks a finished run: after this, its rows and parts are part of the dataset. */
 export function commitRun(state: FleetState, run: { id: string; at: number; exporter: string }): void {
-  state.db.prepare('INSERT INTO runs (id, at, exporter) VALUES (?, ?, ?)').run(run.id, run.at, run.exporter);
+  insertFleetRun(state.db, run);
 }
 
 const PART = /^part-([0-9A-Z]{26})\.parquet(?:\.partial)?$/;
 
 /** Removes the rows and parts of runs that never committed (a crash between writing and committing). */
 export function sweepUncommittedParts(state: FleetState, outDir: string): string[] {
-  state.db.exec('DELETE FROM samples WHERE run_id NOT IN (SELECT id FROM runs); DELETE FROM records WHERE run_id NOT IN (SELECT id FROM runs)');
-  const committed = new Set(state.db.prepare('SELECT id FROM runs').pluck().all() as string[]);
+  const committed = deleteUncommittedRows(state.db);
   const removed: string[] = [];
   const walk = (dir: string): void => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {

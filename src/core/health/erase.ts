@@ -13,11 +13,12 @@ import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR, writeTx, type DB } from '../db/connection';
 import { listArchiveFileNames } from '../db/repositories/archives';
+import { listDatasetExportPaths } from '../db/repositories/datasetExports';
 import {
-  countRowsContaining, deleteSnapshotById, findTwinSnapshot, insertErasure, listDatasetExportPaths, listErasureRows, listForeignKeys, listFts5Tables,
-  listSnapshotsContaining, listTableColumns, listTableNames, optimizeFtsIndex, replaceInColumn, replaceRecordedHash, repointReferences, updateSnapshotContent,
+  countRowsContaining, deleteSnapshotById, findTwinSnapshot, insertErasure, listErasureRows, listForeignKeys, listFts5Tables,
+  listSnapshotsContaining, listTableNames, optimizeFtsIndex, replaceInColumn, replaceRecordedHash, repointReferences, updateSnapshotContent,
 } from '../db/repositories/erasure';
-import { snapshotReferences } from '../db/repositories/schema';
+import { listTableColumns, snapshotReferences } from '../db/repositories/schema';
 import { findHeadVersion, listVersionsWithHashes, updateVersionContentHash } from '../db/repositories/memoryVersions';
 import { readMemoryFile, withMemoryFileLock, writeMemoryFileLocked } from '../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';

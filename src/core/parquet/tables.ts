@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DB } from '../db/connection';
+import { iterateRowsOrderedBy, listTableColumns } from '../db/repositories/schema';
 import { AppError } from '../../shared/errors';
 import { createRedactor, detectPii } from '../pii';
 import { ParquetTable, type ParquetColumn } from './writer';
@@ -69,7 +70,7 @@ export interface TableSummary {
 
 /** The table's columns as Parquet columns, read from the schema so new columns come along by themselves. */
 function columnsOf(db: DB, spec: TableSpec): { sql: string[]; parquet: ParquetColumn[] } {
-  const info = db.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(spec.from) as { name: string; type: string }[];
+  const info = listTableColumns(db, spec.from);
   if (!info.length) throw new AppError('Internal', `table ${spec.from} does not exist`);
   const kept = info.filter((c) => !spec.omit.includes(c.name));
   const parquet: ParquetColumn[] = [{ name: 'agent', type: 'string', nullable: false }];
@@ -98,12 +99,11 @@ function redactRow(row: Record<string, unknown>, textColumns: readonly string[])
 function exportTable(member: ExportTablesMember, table: AnalyticsTable, opts: ExportTablesOptions): TableSummary {
   const spec = SPECS[table];
   const { sql, parquet } = columnsOf(member.db, spec);
-  const select = member.db.prepare(`SELECT ${sql.map((c) => `"${c}"`).join(', ')} FROM ${spec.from} ORDER BY "${spec.time}"`);
   const files: string[] = [];
   let rows = 0;
   let open: { day: string; table: ParquetTable } | undefined;
   try {
-    for (const raw of select.iterate() as Iterable<Record<string, unknown>>) {
+    for (const raw of iterateRowsOrderedBy(member.db, spec.from, sql, spec.time)) {
       const day = dayOf(Number(raw[spec.time]));
       if (open?.day !== day) {
         if (open) files.push(open.table.close().file);

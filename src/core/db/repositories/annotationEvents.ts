@@ -67,3 +67,8 @@ export function listOpenBatchEvents(db: DB, batchId: string): AnnotationEventRow
 export function markEventUndone(db: DB, seq: number, at: number): void {
   stmt(db, 'UPDATE dataset_annotation_events SET undone_at = ? WHERE seq = ?').run(at, seq);
 }
+
+/** The sample's latest review action (undone or not). */
+export function findLastEventSeqOfSample(db: DB, sampleId: string): number | undefined {
+  return stmt(db, 'SELECT seq FROM dataset_annotation_events WHERE sample_id = ? ORDER BY seq DESC LIMIT 1').pluck().get(sampleId) as number | undefined;
+}

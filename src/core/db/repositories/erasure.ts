@@ -15,10 +15,6 @@ export function listForeignKeys(db: DB, table: string): Array<{ target: string; 
   return stmt<{ target: string; column: string }>(db, 'SELECT "table" AS target, "from" AS column FROM pragma_foreign_key_list(?)').all(table);
 }
 
-export function listTableColumns(db: DB, table: string): Array<{ name: string; type: string; pk: number }> {
-  return stmt<{ name: string; type: string; pk: number }>(db, 'SELECT name, type, pk FROM pragma_table_info(?)').all(table);
-}
-
 /** Rows of the table whose column holds any of the spellings. */
 export function countRowsContaining(db: DB, table: string, column: string, spellings: string[]): number {
   const where = spellings.map(() => `instr(${q(column)}, ?) > 0`).join(' OR ');
@@ -99,9 +95,4 @@ export function replaceRecordedHash(db: DB, from: string, to: string): void {
   stmt(db, 'UPDATE file_state SET content_hash = ? WHERE content_hash = ?').run(to, from);
   stmt(db, 'UPDATE file_operations SET expected_hash = ? WHERE expected_hash = ?').run(to, from);
   stmt(db, 'UPDATE file_operations SET planned_hash = ? WHERE planned_hash = ?').run(to, from);
-}
-
-/** Where dataset exports were written, as recorded. */
-export function listDatasetExportPaths(db: DB): string[] {
-  return stmt(db, 'SELECT file_path FROM dataset_exports').pluck().all() as string[];
 }

@@ -74,3 +74,14 @@ export function tableExists(db: DB, name: string): boolean {
 export function countTableRows(db: DB, table: string): number {
   return stmt(db, `SELECT count(*) FROM "${table.replace(/"/g, '""')}"`).pluck().get() as number;
 }
+
+/** The table's columns in order, with declared type and primary-key position (0: not in the key). */
+export function listTableColumns(db: DB, table: string): Array<{ name: string; type: string; pk: number }> {
+  return stmt<{ name: string; type: string; pk: number }>(db, 'SELECT name, type, pk FROM pragma_table_info(?)').all(table);
+}
+
+/** Every row of the table, the given columns only, in the order of one column (streamed). */
+export function iterateRowsOrderedBy(db: DB, table: string, columns: string[], orderBy: string): IterableIterator<Record<string, unknown>> {
+  const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  return stmt<Record<string, unknown>>(db, `SELECT ${columns.map(q).join(', ')} FROM ${q(table)} ORDER BY ${q(orderBy)}`).iterate();
+}
