@@ -110,18 +110,23 @@ describe('handler registry', () => {
     expect(await runtime.registry.dispatch('app.info', {})).toEqual({ ok: true, value: { mode: 'web', version: expect.any(String) } });
   });
 
-  it('checks answers against the output schema: a drifted handler is kind Internal naming the channel and path', async () => {
+  it('checks answers against the output schema: a drifted handler or job result is kind Internal naming the channel and path', async () => {
     const session = new WorkspaceSession({ stateDir });
     session.open(dir);
     const jobs = new JobManager((e) => session.emit(e));
     const drifted = buildHandlers({
       'app.info': (() => ({ mode: 'web', version: 3 })) as never,
+      'dataset.collect': (async () => ({ dryRun: true, scanned: 'many' })) as never,
     });
     const registry = createRegistry(drifted, { mode: 'web', version: 't', session, jobs });
     expect(await registry.dispatch('app.info', {})).toEqual({
       ok: false,
       error: { kind: 'Internal', message: expect.stringMatching(/^app\.info answered outside its contract: output\.version: /) },
     });
+    // a job's result is checked when it ends: the job fails instead of handing the renderer a wrong shape
+    const started = (await registry.dispatch('dataset.collect', {})) as { ok: true; value: { jobId: string } };
+    await expect.poll(() => jobs.get(started.value.jobId).state).toBe('failed');
+    expect(jobs.get(started.value.jobId).error).toMatchObject({ kind: 'Internal', message: expect.stringMatching(/^dataset\.collect answered outside its contract: output\.scanned/) });
     // every real answer of this test file passed the same check: a mismatch would have failed its call
     expect(await runtime.registry.dispatch('workspace.current', {})).toMatchObject({ ok: true });
     session.close();

@@ -1,6 +1,6 @@
 // Near-duplicate clusters as a curator sees them (issue 12, item 7): the members of a sample's
 // cluster, which one the export keeps and why, and the curator's own pick of the representative.
-import type { SampleCluster, SampleClusterMember } from '../../shared/contract/dto';
+import type { SampleCluster, SampleClusterMember } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { actorOf, nowOf, type ServiceContext } from '../context';

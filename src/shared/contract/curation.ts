@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ANNOTATION_STATUSES, MEMORY_FILES, SAMPLE_TYPES } from '../domain';
 import { empty, id, mutation, query } from './define';
-import type { SampleRow } from './dto';
+import type { SampleRow } from './dataset';
 
 export const FEEDBACK_KINDS = ['reject', 'correction', 'constraint', 'success', 'confusion', 'preference'] as const;
 export const QUEUE_SORTS = ['newest', 'oldest', 'quality_desc', 'quality_asc'] as const;

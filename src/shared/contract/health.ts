@@ -4,102 +4,109 @@ import { z } from 'zod';
 import { MEMORY_FILES } from '../domain';
 import { empty, id, mutation, query } from './define';
 
-export interface BlameWriteDto {
-  seq: number;
-  auditId: string;
-  source: string | null;
-  status: string | null;
-  decisionId: string | null;
-  decision: string | null;
-  turnId: string | null;
-  sessionId: string | null;
-  candidateFact: string | null;
-  reason: string | null;
-  createdAt: number;
-}
-export interface BlameLineDto {
-  line: number;
-  text: string;
-  write: BlameWriteDto | null;
-  history: Array<{ write: BlameWriteDto; text: string }>;
-}
-export interface BlameDto {
-  fileName: string;
-  versions: number;
-  headSeq: number | null;
-  diskDiffers: boolean;
-  lines: BlameLineDto[];
-}
-export interface FindingLineDto {
-  fileName: string;
-  line: number;
-  text: string;
-  values?: string[];
-}
-export interface FindingDto {
-  id: string;
-  kind: 'contradiction' | 'duplicate' | 'secret';
-  attribute: string | null;
-  status: 'open' | 'resolved' | 'merged' | 'dismissed';
-  detail: { lines: FindingLineDto[]; piiKind?: string; secret?: boolean; secondOpinion?: { verdict: string; reason: string; model: string } | { error: string } };
-  resolution: Record<string, unknown> | null;
-  resolvedBy: string | null;
-  resolvedAt: number | null;
-  createdAt: number;
-}
-export interface HealthScanDto {
-  found: number;
-  added: number;
-  closed: number;
-  open: FindingDto[];
-}
-export interface FileChangeDto {
-  fileName: string;
-  retryAuditId: string;
-  correctionIds: string[];
-}
-export interface WriteFlagDto {
-  auditId: string;
-  kinds: string[];
-  count: number;
-}
-export interface HealthSummaryDto {
-  openFindings: { contradiction: number; duplicate: number; secret: number };
-  flaggedWrites: number;
-  flaggedSecretWrites: number;
-  chain: { ok: boolean; breaks: number; versions: number; rechains: number; checkedAt: number };
-}
-export interface VerifyDto {
-  ok: boolean;
-  checkedAt: number;
-  files: Array<{ fileName: string; versions: number; headLink: string | null; breaks: number }>;
-  breaks: Array<{ kind: string; fileName: string; seq: number | null; auditId: string | null; message: string }>;
-  chained: number;
-  events: Array<{ fileName: string; fromSeq: number; reason: string; erasureId: string | null; createdAt: number }>;
-}
-export interface EraseDto {
-  dryRun: boolean;
-  erasureId: string | null;
-  places: Array<{ place: string; kind: 'database' | 'memory_file' | 'archive' | 'export'; count: number; action: 'rewrite' | 'delete' | 'keep' }>;
-  blocked: string[];
-  rechained: string[];
-  warnings: string[];
-}
+export const blameWriteSchema = z.object({
+  seq: z.number(),
+  auditId: z.string(),
+  source: z.string().nullable(),
+  status: z.string().nullable(),
+  decisionId: z.string().nullable(),
+  decision: z.string().nullable(),
+  turnId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  candidateFact: z.string().nullable(),
+  reason: z.string().nullable(),
+  createdAt: z.number(),
+});
+export type BlameWriteDto = z.infer<typeof blameWriteSchema>;
+export const blameLineSchema = z.object({
+  line: z.number(),
+  text: z.string(),
+  write: blameWriteSchema.nullable(),
+  history: z.array(z.object({ write: blameWriteSchema, text: z.string() })),
+});
+export type BlameLineDto = z.infer<typeof blameLineSchema>;
+export const blameSchema = z.object({
+  fileName: z.string(),
+  versions: z.number(),
+  headSeq: z.number().nullable(),
+  diskDiffers: z.boolean(),
+  lines: z.array(blameLineSchema),
+});
+export type BlameDto = z.infer<typeof blameSchema>;
+export const findingLineSchema = z.object({ fileName: z.string(), line: z.number(), text: z.string(), values: z.array(z.string()).optional() });
+export type FindingLineDto = z.infer<typeof findingLineSchema>;
+export const FINDING_KINDS = ['contradiction', 'duplicate', 'secret'] as const;
+export const FINDING_STATUSES = ['open', 'resolved', 'merged', 'dismissed'] as const;
+export const findingSchema = z.object({
+  id: z.string(),
+  kind: z.enum(FINDING_KINDS),
+  attribute: z.string().nullable(),
+  status: z.enum(FINDING_STATUSES),
+  detail: z.object({
+    lines: z.array(findingLineSchema),
+    piiKind: z.string().optional(),
+    secret: z.boolean().optional(),
+    secondOpinion: z.union([z.object({ verdict: z.string(), reason: z.string(), model: z.string() }), z.object({ error: z.string() })]).optional(),
+  }),
+  resolution: z.record(z.string(), z.unknown()).nullable(),
+  resolvedBy: z.string().nullable(),
+  resolvedAt: z.number().nullable(),
+  createdAt: z.number(),
+});
+export type FindingDto = z.infer<typeof findingSchema>;
+export const healthScanSchema = z.object({ found: z.number(), added: z.number(), closed: z.number(), open: z.array(findingSchema) });
+export type HealthScanDto = z.infer<typeof healthScanSchema>;
+export const fileChangeSchema = z.object({ fileName: z.string(), retryAuditId: z.string(), correctionIds: z.array(z.string()) });
+export type FileChangeDto = z.infer<typeof fileChangeSchema>;
+export const writeFlagSchema = z.object({ auditId: z.string(), kinds: z.array(z.string()), count: z.number() });
+export type WriteFlagDto = z.infer<typeof writeFlagSchema>;
+export const healthSummarySchema = z.object({
+  openFindings: z.object({ contradiction: z.number(), duplicate: z.number(), secret: z.number() }),
+  flaggedWrites: z.number(),
+  flaggedSecretWrites: z.number(),
+  chain: z.object({ ok: z.boolean(), breaks: z.number(), versions: z.number(), rechains: z.number(), checkedAt: z.number() }),
+});
+export type HealthSummaryDto = z.infer<typeof healthSummarySchema>;
+export const verifySchema = z.object({
+  ok: z.boolean(),
+  checkedAt: z.number(),
+  files: z.array(z.object({ fileName: z.string(), versions: z.number(), headLink: z.string().nullable(), breaks: z.number() })),
+  breaks: z.array(z.object({ kind: z.string(), fileName: z.string(), seq: z.number().nullable(), auditId: z.string().nullable(), message: z.string() })),
+  chained: z.number(),
+  events: z.array(z.object({ fileName: z.string(), fromSeq: z.number(), reason: z.string(), erasureId: z.string().nullable(), createdAt: z.number() })),
+});
+export type VerifyDto = z.infer<typeof verifySchema>;
+export const eraseSchema = z.object({
+  dryRun: z.boolean(),
+  erasureId: z.string().nullable(),
+  places: z.array(
+    z.object({
+      place: z.string(),
+      kind: z.enum(['database', 'memory_file', 'archive', 'export']),
+      count: z.number(),
+      action: z.enum(['rewrite', 'delete', 'keep']),
+    }),
+  ),
+  blocked: z.array(z.string()),
+  rechained: z.array(z.string()),
+  warnings: z.array(z.string()),
+});
+export type EraseDto = z.infer<typeof eraseSchema>;
 
 const memoryFile = z.enum(MEMORY_FILES);
-const findingStatus = z.enum(['open', 'resolved', 'merged', 'dismissed']);
+const findingStatus = z.enum(FINDING_STATUSES);
 
 export const healthContracts = {
-  'health.blame': query<BlameDto>()(
+  'health.blame': query(blameSchema)(
     z.strictObject({ file: memoryFile, line: z.number().int().min(1).optional(), seq: z.number().int().min(1).optional() }),
     'Which recorded write last produced each line of a memory file, with its decision, turn and earlier history',
   ),
-  'health.scan': mutation<HealthScanDto>()(empty, 'Scan the current memory files for contradictions, duplicates and secrets; update the findings queue'),
-  'health.findings': query<FindingDto[]>()(
-    z.strictObject({ status: findingStatus.optional(), kind: z.enum(['contradiction', 'duplicate', 'secret']).optional() }),
+  'health.scan': mutation(healthScanSchema)(empty, 'Scan the current memory files for contradictions, duplicates and secrets; update the findings queue'),
+  'health.findings': query(z.array(findingSchema))(
+    z.strictObject({ status: findingStatus.optional(), kind: z.enum(FINDING_KINDS).optional() }),
     'The findings queue',
   ),
-  'health.resolve': mutation<{ finding: FindingDto; changes: FileChangeDto[] }>()(
+  'health.resolve': mutation(z.object({ finding: findingSchema, changes: z.array(fileChangeSchema) }))(
     z.strictObject({
       id,
       action: z.enum(['keep', 'merge', 'dismiss', 'remove']),
@@ -109,17 +116,17 @@ export const healthContracts = {
     }),
     'Resolve a finding: keep one line, merge, remove a secret (curator write + correction), or dismiss',
   ),
-  'health.removeSecrets': mutation<FileChangeDto>()(
+  'health.removeSecrets': mutation(fileChangeSchema)(
     z.strictObject({ auditId: id }),
     'Remove the secrets and personal data a write stored from its memory file (curator write + correction)',
   ),
-  'health.writeFlags': query<WriteFlagDto[]>()(
+  'health.writeFlags': query(z.array(writeFlagSchema))(
     z.strictObject({ auditIds: z.array(id).max(1000) }),
     'Which of these writes stored secrets or personal data (kinds only, never values)',
   ),
-  'health.summary': query<HealthSummaryDto>()(empty, 'Open findings, flagged writes and the hash chain state, for Stats'),
-  'health.verify': query<VerifyDto>()(empty, 'Check the hash chain of every memory file version and the files on disk'),
-  'health.erase': mutation<EraseDto>()(
+  'health.summary': query(healthSummarySchema)(empty, 'Open findings, flagged writes and the hash chain state, for Stats'),
+  'health.verify': query(verifySchema)(empty, 'Check the hash chain of every memory file version and the files on disk'),
+  'health.erase': mutation(eraseSchema)(
     z.strictObject({
       value: z.string().min(5, 'the value to erase must be at least 5 characters').max(10_000),
       dryRun: z.boolean().default(true),
@@ -128,5 +135,5 @@ export const healthContracts = {
     }),
     'Erase a value everywhere it was stored (dryRun lists the places first; erasing needs confirm)',
   ),
-  'health.secondOpinion': mutation<FindingDto[]>()(empty, 'Ask the configured OpenAI-compatible endpoint about the open contradiction and duplicate findings'),
+  'health.secondOpinion': mutation(z.array(findingSchema))(empty, 'Ask the configured OpenAI-compatible endpoint about the open contradiction and duplicate findings'),
 };

@@ -15,6 +15,7 @@ import type * as D from './dto';
 import { recordContracts, type AuditRow } from './records';
 import type * as G from './guardian';
 import { appContracts } from './app';
+import { datasetContracts } from './dataset';
 import { curationContracts } from './curation';
 import { healthContracts } from './health';
 
@@ -22,6 +23,7 @@ export * from './dto';
 export * from './records';
 export * from './guardian';
 export * from './app';
+export * from './dataset';
 export * from './curation';
 export * from './health';
 export * from './changes';
@@ -33,26 +35,6 @@ const text = (max = 100_000) => z.string().max(max);
 const reason = z.string().trim().min(1, 'a reason is required').max(2000);
 const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
 
-const exportOptions = {
-  format: z.enum(EXPORT_FORMATS),
-  name: z.string().trim().min(1).max(120).regex(/^[\w.\- ]+$/, 'letters, digits, spaces, dot, dash, underscore').optional(),
-  sampleTypes: z.array(z.enum(SAMPLE_TYPES)).max(SAMPLE_TYPES.length).optional(),
-  trainSplit: z.number().min(0).max(1).default(0.8),
-  onlyApproved: z.boolean().default(true),
-  /** Also pending and needs_review samples (the default export holds approved and auto-approved only). */
-  includeUnreviewed: z.boolean().default(false),
-  minQuality: z.number().min(0).max(1).optional(),
-  /** No quality floor (the default floor is the collection config's minQualityScore). */
-  includeBelowQuality: z.boolean().default(false),
-  /** Downsample each step's majority label to its minority count. */
-  balance: z.boolean().default(false),
-  splitBy: z.enum(['session', 'turn']).default('session'),
-  includePii: z.boolean().default(false),
-  seed: z.number().int().optional(),
-  /** Replace files of an existing export folder of the same name (default: refuse). */
-  overwrite: z.boolean().default(false),
-  ...timeRange,
-};
 
 export const contracts = {
   ...appContracts,
@@ -118,63 +100,7 @@ export const contracts = {
     'Record a behaviour correction for a write',
   ),
 
-  // ---- dataset ----
-  'dataset.list': query<D.Page<D.SampleRow>>()(
-    z.strictObject({
-      status: z.enum(ANNOTATION_STATUSES).optional(),
-      type: z.enum(SAMPLE_TYPES).optional(),
-      qualityAbove: z.number().min(0).max(1).optional(),
-      sessionId: id.optional(),
-      limit: limit(),
-      cursor,
-    }),
-    'Dataset samples',
-  ),
-  'dataset.get': query<D.SampleDetail>()(z.strictObject({ id }), 'A sample with its conversation, factors, signals and PII spans'),
-  'dataset.review': mutation<D.ReviewOutcome>()(
-    z.strictObject({
-      id,
-      action: z.enum(['approve', 'reject', 'needs_review', 'edit']),
-      notes: z.string().max(5000).optional(),
-      /** For reject: a reason from the workspace's list. */
-      reason: z.string().trim().max(200).optional(),
-      /** New sample content, for action 'edit'. */
-      content: z.unknown().optional(),
-    }),
-    'Approve, reject, flag or edit a sample (saved immediately, undoable)',
-  ),
-  'dataset.undo': mutation<D.UndoOutcome>()(
-    z.strictObject({ reviewId: id.optional() }),
-    'Undo the last review (or the given one); works across reloads',
-  ),
-  'dataset.collect': job<D.CollectResult>()(
-    z.strictObject({
-      sessionId: id.optional(),
-      type: z.enum(['all', 'positive', 'negative']).default('all'),
-      autoApprove: z.boolean().default(false),
-      dryRun: z.boolean().default(false),
-      ...timeRange,
-    }),
-    'Collect samples from the recorded workspace (job)',
-  ),
-  'dataset.stats': query<D.DatasetStats>()(empty, 'Counts by status, type, day and quality'),
-  'dataset.export': job<D.ExportRow>()(z.strictObject(exportOptions), 'Write train/validation files, card and dataset_info (job)'),
-  'dataset.previewExport': query<D.ExportPreview>()(
-    z.strictObject({ ...exportOptions, limit: limit(50, 5) }),
-    'The first records exactly as the export would write them',
-  ),
-  'dataset.setPiiSpanDecision': mutation<D.SampleDetail>()(
-    z.strictObject({ sampleId: id, spanId: z.string().min(1).max(300), decision: z.enum(['redact', 'keep']) }),
-    'Accept (redact) or reject (keep) one detected PII span; returns the updated sample',
-  ),
-  'dataset.exports': query<D.ExportRow[]>()(z.strictObject({ limit: limit(200, 50) }), 'Past exports with their files and checksums'),
-  'dataset.writerQuality': query<D.WriterQualityDto>()(empty, 'The judged writer: gate precision/recall per decision, guardian accuracy, over-writes, churn, weekly trend'),
-  'dataset.cluster': query<D.SampleCluster>()(z.strictObject({ id }), "A sample's near-duplicate cluster and the member an export keeps"),
-  'dataset.pickRepresentative': mutation<D.SampleCluster>()(z.strictObject({ id }), 'Make a sample the representative its cluster exports'),
-  'dataset.markMissedWrite': mutation<D.MissedWriteOutcome>()(
-    z.strictObject({ decisionId: id, fact: z.string().trim().min(1, 'a fact is required').max(20_000), file: memoryFile, reason }),
-    'Mark a NO_WRITE decision as a missed write: its sample becomes a positive with this fact and file',
-  ),
+  ...datasetContracts,
 
   // ---- imports ----
   'import.dailyNotes': job<D.ImportReport>()(
