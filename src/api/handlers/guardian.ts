@@ -9,9 +9,8 @@ import {
   rollbackSession,
   rollbackWrite,
   showAudit,
-  type ConflictRegion,
-  type RollbackResult,
 } from '../../core/guardian';
+import type { ConflictRegion, RollbackResult } from '../../core/guardian';
 import { auditBriefs, auditDiff, auditStatusCounts } from '../../core/guardian';
 import type { Handlers } from '../registry';
 

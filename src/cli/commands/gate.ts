@@ -11,10 +11,8 @@ import {
   gateStats,
   listDecisions,
   showDecision,
-  type DecisionExportFormat,
-  type DecisionFilters,
-  type GateStatsGrouping,
 } from '../../core/gate';
+import type { DecisionExportFormat, DecisionFilters, GateStatsGrouping } from '../../core/gate';
 import { refuseExisting } from '../../core/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 

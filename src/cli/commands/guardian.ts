@@ -20,8 +20,8 @@ import {
   rollbackSession,
   rollbackWrite,
   showAudit,
-  type AuditExportFormat,
 } from '../../core/guardian';
+import type { AuditExportFormat } from '../../core/guardian';
 import { refuseExisting } from '../../core/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 

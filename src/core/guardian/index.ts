@@ -9,14 +9,11 @@ export {
   matchFutureCorrections,
   keywordsOf,
   normalizeText,
-  type CorrectWriteInput,
-  type CorrectionRecord,
-  type FutureCorrection,
-  type CorrectionMatch,
 } from './corrections';
+export type { CorrectWriteInput, CorrectionRecord, FutureCorrection, CorrectionMatch } from './corrections';
 export { recordExternalChanges, getFileState, type ExternalChange } from './external';
 export { reconcilePending, listPendingOperations } from './operations';
-export { pruneSnapshots, DEFAULT_MAX_SNAPSHOTS_PER_FILE, type PruneResult } from './prune';
+export { pruneSnapshots, DEFAULT_MAX_SNAPSHOTS_PER_FILE, type SnapshotPruneResult } from './prune';
 export { exportAudits, AUDIT_EXPORT_FORMATS, type AuditExportFormat, type ExportAuditsInput } from './export';
 export type { RollbackRecord } from './rows';
 export type { ConflictRegion } from './reverse';

@@ -19,7 +19,7 @@ export function configuredMax(workspaceDir: string): number {
   }
 }
 
-export interface PruneResult {
+export interface SnapshotPruneResult {
   maxSnapshotsPerFile: number;
   files: Array<{ fileName: MemoryFileName; before: number; deleted: number; kept: number }>;
   deleted: number;
@@ -38,13 +38,13 @@ const UNREFERENCED = `
   ORDER BY s.created_at, s.id
   LIMIT ?`;
 
-export function pruneSnapshots(ctx: ServiceContext, input: { file?: string; maxSnapshotsPerFile?: number } = {}): PruneResult {
+export function pruneSnapshots(ctx: ServiceContext, input: { file?: string; maxSnapshotsPerFile?: number } = {}): SnapshotPruneResult {
   const max = input.maxSnapshotsPerFile ?? configuredMax(ctx.workspaceDir);
   if (!Number.isInteger(max) || max < 1) throw new AppError('Invalid', `maxSnapshotsPerFile ${max}: expected a whole number of at least 1`);
   const files = input.file ? [assertMemoryFileName(input.file)] : [...MEMORY_FILES];
   const db = ctx.db;
   const count = db.prepare('SELECT count(*) FROM file_snapshots WHERE file_name = ?').pluck();
-  const result: PruneResult = { maxSnapshotsPerFile: max, files: [], deleted: 0 };
+  const result: SnapshotPruneResult = { maxSnapshotsPerFile: max, files: [], deleted: 0 };
   for (const fileName of files) {
     const before = count.get(fileName) as number;
     if (before <= max) {

@@ -15,9 +15,8 @@ import {
   listAuditsPage,
   listFileVersions,
   listFollowUpAudits,
-  type AuditBrief,
-  type FileVersionDbRow,
 } from '../db/repositories/audits';
+import type { AuditBrief, FileVersionDbRow } from '../db/repositories/audits';
 import { findDecisionById } from '../db/repositories/decisions';
 import { findRollbackOfAudit, findRollbackRecordedBy } from '../db/repositories/rollbacks';
 import { findTurnById } from '../db/repositories/turns';
