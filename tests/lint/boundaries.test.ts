@@ -96,6 +96,16 @@ describe('lint boundaries on a planted copy', () => {
     expect(withReason).toEqual([]);
   });
 
+  it('a statement prepared outside src/core/db is flagged; inside a repository it is not', async () => {
+    const prepared = "export const count = (db: { prepare(sql: string): { get(): unknown } }) => db.prepare('SELECT 1').get();\n";
+    const viaCache = "declare function stmt(db: unknown, sql: string): { get(): unknown };\nexport const count = (db: unknown) => stmt(db, 'SELECT 1').get();\n";
+    for (const [rel, code] of [['src/core/planted.ts', prepared], ['src/api/handlers/planted.ts', prepared], ['src/core/planted.ts', viaCache]] as const) {
+      const messages = await lintPlanted(rel, code);
+      expect(messages.filter((m) => m.rule === 'no-restricted-syntax').map((m) => m.line), `${rel}: ${JSON.stringify(messages)}`).toEqual([viaCache === code ? 2 : 1]);
+    }
+    expect(await lintPlanted('src/core/db/repositories/planted.ts', prepared)).toEqual([]);
+  });
+
   it('a hook called conditionally fails rules-of-hooks in the renderer', async () => {
     const code = "import { useState } from 'react';\nexport function View({ on }: { on: boolean }) {\n  if (on) useState(0);\n  return null;\n}\n";
     const messages = await lintPlanted('src/renderer/src/planted.tsx', code);
