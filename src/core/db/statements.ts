@@ -18,5 +18,7 @@ export function stmt<Row = unknown>(db: DB, sql: string): Database.Statement<unk
     s = db.prepare(sql);
     byText.set(sql, s);
   }
+  // Two repositories may share a text, one plucking: pluck() sticks to the statement, so each caller starts from rows.
+  if (s.reader) s.pluck(false);
   return s as Database.Statement<unknown[], Row>;
 }
