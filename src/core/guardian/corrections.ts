@@ -8,6 +8,8 @@ import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { assertMemoryFileName } from '../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
+import { findCorrectionById, findUnlinkedRetry, insertCorrection, listCorrectionRows } from '../db/repositories/corrections';
+import { findPreviousStatusOfRolledBack } from '../db/repositories/rollbacks';
 import { getAuditRow } from './rows';
 
 export interface CorrectWriteInput {
@@ -26,13 +28,6 @@ export interface CorrectWriteInput {
 /** A behaviour correction as the API contract describes it. */
 export type CorrectionRecord = CorrectionDto;
 
-const COLUMNS = `id, audit_id AS auditId, original_status AS originalStatus, original_candidate_fact AS originalCandidateFact,
-  original_target_file AS originalTargetFile, corrected_status AS correctedStatus, corrected_candidate_fact AS correctedCandidateFact,
-  corrected_target_file AS correctedTargetFile, correction_reason AS correctionReason, apply_to_future AS applyToFuture,
-  correction_pattern AS correctionPattern, corrected_by AS correctedBy, corrected_at AS correctedAt, retry_audit_id AS retryAuditId`;
-
-const fromRow = (r: CorrectionRecord): CorrectionRecord => ({ ...r, applyToFuture: Boolean(r.applyToFuture) });
-
 /** Records the curator's correction of one audited write. */
 export function correctWrite(ctx: ServiceContext, input: CorrectWriteInput): CorrectionRecord {
   if (input.status !== 'written' && input.status !== 'refused') throw new AppError('Invalid', `status ${String(input.status)}: expected written or refused`);
@@ -50,53 +45,30 @@ export function correctWrite(ctx: ServiceContext, input: CorrectWriteInput): Cor
     // A correction recorded after the curator already retried the write belongs to that retry.
     const retryAuditId = input.retryAuditId ?? latestUnlinkedRetry(ctx, audit.id);
     const id = ulid(nowOf(ctx));
-    ctx.db
-      .prepare(
-        `INSERT INTO behavior_corrections (id, audit_id, original_status, original_candidate_fact, original_target_file, corrected_status,
-          corrected_candidate_fact, corrected_target_file, correction_reason, apply_to_future, correction_pattern, corrected_by, corrected_at, retry_audit_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(id, audit.id, originalStatus(ctx, audit), audit.candidate_fact, audit.target_file, input.status, fact, file, reason, input.applyToFuture ? 1 : 0,
-        pattern, input.by ?? actorOf(ctx), nowOf(ctx), retryAuditId);
-    return fromRow(ctx.db.prepare(`SELECT ${COLUMNS} FROM behavior_corrections WHERE id = ?`).get(id) as CorrectionRecord);
+    insertCorrection(ctx.db, {
+      id, auditId: audit.id, originalStatus: originalStatus(ctx, audit), originalCandidateFact: audit.candidate_fact, originalTargetFile: audit.target_file,
+      correctedStatus: input.status, correctedCandidateFact: fact, correctedTargetFile: file, correctionReason: reason,
+      applyToFuture: Boolean(input.applyToFuture), correctionPattern: pattern, correctedBy: input.by ?? actorOf(ctx), correctedAt: nowOf(ctx), retryAuditId,
+    });
+    const saved = findCorrectionById(ctx.db, id);
+    if (!saved) throw new AppError('Internal', `correction ${id} was not saved`);
+    return saved;
   });
 }
 
 /** What write_guardian did, before any curator action: a rolled-back write was 'written' (its rollback keeps that). */
 function originalStatus(ctx: ServiceContext, audit: { id: string; status: string }): string {
   if (audit.status !== 'rolled_back') return audit.status;
-  const previous = ctx.db.prepare('SELECT previous_status FROM rollbacks WHERE audit_id = ?').pluck().get(audit.id) as string | undefined;
-  return previous ?? audit.status;
+  return findPreviousStatusOfRolledBack(ctx.db, audit.id) ?? audit.status;
 }
 
 /** The newest retry of this write that no correction is linked to yet. */
 function latestUnlinkedRetry(ctx: ServiceContext, auditId: string): string | null {
-  const id = ctx.db
-    .prepare(
-      `SELECT a.id FROM write_guardian_audit a WHERE a.related_audit_id = ? AND a.source = 'retry'
-         AND NOT EXISTS (SELECT 1 FROM behavior_corrections c WHERE c.retry_audit_id = a.id)
-       ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1`,
-    )
-    .pluck()
-    .get(auditId) as string | undefined;
-  return id ?? null;
+  return findUnlinkedRetry(ctx.db, auditId) ?? null;
 }
 
 export function listCorrections(ctx: ServiceContext, input: { auditId?: string; applyToFuture?: boolean; limit?: number } = {}): CorrectionRecord[] {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (input.auditId) {
-    where.push('audit_id = ?');
-    params.push(input.auditId);
-  }
-  if (input.applyToFuture !== undefined) {
-    where.push('apply_to_future = ?');
-    params.push(input.applyToFuture ? 1 : 0);
-  }
-  const rows = ctx.db
-    .prepare(`SELECT ${COLUMNS} FROM behavior_corrections ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY corrected_at DESC, id DESC LIMIT ?`)
-    .all(...params, input.limit ?? 1000) as CorrectionRecord[];
-  return rows.map(fromRow);
+  return listCorrectionRows(ctx.db, { auditId: input.auditId, applyToFuture: input.applyToFuture, limit: input.limit ?? 1000 });
 }
 
 /** A correction in the form dataset collection matches later samples against. */

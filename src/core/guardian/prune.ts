@@ -7,6 +7,7 @@ import { writeTx } from '../db/connection';
 import { assertMemoryFileName } from '../files/memoryFiles';
 import type { ServiceContext } from '../context';
 import { loadSettings } from '../lifecycle/settings';
+import { countSnapshotsOfFile, deleteSnapshot, listUnreferencedSnapshots } from '../db/repositories/snapshots';
 
 export const DEFAULT_MAX_SNAPSHOTS_PER_FILE = 100;
 
@@ -25,39 +26,25 @@ export interface SnapshotPruneResult {
   deleted: number;
 }
 
-const UNREFERENCED = `
-  SELECT s.id FROM file_snapshots s
-  WHERE s.file_name = ?
-    AND NOT EXISTS (SELECT 1 FROM write_guardian_audit a WHERE a.before_snapshot_id = s.id)
-    AND NOT EXISTS (SELECT 1 FROM write_guardian_audit a WHERE a.after_snapshot_id = s.id)
-    AND NOT EXISTS (SELECT 1 FROM rollbacks r WHERE r.restored_snapshot_id = s.id)
-    AND NOT EXISTS (SELECT 1 FROM rollbacks r WHERE r.backup_snapshot_id = s.id)
-    AND NOT EXISTS (SELECT 1 FROM file_state f WHERE f.snapshot_id = s.id)
-    AND NOT EXISTS (SELECT 1 FROM file_operations o WHERE o.backup_snapshot_id = s.id)
-    AND NOT EXISTS (SELECT 1 FROM file_operations o WHERE o.planned_snapshot_id = s.id)
-  ORDER BY s.created_at, s.id
-  LIMIT ?`;
 
 export function pruneSnapshots(ctx: ServiceContext, input: { file?: string; maxSnapshotsPerFile?: number } = {}): SnapshotPruneResult {
   const max = input.maxSnapshotsPerFile ?? configuredMax(ctx.workspaceDir);
   if (!Number.isInteger(max) || max < 1) throw new AppError('Invalid', `maxSnapshotsPerFile ${max}: expected a whole number of at least 1`);
   const files = input.file ? [assertMemoryFileName(input.file)] : [...MEMORY_FILES];
   const db = ctx.db;
-  const count = db.prepare('SELECT count(*) FROM file_snapshots WHERE file_name = ?').pluck();
   const result: SnapshotPruneResult = { maxSnapshotsPerFile: max, files: [], deleted: 0 };
   for (const fileName of files) {
-    const before = count.get(fileName) as number;
+    const before = countSnapshotsOfFile(db, fileName);
     if (before <= max) {
       result.files.push({ fileName, before, deleted: 0, kept: before });
       continue;
     }
     const deleted = writeTx(db, () => {
-      const candidates = db.prepare(UNREFERENCED).pluck().all(fileName, before - max) as string[];
-      const del = db.prepare('DELETE FROM file_snapshots WHERE id = ?');
+      const candidates = listUnreferencedSnapshots(db, fileName, before - max);
       let n = 0;
       for (const id of candidates) {
         try {
-          n += del.run(id).changes;
+          n += deleteSnapshot(db, id);
         } catch (e) {
           // Another area's table references it: a failed statement leaves the transaction intact; keep it.
           if (!String((e as Error).message).includes('FOREIGN KEY')) throw e;

@@ -12,6 +12,7 @@ import { diffFile } from '../text/diff';
 import { planManaged, withManagedStore, type ManagedPlan } from './managed';
 import { executeFileOperation, withFileOperation } from './operations';
 import { getAuditRow, type AuditDbRow } from './rows';
+import { findLatestWrittenCorrection } from '../db/repositories/corrections';
 
 export const CURATOR_SECTION = '## Corrections by the curator';
 
@@ -72,10 +73,7 @@ export function appendUnderCuratorSection(content: string | null, fact: string):
 }
 
 function latestCorrection(ctx: ServiceContext, auditId: string): { fact: string | null; file: MemoryFileName | null; id: string } | undefined {
-  return ctx.db
-    .prepare(`SELECT id, corrected_candidate_fact AS fact, corrected_target_file AS file FROM behavior_corrections
-              WHERE audit_id = ? AND corrected_status = 'written' ORDER BY corrected_at DESC, id DESC LIMIT 1`)
-    .get(auditId) as { fact: string | null; file: MemoryFileName | null; id: string } | undefined;
+  return findLatestWrittenCorrection(ctx.db, auditId) as { fact: string | null; file: MemoryFileName | null; id: string } | undefined;
 }
 
 function resolveRetry(ctx: ServiceContext, audit: AuditDbRow, input: RetryInput) {

@@ -21,6 +21,8 @@ import { freeTextView, planManagedRollback, withManagedStore, type ManagedPlan }
 import { describeConflict, reverseApply, type ConflictRegion } from './reverse';
 import { parseTime } from '../text/time';
 import { getAuditRow, snapshotContent, type AuditDbRow } from './rows';
+import { findRollbackOfAudit, listSessionWritesToRollBack } from '../db/repositories/rollbacks';
+import { sessionExists } from '../db/repositories/sessions';
 
 export interface RollbackInput {
   auditId: string;
@@ -74,9 +76,8 @@ const unapplied = (preview: RollbackPreview, dryRun: boolean): RollbackResult =>
 
 function assertRollbackable(db: ServiceContext['db'], audit: AuditDbRow): void {
   if (audit.status === 'rolled_back') {
-    const rb = db.prepare('SELECT rolled_back_by AS by, rolled_back_at AS at, rollback_audit_id AS rid FROM rollbacks WHERE audit_id = ?').get(audit.id) as
-      | { by: string; at: number; rid: string | null }
-      | undefined;
+    const found = findRollbackOfAudit(db, audit.id);
+    const rb = found && { by: found.rolledBackBy, at: found.rolledBackAt, rid: found.rollbackAuditId };
     const when = rb ? ` on ${new Date(rb.at).toISOString()} by ${rb.by}` : '';
     const hint = rb?.rid ? `; to undo that rollback, roll back its own audit ${rb.rid}` : '';
     throw new AppError('Conflict', `audit ${audit.id} was already rolled back${when}${hint}`);
@@ -227,15 +228,8 @@ export async function rollbackSession(ctx: ServiceContext, input: SessionRollbac
   const now = nowOf(ctx);
   const since = parseTime(input.since, 'since', now) ?? 0;
   const until = parseTime(input.until, 'until', now) ?? Number.MAX_SAFE_INTEGER;
-  const exists = ctx.db.prepare('SELECT 1 FROM sessions WHERE id = ?').pluck().get(input.sessionKey);
-  if (!exists) throw new AppError('NotFound', `session ${input.sessionKey} not found`);
-  const audits = ctx.db
-    .prepare(
-      `SELECT id AS auditId, target_file AS targetFile, created_at AS createdAt FROM write_guardian_audit
-       WHERE session_id = ? AND status = 'written' AND source IN ('plugin', 'retry') AND created_at BETWEEN ? AND ?
-       ORDER BY created_at DESC, rowid DESC`,
-    )
-      .all(input.sessionKey, since, until) as Array<{ auditId: string; targetFile: MemoryFileName; createdAt: number }>;
+  if (!sessionExists(ctx.db, input.sessionKey)) throw new AppError('NotFound', `session ${input.sessionKey} not found`);
+  const audits = listSessionWritesToRollBack(ctx.db, input.sessionKey, since, until) as Array<{ auditId: string; targetFile: MemoryFileName; createdAt: number }>;
   const simulated = new Map<MemoryFileName, string | null>();
   const items: SessionRollbackItem[] = [];
   let cancelled = false;

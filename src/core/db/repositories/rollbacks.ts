@@ -21,3 +21,18 @@ export function findRollbackOfAudit(db: DB, auditId: string): RollbackRecord | u
 export function findRollbackRecordedBy(db: DB, rollbackAuditId: string): RollbackRecord | undefined {
   return stmt<RollbackRecord>(db, `SELECT ${ROLLBACK_COLUMNS} FROM rollbacks WHERE rollback_audit_id = ?`).get(rollbackAuditId);
 }
+
+/** The status an audit had before its rollback. */
+export function findPreviousStatusOfRolledBack(db: DB, auditId: string): string | undefined {
+  return stmt(db, 'SELECT previous_status FROM rollbacks WHERE audit_id = ?').pluck().get(auditId) as string | undefined;
+}
+
+/** The rollbacks of a session to run: its written plugin and retry writes in a time range, newest first. */
+export function listSessionWritesToRollBack(db: DB, sessionId: string, since: number, until: number): Array<{ auditId: string; targetFile: string; createdAt: number }> {
+  return stmt<{ auditId: string; targetFile: string; createdAt: number }>(
+    db,
+    `SELECT id AS auditId, target_file AS targetFile, created_at AS createdAt FROM write_guardian_audit
+     WHERE session_id = ? AND status = 'written' AND source IN ('plugin', 'retry') AND created_at BETWEEN ? AND ?
+     ORDER BY created_at DESC, rowid DESC`,
+  ).all(sessionId, since, until);
+}
