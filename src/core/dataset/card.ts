@@ -120,6 +120,12 @@ function folderConfigs(outDir: string, current: ExportFormat): { format: ExportF
     .map(([format, files]) => ({ format, files }));
 }
 
+/** Estimated totals say so: only examples that could reach the limit are counted with the tokenizer. */
+function tokenLine(t: NonNullable<ExportSummary['tokens']>): string {
+  const about = t.estimated ? 'about ' : '';
+  return `- Tokens (${t.encoding}, for ${t.model}): ${about}${t.total} in all, longest example ${about}${t.max}; ${t.overLimit} over ${t.limit}`;
+}
+
 export interface CardInput {
   format: ExportFormat;
   files: DataFile[];
@@ -195,7 +201,7 @@ export function writeDatasetCard(outDir: string, c: CardInput): string {
     `- Split: ${split}`,
     `- Near duplicates: ${s.folded.total} samples folded into their cluster's representative (${s.folded.approved} of them approved); ${s.identicalDropped.count} identical records dropped`,
     `- Personal data: ${c.includePii ? '**included as recorded** (exported with --include-pii)' : 'redacted with typed placeholders such as [EMAIL_1]'}`,
-    ...(s.tokens ? [`- Tokens (${s.tokens.encoding}, for ${s.tokens.model}): ${s.tokens.total} in all, longest example ${s.tokens.max}; ${s.tokens.overLimit} over ${s.tokens.limit}`] : []),
+    ...(s.tokens ? [tokenLine(s.tokens)] : []),
     `- Languages (main language per sample): ${s.languages.join(', ') || 'n/a'}`,
     '',
     '## Label balance',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { decisionForFile, type GateDecision, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
+import { listSamplesWithGateReason } from '../db/repositories/exports';
 import { exportContent } from './export';
 import { planExport, resolveExport, type ExportOptions } from './exportPlan';
 import { loadPiiDetector } from './privacy';
@@ -98,10 +99,7 @@ export async function exportEvalSet(ctx: ServiceContext, opts: EvalExportOptions
     throw new AppError('Invalid', `eval export: no held-out samples (${plan.split.size} selected, none in validation); ${plan.notes.join('; ') || 'lower the train split'}`);
   }
   const detect = await loadPiiDetector();
-  const rows = ctx.db
-    .prepare(`SELECT ${SAMPLE_COLUMNS}, (SELECT reason FROM memory_gate_decisions d WHERE d.id = s.decision_id) AS gate_reason
-      FROM dataset_samples s WHERE s.id IN (SELECT value FROM json_each(?)) ORDER BY s.rowid`)
-    .all(JSON.stringify(held)) as (SampleRow & { gate_reason: string | null })[];
+  const rows = listSamplesWithGateReason<SampleRow>(ctx.db, SAMPLE_COLUMNS, held);
   const sessionValues = new SessionValues(ctx.db);
   const scenarios: Scenario[] = [];
   const gate: Record<string, unknown>[] = [];

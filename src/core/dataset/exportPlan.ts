@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { EXPORT_FORMATS, SAMPLE_TYPES, type ExportFormat, type SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
+import { countExportableSamples, listPlanRows, type PlanRow, type SampleSelection } from '../db/repositories/exports';
 import { TARGET_MODELS, resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput, type TargetModel } from './config';
 
 export interface ExportOptions {
@@ -105,42 +106,16 @@ export function resolveExport(o: ExportOptions): Resolved {
 
 export const targetModelOf = (r: Resolved) => ({ model: r.targetModel, ...TARGET_MODELS[r.targetModel] });
 
-/** The WHERE clause (alias s) of the selection, before clusters are folded. */
-export function selectionWhere(r: Resolved): { where: string; params: Record<string, unknown> } {
-  const parts = [
-    's.session_id NOT IN (SELECT session_id FROM excluded_sessions)',
-    's.sample_type IN (SELECT value FROM json_each(@types))',
-    r.includeUnreviewed ? "s.annotation_status <> 'rejected'" : "s.annotation_status IN ('approved', 'auto_approved')",
-  ];
-  const params: Record<string, unknown> = { types: JSON.stringify(r.sampleTypes) };
-  // unscored samples (quality scoring switched off) have no score to hold against the floor
-  if (r.minQuality !== null) {
-    parts.push('(s.quality_score IS NULL OR s.quality_score >= @minQuality)');
-    params.minQuality = r.minQuality;
-  }
-  if (r.since !== null) {
-    parts.push('s.created_at >= @since');
-    params.since = r.since;
-  }
-  if (r.until !== null) {
-    parts.push('s.created_at < @until');
-    params.until = r.until;
-  }
-  if (PREFERENCE_FORMATS.includes(r.format)) parts.push("(s.sample_type = 'memory_gate_negative' OR s.correction_id IS NOT NULL)");
-  return { where: parts.join(' AND '), params };
-}
-
-interface PlanRow {
-  r: number;
-  id: string;
-  cluster_id: string | null;
-  session_id: string;
-  turn_id: string | null;
-  annotation_status: string;
-  corrected: number;
-  edited: number;
-  picked: number;
-  label: string | null;
+/** Which samples the export takes, before clusters are folded. */
+export function selectionOf(r: Resolved): SampleSelection {
+  return {
+    sampleTypes: r.sampleTypes,
+    includeUnreviewed: r.includeUnreviewed,
+    minQuality: r.minQuality,
+    since: r.since,
+    until: r.until,
+    pairsOnly: PREFERENCE_FORMATS.includes(r.format),
+  };
 }
 
 export interface FoldedSample {
@@ -164,11 +139,6 @@ export interface ExportPlan {
   validationWritten: boolean;
 }
 
-const LABEL_SQL = `CASE s.sample_type
-    WHEN 'write_guardian_decision' THEN 'wg:' || coalesce(json_extract(s.content, '$.userCorrection.correctedDecision'), json_extract(s.content, '$.decision'))
-    WHEN 'annotated_turn' THEN NULL
-    ELSE CASE WHEN json_extract(s.content, '$.correctDecision') = 'NO_WRITE' THEN 'gate:no_write' ELSE 'gate:write' END END`;
-
 const seededKey = (seed: string, id: string) => createHash('sha256').update(`${seed}\u0000${id}`).digest('hex');
 
 /** The member that represents a cluster: the curator's pick, then a corrected or edited sample, then the oldest. */
@@ -181,17 +151,7 @@ function better(a: PlanRow, b: PlanRow): boolean {
 }
 
 export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
-  const { where, params } = selectionWhere(r);
-  const rows = ctx.db
-    .prepare(
-      `SELECT s.rowid AS r, s.id, s.cluster_id, s.session_id, s.turn_id, s.annotation_status,
-        (s.correction_id IS NOT NULL OR s.collection_strategy IN ('manual_correction', 'missed_write')) AS corrected,
-        EXISTS (SELECT 1 FROM dataset_annotation_events e WHERE e.sample_id = s.id AND e.action = 'edit' AND e.undone_at IS NULL) AS edited,
-        EXISTS (SELECT 1 FROM dataset_cluster_picks p WHERE p.sample_id = s.id) AS picked,
-        ${LABEL_SQL} AS label
-       FROM dataset_samples s WHERE ${where} ORDER BY s.rowid`,
-    )
-    .all(params) as PlanRow[];
+  const rows = listPlanRows(ctx.db, selectionOf(r));
   const winners = new Map<string, PlanRow>();
   for (const row of rows) {
     const key = row.cluster_id ?? row.id;
@@ -290,12 +250,8 @@ function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, 'train' |
 
 /** Why an export would hold nothing, and what to do about it. */
 export function emptyExportMessage(ctx: ServiceContext, r: Resolved): string {
-  const count = (where: string) =>
-    ctx.db.prepare(`SELECT count(*) FROM dataset_samples s WHERE s.session_id NOT IN (SELECT session_id FROM excluded_sessions) AND ${where}`).pluck().get() as number;
-  const all = count('1');
+  const { all, waiting, approved } = countExportableSamples(ctx.db);
   if (!all) return 'export: the workspace has no dataset samples yet; run `reflection dataset collect` (or Collect in the Datasets view) first';
-  const waiting = count("s.annotation_status IN ('pending', 'needs_review')");
-  const approved = count("s.annotation_status IN ('approved', 'auto_approved')");
   const hints = [];
   if (!r.includeUnreviewed && waiting) hints.push(`${waiting} samples wait for review: approve them, or include unreviewed samples (--include-unreviewed)`);
   if (r.minQuality !== null && approved) hints.push(`approved samples below quality ${r.minQuality} are left out: lower --min-quality or pass --include-below-quality`);

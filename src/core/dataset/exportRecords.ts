@@ -87,14 +87,29 @@ export interface TokenReport {
   overLimit: number;
   /** Up to 20 samples whose example is over the limit. */
   sampleIds: string[];
+  /** Total and max include estimates: only examples that could reach the limit were counted with the tokenizer. */
+  estimated?: boolean;
 }
 
-type Counter = (text: string) => number;
+export type Counter = (text: string) => number;
 
 /** OpenAI's count for a chat example: 3 tokens per message plus its content, plus 3 to prime the reply. */
 function chatTokens(count: Counter, contents: string[]): number {
   return contents.reduce((n, c) => n + 3 + count(c), 3);
 }
+
+/**
+ * A byte-level BPE token covers at least one UTF-8 byte, so the bytes bound the count from above: an
+ * example whose bound is within the limit cannot be over it, and needs no tokenizer.
+ */
+const byteBound: Counter = (text) => Buffer.byteLength(text, 'utf8');
+
+/** About four characters of Latin script per token, and one per character of other scripts (CJK). */
+export const estimateTokens: Counter = (text) => {
+  let other = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) other++;
+  return Math.ceil((text.length - other) / 4) + other;
+};
 
 /** The texts a record trains on, as chat messages (prompt parts and the longest answer). */
 function exampleContents(task: Task, record: unknown): string[] {
@@ -146,15 +161,20 @@ export class ExportTally {
   readonly duplicateSampleIds: string[] = [];
   cutCells = 0;
   private readonly seen = new Set<string>();
+  private count: Counter | null = null;
+  /** Examples that could be over the limit, waiting for the tokenizer (countPending). */
+  private pending: { sampleId: string; contents: string[] }[] = [];
 
+  /** loadCounter: the target model's tokenizer, imported only when an example could reach the limit. */
   constructor(
     private readonly format: ExportFormat,
     target: { model: string; encoding: string; limit: number },
-    private readonly count: Counter | null,
+    private readonly loadCounter: (() => Promise<Counter>) | null,
   ) {
     this.tokens = { ...target, total: 0, max: 0, overLimit: 0, sampleIds: [] };
     if (format === 'kto') this.balance.kto = { desirable: 0, undesirable: 0 };
   }
+
 
   /** False when an identical record (byte for byte, after redaction) was already written. */
   firstTime(text: string, sampleId: string): boolean {
@@ -179,15 +199,35 @@ export class ExportTally {
     }
     if (task.step === 'memory_gate') this.balance.memory_gate[task.label === 'no_write' ? 'no_write' : 'write']++;
     else this.balance.write_guardian[task.label === 'refuse' ? 'refuse' : task.label === 'skip' ? 'skip' : 'write']++;
-    if (!this.count || this.format === 'raw' || this.format === 'csv') return;
+    if (!this.loadCounter || this.format === 'raw' || this.format === 'csv') return;
     for (const rec of records) {
-      const n = chatTokens(this.count, exampleContents(task, rec));
-      this.tokens.total += n;
-      if (n > this.tokens.max) this.tokens.max = n;
-      if (n > this.tokens.limit) {
-        this.tokens.overLimit++;
-        if (this.tokens.sampleIds.length < 20) this.tokens.sampleIds.push(s.id);
-      }
+      const contents = exampleContents(task, rec);
+      if (chatTokens(byteBound, contents) <= this.tokens.limit) {
+        this.tokens.estimated = true;
+        this.countExample(s.id, chatTokens(estimateTokens, contents));
+      } else if (this.count) this.countExample(s.id, chatTokens(this.count, contents));
+      else this.pending.push({ sampleId: s.id, contents });
+    }
+  }
+
+  /** Whether add() left examples that only the tokenizer can count: call countPending() before the next add(). */
+  get hasPending(): boolean {
+    return this.pending.length > 0;
+  }
+
+  /** Loads the tokenizer (once) and counts the examples that could be over the limit. */
+  async countPending(): Promise<void> {
+    if (!this.pending.length || !this.loadCounter) return;
+    this.count ??= await this.loadCounter();
+    for (const p of this.pending.splice(0)) this.countExample(p.sampleId, chatTokens(this.count, p.contents));
+  }
+
+  private countExample(sampleId: string, n: number): void {
+    this.tokens.total += n;
+    if (n > this.tokens.max) this.tokens.max = n;
+    if (n > this.tokens.limit) {
+      this.tokens.overLimit++;
+      if (this.tokens.sampleIds.length < 20) this.tokens.sampleIds.push(sampleId);
     }
   }
 

@@ -1,0 +1,176 @@
+// Dataset exports: the samples an export selects (the plan's small columns, then full rows page by page),
+// and the dataset_exports rows that record each export and its files. The only place that knows that table.
+import type { ExportFormat, SampleType } from '../../../shared/domain';
+import type { DB } from '../connection';
+import { stmt } from '../statements';
+
+/** Which samples an export takes, before near-duplicate clusters are folded. */
+export interface SampleSelection {
+  sampleTypes: readonly SampleType[];
+  includeUnreviewed: boolean;
+  minQuality: number | null;
+  since: number | null;
+  until: number | null;
+  /** Preference formats: only samples that hold a pair (a gate refusal, or a corrected write). */
+  pairsOnly: boolean;
+}
+
+/** One sample as the plan sees it: enough to fold clusters, balance labels and split. */
+export interface PlanRow {
+  r: number;
+  id: string;
+  cluster_id: string | null;
+  session_id: string;
+  turn_id: string | null;
+  annotation_status: string;
+  corrected: number;
+  edited: number;
+  picked: number;
+  label: string | null;
+}
+
+/** A dataset_exports row as stored. */
+export interface ExportTableRow {
+  id: string;
+  export_name: string;
+  export_format: ExportFormat;
+  sample_types: string;
+  total_samples: number | null;
+  train_samples: number | null;
+  validation_samples: number | null;
+  avg_quality_score: number | null;
+  include_pii: number;
+  file_path: string;
+  file_size_bytes: number | null;
+  checksum: string | null;
+  files: string | null;
+  exported_by: string | null;
+  exported_at: number;
+  summary: string | null;
+}
+
+export interface ExportInsert {
+  id: string;
+  name: string;
+  format: ExportFormat;
+  types: string;
+  filters: string;
+  total: number;
+  approved: number;
+  train: number;
+  validation: number;
+  avg: number | null;
+  pii: number;
+  path: string;
+  size: number;
+  checksum: string;
+  files: string;
+  by: string;
+  at: number;
+  summary: string;
+}
+
+/** The WHERE clause (alias s) of a selection and its parameters; the text depends only on which filters are set. */
+function selectionWhere(sel: SampleSelection): { where: string; params: Record<string, unknown> } {
+  const parts = [
+    's.session_id NOT IN (SELECT session_id FROM excluded_sessions)',
+    's.sample_type IN (SELECT value FROM json_each(@types))',
+    sel.includeUnreviewed ? "s.annotation_status <> 'rejected'" : "s.annotation_status IN ('approved', 'auto_approved')",
+  ];
+  const params: Record<string, unknown> = { types: JSON.stringify(sel.sampleTypes) };
+  // unscored samples (quality scoring switched off) have no score to hold against the floor
+  if (sel.minQuality !== null) {
+    parts.push('(s.quality_score IS NULL OR s.quality_score >= @minQuality)');
+    params.minQuality = sel.minQuality;
+  }
+  if (sel.since !== null) {
+    parts.push('s.created_at >= @since');
+    params.since = sel.since;
+  }
+  if (sel.until !== null) {
+    parts.push('s.created_at < @until');
+    params.until = sel.until;
+  }
+  if (sel.pairsOnly) parts.push("(s.sample_type = 'memory_gate_negative' OR s.correction_id IS NOT NULL)");
+  return { where: parts.join(' AND '), params };
+}
+
+const LABEL_SQL = `CASE s.sample_type
+    WHEN 'write_guardian_decision' THEN 'wg:' || coalesce(json_extract(s.content, '$.userCorrection.correctedDecision'), json_extract(s.content, '$.decision'))
+    WHEN 'annotated_turn' THEN NULL
+    ELSE CASE WHEN json_extract(s.content, '$.correctDecision') = 'NO_WRITE' THEN 'gate:no_write' ELSE 'gate:write' END END`;
+
+/** Every selected sample's plan columns, in rowid order. */
+export function listPlanRows(db: DB, sel: SampleSelection): PlanRow[] {
+  const { where, params } = selectionWhere(sel);
+  return stmt<PlanRow>(
+    db,
+    `SELECT s.rowid AS r, s.id, s.cluster_id, s.session_id, s.turn_id, s.annotation_status,
+      (s.correction_id IS NOT NULL OR s.collection_strategy IN ('manual_correction', 'missed_write')) AS corrected,
+      EXISTS (SELECT 1 FROM dataset_annotation_events e WHERE e.sample_id = s.id AND e.action = 'edit' AND e.undone_at IS NULL) AS edited,
+      EXISTS (SELECT 1 FROM dataset_cluster_picks p WHERE p.sample_id = s.id) AS picked,
+      ${LABEL_SQL} AS label
+     FROM dataset_samples s WHERE ${where} ORDER BY s.rowid`,
+  ).all(params);
+}
+
+/**
+ * One page of selected samples (all columns, as `columns` names them with alias s) after a rowid.
+ * NOT INDEXED: pages walk the table in rowid order; an index would make SQLite re-sort every
+ * remaining row for each page (quadratic at 100,000 samples).
+ */
+export function listSelectedSamplePage<Row>(db: DB, sel: SampleSelection, columns: string, after: number, limit: number): (Row & { _rowid: number })[] {
+  const { where, params } = selectionWhere(sel);
+  return stmt<Row & { _rowid: number }>(
+    db,
+    `SELECT s.rowid AS _rowid, ${columns} FROM dataset_samples s NOT INDEXED WHERE s.rowid > @after AND ${where} ORDER BY s.rowid LIMIT @limit`,
+  ).all({ ...params, after, limit });
+}
+
+/** How many of these selected samples contain PII. */
+export function countPiiSamples(db: DB, sel: SampleSelection, ids: string[]): number {
+  const { where, params } = selectionWhere(sel);
+  return stmt(db, `SELECT coalesce(sum(s.contains_pii), 0) FROM dataset_samples s WHERE ${where} AND s.id IN (SELECT value FROM json_each(@ids))`)
+    .pluck()
+    .get({ ...params, ids: JSON.stringify(ids) }) as number;
+}
+
+/** Samples outside excluded sessions, in all, waiting for review, and approved: why an export came out empty. */
+export function countExportableSamples(db: DB): { all: number; waiting: number; approved: number } {
+  return stmt<{ all: number; waiting: number; approved: number }>(
+    db,
+    `SELECT count(*) AS "all",
+       coalesce(sum(s.annotation_status IN ('pending', 'needs_review')), 0) AS waiting,
+       coalesce(sum(s.annotation_status IN ('approved', 'auto_approved')), 0) AS approved
+     FROM dataset_samples s WHERE s.session_id NOT IN (SELECT session_id FROM excluded_sessions)`,
+  ).get()!;
+}
+
+export function insertDatasetExport(db: DB, x: ExportInsert): void {
+  stmt(db, `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, filters, total_samples, approved_samples,
+      rejected_samples, train_samples, validation_samples, avg_quality_score, include_pii, file_path, file_size_bytes,
+      checksum, files, exported_by, exported_at, summary)
+     VALUES (@id, @name, @format, @types, @filters, @total, @approved, 0, @train, @validation, @avg, @pii, @path, @size,
+      @checksum, @files, @by, @at, @summary)`).run(x);
+}
+
+const EXPORT_COLUMNS = `id, export_name, export_format, sample_types, total_samples, train_samples, validation_samples, avg_quality_score,
+  include_pii, file_path, file_size_bytes, checksum, files, exported_by, exported_at, summary`;
+
+export function findDatasetExport(db: DB, id: string): ExportTableRow | undefined {
+  return stmt<ExportTableRow>(db, `SELECT ${EXPORT_COLUMNS} FROM dataset_exports WHERE id = ?`).get(id);
+}
+
+/** The newest exports first. */
+export function listDatasetExports(db: DB, limit: number): ExportTableRow[] {
+  return stmt<ExportTableRow>(db, `SELECT ${EXPORT_COLUMNS} FROM dataset_exports ORDER BY exported_at DESC LIMIT ?`).all(limit);
+}
+
+/** Samples by id with their gate decision's reason (the eval export's held-out cases), in rowid order. */
+export function listSamplesWithGateReason<Row>(db: DB, columns: string, ids: string[]): (Row & { gate_reason: string | null })[] {
+  return stmt<Row & { gate_reason: string | null }>(
+    db,
+    `SELECT ${columns}, (SELECT reason FROM memory_gate_decisions d WHERE d.id = s.decision_id) AS gate_reason
+     FROM dataset_samples s WHERE s.id IN (SELECT value FROM json_each(?)) ORDER BY s.rowid`,
+  ).all(JSON.stringify(ids));
+}
