@@ -2,7 +2,7 @@
 // is recorded and collected, then every format is exported in its own fresh process: CPU time against a
 // plain JSON.stringify-and-write loop over the stored sample rows (scaled to the samples each export
 // wrote), peak RSS (the kernel's high-water mark of that process), the live heap after a GC at each tenth,
-// and whether the tokenizer was loaded. EXPORT_BENCH_WORKSPACE=<dir> reuses a collected workspace (kept),
+// and whether token totals were counted or estimated. EXPORT_BENCH_WORKSPACE=<dir> reuses a collected workspace (kept),
 // so the code before and after a change can be measured on the same data; EXPORT_BENCH_FORMATS picks formats.
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +27,8 @@ interface ExportRun {
   peakRssMb: number;
   liveHeapMb: number[];
   mib: number;
-  tokenizer: boolean;
+  /** exact: every example counted by the tokenizer; estimated: some were not; none: the format has no token report */
+  tokens: 'exact' | 'estimated' | 'none';
   error?: string;
 }
 
@@ -82,10 +83,11 @@ async function exportChild(dir: string, format: ExportFormat): Promise<ExportRun
   db.close();
   fs.rmSync(outDir, { recursive: true, force: true });
   const peakRssMb = process.resourceUsage().maxRSS / 1024;
-  const tokenizer = Object.keys(require.cache).some((k) => k.includes('gpt-tokenizer'));
-  const base = { format, wallS, cpuS, peakRssMb, liveHeapMb: live.samples, tokenizer };
-  if (r instanceof Error) return { ...base, total: 0, mib: 0, error: r.message };
-  return { ...base, total: r.total, mib: r.files.reduce((a, f) => a + f.bytes, 0) / 1048576 };
+  const base = { format, wallS, cpuS, peakRssMb, liveHeapMb: live.samples };
+  if (r instanceof Error) return { ...base, tokens: 'none', total: 0, mib: 0, error: r.message };
+  const t = r.summary.tokens as { estimated?: boolean } | null;
+  const tokens = t === null ? 'none' : t.estimated ? 'estimated' : 'exact';
+  return { ...base, tokens, total: r.total, mib: r.files.reduce((a, f) => a + f.bytes, 0) / 1048576 };
 }
 
 function runExportChild(dir: string, format: ExportFormat): Promise<ExportRun> {
@@ -137,7 +139,7 @@ export const section: BenchSection = {
         console.log(
           `export ${format.padEnd(10)}: ${r.total} samples, ${fmt(r.cpuS, 2)} s CPU (wall ${fmt(r.wallS, 2)} s); ratio ${fmt(scaled / r.cpuS, 3)} (aim >= ${aim}); ` +
             `peak RSS ${fmt(r.peakRssMb, 0)} MB fresh process (aim < 250); live heap after GC at each tenth (MB): ${r.liveHeapMb.join(' ')}; ` +
-            `tokenizer ${r.tokenizer ? 'loaded' : 'not loaded'}; ${fmt(r.mib, 1)} MiB written; ${loadAvg()}`,
+            `tokens ${r.tokens}; ${fmt(r.mib, 1)} MiB written; ${loadAvg()}`,
         );
       }
     } finally {
