@@ -1,16 +1,11 @@
 // A virtualized list over keyset-paged API results: only the visible rows are in the DOM, and the
 // next page is fetched when the viewport nears the end of what is loaded. A million rows cost what
 // the rows on screen cost.
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { type KeyboardEvent as ReactKeyboardEvent, type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
-import { DATA_AREAS, type DataArea } from '../../../shared/contract';
-import { useAreaChanges } from '../lib/queries';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
+import { type KeyboardEvent as ReactKeyboardEvent, type ReactNode, useCallback, useEffect, useRef } from 'react';
+import type { DataArea } from '../../../shared/contract';
 import { ErrorMessage } from './ErrorMessage';
-
-export interface PageResult<T, C> {
-  items: T[];
-  next: C | null | undefined;
-}
+import { usePagedLoader, type PageResult } from './usePagedLoader';
 
 interface Props<T, C> {
   /** Changes when filters change: the list starts again from the first page. */
@@ -34,66 +29,10 @@ interface Props<T, C> {
   areas?: readonly DataArea[];
 }
 
-interface ListState<T, C> {
-  items: T[];
-  cursor: C | null | undefined;
-  done: boolean;
-  loading: boolean;
-  error: unknown;
-}
-
 export function PagedList<T, C>(props: Props<T, C>) {
   const { resetKey, fetchPage, getKey, renderRow, estimateSize, action, dynamic } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const [state, setState] = useState<ListState<T, C>>({ items: [], cursor: undefined, done: false, loading: true, error: undefined });
-  const [fresh, setFresh] = useState(false);
-  const stateRef = useRef(state);
-  stateRef.current = state;
-  const fetchRef = useRef(fetchPage);
-  fetchRef.current = fetchPage;
-  const inflight = useRef<AbortController | null>(null);
-
-  const loadMore = useCallback((reset: boolean) => {
-    const s = stateRef.current;
-    if (!reset && (s.done || inflight.current)) return;
-    inflight.current?.abort();
-    const ctrl = new AbortController();
-    inflight.current = ctrl;
-    setState((p) => ({ ...p, loading: true, error: undefined }));
-    fetchRef.current(reset ? undefined : (s.cursor ?? undefined), ctrl.signal).then(
-      (page) => {
-        if (ctrl.signal.aborted) return;
-        inflight.current = null;
-        setState((p) => ({
-          items: reset ? page.items : p.items.concat(page.items),
-          cursor: page.next,
-          done: page.next == null,
-          loading: false,
-          error: undefined,
-        }));
-      },
-      (error) => {
-        if (ctrl.signal.aborted) return;
-        inflight.current = null;
-        setState((p) => ({ ...p, loading: false, error, done: true }));
-      },
-    );
-  }, []);
-
-  useEffect(() => {
-    scrollRef.current?.scrollTo({ top: 0 });
-    setFresh(false);
-    loadMore(true);
-    return () => inflight.current?.abort();
-  }, [resetKey, loadMore]);
-
-  // On a database change: near the top, reload quietly; deep in the list, offer to reload rather than
-  // yank the rows from under the curator.
-  useAreaChanges(props.areas ?? DATA_AREAS, () => {
-    if ((scrollRef.current?.scrollTop ?? 0) < estimateSize * 5) loadMore(true);
-    else setFresh(true);
-  });
-
+  const { state, loadMore, fresh, showLatest } = usePagedLoader({ resetKey, fetchPage, scrollRef, estimateSize, areas: props.areas });
   const { items, done, loading, error } = state;
   const measured = (item: T | undefined) => item !== undefined && (typeof dynamic === 'function' ? dynamic(item) : !!dynamic);
   // Stable callbacks: the virtualizer recomputes every row's offset when they change identity.
@@ -116,24 +55,11 @@ export function PagedList<T, C>(props: Props<T, C>) {
     if (last && last.index >= items.length - 20 && !done && !loading && !error) loadMore(false);
   }, [last, items.length, done, loading, error, loadMore]);
 
-  // With focus in the list, ↑/↓ (or k/j) move the selection, so a curator can walk the rows without the mouse.
-  function onListKey(e: ReactKeyboardEvent) {
-    const step = e.key === 'ArrowDown' || e.key === 'j' ? 1 : e.key === 'ArrowUp' || e.key === 'k' ? -1 : 0;
-    if (!step || !props.onSelect) return;
-    e.preventDefault();
-    const at = items.findIndex((it) => getKey(it) === props.selectedKey);
-    const next = Math.max(0, Math.min(items.length - 1, at + step));
-    if (items[next] && next !== at) {
-      props.onSelect(items[next]);
-      virtualizer.scrollToIndex(next, { align: 'auto' });
-    }
-  }
-
   return (
     <div className={`paged-list ${props.className ?? ''}`}>
       {props.header}
       {fresh && (
-        <button type="button" className="fresh-banner" onClick={() => { setFresh(false); loadMore(true); scrollRef.current?.scrollTo({ top: 0 }); }}>
+        <button type="button" className="fresh-banner" onClick={showLatest}>
           New data recorded — show latest
         </button>
       )}
@@ -143,7 +69,7 @@ export function PagedList<T, C>(props: Props<T, C>) {
         className="paged-list-scroll"
         data-testid="list-scroll"
         tabIndex={props.onSelect ? 0 : undefined}
-        onKeyDown={props.onSelect ? onListKey : undefined}
+        onKeyDown={props.onSelect ? (e) => moveSelection(e, props, items, virtualizer) : undefined}
         aria-label={props.onSelect ? 'list: ↑/↓ or j/k to move' : undefined}
       >
         {!loading && !error && items.length === 0 ? (
@@ -172,4 +98,17 @@ export function PagedList<T, C>(props: Props<T, C>) {
       </div>
     </div>
   );
+}
+
+/** With focus in the list, ↑/↓ (or k/j) move the selection, so a curator can walk the rows without the mouse. */
+function moveSelection<T, C>(e: ReactKeyboardEvent, props: Props<T, C>, items: T[], virtualizer: Virtualizer<HTMLDivElement, Element>): void {
+  const step = e.key === 'ArrowDown' || e.key === 'j' ? 1 : e.key === 'ArrowUp' || e.key === 'k' ? -1 : 0;
+  if (!step || !props.onSelect) return;
+  e.preventDefault();
+  const at = items.findIndex((it) => props.getKey(it) === props.selectedKey);
+  const next = Math.max(0, Math.min(items.length - 1, at + step));
+  if (items[next] && next !== at) {
+    props.onSelect(items[next]);
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+  }
 }
