@@ -4,7 +4,7 @@
 // them back; a note that changed on disk replaces its copy on the next import.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DailyNoteDto, DailyNoteHit } from '../../shared/contract/dto';
+import type { DailyNoteDto, DailyNoteHit } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { findDailyNoteHash, listDailyNotesBetween, searchDailyNoteRows, upsertDailyNote } from '../db/repositories/dailyNotes';

@@ -2,7 +2,7 @@
 // per scenario. Imported so a curator compares models on the same scenarios (Stats).
 import fs from 'node:fs';
 import { z } from 'zod';
-import type { EvalModelScoreDto, EvalSuiteComparisonDto } from '../../shared/contract/dto';
+import type { EvalModelScoreDto, EvalSuiteComparisonDto } from '../../shared/contract';
 import { writeTx } from '../db/connection';
 import { insertEvalResultIfNew, insertEvalRunIfNew, listEvalResultsOfRun, listLatestEvalRuns, scenarioKnown } from '../db/repositories/evals';
 import { nowOf, type ServiceContext } from '../context';

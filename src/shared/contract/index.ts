@@ -16,6 +16,8 @@ import { recordContracts, type AuditRow } from './records';
 import type * as G from './guardian';
 import { appContracts } from './app';
 import { datasetContracts } from './dataset';
+import { importContracts } from './imports';
+import { lifecycleContracts } from './lifecycle';
 import { curationContracts } from './curation';
 import { healthContracts } from './health';
 
@@ -24,6 +26,8 @@ export * from './records';
 export * from './guardian';
 export * from './app';
 export * from './dataset';
+export * from './imports';
+export * from './lifecycle';
 export * from './curation';
 export * from './health';
 export * from './changes';
@@ -102,60 +106,8 @@ export const contracts = {
 
   ...datasetContracts,
 
-  // ---- imports ----
-  'import.dailyNotes': job<D.ImportReport>()(
-    z.strictObject({ path: z.string().min(1).max(4096) }),
-    "Import OpenClaw's daily memory notes (memory/YYYY-MM-DD.md) as read-only documents (job)",
-  ),
-  'stats.evalModels': query<D.EvalSuiteComparisonDto[]>()(empty, 'Per-model pass rates of imported eval runs, compared on the same scenarios'),
-  'notes.list': query<D.DailyNoteDto[]>()(
-    z.strictObject({ from: isoDay, to: isoDay }),
-    'Daily memory notes of a day range (at most 62 days), oldest first',
-  ),
-  'notes.search': query<D.DailyNoteHit[]>()(
-    z.strictObject({ text: z.string().trim().min(1, 'search text is required').max(500), limit: limit(200, 50) }),
-    'Search the daily memory notes (Chinese too), newest first',
-  ),
-  'import.reflectionLogs': job<D.ImportReport>()(
-    z.strictObject({ path: z.string().min(1).max(4096) }),
-    'Import the plugin logs and write-guardian audit log (job)',
-  ),
-  'import.openclaw': job<D.ImportReport>()(z.strictObject({ path: z.string().min(1).max(4096) }), 'Import OpenClaw session transcripts (job)'),
-  'import.evals': job<D.ImportReport>()(z.strictObject({ path: z.string().min(1).max(4096) }), 'Import the plugin eval sets as gold samples (job)'),
-
-  // ---- opt-out, retention, conversation archives, settings validation ----
-  'exclusions.list': query<D.ExclusionDto[]>()(empty, 'Excluded sessions, targets and accounts, with the sessions each matches'),
-  'exclusions.add': mutation<D.ExclusionDto>()(
-    z.strictObject({
-      kind: z.enum(['session', 'target', 'account']),
-      value: z.string().trim().min(1, 'the session, target or account to exclude is required').max(500),
-      reason: z.string().trim().max(2000).optional(),
-    }),
-    'Exclude a session, a channel target ("<channel>:<target>") or an account from collection and every export',
-  ),
-  'exclusions.remove': mutation<D.ExclusionDto>()(z.strictObject({ id }), 'Lift an exclusion: its data (if not purged) is collected and exported again'),
-  'exclusions.purge': mutation<D.PurgeOutcome>()(
-    z.strictObject({ id, dryRun: z.boolean().default(false), confirm: z.boolean().default(false) }),
-    'Delete everything recorded for the excluded sessions (irreversible: needs confirm; dryRun gives exact counts)',
-  ),
-  'retention.prune': mutation<D.PruneOutcome>()(
-    z.strictObject({
-      days: z.number().int('days: whole days only').min(7, 'days: at least 7').max(36_500).optional(),
-      dryRun: z.boolean().default(false),
-      confirm: z.boolean().default(false),
-      previewToken: z.string().max(200).optional(),
-      force: z.boolean().default(false),
-    }),
-    'Delete data older than N whole days (irreversible: dryRun first, then confirm with its previewToken; force for data no backup holds)',
-  ),
-  'conversations.export': job<D.ConversationExportResult>()(
-    z.strictObject({ ...timeRange, overwrite: z.boolean().default(false) }),
-    'Write the turns of a time range, with their decisions and writes, to a JSONL archive (job)',
-  ),
-  'settings.validate': query<D.SettingsValidation>()(
-    z.strictObject({ settings: z.record(z.string(), z.unknown()).optional() }),
-    'Check workbench.json (or a settings object, without saving) value by value; each problem names the value',
-  ),
+  ...importContracts,
+  ...lifecycleContracts,
   ...curationContracts,
   ...healthContracts,
 } satisfies Record<string, Contract>;

@@ -1,5 +1,5 @@
 // The agent's daily notes (memory/YYYY-MM-DD.md) as imported, with their trigram full-text index.
-import type { DailyNoteDto } from '../../../shared/contract/dto';
+import type { DailyNoteDto } from '../../../shared/contract';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 
