@@ -6,7 +6,7 @@ import path from 'node:path';
 import { decisionForFile, type GateDecision, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
-import { listSamplesWithGateReason } from '../db/repositories/exports';
+import { listSamplesWithGateReason } from '../db/repositories/exportSamples';
 import { exportContent } from './export';
 import { planExport, resolveExport, type ExportOptions } from './exportPlan';
 import { loadPiiDetector } from './privacy';

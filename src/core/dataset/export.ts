@@ -7,7 +7,7 @@ import type { ExportFormat, SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR } from '../db/connection';
 import { withoutMmap } from '../db/bulk';
-import { countPiiSamples } from '../db/repositories/exports';
+import { countPiiSamples } from '../db/repositories/exportSamples';
 import { nowOf, type ServiceContext } from '../context';
 import { CSV_FIELDS } from './formats';
 import { clustersAreStale, reclusterSamples } from './dedupe';

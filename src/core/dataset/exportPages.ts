@@ -2,7 +2,7 @@
 // export writes for it (redacted content, a pseudonymous session label when the key holds PII, the
 // format's records). Shared by the export, its preview, the eval export and the fleet dataset.
 import { createHash } from 'node:crypto';
-import { listSelectedSamplePage } from '../db/repositories/exports';
+import { listSelectedSamplePage } from '../db/repositories/exportSamples';
 import type { ServiceContext } from '../context';
 import { loadValueRules, rowWithValueRules } from '../curation/piiValues';
 import { recordsOf } from './exportRecords';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { EXPORT_FORMATS, SAMPLE_TYPES, type ExportFormat, type SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
-import { countExportableSamples, listPlanRows, type PlanRow, type SampleSelection } from '../db/repositories/exports';
+import { countExportableSamples, listPlanRows, type PlanRow, type SampleSelection } from '../db/repositories/exportSamples';
 import { TARGET_MODELS, resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput, type TargetModel } from './config';
 
 export interface ExportOptions {

@@ -8,7 +8,7 @@ import Papa from 'papaparse';
 import { ulid } from 'ulid';
 import type { ExportFormat } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
-import { insertDatasetExport } from '../db/repositories/exports';
+import { insertDatasetExport } from '../db/repositories/datasetExports';
 import { fileSha256 } from '../files/checksum';
 import { actorOf, type ServiceContext } from '../context';
 import { ParquetSink, type ParquetRow } from '../parquet/writer';

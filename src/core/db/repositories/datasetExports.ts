@@ -1,5 +1,5 @@
-// Reads of recorded dataset exports (dataset_exports): the list the Export view shows, one export,
-// and the files an export wrote (what download and drag-out may hand out).
+// Recorded dataset exports (dataset_exports): the row an export writes, the list the Export view shows,
+// one export, and the files an export wrote (what download and drag-out may hand out).
 import type { ExportFormat } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
@@ -21,6 +21,35 @@ export interface DatasetExportRow {
   exported_by: string | null;
   exported_at: number;
   summary: string | null;
+}
+
+export interface ExportInsert {
+  id: string;
+  name: string;
+  format: ExportFormat;
+  types: string;
+  filters: string;
+  total: number;
+  approved: number;
+  train: number;
+  validation: number;
+  avg: number | null;
+  pii: number;
+  path: string;
+  size: number;
+  checksum: string;
+  files: string;
+  by: string;
+  at: number;
+  summary: string;
+}
+
+export function insertDatasetExport(db: DB, x: ExportInsert): void {
+  stmt(db, `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, filters, total_samples, approved_samples,
+      rejected_samples, train_samples, validation_samples, avg_quality_score, include_pii, file_path, file_size_bytes,
+      checksum, files, exported_by, exported_at, summary)
+     VALUES (@id, @name, @format, @types, @filters, @total, @approved, 0, @train, @validation, @avg, @pii, @path, @size,
+      @checksum, @files, @by, @at, @summary)`).run(x);
 }
 
 const EXPORT_COLUMNS = `id, export_name, export_format, sample_types, total_samples, train_samples, validation_samples, avg_quality_score,

@@ -1,6 +1,7 @@
-// Dataset exports: the samples an export selects (the plan's small columns, then full rows page by page),
-// and the dataset_exports rows that record each export and its files. The only place that knows that table.
-import type { ExportFormat, SampleType } from '../../../shared/domain';
+// The samples a dataset export selects: the plan's small columns, then full rows page by page, and the
+// counts the export dialog and an empty export's message show. The exports themselves are recorded in
+// dataset_exports (datasetExports.ts).
+import type { SampleType } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 
@@ -27,47 +28,6 @@ export interface PlanRow {
   edited: number;
   picked: number;
   label: string | null;
-}
-
-/** A dataset_exports row as stored. */
-export interface ExportTableRow {
-  id: string;
-  export_name: string;
-  export_format: ExportFormat;
-  sample_types: string;
-  total_samples: number | null;
-  train_samples: number | null;
-  validation_samples: number | null;
-  avg_quality_score: number | null;
-  include_pii: number;
-  file_path: string;
-  file_size_bytes: number | null;
-  checksum: string | null;
-  files: string | null;
-  exported_by: string | null;
-  exported_at: number;
-  summary: string | null;
-}
-
-export interface ExportInsert {
-  id: string;
-  name: string;
-  format: ExportFormat;
-  types: string;
-  filters: string;
-  total: number;
-  approved: number;
-  train: number;
-  validation: number;
-  avg: number | null;
-  pii: number;
-  path: string;
-  size: number;
-  checksum: string;
-  files: string;
-  by: string;
-  at: number;
-  summary: string;
 }
 
 /** The WHERE clause (alias s) of a selection and its parameters; the text depends only on which filters are set. */
@@ -144,26 +104,6 @@ export function countExportableSamples(db: DB): { all: number; waiting: number; 
        coalesce(sum(s.annotation_status IN ('approved', 'auto_approved')), 0) AS approved
      FROM dataset_samples s WHERE s.session_id NOT IN (SELECT session_id FROM excluded_sessions)`,
   ).get()!;
-}
-
-export function insertDatasetExport(db: DB, x: ExportInsert): void {
-  stmt(db, `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, filters, total_samples, approved_samples,
-      rejected_samples, train_samples, validation_samples, avg_quality_score, include_pii, file_path, file_size_bytes,
-      checksum, files, exported_by, exported_at, summary)
-     VALUES (@id, @name, @format, @types, @filters, @total, @approved, 0, @train, @validation, @avg, @pii, @path, @size,
-      @checksum, @files, @by, @at, @summary)`).run(x);
-}
-
-const EXPORT_COLUMNS = `id, export_name, export_format, sample_types, total_samples, train_samples, validation_samples, avg_quality_score,
-  include_pii, file_path, file_size_bytes, checksum, files, exported_by, exported_at, summary`;
-
-export function findDatasetExport(db: DB, id: string): ExportTableRow | undefined {
-  return stmt<ExportTableRow>(db, `SELECT ${EXPORT_COLUMNS} FROM dataset_exports WHERE id = ?`).get(id);
-}
-
-/** The newest exports first. */
-export function listDatasetExports(db: DB, limit: number): ExportTableRow[] {
-  return stmt<ExportTableRow>(db, `SELECT ${EXPORT_COLUMNS} FROM dataset_exports ORDER BY exported_at DESC LIMIT ?`).all(limit);
 }
 
 /** Samples by id with their gate decision's reason (the eval export's held-out cases), in rowid order. */
