@@ -9,6 +9,8 @@ import { writeInput } from '../recorder/schemas';
 import { readMemoryFile } from '../files/memoryFiles';
 import { nowOf, type ServiceContext } from '../context';
 import { sha256 } from '../text/diff';
+import { findFileState, upsertFileState, type FileStateRow } from '../db/repositories/fileState';
+import { snapshotContent } from './rows';
 
 export interface ExternalChange {
   fileName: MemoryFileName;
@@ -19,36 +21,21 @@ export interface ExternalChange {
   lines: LineChanges | null;
 }
 
-export interface FileStateRow {
-  fileName: MemoryFileName;
-  snapshotId: string | null;
-  contentHash: string | null;
-  auditId: string | null;
-  observedAt: number;
-}
+export type { FileStateRow } from '../db/repositories/fileState';
 
 export function getFileState(db: DB, fileName: MemoryFileName): FileStateRow | undefined {
-  return db
-    .prepare(
-      `SELECT file_name AS fileName, snapshot_id AS snapshotId, content_hash AS contentHash, audit_id AS auditId, observed_at AS observedAt
-       FROM file_state WHERE file_name = ?`,
-    )
-    .get(fileName) as FileStateRow | undefined;
+  return findFileState(db, fileName);
 }
 
 /** Sets what the workbench last saw of a file (used for baselines; recorded writes move it by trigger). Call inside a transaction. */
 export function setFileState(db: DB, fileName: MemoryFileName, content: string | null, at: number, auditId: string | null = null): void {
   const snapshotId = content === null ? null : storeSnapshot(db, fileName, content, at);
-  db.prepare(
-    `INSERT INTO file_state (file_name, snapshot_id, content_hash, audit_id, observed_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (file_name) DO UPDATE SET snapshot_id = excluded.snapshot_id, content_hash = excluded.content_hash,
-       audit_id = excluded.audit_id, observed_at = max(file_state.observed_at, excluded.observed_at)`,
-  ).run(fileName, snapshotId, content === null ? null : sha256(content), auditId, at);
+  upsertFileState(db, { fileName, snapshotId, contentHash: content === null ? null : sha256(content), auditId, at });
 }
 
 function lastSeenContent(db: DB, state: FileStateRow): string | null {
   if (!state.snapshotId) return null;
-  return db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(state.snapshotId) as string;
+  return snapshotContent(db, state.snapshotId);
 }
 
 /**

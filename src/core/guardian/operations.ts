@@ -17,6 +17,20 @@ import { recordExternalChanges } from './external';
 import { faultPoint } from './faults';
 import { pruneSnapshots } from './prune';
 import { snapshotContent } from './rows';
+import {
+  findOperationById,
+  findUnfinishedOperationOnFile,
+  insertPlannedOperation,
+  insertRollback,
+  linkCorrectionToRetry,
+  listFilesWithPlannedOperations,
+  listPlannedOperations,
+  listPlannedOperationsOnFile,
+  markAuditRolledBack,
+  markOperationAbandoned,
+  markOperationCommitted,
+} from '../db/repositories/fileOperations';
+import type { OperationRow } from '../db/repositories/fileOperations';
 
 export interface RollbackPlan {
   type: 'rollback';
@@ -49,25 +63,12 @@ export interface RetryPlan {
 
 export type OperationPlan = RollbackPlan | RetryPlan;
 
-interface OperationRow {
-  id: string;
-  kind: 'rollback' | 'retry';
-  target_file: MemoryFileName;
-  audit_id: string;
-  expected_hash: string | null;
-  planned_hash: string | null;
-  backup_snapshot_id: string | null;
-  planned_snapshot_id: string | null;
-  plan: string;
-  state: 'planned' | 'committed' | 'abandoned';
-  created_at: number;
-}
 
 const hashOf = (content: string | null) => (content === null ? null : sha256(content));
 
 function recordIntent(ctx: ServiceContext, file: MemoryFileName, current: string | null, planned: string | null, plan: OperationPlan): { id: string; backupSnapshotId: string | null } {
   return writeTx(ctx.db, () => {
-    const unfinished = ctx.db.prepare("SELECT id FROM file_operations WHERE target_file = ? AND state = 'planned'").pluck().get(file) as string | undefined;
+    const unfinished = findUnfinishedOperationOnFile(ctx.db, file);
     if (unfinished) {
       throw new AppError('Conflict', `an interrupted operation (${unfinished}) on ${file} is unfinished; run \`reflection guardian reconcile\` (or reopen the workspace) first`);
     }
@@ -76,12 +77,10 @@ function recordIntent(ctx: ServiceContext, file: MemoryFileName, current: string
     const plannedSnapshotId = planned === null ? null : storeSnapshot(ctx.db, file, planned, at);
     const id = ulid(at);
     const auditId = plan.type === 'rollback' ? plan.auditId : plan.originalAuditId;
-    ctx.db
-      .prepare(
-        `INSERT INTO file_operations (id, kind, target_file, audit_id, expected_hash, planned_hash, backup_snapshot_id, planned_snapshot_id, plan, state, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'planned', ?)`,
-      )
-      .run(id, plan.type, file, auditId, hashOf(current), hashOf(planned), backupSnapshotId, plannedSnapshotId, JSON.stringify(plan), at);
+    insertPlannedOperation(ctx.db, {
+      id, kind: plan.type, targetFile: file, auditId, expectedHash: hashOf(current), plannedHash: hashOf(planned), backupSnapshotId, plannedSnapshotId,
+      plan: JSON.stringify(plan), createdAt: at,
+    });
     return { id, backupSnapshotId };
   });
 }
@@ -109,40 +108,32 @@ function applyPlan(db: DB, op: OperationRow, plan: OperationPlan): void {
     }),
   );
   if (!rollback) {
-    if (plan.correctionId) db.prepare('UPDATE behavior_corrections SET retry_audit_id = ? WHERE id = ?').run(plan.newAuditId, plan.correctionId);
+    if (plan.correctionId) linkCorrectionToRetry(db, plan.correctionId, plan.newAuditId);
     return;
   }
-  const updated = db.prepare("UPDATE write_guardian_audit SET status = 'rolled_back' WHERE id = ? AND status = 'written'").run(plan.auditId);
-  if (updated.changes !== 1) throw new AppError('Conflict', `audit ${plan.auditId} is no longer a written audit; it may have been rolled back elsewhere`);
-  db.prepare(
-    `INSERT INTO rollbacks (id, audit_id, rolled_back_at, rolled_back_by, reason, restored_snapshot_id, previous_status, backup_snapshot_id, mode, rollback_audit_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(plan.rollbackId, plan.auditId, plan.createdAt, plan.by, plan.reason,
+  if (markAuditRolledBack(db, plan.auditId) !== 1) throw new AppError('Conflict', `audit ${plan.auditId} is no longer a written audit; it may have been rolled back elsewhere`);
+  insertRollback(db, {
+    id: plan.rollbackId, auditId: plan.auditId, at: plan.createdAt, by: plan.by, reason: plan.reason,
     // What the file was restored to: the before-snapshot (deduplicated to the same id) for restore and
     // force; for reverse_patch the merged content, since later writes were kept.
-    op.planned_snapshot_id, plan.previousStatus, op.backup_snapshot_id, plan.mode, plan.newAuditId);
-}
-
-function getOperation(db: DB, id: string): OperationRow | undefined {
-  return db.prepare('SELECT * FROM file_operations WHERE id = ?').get(id) as OperationRow | undefined;
+    restoredSnapshotId: op.planned_snapshot_id, previousStatus: plan.previousStatus, backupSnapshotId: op.backup_snapshot_id, mode: plan.mode,
+    rollbackAuditId: plan.newAuditId,
+  });
 }
 
 /** Applies a planned operation's database effects and marks it committed, in one transaction. */
 function commitOperation(db: DB, id: string, at: number, message: string | null = null): void {
   writeTx(db, () => {
-    const op = getOperation(db, id);
+    const op = findOperationById(db, id);
     if (!op || op.state !== 'planned') return;
     applyPlan(db, op, JSON.parse(op.plan) as OperationPlan);
-    db.prepare("UPDATE file_operations SET state = 'committed', finished_at = ?, message = ? WHERE id = ?").run(at, message, id);
+    markOperationCommitted(db, id, at, message);
   });
 }
 
 function abandonOperation(db: DB, id: string, at: number, message: string): void {
   // A cancelled operation's snapshots are referenced by nothing else; releasing them lets retention prune them.
-  db.prepare(
-    `UPDATE file_operations SET state = 'abandoned', finished_at = ?, message = ?, backup_snapshot_id = NULL, planned_snapshot_id = NULL
-     WHERE id = ? AND state = 'planned'`,
-  ).run(at, message, id);
+  markOperationAbandoned(db, id, at, message);
 }
 
 /**
@@ -194,7 +185,7 @@ function describe(op: OperationRow, plan: OperationPlan): string {
  * message per operation handled; an empty list means everything already agreed.
  */
 export async function reconcilePending(ctx: ServiceContext): Promise<string[]> {
-  const files = ctx.db.prepare("SELECT DISTINCT target_file FROM file_operations WHERE state = 'planned'").pluck().all() as MemoryFileName[];
+  const files = listFilesWithPlannedOperations(ctx.db);
   const messages: string[] = [];
   for (const file of files) {
     try {
@@ -212,7 +203,7 @@ export async function reconcilePending(ctx: ServiceContext): Promise<string[]> {
  * an operation a crash left behind never blocks the next one.
  */
 export function reconcileFileLocked(ctx: ServiceContext, file: MemoryFileName): string[] {
-  const pending = ctx.db.prepare("SELECT * FROM file_operations WHERE state = 'planned' AND target_file = ? ORDER BY created_at, id").all(file) as OperationRow[];
+  const pending = listPlannedOperationsOnFile(ctx.db, file);
   const messages: string[] = [];
   for (const op of pending) {
     const what = describe(op, JSON.parse(op.plan) as OperationPlan);
@@ -237,7 +228,5 @@ export function reconcileFileLocked(ctx: ServiceContext, file: MemoryFileName): 
 
 /** Operations still waiting for reconcilePending (shown by the UI as a warning). */
 export function listPendingOperations(ctx: ServiceContext): Array<{ id: string; kind: string; targetFile: MemoryFileName; auditId: string; createdAt: number }> {
-  return ctx.db
-    .prepare("SELECT id, kind, target_file AS targetFile, audit_id AS auditId, created_at AS createdAt FROM file_operations WHERE state = 'planned' ORDER BY created_at")
-    .all() as Array<{ id: string; kind: string; targetFile: MemoryFileName; auditId: string; createdAt: number }>;
+  return listPlannedOperations(ctx.db);
 }
