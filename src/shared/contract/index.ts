@@ -2,16 +2,9 @@
 // schema, output type, whether it mutates). Electron IPC, browser-mode HTTP, the preload's allowed
 // channel list and the renderer client are all derived from this map. Pure TS + zod only.
 import { z } from 'zod';
-import {
-  ANNOTATION_STATUSES,
-  AUDIT_SOURCES,
-  AUDIT_STATUSES,
-  EXPORT_FORMATS,
-  MEMORY_FILES,
-  SAMPLE_TYPES,
-} from '../domain';
-import { cursor, empty, epochMs, id, job, limit, mutation, query, type Contract } from './define';
-import type * as D from './dto';
+import { AUDIT_SOURCES, AUDIT_STATUSES, MEMORY_FILES } from '../domain';
+import type { Page } from '../paging';
+import { cursor, empty, epochMs, id, limit, mutation, query, type Contract } from './define';
 import { recordContracts, type AuditRow } from './records';
 import type * as G from './guardian';
 import { appContracts } from './app';
@@ -21,7 +14,7 @@ import { lifecycleContracts } from './lifecycle';
 import { curationContracts } from './curation';
 import { healthContracts } from './health';
 
-export * from './dto';
+export type { Page } from '../paging';
 export * from './records';
 export * from './guardian';
 export * from './app';
@@ -37,7 +30,6 @@ const memoryFile = z.enum(MEMORY_FILES);
 const timeRange = { since: epochMs.optional(), until: epochMs.optional() };
 const text = (max = 100_000) => z.string().max(max);
 const reason = z.string().trim().min(1, 'a reason is required').max(2000);
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
 
 
 export const contracts = {
@@ -46,7 +38,7 @@ export const contracts = {
   ...recordContracts,
 
   // ---- write_guardian ----
-  'guardian.list': query<D.Page<AuditRow>>()(
+  'guardian.list': query<Page<AuditRow>>()(
     z.strictObject({
       sessionId: id.optional(),
       file: memoryFile.optional(),
@@ -61,7 +53,7 @@ export const contracts = {
   'guardian.show': query<G.AuditDetail>()(z.strictObject({ id }), 'An audit with its decision, turn, rollback and corrections'),
   'guardian.stats': query<G.AuditStatusCount[]>()(empty, 'How many writes carry each status, all time'),
   'guardian.diff': query<G.AuditDiff>()(z.strictObject({ id }), 'Before/after content and unified diff of a write'),
-  'guardian.history': query<D.Page<G.FileVersion>>()(
+  'guardian.history': query<Page<G.FileVersion>>()(
     z.strictObject({ file: memoryFile, limit: limit(), cursor }),
     'Every version of one memory file, newest first',
   ),
