@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { ChangeEvent, DataArea, DataChange, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../shared/contract';
 import { AppError } from '../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../core/db/connection';
+import { dataVersion } from '../core/db/maintenance';
 import { countTableRows } from '../core/db/repositories/schema';
 import type { ServiceContext } from '../core/context';
 import { loadSettings } from '../core/lifecycle/settings';
@@ -197,7 +198,7 @@ export class WorkspaceSession {
 
   private readDataVersion(): number {
     if (!this.opened) return -1;
-    return (this.opened.db.pragma('data_version', { simple: true }) as number) * 1_000_000 + this.localWrites;
+    return dataVersion(this.opened.db) * 1_000_000 + this.localWrites;
   }
 
   private closeDatabase(): void {

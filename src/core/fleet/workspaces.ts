@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
 import { dbPathFor, openWorkspaceDatabase, STATE_DIR, type OpenedDatabase } from '../db/connection';
+import { quickCheck } from '../db/maintenance';
 import { loadSettings } from '../lifecycle/settings';
 
 export type SkipKind = 'corrupt' | 'newer' | 'locked' | 'missing';
@@ -81,7 +82,7 @@ export function openMember(dir: string, busyTimeoutMs = 1000): OpenedDatabase | 
   try {
     const storage = { ...loadSettings(dir).settings.storage, busyTimeoutMs };
     opened = openWorkspaceDatabase(dir, { config: storage });
-    const check = opened.db.pragma('quick_check', { simple: true });
+    const check = quickCheck(opened.db);
     if (check !== 'ok') throw new AppError('Invalid', `integrity check failed: ${String(check)}`);
     return opened;
   } catch (e) {

@@ -12,6 +12,7 @@ import { ulid } from 'ulid';
 import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR, writeTx, type DB } from '../db/connection';
+import { checkpointWal, reclaimFreePages, vacuumDatabase, withSecureDelete } from '../db/maintenance';
 import { listArchiveFileNames } from '../db/repositories/archives';
 import { listDatasetExportPaths } from '../db/repositories/datasetExports';
 import {
@@ -235,10 +236,9 @@ async function rewriteMemoryFile(ctx: ServiceContext, file: MemoryFileName, valu
 
 function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn[], places: ErasePlace[], erasureId: string, by: string): { rechained: MemoryFileName[]; warnings: string[] } {
   const db = ctx.db;
-  const secureDelete = db.pragma('secure_delete', { simple: true });
-  db.pragma('secure_delete = ON'); // freed space is zeroed, so erased text does not linger in the file
   let rechained: MemoryFileName[] = [];
-  try {
+  // Freed space is zeroed, so erased text does not linger in the file.
+  withSecureDelete(db, () =>
     writeTx(db, () => {
       rechained = eraseSnapshots(ctx, value, erasureId);
       for (const c of columns) {
@@ -250,18 +250,16 @@ function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn
       const salt = randomBytes(16).toString('hex');
       const summary = places.map((p) => ({ place: p.place, kind: p.kind, count: p.count, action: p.action }));
       insertErasure(db, { id: erasureId, valueHash: sha256(`${salt}${value}`), salt, erasedBy: by, erasedAt: nowOf(ctx), summaryJson: JSON.stringify({ places: summary, rechained }) });
-    });
-  } finally {
-    db.pragma(`secure_delete = ${secureDelete ? 'ON' : 'OFF'}`);
-  }
-  db.pragma('incremental_vacuum');
-  let [wal] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+    }),
+  );
+  reclaimFreePages(db);
+  let wal = checkpointWal(db);
   // secure_delete zeroes what this erasure freed, but space freed earlier (with it off) can still hold
   // old copies of the value; VACUUM rebuilds the file without any free space. Only when needed: it
   // rewrites the whole database.
   if (fileHolds(db.name, spellingsOf(value))) {
-    db.exec('VACUUM');
-    [wal] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+    vacuumDatabase(db);
+    wal = checkpointWal(db);
   }
   // A reader elsewhere (another window, the plugin's recorder) can keep old pages in the WAL file.
   const warnings = wal && (wal.busy !== 0 || wal.log !== wal.checkpointed)

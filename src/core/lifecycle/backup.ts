@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { nativeBindingOption, STATE_DIR } from '../db/connection';
+import { integrityCheck } from '../db/maintenance';
 import { MEMORY_FILES } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { BackupResult } from '../../shared/contract';
@@ -96,7 +97,7 @@ export async function backupDatabase(ctx: ServiceContext, options: BackupOptions
     try {
       // The copy inherits the source's WAL mode; make it a self-contained single file.
       copy.pragma('journal_mode = DELETE');
-      integrity = (copy.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+      integrity = integrityCheck(copy);
     } finally {
       copy.close();
     }

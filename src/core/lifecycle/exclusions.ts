@@ -1,5 +1,6 @@
 import { ulid } from 'ulid';
 import { writeTx, type DB } from '../db/connection';
+import { checkpointWal, reclaimFreePages, withSecureDelete } from '../db/maintenance';
 import { AppError } from '../../shared/errors';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import {
@@ -137,24 +138,21 @@ export function purgeExclusion(ctx: ServiceContext, id: string, options: { confi
   const count = () => Object.fromEntries(counted.map((t) => [t, countTableRows(db, t)]));
   let deleted: Record<string, number> = {};
 
-  const secureDelete = db.pragma('secure_delete', { simple: true });
-  db.pragma('secure_delete = ON'); // freed pages are zeroed, so purged text does not linger in the file
   try {
-    writeTx(db, () => {
+    // Freed pages are zeroed, so purged text does not linger in the file.
+    withSecureDelete(db, () => writeTx(db, () => {
       const before = count();
       deleteSessionsAndTheirRows(db, sessionIds);
       const after = count();
       deleted = Object.fromEntries(counted.map((t) => [t, (before[t] ?? 0) - (after[t] ?? 0)]).filter(([, n]) => (n as number) > 0));
       if (dryRun) throw new Rollback();
-    });
+    }));
   } catch (e) {
     if (!(e instanceof Rollback)) throw e;
-  } finally {
-    db.pragma(`secure_delete = ${secureDelete ? 'ON' : 'OFF'}`);
   }
   if (!dryRun) {
-    db.pragma('incremental_vacuum');
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    reclaimFreePages(db);
+    checkpointWal(db);
   }
   return { exclusion, sessionIds, deleted, dryRun };
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeTx, type DB } from '../db/connection';
+import { reclaimFreePages } from '../db/maintenance';
 import { AppError } from '../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
 import { exportsDir } from './archive';
@@ -153,9 +154,7 @@ export function pruneOldData(ctx: ServiceContext, options: PruneOptions = {}): P
   }
   let freedPages = 0;
   if (!dryRun && Object.keys(deleted).length) {
-    const freeBefore = db.pragma('freelist_count', { simple: true }) as number;
-    db.pragma('incremental_vacuum');
-    freedPages = Math.max(0, freeBefore - (db.pragma('freelist_count', { simple: true }) as number));
+    freedPages = reclaimFreePages(db);
   }
   return { days, cutoff, dryRun, deleted, kept, freedPages, previewToken: tokenFor(days, cutoff, deleted), safeCopyUntil: safeUntil, needsForce: needsForce && Object.keys(deleted).length > 0 };
 }
