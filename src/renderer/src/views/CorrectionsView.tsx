@@ -1,15 +1,12 @@
 import { useState } from 'react';
-import { VisibleText } from '../components/VisibleText';
 import { MEMORY_FILES, type MemoryFileName } from '../../../shared/domain';
 import type { AuditDetail, CorrectionDto } from '../../../shared/contract';
-import { Chip } from '../components/Chip';
-import { Message } from '../components/Conversation';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useApi } from '../lib/api';
-import { formatTime } from '../lib/format';
 import { hrefFor, useViewParams } from '../lib/route';
-import { useAction, useAsync, useDebounced, useStoredState } from '../lib/useAsync';
-import { DiffView } from '../monaco/DiffView';
+import { useAction, useAsync, useStoredState } from '../lib/useAsync';
+import { CorrectionPreviews } from './corrections/CorrectionPreviews';
+import { OriginalCard } from './corrections/OriginalCard';
 
 export interface CorrectionDraft {
   status: 'written' | 'refused';
@@ -90,56 +87,10 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
     forgetDraft();
     return c;
   });
-  // The file as it would read with the correction: a retry preview for a write, the rollback preview for a refusal.
-  const fact = useDebounced(draft.fact.trim(), 400);
-  const resulting = useAsync(
-    async () => {
-      if (draft.status === 'written') {
-        if (!fact) return null;
-        const r = await api.call('guardian.retry', { auditId: a.id, fact, file: draft.file, dryRun: true });
-        return { before: r.currentContent, after: r.content, file: r.targetFile };
-      }
-      if (a.status !== 'written') return null;
-      const r = await api.call('guardian.rollback', { auditId: a.id, reason: 'preview', dryRun: true });
-      return { before: null as string | null, after: r.resultContent, file: r.fileName, conflict: r.conflict?.message };
-    },
-    [a.id, draft.status, fact, draft.file],
-    { live: false },
-  );
-  const diff = useAsync(() => api.call('guardian.diff', { id: a.id }), [a.id], { live: false });
   return (
     <div className="stack" data-testid="correction-editor">
       <div className="side-by-side">
-        <div className="card stack" data-testid="correction-original">
-          <h3>Original</h3>
-          {detail.decision && (
-            <dl className="kv">
-              <dt>Decision</dt>
-              <dd><Chip value={detail.decision.decision} /></dd>
-              <dt>Reason</dt>
-              <dd className="prewrap"><VisibleText text={detail.decision.reason} /></dd>
-            </dl>
-          )}
-          <dl className="kv">
-            <dt>Write</dt>
-            <dd><Chip value={a.status} /> <span className="mono">{a.targetFile}</span></dd>
-            <dt>Fact</dt>
-            <dd className="prewrap">{a.candidateFact != null ? <VisibleText text={a.candidateFact} /> : <span className="muted">none</span>}</dd>
-            {a.reason && (<><dt>Guardian</dt><dd className="prewrap"><VisibleText text={a.reason} /></dd></>)}
-            <dt>When</dt>
-            <dd>{formatTime(a.createdAt)}</dd>
-          </dl>
-          {detail.turn && (
-            <details open>
-              <summary>Conversation</summary>
-              <Message role="user" from={detail.turn.userFrom}>{detail.turn.userMessage}</Message>
-              <Message role="agent">{detail.turn.agentReply}</Message>
-            </details>
-          )}
-          {detail.corrections.length > 0 && (
-            <div className="small muted">Corrections of this write: {detail.corrections.map((c) => `${c.correctedStatus} (${formatTime(c.correctedAt)})`).join(', ')}</div>
-          )}
-        </div>
+        <OriginalCard detail={detail} />
         <form
           className="card stack"
           data-testid="correction-form"
@@ -197,29 +148,7 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
           )}
         </form>
       </div>
-      <div className="side-by-side">
-        <div className="stack">
-          <h3>The original write</h3>
-          <ErrorMessage action="Loading the original diff" error={diff.error} />
-          {diff.data && <DiffView before={diff.data.before} after={diff.data.after} height={300} label="original write" beforeLabel="before the write" afterLabel="after it" />}
-        </div>
-        <div className="stack">
-          <h3>The file with the correction</h3>
-          <ErrorMessage action="Previewing the corrected file" error={resulting.error} onRetry={resulting.reload} />
-          {resulting.data === null && !resulting.loading && <div className="muted small">Enter the fact to preview the corrected file.</div>}
-          {resulting.data && (
-            <>
-              {resulting.data.conflict && (
-                <details className="warning">
-                  <summary>The file changed since this write: undoing it alone conflicts with later edits (details)</summary>
-                  <div className="prewrap small">{resulting.data.conflict}</div>
-                </details>
-              )}
-              <DiffView before={resulting.data.before ?? diff.data?.after ?? null} after={resulting.data.after} height={300} label="corrected file" beforeLabel="the file now" afterLabel="with the correction" />
-            </>
-          )}
-        </div>
-      </div>
+      <CorrectionPreviews audit={a} draft={draft} />
     </div>
   );
 }
