@@ -7,7 +7,7 @@ import type { AnnotationStatus, SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { withBulkCheckpoints, withoutMmap } from '../db/bulk';
-import { countDecisionsInWindow, listDecisionPage, listSourceKeysOfDecisions, type CollectWindow } from '../db/repositories/collect';
+import { countDecisionsInWindow, lastDecisionSeq, listDecisionPage, listSourceKeysOfDecisions, type CollectWindow } from '../db/repositories/collect';
 import { mainWriterWaiting, pauseForUncountedWriters } from '../db/writeGate';
 import { nowOf, type ServiceContext } from '../context';
 import { listFutureCorrections } from '../guardian/corrections';
@@ -72,7 +72,7 @@ function emptyResult(privacyChecked: boolean, dryRun: boolean): CollectResult {
   };
 }
 
-function windowOf(opts: CollectOptions): CollectWindow {
+function windowOf(opts: CollectOptions, lastSeq: number): CollectWindow {
   const type = opts.type ?? 'all';
   if (!['all', 'positive', 'negative'].includes(type)) {
     throw new AppError('Invalid', `collect: type must be all, positive or negative (got ${String(type)})`);
@@ -80,7 +80,7 @@ function windowOf(opts: CollectOptions): CollectWindow {
   const since = opts.since ?? 0;
   const until = opts.until ?? Number.MAX_SAFE_INTEGER;
   if (since > until) throw new AppError('Invalid', 'collect: since is after until');
-  return { since, until, session: opts.sessionId ?? null };
+  return { since, until, session: opts.sessionId ?? null, lastSeq };
 }
 
 /**
@@ -88,7 +88,9 @@ function windowOf(opts: CollectOptions): CollectWindow {
  * between transactions (what was committed stays; the next run continues where it left off).
  */
 export async function collectSamples(ctx: ServiceContext, opts: CollectOptions = {}): Promise<CollectResult> {
-  const w = windowOf(opts);
+  // Up to the last decision recorded now: live capture keeps adding decisions, and a run that chased
+  // them would never end when capture outpaces it (seen at 100,000 decisions under capture at 20/s).
+  const w = windowOf(opts, lastDecisionSeq(ctx.db));
   const run = await startRun(ctx, opts, w);
   // A transaction writes thousands of rows spread over a dozen indexes: with the connection's small
   // default page cache SQLite spills and re-reads pages all the time. A larger cache for this job only.

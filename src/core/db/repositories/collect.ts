@@ -9,6 +9,8 @@ export interface CollectWindow {
   since: number;
   until: number;
   session: string | null;
+  /** The last decision a run reads (seq): decisions recorded while it runs are the next run's. */
+  lastSeq: number;
 }
 
 export interface CollectDecisionRow {
@@ -72,8 +74,12 @@ export interface ContextMessageRow {
   message: string;
 }
 
-const WINDOW = `d.created_at >= @since AND d.created_at < @until AND (@session IS NULL OR d.session_id = @session)
+const WINDOW = `d.seq <= @lastSeq AND d.created_at >= @since AND d.created_at < @until AND (@session IS NULL OR d.session_id = @session)
   AND d.session_id NOT IN (SELECT session_id FROM excluded_sessions)`;
+
+export function lastDecisionSeq(db: DB): number {
+  return stmt(db, 'SELECT coalesce(max(seq), 0) FROM memory_gate_decisions').pluck().get() as number;
+}
 
 export function countDecisionsInWindow(db: DB, w: CollectWindow): number {
   return stmt(db, `SELECT count(*) FROM memory_gate_decisions d WHERE ${WINDOW}`).pluck().get(w) as number;
