@@ -2,7 +2,7 @@
 // export writes for it (redacted content, a pseudonymous session label when the key holds PII, the
 // format's records). Shared by the export, its preview, the eval export and the fleet dataset.
 import { createHash } from 'node:crypto';
-import { listSelectedSamplePage } from '../db/repositories/exportSamples';
+import { listPlannedSamplePage } from '../db/repositories/exportSamples';
 import type { ServiceContext } from '../context';
 import { loadValueRules, rowWithValueRules } from '../curation/piiValues';
 import { recordsOf } from './exportRecords';
@@ -46,7 +46,7 @@ function sessionLabel(s: DatasetSample, r: Resolved, detect: Detect | null, cach
   return label;
 }
 
-/** Yields the planned samples page by page, in rowid order, with their records. */
+/** Yields the planned samples page by page, in rowid order, with their records (reading only planned rows). */
 export async function* exportPages(ctx: ServiceContext, r: Resolved, plan: ExportPlan): AsyncGenerator<PageItem[]> {
   const selection = selectionOf(r);
   const detect = r.includePii ? null : await loadPiiDetector();
@@ -54,11 +54,8 @@ export async function* exportPages(ctx: ServiceContext, r: Resolved, plan: Expor
   // Per-value PII decisions (curation/piiValues) also cover samples collected after they were made.
   const valueRules = r.includePii ? [] : loadValueRules(ctx);
   const sessionValues = new SessionValues(ctx.db, valueRules);
-  let after = 0;
-  for (;;) {
-    const rows = listSelectedSamplePage<SampleRow>(ctx.db, selection, ALIASED_COLUMNS, after, r.pageSize);
-    if (!rows.length) return;
-    after = rows[rows.length - 1]._rowid;
+  for (let at = 0; at < plan.rowids.length; at += r.pageSize) {
+    const rows = listPlannedSamplePage<SampleRow>(ctx.db, selection, ALIASED_COLUMNS, plan.rowids.slice(at, at + r.pageSize));
     const items: PageItem[] = [];
     for (const storedRow of rows) {
       const split = plan.split.get(storedRow.id);

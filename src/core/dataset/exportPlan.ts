@@ -127,6 +127,8 @@ export interface FoldedSample {
 export interface ExportPlan {
   /** Sample ids to write, and the split each goes to. */
   split: Map<string, 'train' | 'validation'>;
+  /** The rowids of those samples, ascending: the export reads them page by page. */
+  rowids: number[];
   /** Approved samples folded into another member of their near-duplicate cluster. */
   foldedApproved: FoldedSample[];
   foldedTotal: number;
@@ -172,6 +174,7 @@ export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
   const { split, notes, achieved, validationWritten } = splitRows(chosen, r);
   return {
     split,
+    rowids: chosen.map((x) => x.r),
     foldedApproved,
     foldedTotal: rows.length - before,
     balancedOut: before - chosen.length,

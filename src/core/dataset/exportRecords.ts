@@ -99,17 +99,22 @@ function chatTokens(count: Counter, contents: string[]): number {
 }
 
 /**
- * A byte-level BPE token covers at least one UTF-8 byte, so the bytes bound the count from above: an
- * example whose bound is within the limit cannot be over it, and needs no tokenizer.
+ * A chat example's token bound and estimate. A byte-level BPE token covers at least one UTF-8 byte, so
+ * the bytes bound the count from above: an example whose bound is within the limit cannot be over it,
+ * and needs no tokenizer. The estimate takes about four ASCII characters per token and one per other
+ * character, counting those from the byte length (a CJK character is three bytes).
  */
-const byteBound: Counter = (text) => Buffer.byteLength(text, 'utf8');
-
-/** About four characters of Latin script per token, and one per character of other scripts (CJK). */
-export const estimateTokens: Counter = (text) => {
-  let other = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) other++;
-  return Math.ceil((text.length - other) / 4) + other;
-};
+function chatBoundAndEstimate(contents: string[]): { bound: number; estimate: number } {
+  let bound = 3;
+  let estimate = 3;
+  for (const c of contents) {
+    const bytes = Buffer.byteLength(c, 'utf8');
+    const other = (bytes - c.length) / 2;
+    bound += 3 + bytes;
+    estimate += 3 + Math.ceil((c.length - other) / 4) + Math.ceil(other);
+  }
+  return { bound, estimate };
+}
 
 /** The texts a record trains on, as chat messages (prompt parts and the longest answer). */
 function exampleContents(task: Task, record: unknown): string[] {
@@ -126,6 +131,7 @@ const SCRIPTS: [string, RegExp][] = [
   ['ru', /\p{Script=Cyrillic}/gu],
   ['en', /\p{Script=Latin}/gu],
 ];
+const LATIN_ONLY = SCRIPTS.filter(([lang]) => lang === 'en');
 /** Enumerations and ids, not language. */
 const NOT_TEXT = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|correctedTargetFile|role|status|conversationId)$/;
 
@@ -134,10 +140,13 @@ const NOT_TEXT = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|t
  * Japanese mixes both). Latin script is reported as English, the only Latin language the plugin targets.
  */
 export function sampleLanguage(content: unknown): string | null {
-  const counts = new Map<string, number>();
+  // every script from the start, in SCRIPTS order: ties go to the earlier one
+  const counts = new Map<string, number>(SCRIPTS.map(([lang]) => [lang, 0]));
   forEachText(content, (field, text) => {
     if (NOT_TEXT.test(field)) return;
-    for (const [lang, re] of SCRIPTS) counts.set(lang, (counts.get(lang) ?? 0) + (text.match(re)?.length ?? 0));
+    // ASCII text holds only Latin letters: the other scripts' patterns cannot match it
+    const scripts = Buffer.byteLength(text, 'utf8') === text.length ? LATIN_ONLY : SCRIPTS;
+    for (const [lang, re] of scripts) counts.set(lang, (counts.get(lang) ?? 0) + (text.match(re)?.length ?? 0));
   });
   if ((counts.get('ja') ?? 0) > 0 && (counts.get('ja') ?? 0) * 5 >= (counts.get('zh') ?? 0)) counts.set('ja', (counts.get('ja') ?? 0) + (counts.get('zh') ?? 0));
   let best: string | null = null;
@@ -202,9 +211,10 @@ export class ExportTally {
     if (!this.loadCounter || this.format === 'raw' || this.format === 'csv') return;
     for (const rec of records) {
       const contents = exampleContents(task, rec);
-      if (chatTokens(byteBound, contents) <= this.tokens.limit) {
+      const { bound, estimate } = chatBoundAndEstimate(contents);
+      if (bound <= this.tokens.limit) {
         this.tokens.estimated = true;
-        this.countExample(s.id, chatTokens(estimateTokens, contents));
+        this.countExample(s.id, estimate);
       } else if (this.count) this.countExample(s.id, chatTokens(this.count, contents));
       else this.pending.push({ sampleId: s.id, contents });
     }

@@ -75,16 +75,15 @@ export function listPlanRows(db: DB, sel: SampleSelection): PlanRow[] {
 }
 
 /**
- * One page of selected samples (all columns, as `columns` names them with alias s) after a rowid.
- * NOT INDEXED: pages walk the table in rowid order; an index would make SQLite re-sort every
- * remaining row for each page (quadratic at 100,000 samples).
+ * The planned samples of one page (all columns, as `columns` names them with alias s), by rowid, in
+ * rowid order: only those rows are read, and one that left the selection since the plan is skipped.
  */
-export function listSelectedSamplePage<Row>(db: DB, sel: SampleSelection, columns: string, after: number, limit: number): (Row & { _rowid: number })[] {
+export function listPlannedSamplePage<Row>(db: DB, sel: SampleSelection, columns: string, rowids: number[]): (Row & { _rowid: number })[] {
   const { where, params } = selectionWhere(sel);
   return stmt<Row & { _rowid: number }>(
     db,
-    `SELECT s.rowid AS _rowid, ${columns} FROM dataset_samples s NOT INDEXED WHERE s.rowid > @after AND ${where} ORDER BY s.rowid LIMIT @limit`,
-  ).all({ ...params, after, limit });
+    `SELECT s.rowid AS _rowid, ${columns} FROM dataset_samples s WHERE s.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where} ORDER BY s.rowid`,
+  ).all({ ...params, rowids: JSON.stringify(rowids) });
 }
 
 /** How many of these selected samples contain PII. */
