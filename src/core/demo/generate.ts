@@ -6,6 +6,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { MEMORY_FILES, fileForDecision, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { dbPathFor, openWorkspaceDatabase, type DB } from '../db/connection';
+import { checkpointWal } from '../db/maintenance';
 import { memoryFilePath } from '../files/memoryFiles';
 import { RecorderCore } from '../recorder/recorder';
 import { CHANNELS, FILE_PREAMBLES, LLM_MODELS, hostileTurns, randomTurn, tourTurns, type Lang, type TurnScript } from './content';
@@ -183,7 +184,7 @@ export function generateDemoWorkspace(dir: string, options: DemoOptions = {}): D
   const opened = openWorkspaceDatabase(workspace);
   try {
     const summary = emit(opened.db, plans, order, rng, options, order.total > 50_000 ? 3000 : Number.POSITIVE_INFINITY);
-    opened.db.pragma('wal_checkpoint(TRUNCATE)');
+    checkpointWal(opened.db);
     // A brand-new workspace nobody else writes yet: a synchronous atomic write is enough (no lock to take),
     // through the same path check as every other memory-file write.
     for (const [name, model] of summary.files) writeFileAtomic.sync(memoryFilePath(workspace, name), model.content(), { encoding: 'utf8' });
