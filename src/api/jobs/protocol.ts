@@ -25,9 +25,9 @@ export interface WorkerJobData {
   writeGate: SharedArrayBuffer;
 }
 
-export type ToWorker = { type: 'cancel' };
+export type ToJobWorker = { type: 'cancel' };
 
-export type FromWorker =
+export type FromJobWorker =
   | { type: 'progress'; done: number; total: number | null; label?: string }
   | { type: 'done'; result: unknown }
   | { type: 'failed'; error: ErrorBody };

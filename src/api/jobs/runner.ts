@@ -11,7 +11,7 @@ import { withoutAutoCheckpoint } from '../../core/db/bulk';
 import { writeGateBuffer } from '../../core/db/writeGate';
 import type { Handlers, HandlerEnv } from '../registry';
 import type { ServiceContext } from '../../core/context';
-import { WORKER_JOB_CHANNELS, type FromWorker, type ToWorker, type WorkerJobChannel, type WorkerJobData } from './protocol';
+import { WORKER_JOB_CHANNELS, type FromJobWorker, type ToJobWorker, type WorkerJobChannel, type WorkerJobData } from './protocol';
 
 /** After a cancel, the job stops at its next page; a worker that does not is stopped outright. */
 const CANCEL_GRACE_MS = 10_000;
@@ -49,13 +49,13 @@ export function runInWorker(data: WorkerJobData, ctx: Pick<ServiceContext, 'sign
       fn();
     };
     const onAbort = () => {
-      worker.postMessage({ type: 'cancel' } satisfies ToWorker);
+      worker.postMessage({ type: 'cancel' } satisfies ToJobWorker);
       killTimer = setTimeout(() => void worker.terminate(), CANCEL_GRACE_MS);
       killTimer.unref?.();
     };
     if (ctx.signal?.aborted) onAbort();
     else ctx.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (m: FromWorker) => {
+    worker.on('message', (m: FromJobWorker) => {
       if (m.type === 'progress') ctx.progress?.(m.done, m.total, m.label);
       else if (m.type === 'done') finish(() => resolve(m.result));
       else finish(() => reject(new AppError(m.error.kind, m.error.message, m.error.details)));

@@ -10,7 +10,7 @@ import { importHandlers } from '../handlers/imports';
 import { lifecycleHandlers } from '../handlers/lifecycle';
 import type { HandlerEnv } from '../registry';
 import type { ServiceContext } from '../../core/context';
-import type { FromWorker, ToWorker, WorkerJobData } from './protocol';
+import type { FromJobWorker, ToJobWorker, WorkerJobData } from './protocol';
 
 const PROGRESS_EVERY_MS = 50;
 /**
@@ -36,11 +36,11 @@ function workerEnv(db: DB, job: WorkerJobData, base: ServiceContext): HandlerEnv
   return { mode: 'web', version: '', session, jobs: undefined } as unknown as HandlerEnv;
 }
 
-async function runJob(job: WorkerJobData): Promise<FromWorker> {
+async function runJob(job: WorkerJobData): Promise<FromJobWorker> {
   const handler = handlers[job.channel] as WorkerHandler | undefined;
   if (typeof handler !== 'function') return { type: 'failed', error: { kind: 'Internal', message: `${job.channel} cannot run in a job worker` } };
   const controller = new AbortController();
-  parentPort!.on('message', (m: ToWorker) => {
+  parentPort!.on('message', (m: ToJobWorker) => {
     if (m.type === 'cancel') controller.abort();
   });
   let last = 0;
@@ -64,7 +64,7 @@ async function runJob(job: WorkerJobData): Promise<FromWorker> {
   }
 }
 
-function post(message: FromWorker): void {
+function post(message: FromJobWorker): void {
   parentPort!.postMessage(message);
 }
 

@@ -1,13 +1,10 @@
 // Seed 000's three quality factors, each computed from evidence stored in the workspace.
 // The exact definitions are documented in docs/dataset.md; keep the two in step.
+import type { QualityFactors } from '../../shared/contract';
 import type { DatasetCollectionConfig } from './config';
 import { normalizeText } from './similarity';
 
-export interface QualityFactors {
-  conversationClarity: number;
-  decisionConfidence: number;
-  factVerifiability: number;
-}
+export type { QualityFactors };
 
 /** Where a sample's label comes from, from strongest to weakest evidence. */
 export type LabelEvidence =

@@ -2,6 +2,7 @@
 // Every action is saved at once with the state it replaced (dataset_annotation_events), so the last
 // action can be undone after a reload or a restart.
 import { ANNOTATION_STATUSES, SAMPLE_TYPES, type AnnotationStatus, type SampleType } from '../../shared/domain';
+import type { ReviewAction } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { decodeCursor, encodeCursor } from '../db/paging';
@@ -65,7 +66,7 @@ export function getSample(ctx: ServiceContext, sampleId: string): DatasetSample 
   return sampleFromRow(row);
 }
 
-export type ReviewAction = 'approve' | 'reject' | 'needs_review' | 'edit';
+export type { ReviewAction };
 export type StatusAction = Exclude<ReviewAction, 'edit'>;
 export const STATUS_FOR: Record<StatusAction, AnnotationStatus> = {
   approve: 'approved',

@@ -1,10 +1,11 @@
 // Opt-out: the exclusions table (a session, a channel target or an account), the sessions each
 // matches, and the purge that removes everything recorded for those sessions.
+import type { ExclusionKind } from '../../../shared/contract';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 import { deleteUnreferencedSnapshots, repairDanglingReferences, tableExists } from './schema';
 
-export type ExclusionKind = 'session' | 'target' | 'account';
+export type { ExclusionKind };
 
 export interface ExclusionRow {
   id: string;

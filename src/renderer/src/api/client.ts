@@ -33,7 +33,7 @@ export class ApiError extends AppError {
   }
 }
 
-type ArgsOf<C extends Channel> = object extends InputOf<C> ? [input?: InputOf<C>] : [input: InputOf<C>];
+export type ArgsOf<C extends Channel> = object extends InputOf<C> ? [input?: InputOf<C>] : [input: InputOf<C>];
 
 export interface RunJobOptions {
   onProgress?: (job: JobStatus) => void;

@@ -11,10 +11,9 @@ import {
   type Channel,
   type ChangeEvent,
   type DataArea,
-  type InputOf,
   type OutputOf,
 } from '../../../shared/contract';
-import type { ApiClient } from '../api';
+import type { ApiClient, ArgsOf } from '../api';
 import { useApi } from './api';
 
 export interface QueryMeta extends Record<string, unknown> {
@@ -130,7 +129,6 @@ export function areasReadBy(channels: Iterable<string>): DataArea[] {
   return any ? [...areas] : [...DATA_AREAS];
 }
 
-type ArgsOf<C extends Channel> = object extends InputOf<C> ? [input?: InputOf<C>] : [input: InputOf<C>];
 
 export interface ApiQueryOptions {
   skip?: boolean;
