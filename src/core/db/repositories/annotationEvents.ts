@@ -56,12 +56,18 @@ export interface AnnotationEventRow {
 
 /** The curator's most recent action not undone yet. */
 export function findLastOpenEvent(db: DB, actor: string): AnnotationEventRow | undefined {
-  return stmt<AnnotationEventRow>(db, 'SELECT * FROM dataset_annotation_events WHERE undone_at IS NULL AND actor = ? ORDER BY seq DESC LIMIT 1').get(actor);
+  return stmt<AnnotationEventRow>(
+    db,
+    'SELECT * FROM dataset_annotation_events WHERE undone_at IS NULL AND actor = ? ORDER BY seq DESC LIMIT 1',
+  ).get(actor);
 }
 
 /** The batch's actions not undone yet, newest first. */
 export function listOpenBatchEvents(db: DB, batchId: string): AnnotationEventRow[] {
-  return stmt<AnnotationEventRow>(db, 'SELECT * FROM dataset_annotation_events WHERE batch_id = ? AND undone_at IS NULL ORDER BY seq DESC').all(batchId);
+  return stmt<AnnotationEventRow>(
+    db,
+    'SELECT * FROM dataset_annotation_events WHERE batch_id = ? AND undone_at IS NULL ORDER BY seq DESC',
+  ).all(batchId);
 }
 
 export function markEventUndone(db: DB, seq: number, at: number): void {
@@ -70,5 +76,6 @@ export function markEventUndone(db: DB, seq: number, at: number): void {
 
 /** The sample's latest review action (undone or not). */
 export function findLastEventSeqOfSample(db: DB, sampleId: string): number | undefined {
-  return stmt(db, 'SELECT seq FROM dataset_annotation_events WHERE sample_id = ? ORDER BY seq DESC LIMIT 1').pluck().get(sampleId) as number | undefined;
+  return stmt(db, 'SELECT seq FROM dataset_annotation_events WHERE sample_id = ? ORDER BY seq DESC LIMIT 1').pluck().get(sampleId) as
+    number | undefined;
 }

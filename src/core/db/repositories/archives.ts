@@ -72,9 +72,10 @@ export interface ArchiveRecord {
 }
 
 export function insertArchiveRecord(db: DB, a: ArchiveRecord): void {
-  stmt(db, 'INSERT INTO conversation_archives (id, file_name, kind, since, until, turns, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-    a.id, a.fileName, a.kind, a.since, a.until, a.turns, a.bytes, a.createdAt,
-  );
+  stmt(
+    db,
+    'INSERT INTO conversation_archives (id, file_name, kind, since, until, turns, bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(a.id, a.fileName, a.kind, a.since, a.until, a.turns, a.bytes, a.createdAt);
 }
 
 /** File names (absolute, or relative to the exports folder) of every recorded archive. */
@@ -83,5 +84,8 @@ export function listArchiveFileNames(db: DB): string[] {
 }
 
 export function findLatestArchive(db: DB): { file: string; until: number | null } | undefined {
-  return stmt<{ file: string; until: number | null }>(db, 'SELECT file_name AS file, until FROM conversation_archives ORDER BY until DESC LIMIT 1').get();
+  return stmt<{ file: string; until: number | null }>(
+    db,
+    'SELECT file_name AS file, until FROM conversation_archives ORDER BY until DESC LIMIT 1',
+  ).get();
 }

@@ -45,11 +45,14 @@ export interface ExportInsert {
 }
 
 export function insertDatasetExport(db: DB, x: ExportInsert): void {
-  stmt(db, `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, filters, total_samples, approved_samples,
+  stmt(
+    db,
+    `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, filters, total_samples, approved_samples,
       rejected_samples, train_samples, validation_samples, avg_quality_score, include_pii, file_path, file_size_bytes,
       checksum, files, exported_by, exported_at, summary)
      VALUES (@id, @name, @format, @types, @filters, @total, @approved, 0, @train, @validation, @avg, @pii, @path, @size,
-      @checksum, @files, @by, @at, @summary)`).run(x);
+      @checksum, @files, @by, @at, @summary)`,
+  ).run(x);
 }
 
 const EXPORT_COLUMNS = `id, export_name, export_format, sample_types, total_samples, train_samples, validation_samples, avg_quality_score,

@@ -12,21 +12,31 @@ export function listTableNames(db: DB): string[] {
 }
 
 export function listForeignKeys(db: DB, table: string): Array<{ target: string; column: string }> {
-  return stmt<{ target: string; column: string }>(db, 'SELECT "table" AS target, "from" AS column FROM pragma_foreign_key_list(?)').all(table);
+  return stmt<{ target: string; column: string }>(db, 'SELECT "table" AS target, "from" AS column FROM pragma_foreign_key_list(?)').all(
+    table,
+  );
 }
 
 /** Rows of the table whose column holds any of the spellings. */
 export function countRowsContaining(db: DB, table: string, column: string, spellings: string[]): number {
   const where = spellings.map(() => `instr(${q(column)}, ?) > 0`).join(' OR ');
-  return stmt(db, `SELECT count(*) FROM ${q(table)} WHERE ${where}`).pluck().get(...spellings) as number;
+  return stmt(db, `SELECT count(*) FROM ${q(table)} WHERE ${where}`)
+    .pluck()
+    .get(...spellings) as number;
 }
 
 export function replaceInColumn(db: DB, table: string, column: string, value: string, replacement: string): void {
-  stmt(db, `UPDATE ${q(table)} SET ${q(column)} = replace(${q(column)}, ?, ?) WHERE instr(${q(column)}, ?) > 0`).run(value, replacement, value);
+  stmt(db, `UPDATE ${q(table)} SET ${q(column)} = replace(${q(column)}, ?, ?) WHERE instr(${q(column)}, ?) > 0`).run(
+    value,
+    replacement,
+    value,
+  );
 }
 
 export function listFts5Tables(db: DB): string[] {
-  return stmt(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'").pluck().all() as string[];
+  return stmt(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'")
+    .pluck()
+    .all() as string[];
 }
 
 /** Merges an FTS5 index's segments, which keep replaced tokens until then. */
@@ -45,7 +55,12 @@ export interface ErasureInsert {
 
 export function insertErasure(db: DB, e: ErasureInsert): void {
   stmt(db, 'INSERT INTO erasures (id, value_hash, salt, erased_by, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?)').run(
-    e.id, e.valueHash, e.salt, e.erasedBy, e.erasedAt, e.summaryJson,
+    e.id,
+    e.valueHash,
+    e.salt,
+    e.erasedBy,
+    e.erasedAt,
+    e.summaryJson,
   );
 }
 
@@ -69,12 +84,16 @@ export interface SnapshotContentRow {
 }
 
 export function listSnapshotsContaining(db: DB, value: string): SnapshotContentRow[] {
-  return stmt<SnapshotContentRow>(db, 'SELECT id, file_name, content, content_hash FROM file_snapshots WHERE instr(content, ?) > 0').all(value);
+  return stmt<SnapshotContentRow>(db, 'SELECT id, file_name, content, content_hash FROM file_snapshots WHERE instr(content, ?) > 0').all(
+    value,
+  );
 }
 
 /** Another snapshot of the file with this content hash. */
 export function findTwinSnapshot(db: DB, file: MemoryFileName, contentHash: string, exceptId: string): string | undefined {
-  return stmt(db, 'SELECT id FROM file_snapshots WHERE file_name = ? AND content_hash = ? AND id <> ?').pluck().get(file, contentHash, exceptId) as string | undefined;
+  return stmt(db, 'SELECT id FROM file_snapshots WHERE file_name = ? AND content_hash = ? AND id <> ?')
+    .pluck()
+    .get(file, contentHash, exceptId) as string | undefined;
 }
 
 /** Points every reference in table.column at `to` instead of `from`. */

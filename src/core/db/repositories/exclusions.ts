@@ -35,7 +35,10 @@ export function findExclusionIdByValue(db: DB, kind: ExclusionKind, value: strin
 }
 
 export function insertExclusion(db: DB, row: ExclusionRow): void {
-  stmt(db, 'INSERT INTO exclusions (id, kind, value, reason, created_by, created_at) VALUES (@id, @kind, @value, @reason, @created_by, @created_at)').run(row);
+  stmt(
+    db,
+    'INSERT INTO exclusions (id, kind, value, reason, created_by, created_at) VALUES (@id, @kind, @value, @reason, @created_by, @created_at)',
+  ).run(row);
 }
 
 export function listExclusionRows(db: DB): ExclusionRow[] {

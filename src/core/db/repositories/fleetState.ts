@@ -50,8 +50,20 @@ export interface TakenRow {
 /** Records a sample taken by the run (its session's split is kept from the first time it is seen). */
 export function insertTakenSample(db: DB, runId: string, t: TakenRow): void {
   stmt(db, 'INSERT OR IGNORE INTO sessions (session_id, split) VALUES (?, ?)').run(t.sessionId, t.split);
-  stmt(db, 'INSERT OR IGNORE INTO samples (agent, sample_id, record_hash, run_id, folded) VALUES (?, ?, ?, ?, ?)').run(t.agent, t.sampleId, t.recordHash, runId, t.folded ? 1 : 0);
-  if (!t.folded) stmt(db, 'INSERT OR IGNORE INTO records (record_hash, agent, sample_id, run_id) VALUES (?, ?, ?, ?)').run(t.recordHash, t.agent, t.sampleId, runId);
+  stmt(db, 'INSERT OR IGNORE INTO samples (agent, sample_id, record_hash, run_id, folded) VALUES (?, ?, ?, ?, ?)').run(
+    t.agent,
+    t.sampleId,
+    t.recordHash,
+    runId,
+    t.folded ? 1 : 0,
+  );
+  if (!t.folded)
+    stmt(db, 'INSERT OR IGNORE INTO records (record_hash, agent, sample_id, run_id) VALUES (?, ?, ?, ?)').run(
+      t.recordHash,
+      t.agent,
+      t.sampleId,
+      runId,
+    );
 }
 
 export function insertFleetRun(db: DB, run: { id: string; at: number; exporter: string }): void {

@@ -19,15 +19,26 @@ export interface FindingRow {
 }
 
 /** Adds a finding unless one with its key exists; returns 1 when added. */
-export function insertFindingIfNew(db: DB, f: { id: string; key: string; kind: FindingKind; attribute: string | null; detailJson: string; createdAt: number }): number {
+export function insertFindingIfNew(
+  db: DB,
+  f: { id: string; key: string; kind: FindingKind; attribute: string | null; detailJson: string; createdAt: number },
+): number {
   return stmt(db, 'INSERT OR IGNORE INTO health_findings (id, key, kind, attribute, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-    f.id, f.key, f.kind, f.attribute, f.detailJson, f.createdAt,
+    f.id,
+    f.key,
+    f.kind,
+    f.attribute,
+    f.detailJson,
+    f.createdAt,
   ).changes;
 }
 
 /** An open finding takes the line positions of the latest scan. */
 export function refreshOpenFindingLines(db: DB, key: string, linesJson: string): void {
-  stmt(db, "UPDATE health_findings SET detail = json_patch(detail, json_object('lines', json(?))) WHERE key = ? AND status = 'open'").run(linesJson, key);
+  stmt(db, "UPDATE health_findings SET detail = json_patch(detail, json_object('lines', json(?))) WHERE key = ? AND status = 'open'").run(
+    linesJson,
+    key,
+  );
 }
 
 /** Resolves the open findings whose key is not among `keys` (their lines are gone); returns how many. */
@@ -60,10 +71,18 @@ export function findFindingById(db: DB, id: string): FindingRow | undefined {
 }
 
 /** Closes an open finding; returns 0 when it was no longer open. */
-export function closeOpenFinding(db: DB, id: string, status: Exclude<FindingStatus, 'open'>, resolutionJson: string, by: string, at: number): number {
-  return stmt(db, "UPDATE health_findings SET status = ?, resolution = ?, resolved_by = ?, resolved_at = ? WHERE id = ? AND status = 'open'").run(
-    status, resolutionJson, by, at, id,
-  ).changes;
+export function closeOpenFinding(
+  db: DB,
+  id: string,
+  status: Exclude<FindingStatus, 'open'>,
+  resolutionJson: string,
+  by: string,
+  at: number,
+): number {
+  return stmt(
+    db,
+    "UPDATE health_findings SET status = ?, resolution = ?, resolved_by = ?, resolved_at = ? WHERE id = ? AND status = 'open'",
+  ).run(status, resolutionJson, by, at, id).changes;
 }
 
 export function setFindingSecondOpinion(db: DB, id: string, opinionJson: string): void {
@@ -71,5 +90,8 @@ export function setFindingSecondOpinion(db: DB, id: string, opinionJson: string)
 }
 
 export function countOpenFindingsByKind(db: DB): Array<{ kind: FindingKind; n: number }> {
-  return stmt<{ kind: FindingKind; n: number }>(db, "SELECT kind, count(*) AS n FROM health_findings WHERE status = 'open' GROUP BY kind").all();
+  return stmt<{ kind: FindingKind; n: number }>(
+    db,
+    "SELECT kind, count(*) AS n FROM health_findings WHERE status = 'open' GROUP BY kind",
+  ).all();
 }

@@ -10,13 +10,21 @@ export interface IdempotencyRow {
 }
 
 export function findIdempotencyKey(db: DB, channel: string, key: string, createdAfter: number): IdempotencyRow | undefined {
-  return stmt<IdempotencyRow>(db, 'SELECT body_hash, result FROM api_idempotency WHERE channel = ? AND idem_key = ? AND created_at > ?').get(channel, key, createdAfter);
+  return stmt<IdempotencyRow>(
+    db,
+    'SELECT body_hash, result FROM api_idempotency WHERE channel = ? AND idem_key = ? AND created_at > ?',
+  ).get(channel, key, createdAfter);
 }
 
 /** Drops expired keys and reserves this one (no result yet). */
 export function reserveIdempotencyKey(db: DB, channel: string, key: string, bodyHash: string, now: number, expiredBefore: number): void {
   stmt(db, 'DELETE FROM api_idempotency WHERE created_at <= ?').run(expiredBefore);
-  stmt(db, 'INSERT OR REPLACE INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES (?, ?, ?, NULL, ?)').run(channel, key, bodyHash, now);
+  stmt(db, 'INSERT OR REPLACE INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES (?, ?, ?, NULL, ?)').run(
+    channel,
+    key,
+    bodyHash,
+    now,
+  );
 }
 
 export function deleteIdempotencyKey(db: DB, channel: string, key: string): void {

@@ -52,12 +52,16 @@ export function findPreviousChangeAt(db: DB, file: string, at: number, exceptId:
     db,
     `SELECT max(created_at) FROM write_guardian_audit
         WHERE target_file = @file AND created_at < @at AND id <> @id AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL)`,
-  ).pluck().get({ file, at, id: exceptId }) as number | null;
+  )
+    .pluck()
+    .get({ file, at, id: exceptId }) as number | null;
 }
 
 /** When the before-content of this audit was first seen (its before snapshot's time). */
 export function findBeforeSeenAt(db: DB, auditId: string): number | undefined {
-  return stmt(db, 'SELECT s.created_at FROM write_guardian_audit e JOIN file_snapshots s ON s.id = e.before_snapshot_id WHERE e.id = ?').pluck().get(auditId) as number | undefined;
+  return stmt(db, 'SELECT s.created_at FROM write_guardian_audit e JOIN file_snapshots s ON s.id = e.before_snapshot_id WHERE e.id = ?')
+    .pluck()
+    .get(auditId) as number | undefined;
 }
 
 // A plugin write the workbench has neither content nor a settlement for.
@@ -69,7 +73,9 @@ export function listUnsettledWritesBetween(db: DB, file: string, from: number, t
     db,
     `SELECT id FROM write_guardian_audit
         WHERE target_file = @file AND ${UNSETTLED} AND created_at > @from AND created_at < @to AND id <> @id ORDER BY created_at`,
-  ).pluck().all({ file, from, to, id: exceptId }) as string[];
+  )
+    .pluck()
+    .all({ file, from, to, id: exceptId }) as string[];
 }
 
 export function findFirstUnsettledWriteFrom(db: DB, file: string, from: number): string | undefined {
@@ -77,29 +83,41 @@ export function findFirstUnsettledWriteFrom(db: DB, file: string, from: number):
     db,
     `SELECT id FROM write_guardian_audit
         WHERE target_file = @file AND ${UNSETTLED} AND created_at >= @from ORDER BY created_at, rowid LIMIT 1`,
-  ).pluck().get({ file, from }) as string | undefined;
+  )
+    .pluck()
+    .get({ file, from }) as string | undefined;
 }
 
 /** Settles a plugin write without a diff: its change on disk is `changeId`, shared with other writes. */
 export function markWriteCoalesced(db: DB, id: string, changeId: string): void {
-  stmt(db, `UPDATE write_guardian_audit
-        SET metadata = json_set(coalesce(metadata, '{}'), '$.liveCapture', json_object('coalescedInto', @change)) WHERE id = @id`).run({ id, change: changeId });
+  stmt(
+    db,
+    `UPDATE write_guardian_audit
+        SET metadata = json_set(coalesce(metadata, '{}'), '$.liveCapture', json_object('coalescedInto', @change)) WHERE id = @id`,
+  ).run({ id, change: changeId });
 }
 
 export function markChangeCovers(db: DB, changeId: string, writerIdsJson: string): void {
-  stmt(db, `UPDATE write_guardian_audit
-        SET metadata = json_set(coalesce(metadata, '{}'), '$.liveCapture', json_object('coversPluginWrites', json(@ids))) WHERE id = @change`).run({
-    change: changeId, ids: writerIdsJson,
+  stmt(
+    db,
+    `UPDATE write_guardian_audit
+        SET metadata = json_set(coalesce(metadata, '{}'), '$.liveCapture', json_object('coversPluginWrites', json(@ids))) WHERE id = @change`,
+  ).run({
+    change: changeId,
+    ids: writerIdsJson,
   });
 }
 
 /** Moves the provisional change's content onto the plugin audit (when it has none); returns 1 when moved. */
 export function moveChangeContent(db: DB, fromId: string, toId: string, changedAt: number): number {
-  return stmt(db, `UPDATE write_guardian_audit SET
+  return stmt(
+    db,
+    `UPDATE write_guardian_audit SET
           (before_snapshot_id, after_snapshot_id, diff, lines_added, lines_removed, lines_modified) =
           (SELECT before_snapshot_id, after_snapshot_id, diff, lines_added, lines_removed, lines_modified FROM write_guardian_audit WHERE id = @from),
           metadata = json_set(coalesce(metadata, '{}'), '$.liveCapture', json_object('changedAt', @changedAt, 'provisionalAuditId', @from))
-        WHERE id = @to AND before_snapshot_id IS NULL AND after_snapshot_id IS NULL AND diff IS NULL`).run({ from: fromId, to: toId, changedAt }).changes;
+        WHERE id = @to AND before_snapshot_id IS NULL AND after_snapshot_id IS NULL AND diff IS NULL`,
+  ).run({ from: fromId, to: toId, changedAt }).changes;
 }
 
 export function moveFileStateAudit(db: DB, fromId: string, toId: string): void {
@@ -111,7 +129,13 @@ export function deleteProvisionalAudit(db: DB, id: string): void {
 }
 
 /** The newest unclaimed audit-log line with a candidate fact for this decision and status in [from, to]. */
-export function findUnclaimedAuditLine(db: DB, decision: string, status: string, from: number, to: number): { id: string; fact: string; reason: string | null } | undefined {
+export function findUnclaimedAuditLine(
+  db: DB,
+  decision: string,
+  status: string,
+  from: number,
+  to: number,
+): { id: string; fact: string; reason: string | null } | undefined {
   return stmt<{ id: string; fact: string; reason: string | null }>(
     db,
     `SELECT id, candidate_fact AS fact, reason FROM guardian_log_lines
@@ -121,8 +145,18 @@ export function findUnclaimedAuditLine(db: DB, decision: string, status: string,
 }
 
 /** Gives the audit (and its decision) the log line's candidate fact where they have none, and claims the line. */
-export function fillFactFromLogLine(db: DB, auditId: string, decisionId: string | null, line: { id: string; fact: string; reason: string | null }): void {
-  stmt(db, 'UPDATE write_guardian_audit SET candidate_fact = ?, reason = coalesce(reason, ?) WHERE id = ? AND candidate_fact IS NULL').run(line.fact, line.reason, auditId);
-  if (decisionId) stmt(db, 'UPDATE memory_gate_decisions SET candidate_fact = ? WHERE id = ? AND candidate_fact IS NULL').run(line.fact, decisionId);
+export function fillFactFromLogLine(
+  db: DB,
+  auditId: string,
+  decisionId: string | null,
+  line: { id: string; fact: string; reason: string | null },
+): void {
+  stmt(db, 'UPDATE write_guardian_audit SET candidate_fact = ?, reason = coalesce(reason, ?) WHERE id = ? AND candidate_fact IS NULL').run(
+    line.fact,
+    line.reason,
+    auditId,
+  );
+  if (decisionId)
+    stmt(db, 'UPDATE memory_gate_decisions SET candidate_fact = ? WHERE id = ? AND candidate_fact IS NULL').run(line.fact, decisionId);
   stmt(db, 'UPDATE guardian_log_lines SET audit_id = ? WHERE id = ?').run(auditId, line.id);
 }

@@ -45,7 +45,8 @@ export function listUnchainedAudits(db: DB, file?: MemoryFileName): ChainableAud
 
 /** Whether the file has a version-worthy write after the given audit rowid. */
 export function hasWriteAfter(db: DB, file: MemoryFileName, auditRowid: number): boolean {
-  const sql = "SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND rowid > ? AND status IN ('written', 'rolled_back') AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL) LIMIT 1";
+  const sql =
+    "SELECT 1 FROM write_guardian_audit WHERE target_file = ? AND rowid > ? AND status IN ('written', 'rolled_back') AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL) LIMIT 1";
   return stmt(db, sql).get(file, auditRowid) !== undefined;
 }
 
@@ -67,9 +68,10 @@ export function insertVersion(db: DB, v: Omit<VersionRow, 'line_map' | 'origins'
 
 /** Versions recorded after the given write position (created_at, then audit rowid), in chain order. */
 export function listVersionsAfter(db: DB, file: MemoryFileName, createdAt: number, auditRowid: number): VersionRow[] {
-  return stmt<VersionRow>(db, 'SELECT * FROM memory_versions WHERE file_name = ? AND (created_at > ? OR (created_at = ? AND audit_rowid > ?)) ORDER BY seq').all(
-    file, createdAt, createdAt, auditRowid,
-  );
+  return stmt<VersionRow>(
+    db,
+    'SELECT * FROM memory_versions WHERE file_name = ? AND (created_at > ? OR (created_at = ? AND audit_rowid > ?)) ORDER BY seq',
+  ).all(file, createdAt, createdAt, auditRowid);
 }
 
 /** Adds `by` to the seq of every version from fromSeq (a negative `by` moves them back). */
@@ -77,13 +79,25 @@ export function shiftVersionSeqs(db: DB, file: MemoryFileName, fromSeq: number, 
   stmt(db, 'UPDATE memory_versions SET seq = seq + ? WHERE file_name = ? AND seq >= ?').run(by, file, fromSeq);
 }
 
-export function listVersionsFrom(db: DB, file: MemoryFileName, fromSeq: number): Array<Pick<VersionRow, 'seq' | 'audit_id' | 'content_hash'>> {
-  return stmt<Pick<VersionRow, 'seq' | 'audit_id' | 'content_hash'>>(db, 'SELECT seq, audit_id, content_hash FROM memory_versions WHERE file_name = ? AND seq >= ? ORDER BY seq').all(file, fromSeq);
+export function listVersionsFrom(
+  db: DB,
+  file: MemoryFileName,
+  fromSeq: number,
+): Array<Pick<VersionRow, 'seq' | 'audit_id' | 'content_hash'>> {
+  return stmt<Pick<VersionRow, 'seq' | 'audit_id' | 'content_hash'>>(
+    db,
+    'SELECT seq, audit_id, content_hash FROM memory_versions WHERE file_name = ? AND seq >= ? ORDER BY seq',
+  ).all(file, fromSeq);
 }
 
 /** Sets a version's links and drops its line map, which blame rebuilds. */
 export function updateVersionLinks(db: DB, file: MemoryFileName, seq: number, prevLink: string, link: string): void {
-  stmt(db, 'UPDATE memory_versions SET prev_link = ?, link = ?, line_map = NULL, origins = NULL WHERE file_name = ? AND seq = ?').run(prevLink, link, file, seq);
+  stmt(db, 'UPDATE memory_versions SET prev_link = ?, link = ?, line_map = NULL, origins = NULL WHERE file_name = ? AND seq = ?').run(
+    prevLink,
+    link,
+    file,
+    seq,
+  );
 }
 
 export function listVersionsWithHashes(db: DB, file: MemoryFileName, hashes: string[]): Array<{ seq: number; content_hash: string }> {
@@ -99,12 +113,18 @@ export function updateVersionContentHash(db: DB, file: MemoryFileName, seq: numb
 
 /** The newest unerased chain event for this file and reason since `since`, to extend instead of adding another. */
 export function findRecentChainEvent(db: DB, file: MemoryFileName, reason: string, since: number): string | undefined {
-  const sql = 'SELECT id FROM memory_chain_events WHERE file_name = ? AND reason = ? AND erasure_id IS NULL AND created_at >= ? ORDER BY created_at DESC LIMIT 1';
+  const sql =
+    'SELECT id FROM memory_chain_events WHERE file_name = ? AND reason = ? AND erasure_id IS NULL AND created_at >= ? ORDER BY created_at DESC LIMIT 1';
   return stmt(db, sql).pluck().get(file, reason, since) as string | undefined;
 }
 
 export function extendChainEvent(db: DB, id: string, fromSeq: number, newHead: string, at: number): void {
-  stmt(db, 'UPDATE memory_chain_events SET from_seq = min(from_seq, ?), new_head = ?, created_at = ? WHERE id = ?').run(fromSeq, newHead, at, id);
+  stmt(db, 'UPDATE memory_chain_events SET from_seq = min(from_seq, ?), new_head = ?, created_at = ? WHERE id = ?').run(
+    fromSeq,
+    newHead,
+    at,
+    id,
+  );
 }
 
 export interface ChainEventInsert {
@@ -119,9 +139,10 @@ export interface ChainEventInsert {
 }
 
 export function insertChainEvent(db: DB, e: ChainEventInsert): void {
-  stmt(db, 'INSERT INTO memory_chain_events (id, file_name, from_seq, reason, erasure_id, old_head, new_head, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
-    e.id, e.fileName, e.fromSeq, e.reason, e.erasureId, e.oldHead, e.newHead, e.createdAt,
-  );
+  stmt(
+    db,
+    'INSERT INTO memory_chain_events (id, file_name, from_seq, reason, erasure_id, old_head, new_head, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(e.id, e.fileName, e.fromSeq, e.reason, e.erasureId, e.oldHead, e.newHead, e.createdAt);
 }
 
 export interface ChainEvent {
@@ -133,7 +154,8 @@ export interface ChainEvent {
 }
 
 export function listChainEvents(db: DB): ChainEvent[] {
-  const sql = 'SELECT file_name AS fileName, from_seq AS fromSeq, reason, erasure_id AS erasureId, created_at AS createdAt FROM memory_chain_events ORDER BY created_at';
+  const sql =
+    'SELECT file_name AS fileName, from_seq AS fromSeq, reason, erasure_id AS erasureId, created_at AS createdAt FROM memory_chain_events ORDER BY created_at';
   return stmt<ChainEvent>(db, sql).all();
 }
 
@@ -194,7 +216,9 @@ export function listVersionsWithContent(db: DB, file: MemoryFileName, fromSeq: n
 }
 
 export function findLastMappedSeq(db: DB, file: MemoryFileName): number {
-  return (stmt(db, 'SELECT max(seq) FROM memory_versions WHERE file_name = ? AND line_map IS NOT NULL').pluck().get(file) as number | null) ?? 0;
+  return (
+    (stmt(db, 'SELECT max(seq) FROM memory_versions WHERE file_name = ? AND line_map IS NOT NULL').pluck().get(file) as number | null) ?? 0
+  );
 }
 
 export function updateVersionLineMap(db: DB, file: MemoryFileName, seq: number, lineMap: string, origins: string | null): void {

@@ -16,7 +16,10 @@ export interface ActiveValueRuleRow {
 }
 
 export function listActiveValueRules(db: DB): ActiveValueRuleRow[] {
-  return stmt<ActiveValueRuleRow>(db, 'SELECT value, scope, session_id AS sessionId, decision, created_at AS createdAt FROM pii_value_decisions WHERE undone_at IS NULL').all();
+  return stmt<ActiveValueRuleRow>(
+    db,
+    'SELECT value, scope, session_id AS sessionId, decision, created_at AS createdAt FROM pii_value_decisions WHERE undone_at IS NULL',
+  ).all();
 }
 
 export interface SampleSpansRow {
@@ -53,7 +56,12 @@ export function listSpanUses(db: DB): SpanUseRow[] {
 }
 
 export function updateSampleSpans(db: DB, sampleId: string, spansJson: string, redactedContent: string | null, containsPii: boolean): void {
-  stmt(db, 'UPDATE dataset_samples SET pii_spans = ?, pii_redacted_content = ?, contains_pii = ? WHERE id = ?').run(spansJson, redactedContent, containsPii ? 1 : 0, sampleId);
+  stmt(db, 'UPDATE dataset_samples SET pii_spans = ?, pii_redacted_content = ?, contains_pii = ? WHERE id = ?').run(
+    spansJson,
+    redactedContent,
+    containsPii ? 1 : 0,
+    sampleId,
+  );
 }
 
 export function insertValueDecision(db: DB, d: Omit<ValueDecisionRow, 'id' | 'undoneAt' | 'undoneBy'>): number {
@@ -62,12 +70,25 @@ export function insertValueDecision(db: DB, d: Omit<ValueDecisionRow, 'id' | 'un
       db,
       `INSERT INTO pii_value_decisions (value, scope, session_id, decision, actor, samples, spans, created_at)
            VALUES (@value, @scope, @sessionId, @decision, @actor, @samples, @spans, @createdAt)`,
-    ).run({ value: d.value, scope: d.scope, sessionId: d.sessionId, decision: d.decision, actor: d.actor, samples: d.samples, spans: d.spans, createdAt: d.createdAt }).lastInsertRowid,
+    ).run({
+      value: d.value,
+      scope: d.scope,
+      sessionId: d.sessionId,
+      decision: d.decision,
+      actor: d.actor,
+      samples: d.samples,
+      spans: d.spans,
+      createdAt: d.createdAt,
+    }).lastInsertRowid,
   );
 }
 
 export function insertValueDecisionSample(db: DB, decisionId: number, sampleId: string, prevAcceptedJson: string): void {
-  stmt(db, 'INSERT INTO pii_value_decision_samples (decision_id, sample_id, prev_accepted) VALUES (?, ?, ?)').run(decisionId, sampleId, prevAcceptedJson);
+  stmt(db, 'INSERT INTO pii_value_decision_samples (decision_id, sample_id, prev_accepted) VALUES (?, ?, ?)').run(
+    decisionId,
+    sampleId,
+    prevAcceptedJson,
+  );
 }
 
 const DECISION_COLUMNS = `id, value, scope, session_id AS sessionId, decision, actor, samples, spans, created_at AS createdAt,
@@ -96,5 +117,8 @@ export function listValueDecisions(db: DB, limit: number): ValueDecisionRow[] {
 
 /** The stored spans (JSON) of a session's samples, with each sample's time. */
 export function listSessionSampleSpans(db: DB, sessionId: string): { spans: string; createdAt: number }[] {
-  return stmt<{ spans: string; createdAt: number }>(db, 'SELECT pii_spans AS spans, created_at AS createdAt FROM dataset_samples WHERE session_id = ? AND pii_spans IS NOT NULL').all(sessionId);
+  return stmt<{ spans: string; createdAt: number }>(
+    db,
+    'SELECT pii_spans AS spans, created_at AS createdAt FROM dataset_samples WHERE session_id = ? AND pii_spans IS NOT NULL',
+  ).all(sessionId);
 }

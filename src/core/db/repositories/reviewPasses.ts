@@ -10,7 +10,12 @@ export function deleteExpiredReservations(db: DB, now: number): void {
 }
 
 /** Holds (or renews) an existing sample for the curator unless someone else holds it; returns the holder after. */
-export function claimReservation(db: DB, sampleId: string, curator: string, until: number): { curator: string; expires_at: number } | undefined {
+export function claimReservation(
+  db: DB,
+  sampleId: string,
+  curator: string,
+  until: number,
+): { curator: string; expires_at: number } | undefined {
   stmt(
     db,
     `INSERT INTO review_reservations (sample_id, curator, expires_at)
@@ -18,7 +23,9 @@ export function claimReservation(db: DB, sampleId: string, curator: string, unti
        ON CONFLICT (sample_id) DO UPDATE SET curator = excluded.curator, expires_at = excluded.expires_at
        WHERE review_reservations.curator = excluded.curator`,
   ).run({ id: sampleId, me: curator, until });
-  return stmt<{ curator: string; expires_at: number }>(db, 'SELECT curator, expires_at FROM review_reservations WHERE sample_id = ?').get(sampleId);
+  return stmt<{ curator: string; expires_at: number }>(db, 'SELECT curator, expires_at FROM review_reservations WHERE sample_id = ?').get(
+    sampleId,
+  );
 }
 
 /** Releases the curator's hold on a sample; returns 1 when there was one. */
@@ -44,11 +51,19 @@ export function listSamplesForSecondPass(db: DB): LabelledSampleRow[] {
 }
 
 export function insertSecondPass(db: DB, sampleId: string, firstCurator: string, firstLabel: string, at: number): void {
-  stmt(db, 'INSERT INTO review_second_pass (sample_id, first_curator, first_label, created_at) VALUES (?, ?, ?, ?)').run(sampleId, firstCurator, firstLabel, at);
+  stmt(db, 'INSERT INTO review_second_pass (sample_id, first_curator, first_label, created_at) VALUES (?, ?, ?, ?)').run(
+    sampleId,
+    firstCurator,
+    firstLabel,
+    at,
+  );
 }
 
 export function listSecondPassLabelPairs(db: DB): Array<{ a: string; b: string }> {
-  return stmt<{ a: string; b: string }>(db, 'SELECT first_label AS a, second_label AS b FROM review_second_pass WHERE second_label IS NOT NULL').all();
+  return stmt<{ a: string; b: string }>(
+    db,
+    'SELECT first_label AS a, second_label AS b FROM review_second_pass WHERE second_label IS NOT NULL',
+  ).all();
 }
 
 export function countSecondPassWaiting(db: DB): number {
@@ -95,7 +110,12 @@ export function findSecondPass(db: DB, sampleId: string): { second_label: string
 }
 
 export function markSecondPassAdjudicated(db: DB, sampleId: string, label: string, by: string, at: number): void {
-  stmt(db, 'UPDATE review_second_pass SET adjudicated_label = ?, adjudicated_by = ?, adjudicated_at = ? WHERE sample_id = ?').run(label, by, at, sampleId);
+  stmt(db, 'UPDATE review_second_pass SET adjudicated_label = ?, adjudicated_by = ?, adjudicated_at = ? WHERE sample_id = ?').run(
+    label,
+    by,
+    at,
+    sampleId,
+  );
 }
 
 /** The curator's recent review actions, a batch counted as one, newest first (scans their last 5000 events). */
@@ -117,11 +137,17 @@ export function deleteReservationsOfSample(db: DB, sampleId: string): void {
 
 /** The first curator of the sample's second pass while it waits for a second label. */
 export function findSecondPassAwaitingLabel(db: DB, sampleId: string): string | undefined {
-  return stmt(db, 'SELECT first_curator FROM review_second_pass WHERE sample_id = ? AND second_label IS NULL').pluck().get(sampleId) as string | undefined;
+  return stmt(db, 'SELECT first_curator FROM review_second_pass WHERE sample_id = ? AND second_label IS NULL').pluck().get(sampleId) as
+    string | undefined;
 }
 
 export function setSecondLabel(db: DB, sampleId: string, curator: string, label: string, at: number): void {
-  stmt(db, 'UPDATE review_second_pass SET second_curator = ?, second_label = ?, second_at = ? WHERE sample_id = ?').run(curator, label, at, sampleId);
+  stmt(db, 'UPDATE review_second_pass SET second_curator = ?, second_label = ?, second_at = ? WHERE sample_id = ?').run(
+    curator,
+    label,
+    at,
+    sampleId,
+  );
 }
 
 /** Takes a second label back: the sample waits in the second pass again. */

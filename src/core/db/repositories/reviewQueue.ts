@@ -25,7 +25,10 @@ const NOT_HELD_IN_SECOND_PASS = `NOT EXISTS (SELECT 1 FROM review_reservations r
 function queueWhere(f: ParsedReviewFilter, viewer: QueueViewer): { where: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { me: viewer.me, now: viewer.now };
   const secondPass = f.pass === 'second';
-  const where = ['s.session_id NOT IN (SELECT session_id FROM excluded_sessions)', secondPass ? NOT_HELD_IN_SECOND_PASS : NOT_HELD_BY_OTHERS];
+  const where = [
+    's.session_id NOT IN (SELECT session_id FROM excluded_sessions)',
+    secondPass ? NOT_HELD_IN_SECOND_PASS : NOT_HELD_BY_OTHERS,
+  ];
   const add = (sql: string, key: string, value: unknown) => {
     where.push(sql);
     params[key] = value;
@@ -49,7 +52,11 @@ function queueWhere(f: ParsedReviewFilter, viewer: QueueViewer): { where: string
     );
   }
   if (f.signal) {
-    add("EXISTS (SELECT 1 FROM json_each(coalesce(s.feedback_signals, '[]')) j WHERE json_extract(j.value, '$.type') = @signal)", 'signal', f.signal);
+    add(
+      "EXISTS (SELECT 1 FROM json_each(coalesce(s.feedback_signals, '[]')) j WHERE json_extract(j.value, '$.type') = @signal)",
+      'signal',
+      f.signal,
+    );
   }
   return { where: where.join(' AND '), params };
 }
@@ -63,7 +70,9 @@ export function countReviewQueue(db: DB, f: ParsedReviewFilter, viewer: QueueVie
 /** Ids of the matching samples, at most `limit`. */
 export function listReviewQueueIds(db: DB, f: ParsedReviewFilter, viewer: QueueViewer, limit: number): string[] {
   const { where, params } = queueWhere(f, viewer);
-  return stmt(db, `SELECT s.id FROM dataset_samples s WHERE ${where} LIMIT @limit`).pluck().all({ ...params, limit }) as string[];
+  return stmt(db, `SELECT s.id FROM dataset_samples s WHERE ${where} LIMIT @limit`)
+    .pluck()
+    .all({ ...params, limit }) as string[];
 }
 
 const SORT_SQL: Record<QueueSort, { expr: string; dir: 'ASC' | 'DESC' }> = {
@@ -73,7 +82,9 @@ const SORT_SQL: Record<QueueSort, { expr: string; dir: 'ASC' | 'DESC' }> = {
   quality_asc: { expr: 'coalesce(s.quality_score, -1)', dir: 'ASC' },
 };
 
-const PREFIXED_COLUMNS = SAMPLE_COLUMNS.split(',').map((c) => `s.${c.trim()}`).join(', ');
+const PREFIXED_COLUMNS = SAMPLE_COLUMNS.split(',')
+  .map((c) => `s.${c.trim()}`)
+  .join(', ');
 
 /** One page of the queue in sort order after the keyset position `after` ([sort value, id]), each row with its sort value. */
 export function listReviewQueuePage(

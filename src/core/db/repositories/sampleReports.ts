@@ -112,7 +112,9 @@ export function listGateVerdictsFromRollbacks(db: DB): GateVerdictRow[] {
 }
 
 /** Behaviour corrections of plugin writes, with the status and file the curator says were right. */
-export function listGateCorrectionsOfWrites(db: DB): { id: string; pred: GateDecision; status: string; file: MemoryFileName; at: number }[] {
+export function listGateCorrectionsOfWrites(
+  db: DB,
+): { id: string; pred: GateDecision; status: string; file: MemoryFileName; at: number }[] {
   return stmt<{ id: string; pred: GateDecision; status: string; file: MemoryFileName; at: number }>(
     db,
     `SELECT d.id, d.decision AS pred, c.corrected_status AS status, coalesce(c.corrected_target_file, a.target_file) AS file,

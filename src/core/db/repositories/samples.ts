@@ -37,7 +37,6 @@ export const SAMPLE_COLUMNS = `id, sample_type, turn_id, decision_id, audit_id, 
   quality_factors, annotation_status, annotated_by, annotated_at, annotation_notes, privacy_checked, contains_pii,
   pii_redacted_content, pii_spans, feedback_signals, fingerprint, cluster_id, labels, source_key, collection_strategy, created_at`;
 
-
 export interface SampleListFilter {
   status?: AnnotationStatus;
   type?: SampleType;
@@ -72,7 +71,10 @@ export function listSamplesPage(db: DB, f: SampleListFilter, limit: number): Sam
     params.cAt = f.after[0];
     params.cId = f.after[1];
   }
-  return stmt<SampleRow>(db, `SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`).all(params);
+  return stmt<SampleRow>(
+    db,
+    `SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`,
+  ).all(params);
 }
 
 export function findSampleById(db: DB, id: string): SampleRow | undefined {
@@ -86,7 +88,10 @@ export function findSampleForReview(db: DB, id: string): ReviewedSampleRow | und
   return stmt<ReviewedSampleRow>(db, `SELECT ${SAMPLE_COLUMNS}, reject_reason FROM dataset_samples WHERE id = ?`).get(id);
 }
 
-export function updateSampleStatus(db: DB, s: { id: string; status: AnnotationStatus; by: string; at: number; notes: string | null; reason: string | null }): void {
+export function updateSampleStatus(
+  db: DB,
+  s: { id: string; status: AnnotationStatus; by: string; at: number; notes: string | null; reason: string | null },
+): void {
   stmt(
     db,
     `UPDATE dataset_samples SET annotation_status = @status, annotated_by = @by, annotated_at = @at,

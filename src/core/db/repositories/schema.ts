@@ -19,7 +19,9 @@ export function repairDanglingReferences(db: DB, maxRounds = 20): Record<string,
         fk.set(r.id, [...(fk.get(r.id) ?? []), r.from]);
       }
       const notNull = new Set(
-        (db.pragma(`table_info("${table.replace(/"/g, '""')}")`) as { name: string; notnull: number }[]).filter((r) => r.notnull).map((r) => r.name),
+        (db.pragma(`table_info("${table.replace(/"/g, '""')}")`) as { name: string; notnull: number }[])
+          .filter((r) => r.notnull)
+          .map((r) => r.name),
       );
       c = { fk, notNull };
       columnsCache.set(table, c);
@@ -60,9 +62,7 @@ export function snapshotReferences(db: DB): { table: string; column: string }[] 
 /** Deletes the candidate snapshots (ids in temp table `temp.<candidates>`) that nothing references any more. */
 export function deleteUnreferencedSnapshots(db: DB, candidates: string): number {
   const refs = snapshotReferences(db);
-  const notReferenced = refs
-    .map((r) => `NOT EXISTS (SELECT 1 FROM "${r.table}" x WHERE x."${r.column}" = c.id)`)
-    .join(' AND ');
+  const notReferenced = refs.map((r) => `NOT EXISTS (SELECT 1 FROM "${r.table}" x WHERE x."${r.column}" = c.id)`).join(' AND ');
   const sql = `DELETE FROM file_snapshots WHERE id IN (SELECT c.id FROM temp."${candidates}" c${notReferenced ? ` WHERE ${notReferenced}` : ''})`;
   return db.prepare(sql).run().changes;
 }
@@ -72,7 +72,9 @@ export function tableExists(db: DB, name: string): boolean {
 }
 
 export function countTableRows(db: DB, table: string): number {
-  return stmt(db, `SELECT count(*) FROM "${table.replace(/"/g, '""')}"`).pluck().get() as number;
+  return stmt(db, `SELECT count(*) FROM "${table.replace(/"/g, '""')}"`)
+    .pluck()
+    .get() as number;
 }
 
 /** The table's columns in order, with declared type and primary-key position (0: not in the key). */

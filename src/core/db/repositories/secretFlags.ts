@@ -11,7 +11,12 @@ export interface UnscannedWrite {
 }
 
 export function upsertSecretFlag(db: DB, auditId: string, kindsJson: string, count: number, at: number): void {
-  stmt(db, 'INSERT OR REPLACE INTO audit_secret_flags (audit_id, kinds, count, scanned_at) VALUES (?, ?, ?, ?)').run(auditId, kindsJson, count, at);
+  stmt(db, 'INSERT OR REPLACE INTO audit_secret_flags (audit_id, kinds, count, scanned_at) VALUES (?, ?, ?, ?)').run(
+    auditId,
+    kindsJson,
+    count,
+    at,
+  );
 }
 
 /** Written writes with a diff after the given audit rowid, in rowid order, at most `limit`. */
@@ -32,7 +37,10 @@ export function findScanPosition(db: DB, name: string): number {
 }
 
 export function saveScanPosition(db: DB, name: string, lastRowid: number): void {
-  stmt(db, 'INSERT INTO health_scan_state (name, last_rowid) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last_rowid = excluded.last_rowid').run(name, lastRowid);
+  stmt(
+    db,
+    'INSERT INTO health_scan_state (name, last_rowid) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET last_rowid = excluded.last_rowid',
+  ).run(name, lastRowid);
 }
 
 export function deleteScanPosition(db: DB, name: string): void {
