@@ -33,22 +33,7 @@ function registerFleetExport(program: Command): void {
     .option('--train-split <share>', 'share of sessions in train (default 0.8); a session keeps its split forever', ratio)
     .option('--include-pii', 'write personal data unredacted (off by default)')
     .option('--json', 'print the run summary as JSON')
-    .action(
-      action(async (workspaces: string[], opts: Record<string, unknown>) => {
-        const result = await fleetExport({
-          root: opts.root as string | undefined,
-          workspaces,
-          outDir: opts.out as string,
-          trainSplit: opts.trainSplit as number | undefined,
-          includePii: Boolean(opts.includePii),
-        });
-        if (opts.json) return printJson(result);
-        const lines = result.members.map((m) => `  ${m.agent}: +${m.added} (${m.train} train, ${m.validation} validation, ${m.folded} folded as duplicates)`);
-        for (const s of result.skipped) lines.push(`  skipped ${s.dir}: ${s.kind}: ${s.reason}`);
-        process.stdout.write(`Fleet export run ${result.runId} into ${result.outDir}: ${result.added} new rows\n${lines.join('\n')}\n`);
-        if (result.skipped.length) process.exitCode = 3;
-      }),
-    );
+    .action(action(fleetExportCommand));
 }
 
 function openAll(dirs: string[]): { opened: { db: OpenedDatabase['db']; agent: string }[]; skipped: SkippedWorkspace[]; close(): void } {
@@ -74,29 +59,44 @@ function registerExportTables(program: Command): void {
     .option('--include-pii', 'keep free text unredacted (off by default)')
     .option('--overwrite', 'replace tables already exported into the output folder')
     .option('--json', 'print the summary as JSON')
-    .action(
-      action(async (workspaces: string[], opts: Record<string, unknown>) => {
-        if (opts.format !== 'parquet') throw new AppError('Invalid', `--format: only parquet is supported (got ${String(opts.format)})`);
-        const dirs = [...(opts.root ? discoverWorkspaces(opts.root as string) : []), ...workspaces, ...(opts.workspace ? [opts.workspace as string] : [])];
-        if (!dirs.length) dirs.push(process.cwd());
-        const tables = (opts.tables as AnalyticsTable[] | undefined) ?? [...ANALYTICS_TABLES];
-        const outDir = path.resolve(opts.out as string);
-        prepareTablesDir(outDir, tables, Boolean(opts.overwrite));
-        const all = openAll([...new Set(dirs.map((d) => path.resolve(d)))].sort());
-        try {
-          const summary = exportTables(all.opened, { outDir, tables, includePii: Boolean(opts.includePii), metadata: { exporter: EXPORTER_VERSION } });
-          if (opts.json) return printJson({ outDir, tables: summary, skipped: all.skipped });
-          const lines = summary.map((t) => `  ${t.table}: ${t.rows} rows in ${t.files.length} files`);
-          for (const s of all.skipped) lines.push(`  skipped ${s.dir}: ${s.kind}: ${s.reason}`);
-          process.stdout.write(`Tables written to ${outDir}\n${lines.join('\n')}\n`);
-        } finally {
-          all.close();
-        }
-      }),
-    );
+    .action(action(exportTablesCommand));
 }
 
 export function register(program: Command): void {
   registerFleetExport(program);
   registerExportTables(program);
+}
+
+async function fleetExportCommand(workspaces: string[], opts: Record<string, unknown>): Promise<void> {
+  const result = await fleetExport({
+    root: opts.root as string | undefined,
+    workspaces,
+    outDir: opts.out as string,
+    trainSplit: opts.trainSplit as number | undefined,
+    includePii: Boolean(opts.includePii),
+  });
+  if (opts.json) return printJson(result);
+  const lines = result.members.map((m) => `  ${m.agent}: +${m.added} (${m.train} train, ${m.validation} validation, ${m.folded} folded as duplicates)`);
+  for (const s of result.skipped) lines.push(`  skipped ${s.dir}: ${s.kind}: ${s.reason}`);
+  process.stdout.write(`Fleet export run ${result.runId} into ${result.outDir}: ${result.added} new rows\n${lines.join('\n')}\n`);
+  if (result.skipped.length) process.exitCode = 3;
+}
+
+async function exportTablesCommand(workspaces: string[], opts: Record<string, unknown>): Promise<void> {
+  if (opts.format !== 'parquet') throw new AppError('Invalid', `--format: only parquet is supported (got ${String(opts.format)})`);
+  const dirs = [...(opts.root ? discoverWorkspaces(opts.root as string) : []), ...workspaces, ...(opts.workspace ? [opts.workspace as string] : [])];
+  if (!dirs.length) dirs.push(process.cwd());
+  const tables = (opts.tables as AnalyticsTable[] | undefined) ?? [...ANALYTICS_TABLES];
+  const outDir = path.resolve(opts.out as string);
+  prepareTablesDir(outDir, tables, Boolean(opts.overwrite));
+  const all = openAll([...new Set(dirs.map((d) => path.resolve(d)))].sort());
+  try {
+    const summary = exportTables(all.opened, { outDir, tables, includePii: Boolean(opts.includePii), metadata: { exporter: EXPORTER_VERSION } });
+    if (opts.json) return printJson({ outDir, tables: summary, skipped: all.skipped });
+    const lines = summary.map((t) => `  ${t.table}: ${t.rows} rows in ${t.files.length} files`);
+    for (const s of all.skipped) lines.push(`  skipped ${s.dir}: ${s.kind}: ${s.reason}`);
+    process.stdout.write(`Tables written to ${outDir}\n${lines.join('\n')}\n`);
+  } finally {
+    all.close();
+  }
 }
