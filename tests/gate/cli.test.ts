@@ -74,7 +74,7 @@ describe('reflection CLI on a demo workspace', () => {
     expect(r.stdout).toMatch(/Context window \(\d+ messages\)/);
     const json = JSON.parse(cli('gate', 'show', written.id.slice(0, 16), '--workspace', ws, '--json').stdout);
     expect(json.decision.id).toBe(written.id);
-    expect(json.turn.userMessage.content).toBe(written.userMessage);
+    expect(json.turn.userMessage).toBe(written.userMessage);
     const missing = cli('gate', 'show', '01ZZZZZZZZZZZZZZZZZZZZZZZZ', '--workspace', ws);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/not found/);
@@ -85,8 +85,9 @@ describe('reflection CLI on a demo workspace', () => {
     expect(r.code).toBe(0);
     for (const d of ['NO_WRITE', 'UPDATE_MEMORY', 'UPDATE_USER', 'UPDATE_SOUL', 'UPDATE_IDENTITY', 'UPDATE_TOOLS', 'Total']) expect(r.stdout).toContain(d);
     const json = JSON.parse(cli('gate', 'stats', '--workspace', ws, '--daily', '--json').stdout);
-    expect(json.rows.length).toBeGreaterThan(3);
-    expect(json.rows[0].key).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(json.groupBy).toBe('daily');
+    expect(json.buckets.length).toBeGreaterThan(3);
+    expect(json.buckets[0].key).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(cli('gate', 'stats', '--workspace', ws, '--by-session').stdout).toContain('channel:');
     expect(cli('gate', 'stats', '--workspace', ws, '--daily', '--weekly').stderr).toMatch(/choose one of/);
   });
@@ -106,7 +107,7 @@ describe('reflection CLI on a demo workspace', () => {
     expect(rows.data.every((row) => row.decision === 'UPDATE_TOOLS')).toBe(true);
     const md = cli('gate', 'export', '--workspace', ws, '--format', 'markdown', '-d', 'UPDATE_SOUL').stdout.trim().split('\n');
     expect(md[1]).toMatch(/^\|( --- \|)+$/);
-    const soulCount = JSON.parse(cli('gate', 'stats', '--workspace', ws, '-d', 'UPDATE_SOUL', '--json').stdout).total as number;
+    const soulCount = JSON.parse(cli('gate', 'stats', '--workspace', ws, '-d', 'UPDATE_SOUL', '--json').stdout).totals.total as number;
     expect(soulCount).toBeGreaterThan(0);
     expect(md.length).toBe(2 + soulCount);
   });
@@ -118,7 +119,8 @@ describe('reflection CLI on a demo workspace', () => {
     expect(r.stdout).toMatch(/\d hit\(s\)/);
     const json = JSON.parse(cli('search', '早上偏好', '--workspace', ws, '--json').stdout);
     expect(json.mode).toBe('fts');
-    expect(json.hits.length).toBeGreaterThan(0);
+    expect(json.items.length).toBeGreaterThan(0);
+    expect(json.items[0].text).toContain('早上偏好');
     expect(cli('search', 'NEAR("x', '--workspace', ws).code).toBe(0);
     // Chinese text is two columns wide: every line of the table has the same width, so borders line up.
     const tableLines = r.stdout.split('\n').filter((l) => /^[┌│├└]/.test(l));

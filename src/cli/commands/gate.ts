@@ -16,7 +16,8 @@ import type { DecisionExportFormat, DecisionFilters, GateStatsGrouping } from '.
 import { refuseExisting } from '../../core/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 
-type Opts = GlobalOptions & Record<string, unknown>;
+/** A subcommand's parsed options (commander gives them untyped). */
+export type Opts = GlobalOptions & Record<string, unknown>;
 
 // Conversation text is untrusted: escape sequences in it could rewrite the terminal, so they never reach it.
 const ESCAPES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-_]/g;

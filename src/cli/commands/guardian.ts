@@ -23,9 +23,10 @@ import {
 } from '../../core/guardian';
 import type { AuditExportFormat } from '../../core/guardian';
 import { refuseExisting } from '../../core/lifecycle/outputFiles';
-import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
+import { action, printJson, withDatabase, withWorkspace } from '../context';
+import type { Opts } from './gate';
 
-type Opts = GlobalOptions & Record<string, unknown>;
+
 
 const time = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 const short = (s: string | null | undefined, n = 60) => (s ? (s.length > n ? `${s.slice(0, n - 1)}…` : s).replace(/\s+/g, ' ') : '');

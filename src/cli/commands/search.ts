@@ -3,10 +3,8 @@ import pc from 'picocolors';
 import { AppError } from '../../shared/errors';
 import type { SearchHit, SearchHitKind } from '../../shared/contract/records';
 import { search } from '../../core/search';
-import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
-import { clean, clip, int, table, time } from './gate';
-
-type Opts = GlobalOptions & Record<string, unknown>;
+import { action, printJson, withDatabase, withWorkspace } from '../context';
+import { clean, clip, int, table, time, type Opts } from './gate';
 
 const SCOPES: Record<string, SearchHitKind[]> = { all: [], turns: ['turn'], decisions: ['decision'] };
 
