@@ -1,15 +1,11 @@
 // Opt-out, retention, on-demand conversation archives and settings validation: thin handlers over the
 // lifecycle services, mapped to the contract's DTOs.
-import type { ExclusionDto, PruneOutcome } from '../../shared/contract';
-import { addExclusion, listExclusions, purgeExclusion, removeExclusion, type Exclusion } from '../../core/lifecycle/exclusions';
+import type { PruneOutcome } from '../../shared/contract';
+import { addExclusion, listExclusions, purgeExclusion, removeExclusion } from '../../core/lifecycle/exclusions';
 import { exportConversations } from '../../core/lifecycle/archive';
 import { pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
 import { loadSettings, settingsPath, validateSettings } from '../../core/lifecycle/settings';
 import type { Handlers } from '../registry';
-
-const exclusionDto = (e: Exclusion): ExclusionDto => ({
-  id: e.id, kind: e.kind, value: e.value, reason: e.reason, createdBy: e.createdBy, createdAt: e.createdAt, sessions: e.sessions,
-});
 
 export const pruneDto = (r: PruneResult): PruneOutcome => ({
   days: r.days,
@@ -24,13 +20,10 @@ export const pruneDto = (r: PruneResult): PruneOutcome => ({
 });
 
 export const lifecycleHandlers = {
-  'exclusions.list': (_input, env) => listExclusions(env.session.serviceContext()).map(exclusionDto),
-  'exclusions.add': (input, env) => exclusionDto(addExclusion(env.session.serviceContext(), input)),
-  'exclusions.remove': (input, env) => exclusionDto(removeExclusion(env.session.serviceContext(), input.id)),
-  'exclusions.purge': (input, env) => {
-    const r = purgeExclusion(env.session.serviceContext(), input.id, { dryRun: input.dryRun, confirm: input.confirm });
-    return { exclusion: exclusionDto(r.exclusion), sessionIds: r.sessionIds, deleted: r.deleted, dryRun: r.dryRun };
-  },
+  'exclusions.list': (_input, env) => listExclusions(env.session.serviceContext()),
+  'exclusions.add': (input, env) => addExclusion(env.session.serviceContext(), input),
+  'exclusions.remove': (input, env) => removeExclusion(env.session.serviceContext(), input.id),
+  'exclusions.purge': (input, env) => purgeExclusion(env.session.serviceContext(), input.id, { dryRun: input.dryRun, confirm: input.confirm }),
   'retention.prune': (input, env) =>
     pruneDto(pruneOldData(env.session.serviceContext(), { days: input.days, dryRun: input.dryRun, confirm: input.confirm, previewToken: input.previewToken, force: input.force })),
   // The renderer is untrusted, so it cannot choose the output path: archives go to the workspace's exports folder.

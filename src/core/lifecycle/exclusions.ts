@@ -2,6 +2,7 @@ import { ulid } from 'ulid';
 import { writeTx, type DB } from '../db/connection';
 import { checkpointWal, reclaimFreePages, withSecureDelete } from '../db/maintenance';
 import { AppError } from '../../shared/errors';
+import { EXCLUSION_KINDS, type ExclusionDto, type PurgeOutcome } from '../../shared/contract';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import {
   deleteExclusionById, deleteSessionsAndTheirRows, findExclusionById, findExclusionIdByValue, findSessionIdByAlias, insertExclusion,
@@ -9,19 +10,8 @@ import {
 } from '../db/repositories/exclusions';
 import { countTableRows, tableExists } from '../db/repositories/schema';
 
-export const EXCLUSION_KINDS = ['session', 'target', 'account'] as const;
+export { EXCLUSION_KINDS };
 export type { ExclusionKind };
-
-export interface Exclusion {
-  id: string;
-  kind: ExclusionKind;
-  value: string;
-  reason: string | null;
-  createdBy: string | null;
-  createdAt: number;
-  /** Sessions it matches now (new sessions of a target or account are matched as they appear). */
-  sessions: number;
-}
 
 export interface AddExclusionInput {
   kind: ExclusionKind;
@@ -33,7 +23,7 @@ export function sessionsMatching(db: DB, kind: ExclusionKind, value: string): st
   return listSessionIdsMatching(db, kind, value);
 }
 
-function toExclusion(db: DB, r: ExclusionRow): Exclusion {
+function toExclusion(db: DB, r: ExclusionRow): ExclusionDto {
   return {
     id: r.id,
     kind: r.kind,
@@ -52,7 +42,7 @@ function getRow(db: DB, id: string): ExclusionRow {
 }
 
 /** Excludes a session, a channel target ("<channel>:<target>") or an account from collection and every export. */
-export function addExclusion(ctx: ServiceContext, input: AddExclusionInput): Exclusion {
+export function addExclusion(ctx: ServiceContext, input: AddExclusionInput): ExclusionDto {
   if (!EXCLUSION_KINDS.includes(input.kind)) throw new AppError('Invalid', `kind: expected one of ${EXCLUSION_KINDS.join(', ')}`);
   let value = typeof input.value === 'string' ? input.value.trim() : '';
   if (!value) throw new AppError('Invalid', `value: the ${input.kind} to exclude is empty`);
@@ -80,24 +70,16 @@ export function addExclusion(ctx: ServiceContext, input: AddExclusionInput): Exc
   return toExclusion(ctx.db, row);
 }
 
-export function listExclusions(ctx: ServiceContext): Exclusion[] {
+export function listExclusions(ctx: ServiceContext): ExclusionDto[] {
   return listExclusionRows(ctx.db).map((r) => toExclusion(ctx.db, r));
 }
 
 /** Lifts an exclusion: the sessions' data (if not purged) is collected and exported again. */
-export function removeExclusion(ctx: ServiceContext, id: string): Exclusion {
+export function removeExclusion(ctx: ServiceContext, id: string): ExclusionDto {
   const row = getRow(ctx.db, id);
   const before = toExclusion(ctx.db, row);
   writeTx(ctx.db, () => deleteExclusionById(ctx.db, id));
   return before;
-}
-
-export interface PurgeResult {
-  exclusion: Exclusion;
-  sessionIds: string[];
-  /** Rows removed per table (cascades and reference repairs included). */
-  deleted: Record<string, number>;
-  dryRun: boolean;
 }
 
 const COUNTED_TABLES = [
@@ -125,7 +107,7 @@ class Rollback extends Error {}
  * Irreversible, so it needs confirm; dryRun runs it inside a transaction that is rolled back,
  * which gives exact counts. The exclusion itself stays, so new data of the sessions stays excluded.
  */
-export function purgeExclusion(ctx: ServiceContext, id: string, options: { confirm?: boolean; dryRun?: boolean } = {}): PurgeResult {
+export function purgeExclusion(ctx: ServiceContext, id: string, options: { confirm?: boolean; dryRun?: boolean } = {}): PurgeOutcome {
   const row = getRow(ctx.db, id);
   const exclusion = toExclusion(ctx.db, row);
   const dryRun = options.dryRun ?? false;

@@ -8,7 +8,7 @@ import { loadSettings, type WorkbenchSettings } from './settings';
 
 export { loadSettings, saveSettings, validateSettings, defaultSettings, getSetting, settingsPath, type WorkbenchSettings, type LoadedSettings } from './settings';
 export { backupDatabase, type BackupOptions, type BackupResult } from './backup';
-export { addExclusion, listExclusions, removeExclusion, purgeExclusion, type Exclusion, type PurgeResult } from './exclusions';
+export { addExclusion, listExclusions, removeExclusion, purgeExclusion } from './exclusions';
 export { pruneOldData, type PruneOptions, type PruneResult } from './retention';
 export { exportConversations, runScheduledArchive, removeOldArchives, exportsDir, type ArchiveLine } from './archive';
 export { startArchiveSchedule, startConfiguredArchive, startRetentionSchedule, type ArchiveSchedule, type RetentionSchedule } from './schedule';
