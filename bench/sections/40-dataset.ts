@@ -3,36 +3,19 @@
 // CPU µs per decision against the floor measured in the same process (one keyset join over the same
 // decisions plus the produced sample rows inserted into a primary-key-only table in transactions of
 // 5,000), write amplification (/proc/self/io wchar over database growth), peak RSS and the live heap.
-// The series prints the trend per decision. At the largest size every export format runs in its own
-// fresh process, as a CPU ratio against a plain JSON.stringify-and-write loop over the same rows.
+// The series prints the trend per decision. The export figures are in 42-exports.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { once } from 'node:events';
 import type { BenchSection } from '../index';
-import { cpuSeconds, fmt, loadAvg } from '../util';
-import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
-import { EXPORT_FORMATS } from '../../src/shared/domain';
+import { fmt, loadAvg } from '../util';
 import { NEAR_DUP_PAIRS, pairScores, runNearDupPairs } from '../../tests/dataset/nearDupPairs';
 import { buildWorkspace } from '../dataset/workspace';
-import { runChild, type CollectChildResult, type ExportChildResult } from '../dataset/child';
+import { runChild, type CollectChildResult } from '../dataset/child';
 
 function benchSizes(): number[] {
   if (process.env.DATASET_BENCH_DECISIONS) return [Number(process.env.DATASET_BENCH_DECISIONS)];
   return (process.env.DATASET_BENCH_SIZES ?? '10000,100000').split(',').map(Number).filter((n) => n > 0);
-}
-
-async function baselineWrite(db: DB, sql: string, file: string): Promise<{ cpuS: number; rows: number }> {
-  const c0 = process.cpuUsage();
-  const out = fs.createWriteStream(file);
-  let rows = 0;
-  for (const row of db.prepare(sql).iterate()) {
-    rows++;
-    if (!out.write(`${JSON.stringify(row)}\n`)) await once(out, 'drain');
-  }
-  out.end();
-  await once(out, 'finish');
-  return { cpuS: cpuSeconds(c0), rows };
 }
 
 function printCollect(n: number, r: CollectChildResult): void {
@@ -49,27 +32,6 @@ function printCollect(n: number, r: CollectChildResult): void {
       `${fmt(r.growth / 1048576, 0)} MiB database growth; aim <= 3x; floor wrote ${fmt((r.floor.wchar ?? NaN) / 1048576, 0)} MiB); ` +
       `peak RSS ${fmt(r.peakRssMb, 0)} MB in a fresh process (aim < 250); live heap after GC at each tenth (MB): ${r.liveHeapMb.join(' ')}`,
   );
-}
-
-async function exportsAt(dir: string): Promise<void> {
-  const { db } = openWorkspaceDatabase(dir);
-  const base = await baselineWrite(db, 'SELECT * FROM dataset_samples', path.join(dir, 'baseline-samples.jsonl'));
-  db.close();
-  console.log(`export baseline (stringify + write of all ${base.rows} stored samples): ${fmt(base.cpuS, 2)} s CPU; ${loadAvg()}`);
-  for (const format of EXPORT_FORMATS) {
-    const r = await runChild<ExportChildResult>(['export', dir, format]);
-    if (r.error) {
-      console.log(`export ${format.padEnd(10)}: ${r.error}`);
-      continue;
-    }
-    // the baseline writes every stored sample; scale it to the number this export wrote
-    const scaled = base.cpuS * (Math.max(r.total, 1) / Math.max(1, base.rows));
-    const aim = format === 'openai-dpo' ? 0.5 : 0.7;
-    console.log(
-      `export ${format.padEnd(10)}: ${r.total} samples, ${fmt(r.cpuS, 2)} s CPU (wall ${fmt(r.wallS, 2)} s); ratio ${fmt(scaled / r.cpuS, 3)} ` +
-        `(aim >= ${aim}); peak RSS ${fmt(r.peakRssMb, 0)} MB fresh process (aim < 250); ${fmt(r.mib, 1)} MiB written; ${loadAvg()}`,
-    );
-  }
 }
 
 export const section: BenchSection = {
@@ -104,7 +66,6 @@ export const section: BenchSection = {
         `collect trend (CPU µs/decision, x the smallest size; aim within 1.2x): ` +
           series.map((s) => `${s.n.toLocaleString('en')}: ${fmt(s.us, 0)} (${fmt(s.us / first.us, 2)}x, ratio ${fmt(s.ratio, 3)})`).join('; '),
       );
-      if (largest && process.env.DATASET_BENCH_EXPORTS !== '0') await exportsAt(largest);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
