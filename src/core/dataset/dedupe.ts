@@ -53,6 +53,8 @@ const LEADER_CACHE_LIMIT = 20_000;
  * transaction (most of collection's write amplification).
  */
 export const BAND_FLUSH_ROWS = 200_000;
+/** Lookups a new sample makes (a fingerprint and 16 bands) over the seeding cost per stored key, about. */
+const SEED_PAYOFF = 250;
 
 const ID_FIELDS = /(^|\.)(conversationId|turnNumber)$/;
 
@@ -190,10 +192,18 @@ export class Deduper {
     ensureDedupeSchema(db);
     const stored = countLeadersAndBandRows(db);
     const expected = opts.expectedSamples ?? 10_000;
-    this.fingerprints = new BloomFilter(expected + stored.leaders * 2);
-    this.bands = new BloomFilter((expected + stored.leaders) * LSH_BANDS);
-    for (const fp of iterateFingerprints(db)) this.fingerprints.add(...hexHashes(fp));
-    for (const key of iterateBandKeys(db)) this.bands.add(...bandKeyHashes(key));
+    // Seeding reads every stored key (about 0.3 µs each) to save about 5 µs per lookup: worth it for a
+    // run that adds samples in some proportion to the store, not for one decision (a missed write).
+    const seed = expected * SEED_PAYOFF >= stored.leaders * (LSH_BANDS + 1);
+    this.fingerprints = new BloomFilter(seed ? expected + stored.leaders * 2 : 0);
+    this.bands = new BloomFilter(seed ? (expected + stored.leaders) * LSH_BANDS : 0);
+    if (seed) {
+      for (const fp of iterateFingerprints(db)) this.fingerprints.add(...hexHashes(fp));
+      for (const key of iterateBandKeys(db)) this.bands.add(...bandKeyHashes(key));
+    } else {
+      this.fingerprints.saturate();
+      this.bands.saturate();
+    }
   }
 
   /** content: the content as it will be exported (redacted), so copies that differ only in a secret match. */

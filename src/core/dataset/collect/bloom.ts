@@ -24,6 +24,11 @@ export class BloomFilter {
     }
   }
 
+  /** Every answer "maybe": for a run too small to pay for seeding the filter from the store. */
+  saturate(): void {
+    this.bits.fill(0xffffffff);
+  }
+
   mayContain(h1: number, h2: number): boolean {
     for (let i = 0; i < PROBES; i++) {
       const bit = (h1 + Math.imul(i, h2 | 1)) & this.mask;

@@ -1,0 +1,28 @@
+// The Bloom filter dedupe asks before it queries the index (issue 16): it must never say "absent" for
+// a key it was given, and should say it for most keys it was not; saturated, it always says "maybe".
+import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { BloomFilter, bandKeyHashes, hexHashes } from '../../src/core/dataset/collect/bloom';
+
+const hex = (i: number) => createHash('sha256').update(String(i)).digest('hex');
+
+describe('dedupe Bloom filter', () => {
+  it('keeps every added key, rejects most others, and saturated answers maybe', () => {
+    const f = new BloomFilter(10_000);
+    for (let i = 0; i < 10_000; i++) f.add(...hexHashes(hex(i)));
+    for (let i = 0; i < 10_000; i++) expect(f.mayContain(...hexHashes(hex(i)))).toBe(true);
+    let falsePositives = 0;
+    for (let i = 10_000; i < 20_000; i++) if (f.mayContain(...hexHashes(hex(i)))) falsePositives++;
+    expect(falsePositives).toBeLessThan(500);
+
+    const bands = new BloomFilter(1000);
+    const keys = Array.from({ length: 1000 }, (_, i) => (i % 16) * 2 ** 32 + ((i * 2654435761) >>> 0));
+    for (const k of keys) bands.add(...bandKeyHashes(k));
+    for (const k of keys) expect(bands.mayContain(...bandKeyHashes(k))).toBe(true);
+
+    const saturated = new BloomFilter(0);
+    expect(saturated.mayContain(...hexHashes(hex(1)))).toBe(false);
+    saturated.saturate();
+    for (let i = 0; i < 100; i++) expect(saturated.mayContain(...hexHashes(hex(i)))).toBe(true);
+  });
+});
