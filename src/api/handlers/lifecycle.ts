@@ -27,10 +27,7 @@ export const lifecycleHandlers = {
   'retention.prune': (input, env) =>
     pruneDto(pruneOldData(env.session.serviceContext(), { days: input.days, dryRun: input.dryRun, confirm: input.confirm, previewToken: input.previewToken, force: input.force })),
   // The renderer is untrusted, so it cannot choose the output path: archives go to the workspace's exports folder.
-  'conversations.export': async (input, ctx) => {
-    const r = await exportConversations(ctx, { since: input.since, until: input.until, overwrite: input.overwrite });
-    return { file: r.file, turns: r.turns, bytes: r.bytes };
-  },
+  'conversations.export': (input, ctx) => exportConversations(ctx, input),
   'settings.validate': (input, env) => {
     const file = settingsPath(env.session.dir);
     if (input.settings !== undefined) {

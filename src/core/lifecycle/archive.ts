@@ -6,6 +6,7 @@ import { STATE_DIR, type DB } from '../db/connection';
 import {
   insertArchiveRecord, listArchiveTurnsPage, listDecisionsOfTurn, listTurnsAfterSeq, listWritesOfTurn, type ArchiveTurnRow as TurnRow,
 } from '../db/repositories/archives';
+import type { ConversationExportResult } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
 import { refuseExisting, removeStalePartials } from './outputFiles';
@@ -87,14 +88,8 @@ export interface ExportConversationsOptions {
   overwrite?: boolean;
 }
 
-export interface ExportConversationsResult {
-  file: string;
-  turns: number;
-  bytes: number;
-}
-
 /** On demand: every non-excluded turn created in [since, until), streamed to one JSONL file. */
-export async function exportConversations(ctx: ServiceContext, options: ExportConversationsOptions = {}): Promise<ExportConversationsResult> {
+export async function exportConversations(ctx: ServiceContext, options: ExportConversationsOptions = {}): Promise<ConversationExportResult> {
   const since = options.since ?? 0;
   const until = options.until ?? nowOf(ctx) + 1;
   if (!(since < until)) throw new AppError('Invalid', `since: must be before until (${new Date(since).toISOString()} >= ${new Date(until).toISOString()})`);
