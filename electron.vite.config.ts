@@ -2,9 +2,12 @@ import { resolve } from 'node:path';
 import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   main: {
     plugins: [externalizeDepsPlugin()],
+    // The built app trusts the compiler: the registry's contract checks (src/api/contractChecks.ts) run in
+    // development and tests only. `electron-vite dev` keeps them.
+    define: mode === 'production' ? { 'process.env.NODE_ENV': JSON.stringify('production') } : {},
     build: {
       outDir: 'out/main',
       // jobWorker: long jobs run in a worker thread (src/api/jobs/runner.ts loads it beside index.js)
@@ -27,4 +30,4 @@ export default defineConfig({
       rollupOptions: { input: { index: resolve(__dirname, 'src/renderer/index.html') } },
     },
   },
-});
+}));
