@@ -131,7 +131,7 @@ const SCRIPTS: [string, RegExp][] = [
   ['ru', /\p{Script=Cyrillic}/gu],
   ['en', /\p{Script=Latin}/gu],
 ];
-const LATIN_ONLY = SCRIPTS.filter(([lang]) => lang === 'en');
+const ASCII_RUNS = /[\x00-\x7f]+/g;
 /** Enumerations and ids, not language. */
 const NOT_TEXT = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|correctedTargetFile|role|status|conversationId)$/;
 
@@ -144,9 +144,14 @@ export function sampleLanguage(content: unknown): string | null {
   const counts = new Map<string, number>(SCRIPTS.map(([lang]) => [lang, 0]));
   forEachText(content, (field, text) => {
     if (NOT_TEXT.test(field)) return;
-    // ASCII text holds only Latin letters: the other scripts' patterns cannot match it
-    const scripts = Buffer.byteLength(text, 'utf8') === text.length ? LATIN_ONLY : SCRIPTS;
-    for (const [lang, re] of scripts) counts.set(lang, (counts.get(lang) ?? 0) + (text.match(re)?.length ?? 0));
+    // Han, kana, Hangul and Cyrillic have no ASCII letters: they are counted in the text without its
+    // ASCII runs (the same counts, on a much shorter string), Latin in the whole text
+    const ascii = Buffer.byteLength(text, 'utf8') === text.length;
+    const other = ascii ? '' : text.replace(ASCII_RUNS, '');
+    for (const [lang, re] of SCRIPTS) {
+      if (lang !== 'en' && !other) continue;
+      counts.set(lang, (counts.get(lang) ?? 0) + ((lang === 'en' ? text : other).match(re)?.length ?? 0));
+    }
   });
   if ((counts.get('ja') ?? 0) > 0 && (counts.get('ja') ?? 0) * 5 >= (counts.get('zh') ?? 0)) counts.set('ja', (counts.get('ja') ?? 0) + (counts.get('zh') ?? 0));
   let best: string | null = null;
