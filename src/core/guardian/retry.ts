@@ -58,13 +58,13 @@ export function appendUnderCuratorSection(content: string | null, fact: string):
   }
   let end = lines.length;
   for (let i = header + 1; i < lines.length; i++) {
-    if (/^#{1,2}\s/.test(lines[i])) {
+    if (/^#{1,2}\s/.test(lines[i] ?? '')) {
       end = i;
       break;
     }
   }
   let insertAt = end;
-  while (insertAt > header + 1 && lines[insertAt - 1].trim() === '') insertAt--;
+  while (insertAt > header + 1 && lines[insertAt - 1]?.trim() === '') insertAt--;
   if (lines.slice(header + 1, end).some((l) => l.trim() === bullet)) return text;
   const out = [...lines.slice(0, insertAt), ...(insertAt === header + 1 ? [''] : []), bullet, ...lines.slice(insertAt)];
   let joined = out.join(eol);

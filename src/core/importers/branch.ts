@@ -62,7 +62,7 @@ export class EntryTable {
       const text = new Map<string, number>();
       for (let i = 0; i < this.n; i++) {
         const t = this.textIds.get(i);
-        if (t === undefined) hex.set(this.hexIds[i], i);
+        if (t === undefined) hex.set(this.hexIds[i]!, i); // one hex id per entry below n
         else text.set(t, i);
       }
       this.index = { hex, text };
@@ -77,11 +77,12 @@ export class EntryTable {
    * and the file must be read again from the start ('rescan').
    */
   activeBranch(tip: string | null): Branch | 'rescan' {
-    const maxLine = this.n ? this.lines[this.n - 1] : 0;
+    // lines holds the n entries' line numbers in ascending order, so the last is the largest
+    const maxLine = this.n ? this.lines[this.n - 1]! : 0;
     const on = new Uint8Array(maxLine + 1);
     let cur = this.n - 1;
-    while (cur >= 0 && !on[this.lines[cur]]) {
-      on[this.lines[cur]] = 1;
+    while (cur >= 0 && !on[this.lines[cur]!]) {
+      on[this.lines[cur]!] = 1;
       const kind = this.kinds[cur];
       if (kind === ROOT) break;
       if (kind === PREVIOUS) {

@@ -53,7 +53,7 @@ function readRun(file: string, report: ReportBuilder): z.infer<typeof runSchema>
   const parsed = runSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    report.skip(file, 0, `not an eval results file: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    report.skip(file, 0, `not an eval results file: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
     return undefined;
   }
   return parsed.data;

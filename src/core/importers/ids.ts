@@ -22,7 +22,7 @@ export function sourceUlid(time: number, ...source: Array<string | number>): str
   }
   const digest = createHash('sha256').update(source.map(String).join('\u0000')).digest();
   let randomPart = '';
-  for (let i = 0; i < 16; i++) randomPart += CROCKFORD[digest[i] % 32];
+  for (let i = 0; i < 16; i++) randomPart += CROCKFORD[digest[i]! % 32]; // a SHA-256 digest has 32 bytes
   return timePart + randomPart;
 }
 

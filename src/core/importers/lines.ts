@@ -70,7 +70,7 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
       let problem: SourceLine['problem'];
       if (overflow) problem = 'too_long';
       else {
-        let buf = parts.length === 1 ? parts[0] : Buffer.concat(parts, held);
+        let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, held);
         if (buf.length && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
         text = decode(buf);
         if (text === undefined) problem = 'invalid_utf8';

@@ -204,7 +204,7 @@ export function sessionRowFor(db: DB, entry: OpenClawSessionEntry | undefined, f
   const id = canonicalSessionId(db, entry.key);
   linkSessionKey(db, entry.key, id, 'import:openclaw', now);
   const parts = id.split(':');
-  const channelId = entry.channel ?? (parts[0] === 'channel' ? parts[1] : 'openclaw');
+  const channelId = entry.channel ?? (parts[0] === 'channel' ? (parts[1] ?? 'openclaw') : 'openclaw');
   const target = parts[0] === 'channel' && parts.length > 2 ? parts.slice(2).join(':') : null;
   const created = entry.startedAt ?? at;
   return {

@@ -148,7 +148,7 @@ function* hotRows(conn: AgentStore, shape: AgentStoreShape, sid: string, afterSe
     const rows = listTranscriptEvents(conn, shape, sid, last, maxSeq, BATCH_ROWS);
     if (!rows.length) return;
     for (const r of rows) yield { seq: r.seq, position: position++, ...rowText(r.json, r.zstd), at: typeof r.at === 'number' ? r.at : undefined };
-    last = rows[rows.length - 1].seq;
+    last = rows[rows.length - 1]!.seq; // not empty, checked above
   }
 }
 
@@ -207,8 +207,8 @@ async function importWindow(run: TranscriptRun, conn: AgentStore, shape: AgentSt
   }
   let batch: Array<SourceEvent & { seq: number }> = [];
   const flush = () => {
-    if (!batch.length) return;
     const last = batch[batch.length - 1];
+    if (!last) return;
     applyEvents(run, reader, source, batch, commit(last.seq, last.position));
     read += batch.length;
     batch = [];

@@ -17,7 +17,7 @@ const camel = (label: string) =>
     .trim()
     .toLowerCase()
     .split(/\s+/)
-    .map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1)))
+    .map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1)))
     .join('');
 
 export function stripUserEnvelope(raw: string): UserEnvelope {
@@ -26,13 +26,14 @@ export function stripUserEnvelope(raw: string): UserEnvelope {
   for (let i = 0; i < 8; i++) {
     const m = BLOCK.exec(text.trimStart());
     if (!m) break;
-    let value: unknown = m[2];
+    const [, label = '', raw = ''] = m; // BLOCK captures the label and the body
+    let value: unknown = raw;
     try {
-      value = JSON.parse(m[2]);
+      value = JSON.parse(raw);
     } catch {
       /* keep the raw text: it is still metadata, just not JSON */
     }
-    blocks[camel(m[1])] = value;
+    blocks[camel(label)] = value;
     text = text.trimStart().slice(m[0].length);
   }
   let sentAt: string | undefined;
@@ -51,7 +52,7 @@ export function stripReplyTags(raw: string): { text: string; tags: string[] } {
   let text = raw;
   const tags: string[] = [];
   for (let m = REPLY_TAG.exec(text); m; m = REPLY_TAG.exec(text)) {
-    tags.push(m[1].replace(/\s+/g, ''));
+    tags.push((m[1] ?? '').replace(/\s+/g, ''));
     text = text.slice(m[0].length);
   }
   return { text, tags };

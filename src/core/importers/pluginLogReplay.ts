@@ -339,7 +339,7 @@ export class LogReplay {
   }
 
   private onWriteOutcome(e: LineEvent): void {
-    const status = WRITE_EVENTS[e.event];
+    const status = WRITE_EVENTS[e.event] ?? skipLine(`${e.event}: not a write outcome`); // routed here only for WRITE_EVENTS
     const key = e.key ?? skipLine('sessionKey: missing');
     const d = e.details ?? skipLine('details: missing');
     const decision = oneOf(d, 'decision', GATE_DECISIONS, 'details.');

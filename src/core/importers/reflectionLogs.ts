@@ -108,7 +108,7 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
   const total = files.reduce((n, f) => n + endOf.get(f)!, 0) + (statOrNull(guardianLog)?.size ?? 0);
   const progress = { done: 0, total, label: 'reading plugin logs' };
   if (!files.length) report.note(`No reflection-*.log files were found in ${input.source}.`);
-  const debugJson = files.length ? path.join(path.dirname(files[0]), 'debug.json') : undefined;
+  const debugJson = files[0] ? path.join(path.dirname(files[0]), 'debug.json') : undefined;
   if (debugJson && fs.existsSync(debugJson)) {
     report.note('debug.json was left as it is: it holds only the latest raw inbound payload, which the log lines already carry.');
   }

@@ -150,7 +150,7 @@ export function summarize(r: ImportReport): string {
       r.importer === 'evals' ? ['dataset_samples', 'conversation_turns', 'eval_runs'] : r.importer === 'daily-notes' ? ['daily_notes'] : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'memory_gate_failures', 'write_guardian_audit', 'managed_facts'];
     const main = tables
       .filter((t) => r.inserted[t])
-      .map((t) => plural(r.inserted[t], t));
+      .map((t) => plural(r.inserted[t] ?? 0, t));
     parts.push(
       main.length
         ? `Imported ${main.join(', ')} from ${fileCount} of ${what}.`
@@ -159,8 +159,8 @@ export function summarize(r: ImportReport): string {
   }
   const ignored = Object.entries(r.ignored).map(([k, n]) => `${n} ${k}`);
   if (ignored.length) parts.push(`Left out on purpose: ${ignored.join(', ')}.`);
-  if (r.skippedCount) {
-    const first = r.skipped[0];
+  const first = r.skipped[0];
+  if (r.skippedCount && first) {
     parts.push(
       `${r.skippedCount} line${r.skippedCount === 1 ? ' was' : 's were'} skipped because ${r.skippedCount === 1 ? 'it' : 'they'} could not be used ` +
         `(first: ${path.basename(first.file)}:${first.line}, ${first.reason}).`,

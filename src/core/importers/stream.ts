@@ -98,9 +98,9 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
   };
 
   const flush = () => {
-    if (!batch.length) return;
     const lines = batch;
     const last = lines[lines.length - 1];
+    if (!last) return;
     writeTx(db, () => {
       for (const line of lines) handleOne(line);
       job.onCommit?.();

@@ -62,7 +62,7 @@ export function fastUlid(time: number): string {
     poolAt = 0;
   }
   let random = '';
-  for (let i = 0; i < 16; i++) random += CROCKFORD[randomPool[poolAt++] & 31];
+  for (let i = 0; i < 16; i++) random += CROCKFORD[randomPool[poolAt++]! & 31]; // the pool was refilled when fewer than 16 bytes were left
   return encodeTime(time, 10) + random;
 }
 

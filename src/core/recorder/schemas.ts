@@ -93,6 +93,6 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, call:
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue.path.length ? issue.path.join('.') : '(input)';
-  throw new AppError('Invalid', `${call}: ${field}: ${issue.message}`, result.error.issues);
+  const field = issue?.path.length ? issue.path.join('.') : '(input)';
+  throw new AppError('Invalid', `${call}: ${field}: ${issue?.message ?? 'invalid'}`, result.error.issues);
 }
