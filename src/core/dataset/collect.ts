@@ -151,13 +151,13 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
       }
       const rows = listDecisionPage(ctx.db, w, after, pageSize);
       if (!rows.length) break;
-      after = rows[rows.length - 1].seq;
+      after = rows[rows.length - 1]!.seq; // not empty, checked above
       run.collected = new Set(listSourceKeysOfDecisions(ctx.db, rows.map((r) => r.id)));
       await collectPage(ctx, run, rows);
     }
   } finally {
     // this run's band rows, written sorted in one go (dedupe.ts: why they wait in memory)
-    if (!run.dryRun) writeTx(ctx.db, () => run.dedupe.flushBands());
+    if (!run.dryRun) await flushBandRows(ctx, run);
   }
 }
 
@@ -170,17 +170,25 @@ async function collectPage(ctx: ServiceContext, run: CollectRun & { total: numbe
   for (let i = 0; i < rows.length && !ctx.signal?.aborted; ) {
     const started = performance.now();
     const work = () => {
-      do collectDecision(run, rows[i++]);
+      do collectDecision(run, rows[i++]!); // i < rows.length, checked by the loops
       while (i < rows.length && !txDone(performance.now() - started));
     };
     const from = i;
     if (run.dryRun) work();
     else writeTx(ctx.db, work);
-    if (!run.dryRun && run.dedupe.pendingBandRows >= BAND_FLUSH_ROWS) writeTx(ctx.db, () => run.dedupe.flushBands());
+    if (!run.dryRun && run.dedupe.pendingBandRows >= BAND_FLUSH_ROWS) await flushBandRows(ctx, run);
     run.result.decisionsScanned += i - from;
     ctx.progress?.(run.result.decisionsScanned, run.total, 'collect');
     // let the event loop run between transactions: progress renders, cancellation arrives
     if (!run.dryRun && performance.now() - started >= TX_BUDGET_MS) await pauseForUncountedWriters();
     else await new Promise((r) => setImmediate(r));
   }
+}
+
+/** Rows per band-flush transaction: a whole flush in one would hold the write lock for seconds. */
+const BAND_FLUSH_CHUNK = 20_000;
+
+/** Writes every pending band row, sorted, in transactions of BAND_FLUSH_CHUNK that let main's writers in. */
+async function flushBandRows(ctx: ServiceContext, run: CollectRun): Promise<void> {
+  while (writeTx(ctx.db, () => run.dedupe.flushBands(BAND_FLUSH_CHUNK)) > 0) await pauseForUncountedWriters();
 }

@@ -69,11 +69,11 @@ export function sampleTexts(content: unknown): string[] {
 
 /** The judged turn: the last user message and the agent reply after it. */
 function judgedTurn(conversation: Message[]): string {
-  let i = conversation.length - 1;
-  while (i >= 0 && conversation[i].role !== 'user') i--;
-  if (i < 0) return '';
+  const i = conversation.findLastIndex((m) => m.role === 'user');
+  const user = conversation[i];
+  if (!user) return '';
   const reply = conversation.slice(i + 1).find((m) => m.role === 'agent')?.message ?? '';
-  return `${conversation[i].message}\n${reply}`;
+  return `${user.message}\n${reply}`;
 }
 
 /**
@@ -181,6 +181,9 @@ export class Deduper {
   /** Band rows of this run's leaders not yet written: key -> ids in index order. */
   private pendingBands = new Map<number, string[]>();
   private pendingRows = 0;
+  /** The pending keys in order while a flush spans several transactions, and how far it got. */
+  private flushOrder: number[] | undefined;
+  private flushAt = 0;
   /**
    * A dry run stores nothing, yet must find the duplicates the real run finds among the samples it
    * would add: index() keeps those in memory instead (unbounded: they are what the run would store).
@@ -267,7 +270,7 @@ export class Deduper {
       if (!list || list.includes(sampleId)) continue;
       // keep the cached list exactly what the query would return: ids in order, at most BAND_CANDIDATES
       let at = list.length;
-      while (at > 0 && list[at - 1] > sampleId) at--;
+      while (at > 0 && list[at - 1]! > sampleId) at--;
       if (at < BAND_CANDIDATES) {
         list.splice(at, 0, sampleId);
         if (list.length > BAND_CANDIDATES) list.pop();
@@ -280,16 +283,31 @@ export class Deduper {
     return this.pendingRows;
   }
 
-  /** Writes the pending band rows sorted by key, so each index page is dirtied once. Call inside a write transaction. */
-  flushBands(): void {
-    if (!this.pendingRows) return;
-    const keys = [...this.pendingBands.keys()].sort((a, b) => a - b);
-    const rowKeys = new Float64Array(this.pendingRows);
+  /**
+   * Writes pending band rows in key order, whole keys until at least maxRows rows, and returns how many
+   * rows still wait. Call inside a write transaction; a driver that must let other writers in calls it
+   * in several transactions, and the rows still go in key order, each index page dirtied once.
+   */
+  flushBands(maxRows = Infinity): number {
+    if (!this.pendingRows) return 0;
+    this.flushOrder ??= [...this.pendingBands.keys()].sort((a, b) => a - b);
+    const rowKeys: number[] = [];
     const ids: string[] = [];
-    for (const k of keys) for (const id of this.pendingBands.get(k)!) rowKeys[ids.push(id) - 1] = k;
+    while (this.flushAt < this.flushOrder.length && ids.length < maxRows) {
+      const k = this.flushOrder[this.flushAt++];
+      for (const id of this.pendingBands.get(k)!) {
+        rowKeys.push(k);
+        ids.push(id);
+      }
+      this.pendingBands.delete(k);
+    }
     insertBandRows(this.db, rowKeys, ids);
-    this.pendingBands = new Map();
-    this.pendingRows = 0;
+    this.pendingRows -= ids.length;
+    if (this.flushAt >= this.flushOrder.length) {
+      this.flushOrder = undefined;
+      this.flushAt = 0;
+    }
+    return this.pendingRows;
   }
 
   /** Dry run: what index() would store, kept in memory. */
@@ -386,7 +404,7 @@ export function reclusterSamples(db: DB, cfg: DatasetCollectionConfig['dedupe'])
     for (;;) {
       const rows = listSamplesForDedupe(db, after, 500);
       if (!rows.length) break;
-      after = rows[rows.length - 1].r;
+      after = rows[rows.length - 1]!.r; // not empty, checked above
       for (const row of rows) {
         const a = dedupe.assign(row.id, JSON.parse(row.redacted ?? row.content) as SampleContent);
         const labels = (row.labels ? JSON.parse(row.labels) : {}) as Record<string, unknown>;
