@@ -46,17 +46,17 @@ const title = (text: string) => (text.replace(/\s+/g, ' ').trim().slice(0, 80) |
 function gateCase(s: DatasetSample, c: SampleContent): { scenario: Scenario; bench: Record<string, unknown> } | null {
   if (c.type !== 'memory_gate_positive' && c.type !== 'memory_gate_negative') return null;
   const conv = c.conversation;
-  let i = conv.length - 1;
-  while (i >= 0 && conv[i].role !== 'user') i--;
-  if (i < 0) return null;
+  const i = conv.findLastIndex((m) => m.role === 'user');
+  const user = conv[i];
+  if (!user) return null;
   const reply = conv.slice(i + 1).find((m) => m.role === 'agent')?.message ?? '';
   const decision = c.correctDecision;
   const fact = c.correctFact;
   const id = `wb_${s.id}`;
   return {
     scenario: {
-      scenario_id: id, task_type: 'memory_gate', title: title(conv[i].message), recent_messages: conv.slice(0, i),
-      current_user_message: conv[i].message, current_agent_reply: reply,
+      scenario_id: id, task_type: 'memory_gate', title: title(user.message), recent_messages: conv.slice(0, i),
+      current_user_message: user.message, current_agent_reply: reply,
       notes: `Reflection Workbench sample ${s.id} (${s.collectionStrategy ?? s.sampleType}, ${s.annotationStatus})`,
     },
     bench: {

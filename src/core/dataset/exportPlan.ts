@@ -190,7 +190,7 @@ function balanceLabels(rows: PlanRow[], seed: string): PlanRow[] {
   const groups = new Map<string, Map<string, PlanRow[]>>();
   for (const row of rows) {
     if (!row.label) continue;
-    const [step, label] = row.label.split(':');
+    const [step = '', label = ''] = row.label.split(':');
     const byLabel = groups.get(step) ?? new Map<string, PlanRow[]>();
     byLabel.set(label, [...(byLabel.get(label) ?? []), row]);
     groups.set(step, byLabel);

@@ -88,7 +88,7 @@ export function decisionConfidence(q: QualityInput): number {
 function stem(word: string): string {
   if (word.length <= 4) return word;
   const m = /^(.{3,}?)(?:ing|ed|es|s|ly)$/.exec(word);
-  return m ? m[1] : word;
+  return m?.[1] ?? word;
 }
 
 function contentUnits(text: string): string[] {
@@ -100,7 +100,7 @@ function contentUnits(text: string): string[] {
     if (chars.some((ch) => CJK_CHAR.test(ch))) {
       // CJK has no spaces: character bigrams stand in for words
       if (chars.length === 1) units.push(word);
-      for (let i = 0; i + 1 < chars.length; i++) units.push(chars[i] + chars[i + 1]);
+      for (let i = 0; i + 1 < chars.length; i++) units.push(chars[i]! + chars[i + 1]!);
     } else if (word.length > 2) {
       units.push(stem(word));
     }

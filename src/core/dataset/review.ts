@@ -271,6 +271,7 @@ export function undoLastReview(ctx: ServiceContext): UndoResult {
     return batch;
   });
   const first = events[events.length - 1];
+  if (!first) throw new AppError('Internal', 'an undo restored no review event');
   return { sampleId: first.sample_id, action: first.action, sample: getSample(ctx, first.sample_id), count: events.length };
 }
 

@@ -48,7 +48,7 @@ export function hideSessionValues<T>(content: T, values: SessionValue[]): T {
   if (!values.some((v) => text.includes(JSON.stringify(v.value).slice(1, -1)))) return content;
   // numbering continues after the sample's own placeholders of that type, so none is reused
   const next = new Map<string, number>();
-  for (const m of text.matchAll(/\[([A-Z_]+)_(\d+)\]/g)) next.set(m[1], Math.max(next.get(m[1]) ?? 0, Number(m[2])));
+  for (const [, type = '', n] of text.matchAll(/\[([A-Z_]+)_(\d+)\]/g)) next.set(type, Math.max(next.get(type) ?? 0, Number(n)));
   const placeholder = new Map<string, string>();
   const hide = (s: string): string => {
     let out = s;

@@ -73,8 +73,9 @@ export function minhashNormalized(normalized: string): Uint32Array {
   for (let i = 0; i < n; i++) {
     const h = hashString(t, i, Math.min(t.length, i + SHINGLE));
     for (let k = 0; k < MINHASH_SIZE; k++) {
-      const v = (Math.imul(h, A[k]) + B[k]) >>> 0;
-      if (v < sig[k]) sig[k] = v;
+      // A, B and sig hold MINHASH_SIZE entries each
+      const v = (Math.imul(h, A[k]!) + B[k]!) >>> 0;
+      if (v < sig[k]!) sig[k] = v;
     }
   }
   return sig;
@@ -92,7 +93,7 @@ export function bandKeys(sig: Uint32Array, namespace: string): number[] {
   const keys: number[] = [];
   for (let b = 0; b < LSH_BANDS; b++) {
     let h = (salt ^ Math.imul(b + 1, 0x9e3779b1)) >>> 0;
-    for (let r = 0; r < ROWS; r++) h = Math.imul(h ^ sig[b * ROWS + r], 0x01000193) >>> 0;
+    for (let r = 0; r < ROWS; r++) h = Math.imul(h ^ sig[b * ROWS + r]!, 0x01000193) >>> 0; // LSH_BANDS * ROWS = MINHASH_SIZE
     // band index in the high bits keeps keys of different bands apart; stays a safe integer
     keys.push(b * 2 ** 32 + h);
   }
@@ -139,7 +140,7 @@ export function unitShingles(normalized: string): Float64Array {
   for (let i = 0; i < n; i++) codes[i] = t.charCodeAt(i) * TWO_32 + t.charCodeAt(i + 1) * TWO_16 + t.charCodeAt(i + 2);
   codes.sort();
   let m = 0;
-  for (let i = 0; i < n; i++) if (i === 0 || codes[i] !== codes[m - 1]) codes[m++] = codes[i];
+  for (let i = 0; i < n; i++) if (i === 0 || codes[i] !== codes[m - 1]) codes[m++] = codes[i]!;
   return codes.subarray(0, m);
 }
 
@@ -152,7 +153,7 @@ export function jaccardOfShingles(a: Float64Array, b: Float64Array): number {
       inter++;
       i++;
       j++;
-    } else if (a[i] < b[j]) i++;
+    } else if (a[i]! < b[j]!) i++; // both inside: the loop condition
     else j++;
   }
   return inter / (a.length + b.length - inter);

@@ -20,7 +20,7 @@ export class BloomFilter {
   add(h1: number, h2: number): void {
     for (let i = 0; i < PROBES; i++) {
       const bit = (h1 + Math.imul(i, h2 | 1)) & this.mask;
-      this.bits[bit >>> 5] |= 1 << (bit & 31);
+      this.bits[bit >>> 5]! |= 1 << (bit & 31); // bit <= mask: inside the table
     }
   }
 
@@ -32,7 +32,7 @@ export class BloomFilter {
   mayContain(h1: number, h2: number): boolean {
     for (let i = 0; i < PROBES; i++) {
       const bit = (h1 + Math.imul(i, h2 | 1)) & this.mask;
-      if (!(this.bits[bit >>> 5] & (1 << (bit & 31)))) return false;
+      if (!(this.bits[bit >>> 5]! & (1 << (bit & 31)))) return false; // bit <= mask: inside the table
     }
     return true;
   }
