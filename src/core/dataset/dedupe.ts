@@ -294,7 +294,7 @@ export class Deduper {
     const rowKeys: number[] = [];
     const ids: string[] = [];
     while (this.flushAt < this.flushOrder.length && ids.length < maxRows) {
-      const k = this.flushOrder[this.flushAt++];
+      const k = this.flushOrder[this.flushAt++]!; // flushAt < length: the loop condition
       for (const id of this.pendingBands.get(k)!) {
         rowKeys.push(k);
         ids.push(id);
