@@ -191,7 +191,7 @@ describe('every channel against the real services', () => {
     const { jobId } = await api<{ jobId: string }>('import.evals', { path: evals });
     const job = await waitJob(jobId);
     expect(job.state, JSON.stringify(job.error)).toBe('done');
-    expect((job.result as { source: string; summary: string }).source).toBe('evals');
+    expect((job.result as { importer: string; summary: string }).importer).toBe('evals');
     const bad = await api<{ jobId: string }>('import.openclaw', { path: path.join(dir, 'no-such-dir') });
     const failed = await waitJob(bad.jobId);
     expect(failed.state).toBe('failed');

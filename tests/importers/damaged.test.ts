@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { importEvals, importOpenClaw, importReflectionLogs, type ImportReport } from '../../src/core/importers';
+import { importEvals, importOpenClaw, importReflectionLogs } from '../../src/core/importers';
+import type { ImportReport } from '../../src/shared/contract';
 import { dataCounts, evalsDir, lines, newContext, openclawDir, pluginRoot, pluginWorkspace, writeFile } from './helpers';
 
 /** Bytes that are never valid UTF-8 and hold no newline. */

@@ -5,7 +5,8 @@ import Table from 'cli-table3';
 import pc from 'picocolors';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import type { ServiceContext } from '../../core/context';
-import { importDailyNotes, importEvals, importOpenClaw, importReflectionLogs, type ImportReport } from '../../core/importers';
+import { importDailyNotes, importEvals, importOpenClaw, importReflectionLogs } from '../../core/importers';
+import type { ImportReport } from '../../shared/contract';
 
 interface ImportOptions extends GlobalOptions {
   guardianLog?: string;

@@ -11,7 +11,7 @@ import {
   saveImportCursor,
   saveImportState,
 } from '../db/repositories/imports';
-import type { ImportReport } from './report';
+import type { ImportReport } from '../../shared/contract';
 
 export type CursorImporter = 'reflection-logs' | 'guardian-log' | 'openclaw' | 'evals';
 

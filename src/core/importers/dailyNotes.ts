@@ -13,7 +13,8 @@ import { nowOf, type ServiceContext } from '../context';
 import { finishImport } from './finish';
 import { hashOf } from './ids';
 import { serialized } from './serialize';
-import { ReportBuilder, type ImportReport } from './report';
+import type { ImportReport } from '../../shared/contract';
+import { ReportBuilder } from './report';
 
 export interface DailyNotesInput {
   /** An OpenClaw workspace (holding memory/), the memory folder itself, or one note file. */

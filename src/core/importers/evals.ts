@@ -15,7 +15,8 @@ import { readJsonLines, resolveEvalSources, type EvalTask, type EvalVersionSet }
 import { isObj, oneOf, optStr, str } from './fields';
 import { finishImport } from './finish';
 import { serialized } from './serialize';
-import { ReportBuilder, type ImportReport } from './report';
+import type { ImportReport } from '../../shared/contract';
+import { ReportBuilder } from './report';
 import { ImportStore } from './store';
 import { SkipLine, skipLine } from './stream';
 

@@ -2,7 +2,8 @@ import { writeTx } from '../db/connection';
 import { nowOf, type ServiceContext } from '../context';
 import { recordExternalChanges } from '../guardian/external';
 import { recordRun } from './cursors';
-import type { ImportReport, ReportBuilder } from './report';
+import type { ImportReport } from '../../shared/contract';
+import type { ReportBuilder } from './report';
 
 /**
  * Ends every import the same way: the five memory files are compared with what the workbench last

@@ -6,7 +6,7 @@ export { importOpenClaw, type OpenClawInput } from './openclaw';
 export { importEvals, GOLD_STRATEGY, type EvalsInput } from './evals';
 export { evalModelComparison, type EvalSuiteComparison, type EvalModelScore } from './evalResults';
 export { importDailyNotes, listDailyNotes, searchDailyNotes, type DailyNotesInput, type DailyNote, type DailyNoteHit } from './dailyNotes';
-export { summarize, type ImportReport, type ImportedFile, type ImporterKind, type SkippedLine } from './report';
+export { summarize } from './report';
 export { canonicalSessionId } from './openclawSessions';
 export { sessionForAlias } from './cursors';
 export { stripUserEnvelope, stripReplyTags } from './openclawText';

@@ -13,7 +13,8 @@ import { discoverOpenClaw, entryForTranscript, sessionRowFor, transcriptBaseName
 import { importAgentDatabase } from './openclawStore';
 import { newTranscriptState, scanBranch, TranscriptReader, type TranscriptRun, type TranscriptState } from './openclawTranscript';
 import { serialized } from './serialize';
-import { ReportBuilder, type ImportReport } from './report';
+import type { ImportReport } from '../../shared/contract';
+import { ReportBuilder } from './report';
 import { ImportStore } from './store';
 import { importJsonLines } from './stream';
 

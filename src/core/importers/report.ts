@@ -1,49 +1,5 @@
 import path from 'node:path';
-
-export type ImporterKind = 'reflection-logs' | 'openclaw' | 'evals' | 'daily-notes';
-
-export interface SkippedLine {
-  file: string;
-  line: number;
-  reason: string;
-}
-
-export interface ImportedFile {
-  path: string;
-  /** Byte offset the run started reading at (0 for a first import). */
-  fromOffset: number;
-  bytesRead: number;
-  linesRead: number;
-  /** The file no longer matched its cursor (truncated or replaced) and was read again from the start. */
-  restarted: boolean;
-}
-
-/** What an import did. Serializable as JSON (`--json`) and stored in import_runs. */
-export interface ImportReport {
-  importer: ImporterKind;
-  source: string;
-  startedAt: number;
-  finishedAt: number;
-  elapsedMs: number;
-  files: ImportedFile[];
-  /** Rows added, per table. */
-  inserted: Record<string, number>;
-  /** Rows that were already there (a re-import) and were left as they are. */
-  alreadyPresent: number;
-  /** Lines that were read and understood. */
-  linesUnderstood: number;
-  /** Lines that were read but could not be used, with file:line and reason (capped; see skippedCount). */
-  skipped: SkippedLine[];
-  skippedCount: number;
-  /** Unterminated last lines left for the next run (the file may still be growing). */
-  pending: SkippedLine[];
-  /** Things understood on purpose but not imported (mirror replies, failed attempts, ...), by kind. */
-  ignored: Record<string, number>;
-  /** Notes for the curator (missing optional inputs, open turns waiting for their reply, ...). */
-  notes: string[];
-  status: 'ok' | 'partial' | 'nothing_new' | 'failed';
-  summary: string;
-}
+import type { ImporterKind, ImportReport } from '../../shared/contract';
 
 const MAX_LISTED_SKIPS = 1000;
 

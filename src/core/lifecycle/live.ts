@@ -4,7 +4,7 @@ import type { MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR } from '../db/connection';
 import type { ServiceContext } from '../context';
-import type { ImportReport } from '../importers';
+import type { ImportReport } from '../../shared/contract';
 import { CaptureRunner } from './live/capture';
 
 export const GUARDIAN_LOG = 'write-guardian.log.jsonl';

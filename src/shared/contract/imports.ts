@@ -6,14 +6,42 @@ import { empty, job, limit, query } from './define';
 export const importSkipSchema = z.object({ file: z.string(), line: z.number(), reason: z.string() });
 export type ImportSkip = z.infer<typeof importSkipSchema>;
 export const IMPORT_SOURCES = ['reflection-logs', 'openclaw', 'evals', 'daily-notes'] as const;
+export type ImporterKind = (typeof IMPORT_SOURCES)[number];
+export const importedFileSchema = z.object({
+  path: z.string(),
+  /** Byte offset the run started reading at (0 for a first import). */
+  fromOffset: z.number(),
+  bytesRead: z.number(),
+  linesRead: z.number(),
+  /** The file no longer matched its cursor (truncated or replaced) and was read again from the start. */
+  restarted: z.boolean(),
+});
+export type ImportedFile = z.infer<typeof importedFileSchema>;
+/** What an import did: the job's result, the CLI's `--json`, and the row stored in import_runs. */
 export const importReportSchema = z.object({
-  source: z.enum(IMPORT_SOURCES),
-  /** Rows added per table. */
-  added: z.record(z.string(), z.number()),
-  skipped: z.number(),
-  skips: z.array(importSkipSchema),
-  filesRead: z.number(),
+  importer: z.enum(IMPORT_SOURCES),
+  /** The file or folder that was read. */
+  source: z.string(),
+  startedAt: z.number(),
+  finishedAt: z.number(),
   elapsedMs: z.number(),
+  files: z.array(importedFileSchema),
+  /** Rows added, per table. */
+  inserted: z.record(z.string(), z.number()),
+  /** Rows that were already there (a re-import) and were left as they are. */
+  alreadyPresent: z.number(),
+  /** Lines that were read and understood. */
+  linesUnderstood: z.number(),
+  /** Lines read but unusable, with file:line and reason (capped; see skippedCount). */
+  skipped: z.array(importSkipSchema),
+  skippedCount: z.number(),
+  /** Unterminated last lines left for the next run (the file may still be growing). */
+  pending: z.array(importSkipSchema),
+  /** Things understood on purpose but not imported (mirror replies, failed attempts, ...), by kind. */
+  ignored: z.record(z.string(), z.number()),
+  /** Notes for the curator (missing optional inputs, open turns waiting for their reply, ...). */
+  notes: z.array(z.string()),
+  status: z.enum(['ok', 'partial', 'nothing_new', 'failed']),
   summary: z.string(),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;

@@ -58,9 +58,9 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
           <div className="notice" data-testid="import-report">
             <div className="prewrap">{report.summary}</div>
             <div className="small muted">
-              {Object.entries(report.added).map(([k, v]) => `${k}: ${formatCount(v)}`).join(' · ')} · {formatCount(report.filesRead)} files · {formatCount(report.skipped)} lines skipped
+              {Object.entries(report.inserted).map(([k, v]) => `${k}: ${formatCount(v)}`).join(' · ')} · {formatCount(report.files.length)} files · {formatCount(report.skippedCount)} lines skipped
             </div>
-            {report.skips.slice(0, 5).map((s, i) => (
+            {report.skipped.slice(0, 5).map((s, i) => (
               <div key={i} className="small mono">{s.file}:{s.line} {s.reason}</div>
             ))}
           </div>
