@@ -4,7 +4,7 @@ import { GATE_DECISIONS, type GateDecision } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { nowOf, type ServiceContext } from '../context';
 import { clampLimit, decodeCursor, pageOf } from '../db/paging';
-import { decisionTimeAtRank, listDecisionsPage, listDecisionsSql, type DecisionQuery } from '../db/repositories/decisions';
+import { decisionFromRow, decisionTimeAtRank, listDecisionsPage, listDecisionsSql, type DecisionQuery } from '../db/repositories/decisions';
 import { listContextOfTurn } from '../db/repositories/turns';
 import { parseTextQuery } from '../search/fts';
 import { parseTimeRange } from '../text/time';
@@ -71,7 +71,7 @@ export function listDecisionsPlanSql(ctx: ServiceContext, input: ListDecisionsIn
 
 export function listDecisions(ctx: ServiceContext, input: ListDecisionsInput = {}): GateDecisionPage {
   const { query, limit, scanned } = pageQuery(ctx, input);
-  const page = pageOf(listDecisionsPage(ctx.db, query), limit, (r) => [r.createdAt, r.seq], ({ seq: _seq, ...d }) => d);
+  const page = pageOf(listDecisionsPage(ctx.db, query), limit, (r) => [r.created_at, r.seq], decisionFromRow);
   if (input.withContext) for (const item of page.items) item.context = listContextOfTurn(ctx.db, item.turnId);
   return { ...page, ...(scanned ? { scanned } : {}) };
 }

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context';
 import { clampLimit, decodeCursor, encodeCursor, pageOf } from '../db/paging';
 import { listWritesOfTurns } from '../db/repositories/audits';
 import { listDecisionsOfTurns } from '../db/repositories/decisions';
-import { findSessionById, listSessionsPage, listSessionsSql, sessionExists, type SessionFilter } from '../db/repositories/sessions';
+import { findSessionById, listSessionsPage, listSessionsSql, sessionExists, sessionFromRow, type SessionFilter } from '../db/repositories/sessions';
 import { findTurnById, listContextOfTurn, listTurnsOfSession, turnExists } from '../db/repositories/turns';
 
 export interface ListSessionsInput {
@@ -42,7 +42,7 @@ export function listSessionsPlanSql(input: ListSessionsInput): { sql: string; pa
 /** Sessions, most recently active first, paged by keyset on last_activity_at. */
 export function listSessions(ctx: ServiceContext, input: ListSessionsInput = {}): Page<SessionRow> {
   const f = sessionFilter(input);
-  return pageOf(listSessionsPage(ctx.db, f), f.limit, (r) => [r.lastActivityAt, r.rid], ({ rid: _rid, ...s }) => s);
+  return pageOf(listSessionsPage(ctx.db, f), f.limit, (r) => [r.last_activity_at, r.rid], sessionFromRow);
 }
 
 export function getSession(ctx: ServiceContext, id: string): SessionDetail {

@@ -20,7 +20,7 @@ export interface DecisionQuery {
   scanFloor?: number;
 }
 
-interface DecisionDbRow {
+export interface DecisionDbRow {
   seq: number;
   id: string;
   turn_id: string;
@@ -48,7 +48,7 @@ const DECISION_COLUMNS = `
 
 const FROM_DECISIONS = 'FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id';
 
-function decisionFromRow(r: DecisionDbRow): GateDecisionRow {
+export function decisionFromRow(r: DecisionDbRow): GateDecisionRow {
   return {
     id: r.id,
     turnId: r.turn_id,
@@ -117,9 +117,10 @@ export function listDecisionsSql(q: DecisionQuery & { after?: [number, number]; 
   return { sql, params };
 }
 
-export function listDecisionsPage(db: DB, q: DecisionQuery & { after?: [number, number]; limitPlusOne: number }): Array<GateDecisionRow & { seq: number }> {
+/** Stored rows (map with decisionFromRow): the page cuts them first, so only the rows it keeps are mapped. */
+export function listDecisionsPage(db: DB, q: DecisionQuery & { after?: [number, number]; limitPlusOne: number }): DecisionDbRow[] {
   const { sql, params } = listDecisionsSql(q);
-  return stmt<DecisionDbRow>(db, sql).all(params).map((r) => ({ ...decisionFromRow(r), seq: r.seq }));
+  return stmt<DecisionDbRow>(db, sql).all(params);
 }
 
 /** Every matching decision oldest first, one row at a time; decisions of excluded sessions never leave. */

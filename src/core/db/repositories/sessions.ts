@@ -12,7 +12,7 @@ export interface SessionFilter {
   limitPlusOne: number;
 }
 
-interface SessionDbRow {
+export interface SessionDbRow {
   rid: number;
   id: string;
   channel_id: string;
@@ -31,7 +31,7 @@ const SESSION_COLUMNS = `s.rowid AS rid, s.*,
       (SELECT count(*) FROM memory_gate_decisions d WHERE d.session_id = s.id) AS decision_count,
       EXISTS (SELECT 1 FROM excluded_sessions x WHERE x.session_id = s.id) AS excluded`;
 
-const sessionFromRow = (r: SessionDbRow): SessionRow => ({
+export const sessionFromRow = (r: SessionDbRow): SessionRow => ({
   id: r.id,
   channelId: r.channel_id,
   conversationTarget: r.conversation_target,
@@ -67,9 +67,10 @@ export function listSessionsSql(f: SessionFilter): { sql: string; params: Record
 }
 
 /** One page of sessions with the rowid each page's cursor needs. */
-export function listSessionsPage(db: DB, f: SessionFilter): Array<SessionRow & { rid: number }> {
+/** Stored rows of one page (map with sessionFromRow) with the rowid each page's cursor needs. */
+export function listSessionsPage(db: DB, f: SessionFilter): SessionDbRow[] {
   const { sql, params } = listSessionsSql(f);
-  return stmt<SessionDbRow>(db, sql).all(params).map((r) => ({ ...sessionFromRow(r), rid: r.rid }));
+  return stmt<SessionDbRow>(db, sql).all(params);
 }
 
 export function findSessionById(db: DB, id: string): SessionDetail | undefined {
