@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../../shared/errors';
-import { str } from './fields';
+import { str, type Obj } from './fields';
 import { parseJsonObject, readLines } from './lines';
 import type { ReportBuilder } from './report';
 import { SkipLine, skipLine } from './stream';
@@ -26,7 +26,6 @@ export interface EvalSources {
   results: string[];
 }
 
-type Obj = Record<string, unknown>;
 
 const TASK_DIRS: Record<string, EvalTask> = { 'memory-gate': 'memory_gate', 'write-guardian': 'write_guardian' };
 const isDir = (d: string) => fs.existsSync(d) && fs.statSync(d).isDirectory();

@@ -12,7 +12,7 @@ import { GATE_DECISIONS, MEMORY_FILES } from '../../shared/domain';
 import { nowOf, type ServiceContext } from '../context';
 import { importEvalResults } from './evalResults';
 import { readJsonLines, resolveEvalSources, type EvalTask, type EvalVersionSet } from './evalSources';
-import { isObj, oneOf, optStr, str } from './fields';
+import { isObj, oneOf, optStr, str, type Obj } from './fields';
 import { finishImport } from './finish';
 import { serialized } from './serialize';
 import type { ImportReport } from '../../shared/contract';
@@ -25,7 +25,6 @@ export interface EvalsInput {
   source: string;
 }
 
-type Obj = Record<string, unknown>;
 
 /** One scenario as one version lists it, with that version's expected labels. */
 interface ScenarioVersion {

@@ -1,7 +1,8 @@
 import { parseTime } from './ids';
 import { skipLine } from './stream';
 
-type Obj = Record<string, unknown>;
+/** A parsed JSON object whose fields are read with the checks below. */
+export type Obj = Record<string, unknown>;
 
 const typeName = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 

@@ -6,7 +6,7 @@ import { linkSessionKey, sessionForAlias } from './cursors';
 import { isObj } from './fields';
 import { parseTime } from './ids';
 import type { ReportBuilder } from './report';
-import type { SessionRow } from './store';
+import type { ImportSessionRow } from './store';
 
 /** A sessions.json entry, reduced to what the workbench keeps. */
 export interface OpenClawSessionEntry {
@@ -197,7 +197,7 @@ export function canonicalSessionId(db: DB, key: string): string {
   return key;
 }
 
-export function sessionRowFor(db: DB, entry: OpenClawSessionEntry | undefined, fallbackId: string, at: number, now: number): SessionRow {
+export function sessionRowFor(db: DB, entry: OpenClawSessionEntry | undefined, fallbackId: string, at: number, now: number): ImportSessionRow {
   if (!entry) {
     return { id: `openclaw:${fallbackId}`, channelId: 'openclaw', createdAt: at, lastActivityAt: at, metadata: { openclaw: { sessionId: fallbackId } } };
   }

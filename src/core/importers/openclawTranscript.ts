@@ -5,17 +5,15 @@
 import type { ServiceContext } from '../context';
 import { findTurnOfUserMessage } from '../db/repositories/imports';
 import { EntryTable, type Branch } from './branch';
-import { isObj, obj, optStr, str } from './fields';
+import { isObj, obj, optStr, str, type Obj } from './fields';
 import { parseTime, sourceUlid } from './ids';
 import { parseJsonObject } from './lines';
 import { sessionRowFor, type OpenClawSessionEntry } from './openclawSessions';
 import { stripReplyTags, stripUserEnvelope } from './openclawText';
 import type { ReportBuilder } from './report';
-import type { ImportStore } from './store';
+import type { ContextSnapshot, ImportStore } from './store';
 import { skipLine } from './stream';
 
-type Obj = Record<string, unknown>;
-type Snapshot = { role: 'user' | 'agent'; message: string; timestamp: number };
 
 interface OpenTurn {
   id: string;
@@ -38,7 +36,7 @@ interface OpenTurn {
 export interface TranscriptState {
   tip: string | null;
   open: OpenTurn | null;
-  window: Snapshot[];
+  window: ContextSnapshot[];
   model: string | null;
   marks: Obj[];
   /** The transcript header's session id, which names the session when no session entry does. */
@@ -153,7 +151,7 @@ export class TranscriptReader {
     return this.sessionId;
   }
 
-  private remember(role: Snapshot['role'], message: string, timestamp: number): void {
+  private remember(role: ContextSnapshot['role'], message: string, timestamp: number): void {
     const w = this.state.window;
     w.push({ role, message, timestamp });
     if (w.length > WINDOW) w.splice(0, w.length - WINDOW);

@@ -6,20 +6,14 @@ import { AUDIT_STATUSES, GATE_DECISIONS, MEMORY_FILES, fileForDecision, type Gat
 import type { DB } from '../db/connection';
 import { claimGuardianLogLine, findUnclaimedGuardianLogLine } from '../db/repositories/pluginLogs';
 import { linkSessionKey } from './cursors';
-import { isoTime, obj, oneOf, optObj, optStr, str, time } from './fields';
+import { isoTime, obj, oneOf, optObj, optStr, str, time, type Obj } from './fields';
 import { awaitOutcome, currentRun, endRun, enqueueRun, isFailedGateReason, judgedTurn, takeAnyAwaiting, takeAwaiting, type GateQueueState } from './gateQueue';
 import { hashOf, sourceUlid } from './ids';
 import { PluginLogStore } from './pluginLogStore';
 import type { ReportBuilder } from './report';
-import { ImportStore } from './store';
+import { ImportStore, type ContextSnapshot } from './store';
 import { skipLine } from './stream';
 import type { SourceLine } from './lines';
-
-interface Snapshot {
-  role: 'user' | 'agent';
-  message: string;
-  timestamp: number;
-}
 
 interface AgentReply {
   turnId: string;
@@ -30,7 +24,7 @@ interface AgentReply {
 }
 
 export interface SessionState extends GateQueueState {
-  window: Snapshot[];
+  window: ContextSnapshot[];
   lastUser?: { id: string; message: string; timestamp: number; metadata?: Record<string, unknown> };
   lastReply?: AgentReply;
   /** Agent message ids the plugin has judged (it skips a snapshot whose id it has seen). */
@@ -74,7 +68,6 @@ function targetOf(sessionKey: string, channelId: string): string | null {
   return sessionKey.startsWith(prefix) ? sessionKey.slice(prefix.length) : null;
 }
 
-type Obj = Record<string, unknown>;
 
 interface LineEvent {
   at: number;

@@ -11,7 +11,7 @@ import {
 } from '../db/repositories/imports';
 import type { ReportBuilder } from './report';
 
-export interface SessionRow {
+export interface ImportSessionRow {
   id: string;
   channelId: string;
   conversationTarget?: string | null;
@@ -21,7 +21,14 @@ export interface SessionRow {
   metadata?: Record<string, unknown>;
 }
 
-export interface TurnRow {
+/** One message of the context window an importer saw before a turn. */
+export interface ContextSnapshot {
+  role: 'user' | 'agent';
+  message: string;
+  timestamp: number;
+}
+
+export interface ImportTurnRow {
   id: string;
   sessionId: string;
   userMessageId?: string | null;
@@ -32,10 +39,10 @@ export interface TurnRow {
   agentContent: string;
   agentMetadata?: Record<string, unknown>;
   createdAt: number;
-  context: Array<{ role: 'user' | 'agent'; message: string; timestamp: number }>;
+  context: ContextSnapshot[];
 }
 
-export interface DecisionRow {
+export interface ImportDecisionRow {
   id: string;
   turnId: string;
   sessionId: string;
@@ -47,7 +54,7 @@ export interface DecisionRow {
   createdAt: number;
 }
 
-export interface AuditRow {
+export interface ImportAuditRow {
   id: string;
   decisionId: string;
   turnId: string | null;
@@ -71,7 +78,7 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
 export class ImportStore {
   constructor(readonly db: DB, private readonly report: ReportBuilder) {}
 
-  upsertSession(s: SessionRow): void {
+  upsertSession(s: ImportSessionRow): void {
     const isNew = !sessionExists(this.db, s.id);
     upsertImportedSession(this.db, {
       id: s.id,
@@ -98,7 +105,7 @@ export class ImportStore {
   }
 
   /** Inserts a turn with its context window; returns false when it was already imported. */
-  insertTurn(t: TurnRow): boolean {
+  insertTurn(t: ImportTurnRow): boolean {
     if (this.turnExists(t.id)) {
       this.report.inserted('conversation_turns', 0);
       return false;
@@ -126,11 +133,11 @@ export class ImportStore {
     return true;
   }
 
-  insertDecision(d: DecisionRow): boolean {
+  insertDecision(d: ImportDecisionRow): boolean {
     return this.report.inserted('memory_gate_decisions', insertDecisionIfNew(this.db, { ...d, candidateFact: d.candidateFact ?? null }));
   }
 
-  insertAudit(a: AuditRow): boolean {
+  insertAudit(a: ImportAuditRow): boolean {
     const changes = insertPluginAuditIfNew(this.db, { ...a, metadata: json(a.metadata) });
     if (changes && a.candidateFact) fillDecisionFact(this.db, a.decisionId, a.candidateFact);
     return this.report.inserted('write_guardian_audit', changes);
