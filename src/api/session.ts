@@ -24,7 +24,7 @@ export interface WorkspaceSessionOptions {
   actor?: string;
 }
 
-type Listener = (event: ChangeEvent) => void;
+type ChangeListener = (event: ChangeEvent) => void;
 
 interface RecentEntry {
   dir: string;
@@ -34,7 +34,7 @@ interface RecentEntry {
 
 export class WorkspaceSession {
   private opened: (OpenedDatabase & { dir: string; openedAt: number; isDemo: boolean }) | null = null;
-  private readonly listeners = new Set<Listener>();
+  private readonly listeners = new Set<ChangeListener>();
   private poll: ReturnType<typeof setInterval> | null = null;
   private lastDataVersion = -1;
   /** Our own connection's commits do not change data_version; count them so a push still happens. */
@@ -129,7 +129,7 @@ export class WorkspaceSession {
     return this.recentEntries().find((r) => fs.existsSync(r.dir))?.dir ?? null;
   }
 
-  onChange(listener: Listener): () => void {
+  onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

@@ -7,7 +7,7 @@ import type { DataArea } from '../../../shared/contract';
 import { ErrorMessage } from './ErrorMessage';
 import { usePagedLoader, type PageResult } from './usePagedLoader';
 
-interface Props<T, C> {
+interface PagedListProps<T, C> {
   /** Changes when filters change: the list starts again from the first page. */
   resetKey: string;
   fetchPage: (cursor: C | undefined, signal: AbortSignal) => Promise<PageResult<T, C>>;
@@ -29,7 +29,7 @@ interface Props<T, C> {
   areas?: readonly DataArea[];
 }
 
-export function PagedList<T, C>(props: Props<T, C>) {
+export function PagedList<T, C>(props: PagedListProps<T, C>) {
   const { resetKey, fetchPage, getKey, renderRow, estimateSize, action, dynamic } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   const { state, loadMore, fresh, showLatest } = usePagedLoader({ resetKey, fetchPage, scrollRef, estimateSize, areas: props.areas });
@@ -101,7 +101,7 @@ export function PagedList<T, C>(props: Props<T, C>) {
 }
 
 /** With focus in the list, ↑/↓ (or k/j) move the selection, so a curator can walk the rows without the mouse. */
-function moveSelection<T, C>(e: ReactKeyboardEvent, props: Props<T, C>, items: T[], virtualizer: Virtualizer<HTMLDivElement, Element>): void {
+function moveSelection<T, C>(e: ReactKeyboardEvent, props: PagedListProps<T, C>, items: T[], virtualizer: Virtualizer<HTMLDivElement, Element>): void {
   const step = e.key === 'ArrowDown' || e.key === 'j' ? 1 : e.key === 'ArrowUp' || e.key === 'k' ? -1 : 0;
   if (!step || !props.onSelect) return;
   e.preventDefault();

@@ -44,8 +44,8 @@ export function areasOf(event: Extract<ChangeEvent, { type: 'data' }>): readonly
   return DATA_AREAS;
 }
 
-type Listener = (areas: readonly DataArea[]) => void;
-const listeners = new Set<Listener>();
+type AreaListener = (areas: readonly DataArea[]) => void;
+const listeners = new Set<AreaListener>();
 
 /** Subscribe to changes of some areas (lists that page by hand, flows holding their own state). */
 export function useAreaChanges(areas: readonly DataArea[], onChange: () => void): void {
@@ -54,7 +54,7 @@ export function useAreaChanges(areas: readonly DataArea[], onChange: () => void)
   const key = areas.join(',');
   useEffect(() => {
     const mine = new Set(key.split(','));
-    const l: Listener = (changed) => {
+    const l: AreaListener = (changed) => {
       if (changed.some((a) => mine.has(a))) cb.current();
     };
     listeners.add(l);

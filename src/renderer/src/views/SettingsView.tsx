@@ -9,7 +9,7 @@ import { useApiQuery } from '../lib/queries';
 import { useAction, useAsync, useDebounced } from '../lib/useAsync';
 import { ReviewSettingsPanel } from './review/ReviewSettingsPanel';
 
-interface Draft {
+interface SettingsDraft {
   pluginRoot: string;
   retentionDays: string;
   archiveEnabled: boolean;
@@ -21,7 +21,7 @@ type Values = Record<string, unknown>;
 const get = (v: Values | undefined, dotted: string): unknown =>
   dotted.split('.').reduce<unknown>((cur, k) => (cur && typeof cur === 'object' ? (cur as Values)[k] : undefined), v);
 
-function draftOf(v: Values | undefined): Draft {
+function draftOf(v: Values | undefined): SettingsDraft {
   const str = (x: unknown) => (x === undefined || x === null ? '' : String(x));
   return {
     pluginRoot: str(get(v, 'pluginRoot')),
@@ -36,7 +36,7 @@ function draftOf(v: Values | undefined): Draft {
 const num = (s: string): number | string | null => (s.trim() === '' ? null : Number.isFinite(Number(s)) ? Number(s) : s);
 
 /** The settings patch for a draft; null removes an optional value (pluginRoot, retentionDays, schedule). */
-function patchOf(d: Draft): Values {
+function patchOf(d: SettingsDraft): Values {
   return {
     pluginRoot: d.pluginRoot.trim() === '' ? null : d.pluginRoot.trim(),
     storage: {
@@ -57,7 +57,7 @@ function merged(values: Values, patch: Values): Values {
   return out;
 }
 
-const FIELDS: Record<keyof Draft, string> = {
+const FIELDS: Record<keyof SettingsDraft, string> = {
   pluginRoot: 'pluginRoot',
   retentionDays: 'storage.retentionDays',
   archiveEnabled: 'storage.jsonlExport.enabled',
@@ -68,7 +68,7 @@ const FIELDS: Record<keyof Draft, string> = {
 export function SettingsView() {
   const api = useApi();
   const settings = useApiQuery('settings.get', {});
-  const [draft, setDraft] = useState<Draft | null>(null);
+  const [draft, setDraft] = useState<SettingsDraft | null>(null);
   const [saved, setSaved] = useState(false);
   useEffect(() => {
     if (settings.data && draft === null) setDraft(draftOf(settings.data.values));
@@ -86,8 +86,8 @@ export function SettingsView() {
     return r;
   });
   const problems = check.data?.problems ?? [];
-  const problemFor = (field: keyof Draft) => problems.filter((p) => p.startsWith(`${FIELDS[field]}:`) || p.startsWith(`${FIELDS[field]} `));
-  const set = (patch: Partial<Draft>) => {
+  const problemFor = (field: keyof SettingsDraft) => problems.filter((p) => p.startsWith(`${FIELDS[field]}:`) || p.startsWith(`${FIELDS[field]} `));
+  const set = (patch: Partial<SettingsDraft>) => {
     setSaved(false);
     setDraft((d) => (d ? { ...d, ...patch } : d));
   };

@@ -17,7 +17,7 @@ type Group = keyof typeof BOOL_GROUPS;
 const WEIGHTS = ['conversationClarity', 'decisionConfidence', 'factVerifiability'] as const;
 type Weight = (typeof WEIGHTS)[number];
 
-interface Draft {
+interface StrategyDraft {
   flags: Record<Group, Record<string, boolean>>;
   minQualityScore: string;
   notRolledBackWithinDays: string;
@@ -25,12 +25,12 @@ interface Draft {
   redactPatterns: string;
 }
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+type StrategyObject = Record<string, unknown>;
+const obj = (v: unknown): StrategyObject => (v && typeof v === 'object' && !Array.isArray(v) ? (v as StrategyObject) : {});
 const PREFIX = 'datasetCollection';
 
-function toDraft(strategy: Obj): Draft {
-  const flags = {} as Draft['flags'];
+function toDraft(strategy: StrategyObject): StrategyDraft {
+  const flags = {} as StrategyDraft['flags'];
   for (const g of Object.keys(BOOL_GROUPS) as Group[]) {
     flags[g] = {};
     for (const k of BOOL_GROUPS[g]) flags[g][k] = obj(strategy[g])[k] !== false;
@@ -42,16 +42,16 @@ function toDraft(strategy: Obj): Draft {
     flags,
     minQualityScore: String(pos.minQualityScore ?? ''),
     notRolledBackWithinDays: String(pos.notRolledBackWithinDays ?? ''),
-    weights: Object.fromEntries(WEIGHTS.map((k) => [k, String(w[k] ?? '')])) as Draft['weights'],
+    weights: Object.fromEntries(WEIGHTS.map((k) => [k, String(w[k] ?? '')])) as StrategyDraft['weights'],
     redactPatterns: Array.isArray(patterns) ? patterns.join('\n') : '',
   };
 }
 
 const num = (s: string) => (s.trim() === '' ? NaN : Number(s));
-const patternsOf = (d: Draft) => d.redactPatterns.split('\n').map((p) => p.trim()).filter(Boolean);
+const patternsOf = (d: StrategyDraft) => d.redactPatterns.split('\n').map((p) => p.trim()).filter(Boolean);
 
 /** Problems keyed by the setting's dotted name, so the message and the field say the same thing. */
-export function strategyProblems(d: Draft): Record<string, string> {
+export function strategyProblems(d: StrategyDraft): Record<string, string> {
   const out: Record<string, string> = {};
   const q = num(d.minQualityScore);
   if (!(q >= 0 && q <= 1)) out[`${PREFIX}.positiveCriteria.minQualityScore`] = 'a number from 0 to 1';
@@ -74,10 +74,10 @@ export function strategyProblems(d: Draft): Record<string, string> {
   return out;
 }
 
-function toPatch(d: Draft): Obj {
-  const patch: Obj = {};
+function toPatch(d: StrategyDraft): StrategyObject {
+  const patch: StrategyObject = {};
   for (const g of Object.keys(BOOL_GROUPS) as Group[]) patch[g] = { ...d.flags[g] };
-  Object.assign(patch.positiveCriteria as Obj, { minQualityScore: num(d.minQualityScore), notRolledBackWithinDays: num(d.notRolledBackWithinDays) });
+  Object.assign(patch.positiveCriteria as StrategyObject, { minQualityScore: num(d.minQualityScore), notRolledBackWithinDays: num(d.notRolledBackWithinDays) });
   patch.qualityScoring = { weights: Object.fromEntries(WEIGHTS.map((k) => [k, num(d.weights[k])])) };
   patch.privacyFiltering = { redactPatterns: patternsOf(d) };
   return { [PREFIX]: patch };
@@ -85,9 +85,9 @@ function toPatch(d: Draft): Obj {
 
 const label = (k: string) => k.replace(/([A-Z])/g, ' $1').toLowerCase();
 
-export function StrategyForm({ strategy, onSaved }: { strategy: Obj; onSaved: () => void }) {
+export function StrategyForm({ strategy, onSaved }: { strategy: StrategyObject; onSaved: () => void }) {
   const api = useApi();
-  const [draft, setDraft] = useState<Draft>(() => toDraft(strategy));
+  const [draft, setDraft] = useState<StrategyDraft>(() => toDraft(strategy));
   const [saved, setSaved] = useState(false);
   const source = JSON.stringify(strategy);
   // The stored strategy changed (saved here, or edited on disk): show it.
@@ -105,7 +105,7 @@ export function StrategyForm({ strategy, onSaved }: { strategy: Obj; onSaved: ()
     setSaved(true);
     onSaved();
   });
-  const edit = (fn: (d: Draft) => Draft) => {
+  const edit = (fn: (d: StrategyDraft) => StrategyDraft) => {
     setSaved(false);
     setDraft(fn);
   };

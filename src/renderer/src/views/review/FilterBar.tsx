@@ -9,7 +9,7 @@ import { formatCount } from '../../lib/format';
 import { NARROWING_PARAMS, SORT_LABEL, STATUS_LABEL, STATUS_OPTIONS } from './filters';
 import type { Action } from './useReviewQueue';
 
-interface Props {
+interface FilterBarProps {
   params: Record<string, string>;
   setParams: (patch: Record<string, string | undefined>) => void;
 }
@@ -27,7 +27,7 @@ function Select({ label, value, options, onChange, name }: { label: string; valu
 
 const any = (xs: readonly string[], label = 'any'): [string, string][] => [['', label], ...xs.map((x) => [x, x.replace(/_/g, ' ')] as [string, string])];
 
-export const FilterBar = memo(function FilterBar({ params, setParams }: Props) {
+export const FilterBar = memo(function FilterBar({ params, setParams }: FilterBarProps) {
   const [session, setSession] = useState(params.session ?? '');
   const set = (key: string) => (v: string) => setParams({ [key]: v || undefined, id: undefined });
   const narrowed = NARROWING_PARAMS.some((k) => params[k]);

@@ -12,7 +12,7 @@ import { humanizePath, parseRedacted, textAt } from './sampleFields';
 export type DecisionScope = 'sample' | PiiScope;
 export const SCOPE_LABEL: Record<DecisionScope, string> = { sample: 'this sample', session: 'this session', workspace: 'this workspace', global: 'everywhere' };
 
-interface Props {
+interface PiiValuePanelProps {
   sample: SampleDetail;
   groups: PiiGroup[];
   selectedKey?: string;
@@ -27,7 +27,7 @@ interface Props {
   onScope: (s: DecisionScope) => void;
 }
 
-export function PiiValuePanel({ sample, groups, selectedKey, onSelect, onDecide, onValuesChanged, refreshKey, scope, onScope }: Props) {
+export function PiiValuePanel({ sample, groups, selectedKey, onSelect, onDecide, onValuesChanged, refreshKey, scope, onScope }: PiiValuePanelProps) {
   const api = useApi();
   const [usage, setUsage] = useState<Map<string, PiiValueDto>>(new Map());
   const [decisions, setDecisions] = useState<PiiValueDecisionDto[]>([]);

@@ -33,7 +33,7 @@ function setAt(value: Json, path: (string | number)[], next: Json): Json {
   return { ...obj, [head]: setAt(obj[head as string] ?? null, rest, next) };
 }
 
-interface FieldProps {
+interface EditorFieldProps {
   type: SampleType;
   path: (string | number)[];
   value: Json;
@@ -41,7 +41,7 @@ interface FieldProps {
   onChange: (path: (string | number)[], next: Json) => void;
 }
 
-function Field({ type, path, value, issues, onChange }: FieldProps) {
+function Field({ type, path, value, issues, onChange }: EditorFieldProps) {
   const key = path.join('.');
   const label = humanizePath(key);
   const issue = issues.get(key);

@@ -6,7 +6,7 @@ import { Chip } from '../../components/Chip';
 import { PiiText } from '../../components/PiiText';
 import { humanizePath, textAt, textFields } from './sampleFields';
 
-interface FieldProps {
+interface ViewFieldProps {
   sample: SampleDetail;
   path: string;
   selectedKey?: string;
@@ -17,7 +17,7 @@ function spansFor(sample: SampleDetail, path: string): PiiSpanDto[] {
   return sample.piiSpans.filter((s) => (s.field ?? '') === path);
 }
 
-function FieldText({ sample, path, selectedKey, onToggle }: FieldProps) {
+function FieldText({ sample, path, selectedKey, onToggle }: ViewFieldProps) {
   const text = textAt(sample.content, path);
   if (text == null) return null;
   return <PiiText text={text} spans={spansFor(sample, path)} selectedKey={selectedKey} onToggle={onToggle} />;
@@ -33,7 +33,7 @@ function Msg({ role, children }: { role: string; children: ReactNode }) {
   );
 }
 
-function Conversation({ base, ...p }: Omit<FieldProps, 'path'> & { base: string }) {
+function Conversation({ base, ...p }: Omit<ViewFieldProps, 'path'> & { base: string }) {
   const list = textFields(p.sample.content).filter((f) => f.path.startsWith(`${base}.`) && f.path.endsWith('.message'));
   if (list.length === 0) return null;
   return (
@@ -168,7 +168,7 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
   );
 }
 
-function OtherPiiFields({ shown, conversationBase, ...p }: Omit<FieldProps, 'path'> & { shown: Set<string>; conversationBase: string | null }) {
+function OtherPiiFields({ shown, conversationBase, ...p }: Omit<ViewFieldProps, 'path'> & { shown: Set<string>; conversationBase: string | null }) {
   const isShown = (field: string) =>
     shown.has(field) || (conversationBase != null && field.startsWith(`${conversationBase}.`) && field.endsWith('.message'));
   const fields = [...new Set(p.sample.piiSpans.map((s) => s.field ?? ''))].filter((field) => !isShown(field) && textAt(p.sample.content, field) != null);
