@@ -6,14 +6,14 @@ import { addCurator, listCurators, revokeCurator, type CuratorRole } from '../..
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { table, time } from './gate';
 
-type Opts = GlobalOptions & { lead?: boolean; as?: string };
+type CuratorOptions = GlobalOptions & { lead?: boolean; as?: string };
 
 export function register(program: Command): void {
   const curator = program.command('curator').description('curators of a shared workspace and their browser-mode tokens');
   withWorkspace(curator.command('add <name>').description("add a curator and print their token (shown once)"))
     .option('--lead', 'a lead: adjudicates second-pass disagreements')
     .action(
-      action(async (name: string, opts: Opts) =>
+      action(async (name: string, opts: CuratorOptions) =>
         withDatabase(opts, ({ db }, dir) => {
           const role: CuratorRole = opts.lead ? 'lead' : 'curator';
           const { curator: c, token } = addCurator({ db, workspaceDir: dir, actor: opts.as }, { name, role });
@@ -26,7 +26,7 @@ export function register(program: Command): void {
       ),
     );
   withWorkspace(curator.command('list').description('curators, their roles and whether their token is active')).action(
-    action(async (opts: Opts) =>
+    action(async (opts: CuratorOptions) =>
       withDatabase(opts, ({ db }, dir) => {
         const list = listCurators({ db, workspaceDir: dir });
         if (opts.json) return printJson(list);
@@ -40,7 +40,7 @@ export function register(program: Command): void {
     ),
   );
   withWorkspace(curator.command('revoke <name>').description("revoke a curator's token: their next request is refused")).action(
-    action(async (name: string, opts: Opts) =>
+    action(async (name: string, opts: CuratorOptions) =>
       withDatabase(opts, ({ db }, dir) => {
         if (!name.trim()) throw new AppError('Invalid', 'curator revoke: a name is required');
         const c = revokeCurator({ db, workspaceDir: dir }, name);

@@ -168,13 +168,13 @@ function printExportSummary(s: ExportSummary): void {
 type CollectOptions = GlobalOptions & { since?: string; until?: string; session?: string; type: string; autoApprove?: boolean; dryRun?: boolean };
 type ListOptions = GlobalOptions & { status?: string; type?: string; qualityAbove?: string; limit: string; needsReview?: boolean; cursor?: string };
 type StatsOptions = GlobalOptions & { daily?: boolean; byType?: boolean; byStatus?: boolean; qualityDistribution?: boolean };
-type ExportOptions = GlobalOptions & {
+type ExportCommandOptions = GlobalOptions & {
   format: string; output?: string; overwrite?: boolean; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
   since?: string; until?: string; includePii?: boolean; bom?: boolean; splitBy: string; includeUnreviewed?: boolean;
   includeBelowQuality?: boolean; balance?: boolean;
 };
 type MissedWriteOptions = GlobalOptions & { fact: string; file: string; reason: string };
-type EvalExportOptions = GlobalOptions & { output: string; trainSplit: string; splitBy: string; seed: string; includeUnreviewed?: boolean };
+type EvalExportCommandOptions = GlobalOptions & { output: string; trainSplit: string; splitBy: string; seed: string; includeUnreviewed?: boolean };
 
 export function register(program: Command): void {
   const dataset = program.command('dataset').description('collect, review and export fine-tuning datasets');
@@ -426,7 +426,7 @@ async function datasetQuality(opts: GlobalOptions & { limit: string }): Promise<
   printSamples(report.weakest);
 }
 
-async function datasetExport(opts: ExportOptions): Promise<void> {
+async function datasetExport(opts: ExportCommandOptions): Promise<void> {
   if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
   if (opts.output) refuseFilledFolder(path.resolve(opts.output), opts.overwrite);
   const result = await withDatabase(opts, ({ db }, dir) =>
@@ -490,7 +490,7 @@ async function datasetRecluster(opts: GlobalOptions): Promise<void> {
   process.stdout.write(`${r.samples} samples reclustered; ${r.duplicates} near or exact duplicates\n`);
 }
 
-async function datasetEvalExport(opts: EvalExportOptions): Promise<void> {
+async function datasetEvalExport(opts: EvalExportCommandOptions): Promise<void> {
   const r = await withDatabase(opts, ({ db }, dir) =>
     exportEvalSet(
       { db, workspaceDir: dir },

@@ -17,9 +17,8 @@ import {
   verifyChains,
   type Finding,
 } from '../../core/health';
-import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
-
-type Opts = GlobalOptions & Record<string, unknown>;
+import { action, printJson, withDatabase, withWorkspace } from '../context';
+import type { Opts } from './gate';
 
 const time = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 16);
 const int = (v: string) => {

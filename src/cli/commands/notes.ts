@@ -3,7 +3,7 @@ import { listDailyNotes, searchDailyNotes } from '../../core/importers';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { clean, int } from './gate';
 
-type Opts = GlobalOptions & { limit?: number; from?: string; to?: string };
+type NotesOptions = GlobalOptions & { limit?: number; from?: string; to?: string };
 
 /** OpenClaw's daily memory notes, once imported (`reflection import daily-notes`): read-only. */
 export function register(program: Command): void {
@@ -11,7 +11,7 @@ export function register(program: Command): void {
   withWorkspace(notes.command('search <text>').description('full-text search over the notes (Chinese works)'))
     .option('-l, --limit <n>', 'how many hits (default 20)', int('--limit'))
     .action(
-      action(async (text: string, opts: Opts) =>
+      action(async (text: string, opts: NotesOptions) =>
         withDatabase(opts, ({ db }, dir) => {
           const hits = searchDailyNotes({ db, workspaceDir: dir }, text, opts.limit ?? 20);
           if (opts.json) return printJson(hits);
@@ -21,7 +21,7 @@ export function register(program: Command): void {
       ),
     );
   withWorkspace(notes.command('show <from> [to]').description('the notes of a day or a range of days (YYYY-MM-DD)')).action(
-    action(async (from: string, to: string | undefined, opts: Opts) =>
+    action(async (from: string, to: string | undefined, opts: NotesOptions) =>
       withDatabase(opts, ({ db }, dir) => {
         const list = listDailyNotes({ db, workspaceDir: dir }, from, to ?? from);
         if (opts.json) return printJson(list);
