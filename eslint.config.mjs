@@ -138,12 +138,11 @@ export default tseslint.config(
   },
   {
     // SQL lives in the repositories (src/core/db/repositories/): a statement prepared anywhere else is flagged.
-    // A warning while the last service areas move their statements; it becomes an error once none is left.
     files: ['src/**/*.{ts,tsx}'],
     ignores: ['src/core/db/**'],
     rules: {
       'no-restricted-syntax': [
-        'warn',
+        'error',
         { selector: "CallExpression[callee.property.name='prepare']", message: 'SQL belongs in a repository under src/core/db/repositories/: call a named repository function instead of .prepare().' },
         { selector: "CallExpression[callee.name='stmt']", message: 'stmt() is for repositories under src/core/db/repositories/: call a named repository function instead.' },
       ],
