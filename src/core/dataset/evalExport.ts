@@ -11,7 +11,7 @@ import { exportContent } from './export';
 import { planExport, resolveExport, type ExportOptions } from './exportPlan';
 import { loadPiiDetector } from './privacy';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
-import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type Message, type SampleContent, type SampleRow, type WriteGuardianSample } from './types';
+import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type Message, type SampleContent, type StoredSampleRow, type WriteGuardianSample } from './types';
 
 export interface EvalExportOptions extends Pick<ExportOptions, 'trainSplit' | 'splitBy' | 'seed' | 'includeUnreviewed' | 'minQuality' | 'includeBelowQuality' | 'config'> {
   outDir: string;
@@ -99,7 +99,7 @@ export async function exportEvalSet(ctx: ServiceContext, opts: EvalExportOptions
     throw new AppError('Invalid', `eval export: no held-out samples (${plan.split.size} selected, none in validation); ${plan.notes.join('; ') || 'lower the train split'}`);
   }
   const detect = await loadPiiDetector();
-  const rows = listSamplesWithGateReason<SampleRow>(ctx.db, SAMPLE_COLUMNS, held);
+  const rows = listSamplesWithGateReason<StoredSampleRow>(ctx.db, SAMPLE_COLUMNS, held);
   const sessionValues = new SessionValues(ctx.db);
   const scenarios: Scenario[] = [];
   const gate: Record<string, unknown>[] = [];

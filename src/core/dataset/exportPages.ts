@@ -9,7 +9,7 @@ import { recordsOf } from './exportRecords';
 import { selectionOf, type ExportPlan, type Resolved } from './exportPlan';
 import { loadPiiDetector, redactContent, scanContent, type Detect } from './privacy';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
-import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type SampleRow } from './types';
+import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type StoredSampleRow } from './types';
 
 export interface PageItem {
   split: 'train' | 'validation';
@@ -55,7 +55,7 @@ export async function* exportPages(ctx: ServiceContext, r: Resolved, plan: Expor
   const valueRules = r.includePii ? [] : loadValueRules(ctx);
   const sessionValues = new SessionValues(ctx.db, valueRules);
   for (let at = 0; at < plan.rowids.length; at += r.pageSize) {
-    const rows = listPlannedSamplePage<SampleRow>(ctx.db, selection, ALIASED_COLUMNS, plan.rowids.slice(at, at + r.pageSize));
+    const rows = listPlannedSamplePage<StoredSampleRow>(ctx.db, selection, ALIASED_COLUMNS, plan.rowids.slice(at, at + r.pageSize));
     const items: PageItem[] = [];
     for (const storedRow of rows) {
       const split = plan.split.get(storedRow.id);

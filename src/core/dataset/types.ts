@@ -133,12 +133,12 @@ export interface DatasetSample {
 }
 
 // The stored row and its column list live with the sample repositories (the only place with SQL).
-export { SAMPLE_COLUMNS, type SampleRow } from '../db/repositories/samples';
-import type { SampleRow } from '../db/repositories/samples';
+export { SAMPLE_COLUMNS, type StoredSampleRow } from '../db/repositories/samples';
+import type { StoredSampleRow } from '../db/repositories/samples';
 
 const parse = <T>(s: string | null, fallback: T): T => (s ? (JSON.parse(s) as T) : fallback);
 
-export function sampleFromRow(r: SampleRow): DatasetSample {
+export function sampleFromRow(r: StoredSampleRow): DatasetSample {
   return {
     id: r.id,
     sampleType: r.sample_type,

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { QueueSort, reviewFilterSchema } from '../../../shared/contract/curation';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
-import { SAMPLE_COLUMNS, type SampleRow } from './samples';
+import { SAMPLE_COLUMNS, type StoredSampleRow } from './samples';
 
 export type ParsedReviewFilter = z.output<typeof reviewFilterSchema>;
 
@@ -92,7 +92,7 @@ export function listReviewQueuePage(
   f: ParsedReviewFilter,
   viewer: QueueViewer,
   page: { sort: QueueSort; limit: number; after?: [unknown, unknown] },
-): Array<SampleRow & { _sort: number }> {
+): Array<StoredSampleRow & { _sort: number }> {
   const { where, params } = queueWhere(f, viewer);
   const { expr, dir } = SORT_SQL[page.sort];
   let clause = where;
@@ -102,5 +102,5 @@ export function listReviewQueuePage(
     Object.assign(params, { cv: page.after[0], cid: page.after[1] });
   }
   const sql = `SELECT ${PREFIXED_COLUMNS}, ${expr} AS _sort FROM dataset_samples s WHERE ${clause} ORDER BY ${expr} ${dir}, s.id ${dir} LIMIT @limit`;
-  return stmt<SampleRow & { _sort: number }>(db, sql).all({ ...params, limit: page.limit });
+  return stmt<StoredSampleRow & { _sort: number }>(db, sql).all({ ...params, limit: page.limit });
 }

@@ -1,18 +1,18 @@
 // Read-only figures over the dataset: counts and quality distributions for the Stats view, and the
 // curator's verdicts on the writer (gate and guardian) that writer quality is computed from.
 // Samples and decisions of excluded sessions never count.
-import type { GateDecision, MemoryFileName } from '../../../shared/domain';
+import type { AnnotationStatus, GateDecision, MemoryFileName, SampleType } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
-import { SAMPLE_COLUMNS, type SampleRow } from './samples';
+import { SAMPLE_COLUMNS, type StoredSampleRow } from './samples';
 
 const VISIBLE = 'session_id NOT IN (SELECT session_id FROM excluded_sessions)';
 const visible = (alias: string) => `${alias}.${VISIBLE}`;
 
 export interface SampleCounts {
   total: number;
-  byType: { sampleType: string; count: number; avgQuality: number | null }[];
-  byStatus: { status: string; count: number }[];
+  byType: { sampleType: SampleType; count: number; avgQuality: number | null }[];
+  byStatus: { status: AnnotationStatus; count: number }[];
   daily: { date: string; count: number; approved: number; rejected: number }[];
   /** Scored samples per tenth of the score: bucket b holds [b/10, (b+1)/10), 9 holds 1 too. */
   qualityBuckets: { b: number; n: number }[];
@@ -74,8 +74,8 @@ export function summarizeQualityValue(
 }
 
 /** The lowest-scored samples. */
-export function listWeakestSamples(db: DB, limit: number): SampleRow[] {
-  return stmt<SampleRow>(
+export function listWeakestSamples(db: DB, limit: number): StoredSampleRow[] {
+  return stmt<StoredSampleRow>(
     db,
     `SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE ${VISIBLE} AND quality_score IS NOT NULL
         ORDER BY quality_score ASC, id LIMIT ?`,

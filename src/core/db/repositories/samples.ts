@@ -4,7 +4,7 @@ import type { AnnotationStatus, SampleType } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 
-export interface SampleRow {
+export interface StoredSampleRow {
   id: string;
   sample_type: SampleType;
   turn_id: string | null;
@@ -47,7 +47,7 @@ export interface SampleListFilter {
 }
 
 /** Newest first, paged by (created_at, id); samples of excluded sessions are left out. */
-export function listSamplesPage(db: DB, f: SampleListFilter, limit: number): SampleRow[] {
+export function listSamplesPage(db: DB, f: SampleListFilter, limit: number): StoredSampleRow[] {
   const where = ['session_id NOT IN (SELECT session_id FROM excluded_sessions)'];
   const params: Record<string, unknown> = { limit };
   if (f.status) {
@@ -71,18 +71,18 @@ export function listSamplesPage(db: DB, f: SampleListFilter, limit: number): Sam
     params.cAt = f.after[0];
     params.cId = f.after[1];
   }
-  return stmt<SampleRow>(
+  return stmt<StoredSampleRow>(
     db,
     `SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT @limit`,
   ).all(params);
 }
 
-export function findSampleById(db: DB, id: string): SampleRow | undefined {
-  return stmt<SampleRow>(db, `SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE id = ?`).get(id);
+export function findSampleById(db: DB, id: string): StoredSampleRow | undefined {
+  return stmt<StoredSampleRow>(db, `SELECT ${SAMPLE_COLUMNS} FROM dataset_samples WHERE id = ?`).get(id);
 }
 
 /** A sample with its reject reason: what a review action records as the state it replaces. */
-export type ReviewedSampleRow = SampleRow & { reject_reason: string | null };
+export type ReviewedSampleRow = StoredSampleRow & { reject_reason: string | null };
 
 export function findSampleForReview(db: DB, id: string): ReviewedSampleRow | undefined {
   return stmt<ReviewedSampleRow>(db, `SELECT ${SAMPLE_COLUMNS}, reject_reason FROM dataset_samples WHERE id = ?`).get(id);
