@@ -103,7 +103,9 @@ describe('dataset review', () => {
     const stats = datasetStats(f.ctx);
     expect(stats.total).toBe(31);
     expect(stats.byType.find((t) => t.sampleType === 'memory_gate_negative')!.count).toBe(5);
-    expect(stats.byStatus.reduce((a, s) => a + s.count, 0)).toBe(31);
+    expect(Object.values(stats.byStatus).reduce((a, n) => a + (n ?? 0), 0)).toBe(31);
+    expect(stats.reviewed).toBe(31 - (stats.byStatus.pending ?? 0) - (stats.byStatus.needs_review ?? 0));
+    expect(stats.reviewed).toBeGreaterThan(0);
     expect(stats.qualityDistribution.reduce((a, b) => a + b.count, 0)).toBe(31);
     expect(stats.clusters).toBeLessThan(31);
     expect(stats.daily[0]!.date).toBe('2026-03-01');
@@ -137,7 +139,7 @@ describe('dataset review', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--quality-above');
     const stats = JSON.parse(execFileSync(process.execPath, [cli, 'dataset', 'stats', '--json', '-w', f.ws], { encoding: 'utf8' }));
-    expect(stats.byStatus.find((s: { status: string }) => s.status === 'rejected').count).toBe(2);
+    expect(stats.byStatus.rejected).toBe(2);
     const out = path.join(f.ws, 'out');
     const exported = JSON.parse(run(['export', '--format', 'sharegpt', '-o', out, '--json']).stdout);
     const names = exported.files.map((x: { name: string }) => x.name) as string[];

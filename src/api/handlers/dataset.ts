@@ -211,18 +211,7 @@ export const datasetHandlers = {
       byType: r.added, byStatus: r.byStatus, elapsedMs: Math.round(performance.now() - started),
     };
   },
-  'dataset.stats': (_input, env) => {
-    const s = datasetStats(env.session.serviceContext());
-    const byStatus = Object.fromEntries(s.byStatus.map((x) => [x.status, x.count]));
-    return {
-      total: s.total,
-      byStatus,
-      byType: Object.fromEntries(s.byType.map((x) => [x.sampleType, x.count])),
-      daily: s.daily.map((d) => ({ key: d.date, count: d.count })),
-      qualityDistribution: s.qualityDistribution.map((b) => ({ key: `${b.from.toFixed(1)}-${b.to.toFixed(1)}`, count: b.count })),
-      reviewed: s.byStatus.filter((x) => x.status !== 'pending' && x.status !== 'needs_review').reduce((n, x) => n + x.count, 0),
-    };
-  },
+  'dataset.stats': (_input, env) => datasetStats(env.session.serviceContext()),
   'dataset.export': async (input, ctx, env) => {
     const opts = exportOptions(env, input);
     if (opts.outDir) refuseFilledFolder(opts.outDir, input.overwrite);

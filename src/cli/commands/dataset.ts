@@ -405,7 +405,7 @@ async function datasetStatsCommand(opts: StatsOptions): Promise<void> {
     process.stdout.write(`${t.toString()}\n`);
   };
   if (all || opts.byType) print(['type', 'count', 'avg quality'], stats.byType.map((r) => [r.sampleType, r.count, r.avgQuality]));
-  if (all || opts.byStatus) print(['status', 'count'], stats.byStatus.map((r) => [r.status, r.count]));
+  if (all || opts.byStatus) print(['status', 'count'], Object.entries(stats.byStatus).map(([status, count]) => [status, count ?? 0]));
   if (opts.daily) print(['date', 'samples', 'approved', 'rejected'], stats.daily.map((r) => [r.date, r.count, r.approved, r.rejected]));
   if (all || opts.qualityDistribution) {
     const max = Math.max(1, ...stats.qualityDistribution.map((b) => b.count));

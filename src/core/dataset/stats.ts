@@ -1,19 +1,9 @@
 // Dataset statistics and the quality report (factor distributions, weakest samples).
+import type { DatasetStats } from '../../shared/contract';
 import type { ServiceContext } from '../context';
 import { countVisibleSamples, listWeakestSamples, summarizeQualityValue } from '../db/repositories/sampleReports';
 import { sampleFromRow, type DatasetSample } from './types';
 
-export interface DatasetStats {
-  total: number;
-  byType: { sampleType: string; count: number; avgQuality: number | null }[];
-  byStatus: { status: string; count: number }[];
-  daily: { date: string; count: number; approved: number; rejected: number }[];
-  /** Ten buckets [0,0.1) ... [0.9,1]; unscored samples are counted apart. */
-  qualityDistribution: { from: number; to: number; count: number }[];
-  unscored: number;
-  containsPii: number;
-  clusters: number;
-}
 
 export function datasetStats(ctx: ServiceContext): DatasetStats {
   const { total, byType, byStatus, daily, qualityBuckets, unscored, pii, clusters } = countVisibleSamples(ctx.db);
@@ -22,7 +12,18 @@ export function datasetStats(ctx: ServiceContext): DatasetStats {
     to: (i + 1) / 10,
     count: qualityBuckets.find((x) => x.b === i)?.n ?? 0,
   }));
-  return { total, byType, byStatus, daily, qualityDistribution, unscored: unscored ?? 0, containsPii: pii ?? 0, clusters };
+  const reviewed = byStatus.filter((x) => x.status !== 'pending' && x.status !== 'needs_review').reduce((n, x) => n + x.count, 0);
+  return {
+    total,
+    byStatus: Object.fromEntries(byStatus.map((x) => [x.status, x.count])),
+    byType,
+    daily,
+    qualityDistribution,
+    unscored: unscored ?? 0,
+    containsPii: pii ?? 0,
+    clusters,
+    reviewed,
+  };
 }
 
 export const QUALITY_FACTORS = ['conversationClarity', 'decisionConfidence', 'factVerifiability'] as const;

@@ -97,15 +97,17 @@ export const collectResultSchema = z.object({
 });
 export type CollectResult = z.infer<typeof collectResultSchema>;
 
-export const datasetStatsBucketSchema = z.object({ key: z.string(), count: z.number() });
-export type DatasetStatsBucket = z.infer<typeof datasetStatsBucketSchema>;
 export const datasetStatsSchema = z.object({
   total: z.number(),
   byStatus: countsBy(annotationStatus),
-  byType: countsBy(sampleType),
-  daily: z.array(datasetStatsBucketSchema),
-  /** Ten buckets over [0,1]: key "0.0-0.1", ... */
-  qualityDistribution: z.array(datasetStatsBucketSchema),
+  byType: z.array(z.object({ sampleType, count: z.number(), avgQuality: z.number().nullable() })),
+  daily: z.array(z.object({ date: z.string(), count: z.number(), approved: z.number(), rejected: z.number() })),
+  /** Ten buckets [0,0.1) ... [0.9,1]; unscored samples are counted apart. */
+  qualityDistribution: z.array(z.object({ from: z.number(), to: z.number(), count: z.number() })),
+  unscored: z.number(),
+  containsPii: z.number(),
+  clusters: z.number(),
+  /** Samples past the queue: neither pending nor needs_review. */
   reviewed: z.number(),
 });
 export type DatasetStats = z.infer<typeof datasetStatsSchema>;

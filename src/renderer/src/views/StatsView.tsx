@@ -79,7 +79,7 @@ export function StatsView() {
           <div className="chart-box">
             <Bar
               aria-label="Quality distribution"
-              data={{ labels: (dataset.data?.qualityDistribution ?? []).map((b) => b.key), datasets: [{ label: 'samples', data: (dataset.data?.qualityDistribution ?? []).map((b) => b.count), backgroundColor: '#2f6fed' }] }}
+              data={{ labels: (dataset.data?.qualityDistribution ?? []).map((b) => `${b.from.toFixed(1)}-${b.to.toFixed(1)}`), datasets: [{ label: 'samples', data: (dataset.data?.qualityDistribution ?? []).map((b) => b.count), backgroundColor: '#2f6fed' }] }}
               options={{ maintainAspectRatio: false, animation: false, scales: axes, plugins: { legend: { display: false } } }}
             />
           </div>
