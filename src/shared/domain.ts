@@ -48,6 +48,8 @@ export type AnnotationStatus = (typeof ANNOTATION_STATUSES)[number];
 
 export const EXPORT_FORMATS = ['alpaca', 'sharegpt', 'openai', 'openai-dpo', 'ranking', 'kto', 'parquet', 'raw', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** Which half of an export a sample (or a whole session) goes to. */
+export type DataSplit = 'train' | 'validation';
 
 export type Role = 'user' | 'agent';
 

@@ -3,7 +3,7 @@
 // whose entries point at this folder's per-format files, and a licence file when the licence is "other".
 import fs from 'node:fs';
 import path from 'node:path';
-import { EXPORT_FORMATS, type ExportFormat } from '../../shared/domain';
+import { EXPORT_FORMATS, type DataSplit, type ExportFormat } from '../../shared/domain';
 import type { DatasetCollectionConfig } from './config';
 import type { ExportSummary } from './export';
 
@@ -25,10 +25,10 @@ export function sizeCategory(n: number): string {
 }
 
 /** "alpaca.train.jsonl" -> { format: "alpaca", split: "train" }; null for other files. */
-export function parseDataFileName(name: string): { format: ExportFormat; split: 'train' | 'validation' } | null {
+export function parseDataFileName(name: string): { format: ExportFormat; split: DataSplit } | null {
   const m = /^(.+)\.(train|validation)\.(jsonl|csv|parquet)$/.exec(name);
   if (!m || !EXPORT_FORMATS.includes(m[1] as ExportFormat)) return null;
-  return { format: m[1] as ExportFormat, split: m[2] as 'train' | 'validation' };
+  return { format: m[1] as ExportFormat, split: m[2] as DataSplit };
 }
 
 /** LLaMA-Factory's dataset description for a file of a format (data/README.md of LLaMA-Factory); null if it cannot read it. */

@@ -3,7 +3,7 @@
 // dataset_info.json entry and a dataset_exports row that holds the summary (exportWrite.ts, write).
 // Reads in keyset pages and writes through streams with backpressure, so memory stays flat.
 import path from 'node:path';
-import type { ExportFormat, SampleType } from '../../shared/domain';
+import type { DataSplit, ExportFormat, SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR } from '../db/connection';
 import { withoutMmap } from '../db/bulk';
@@ -65,7 +65,7 @@ export interface ExportResult {
 }
 
 export interface PreviewRecord {
-  split: 'train' | 'validation';
+  split: DataSplit;
   sampleId: string;
   /** The record object (CSV: the row as field -> value). */
   record: unknown;

@@ -10,9 +10,10 @@ import { selectionOf, type ExportPlan, type Resolved } from './exportPlan';
 import { loadPiiDetector, redactContent, scanContent, type Detect } from './privacy';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
 import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type SampleContent, type StoredSampleRow } from './types';
+import type { DataSplit } from '../../shared/domain';
 
 export interface PageItem {
-  split: 'train' | 'validation';
+  split: DataSplit;
   sample: DatasetSample;
   content: SampleContent;
   records: unknown[];

@@ -3,7 +3,7 @@
 // curator's pick, else a corrected or edited sample, else the first), optional label balancing, and
 // the train/validation split with its fallback. Reads only small columns, so it stays cheap.
 import { createHash } from 'node:crypto';
-import { EXPORT_FORMATS, SAMPLE_TYPES, type ExportFormat, type SampleType } from '../../shared/domain';
+import { EXPORT_FORMATS, SAMPLE_TYPES, type DataSplit, type ExportFormat, type SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
 import { countExportableSamples, listPlanRows, type PlanRow, type SampleSelection } from '../db/repositories/exportSamples';
@@ -126,7 +126,7 @@ export interface FoldedSample {
 
 export interface ExportPlan {
   /** Sample ids to write, and the split each goes to. */
-  split: Map<string, 'train' | 'validation'>;
+  split: Map<string, DataSplit>;
   /** The rowids of those samples, ascending: the export reads them page by page. */
   rowids: number[];
   /** Approved samples folded into another member of their near-duplicate cluster. */
@@ -212,7 +212,7 @@ function balanceLabels(rows: PlanRow[], seed: string): PlanRow[] {
  * a group that would overshoot more than it helps; the rest is validation. When that leaves one side empty, everything goes to train and no validation
  * file is written: a trainer would choke on an empty file, and the card must not list one.
  */
-function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, 'train' | 'validation'>; notes: string[]; achieved: number | null; validationWritten: boolean } {
+function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, DataSplit>; notes: string[]; achieved: number | null; validationWritten: boolean } {
   const groupOf = (x: PlanRow) => (r.splitBy === 'turn' ? (x.turn_id ?? x.id) : x.session_id);
   const counts = new Map<string, number>();
   for (const x of rows) counts.set(groupOf(x), (counts.get(groupOf(x)) ?? 0) + 1);
@@ -246,7 +246,7 @@ function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, 'train' |
   if (validationWritten && achieved !== null && Math.abs(achieved - r.trainSplit) > 0.1) {
     notes.push(`the ${r.splitBy}-grouped split reached ${achieved} train instead of ${r.trainSplit}`);
   }
-  const split = new Map<string, 'train' | 'validation'>();
+  const split = new Map<string, DataSplit>();
   for (const x of rows) split.set(x.id, train.has(groupOf(x)) ? 'train' : 'validation');
   return { split, notes, achieved, validationWritten };
 }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Papa from 'papaparse';
 import { ulid } from 'ulid';
-import type { ExportFormat } from '../../shared/domain';
+import type { DataSplit, ExportFormat } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { insertDatasetExport } from '../db/repositories/datasetExports';
 import { fileSha256 } from '../files/checksum';
@@ -20,12 +20,11 @@ import type { PageItem } from './exportPages';
 import { ExportTally, fitCells, recordText } from './exportRecords';
 import { CSV_FIELDS } from './formats';
 
-type Split = 'train' | 'validation';
-const SPLITS: readonly Split[] = ['train', 'validation'];
+const SPLITS: readonly DataSplit[] = ['train', 'validation'];
 
 /** The data file name of a format and split: alpaca.train.jsonl, so formats can share a folder. */
 const EXTENSIONS: Partial<Record<ExportFormat, string>> = { csv: 'csv', parquet: 'parquet' };
-export const dataFileName = (format: ExportFormat, split: Split) => `${format}.${split}.${EXTENSIONS[format] ?? 'jsonl'}`;
+export const dataFileName = (format: ExportFormat, split: DataSplit) => `${format}.${split}.${EXTENSIONS[format] ?? 'jsonl'}`;
 
 class FileSink {
   private readonly stream: fs.WriteStream;
@@ -69,7 +68,7 @@ class FileSink {
   }
 }
 
-export type Sinks = Record<Split, FileSink | ParquetSink>;
+export type Sinks = Record<DataSplit, FileSink | ParquetSink>;
 
 /** Creates the folder and opens a (partial) file per split. */
 export function openSinks(outDir: string, format: ExportFormat): Sinks {
@@ -78,7 +77,7 @@ export function openSinks(outDir: string, format: ExportFormat): Sinks {
   } catch (e) {
     throw new AppError('Io', `export: cannot create ${outDir}: ${(e as Error).message}`);
   }
-  const sinkFor = (split: Split) => {
+  const sinkFor = (split: DataSplit) => {
     const file = path.join(outDir, dataFileName(format, split));
     return format === 'parquet' ? new ParquetSink(file, TRAINING_COLUMNS, { exporter: EXPORTER_VERSION }) : new FileSink(file);
   };
@@ -93,9 +92,9 @@ export interface Written {
 }
 
 /** The text (or Parquet rows) of one page, per split; records identical to an earlier one are dropped. */
-function renderPage(r: Resolved, items: PageItem[], sinks: Sinks, tally: ExportTally, w: Written): { text: Record<Split, string>; rows: Record<Split, ParquetRow[]> } {
+function renderPage(r: Resolved, items: PageItem[], sinks: Sinks, tally: ExportTally, w: Written): { text: Record<DataSplit, string>; rows: Record<DataSplit, ParquetRow[]> } {
   const text = { train: '', validation: '' };
-  const rows: Record<Split, ParquetRow[]> = { train: [], validation: [] };
+  const rows: Record<DataSplit, ParquetRow[]> = { train: [], validation: [] };
   const header = r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
   const newline = r.format === 'csv' ? '\r\n' : '\n';
   for (const it of items) {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ulid } from 'ulid';
+import type { DataSplit } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { fileSha256 } from '../files/checksum';
 import { exportableRows } from '../dataset/exportable';
@@ -48,7 +49,6 @@ export interface FleetExportResult {
   sweptParts: number;
 }
 
-type Split = 'train' | 'validation';
 const COLUMNS = [...LINEAGE_COLUMNS, ...TRAINING_COLUMNS];
 /** Rows per row group: each row holds its record three ways, so groups stay smaller than a plain table's. */
 const FLEET_ROW_GROUP = 5_000;
@@ -57,7 +57,7 @@ const FLEET_ROW_GROUP = 5_000;
  * A session's split comes from a hash of its key alone: stable across runs and when agents join, and
  * the same key in two agents lands on the same side. The state keeps it, so a changed ratio never moves it.
  */
-export function fleetSplitOf(state: FleetState, sessionId: string, trainSplit: number): Split {
+export function fleetSplitOf(state: FleetState, sessionId: string, trainSplit: number): DataSplit {
   const known = state.splitOf(sessionId);
   if (known) return known;
   const h = createHash('sha256').update(sessionId).digest().readUInt32BE(0) / 0x1_0000_0000;
@@ -83,8 +83,8 @@ async function exportMember(run: RunContext, member: FleetMember): Promise<Fleet
   const opened = openMember(member.dir);
   if (isSkipped(opened)) return opened;
   const result: FleetMemberResult = { agent: member.agent, dir: member.dir, added: 0, train: 0, validation: 0, folded: 0 };
-  const tables = new Map<Split, ParquetTable>();
-  const tableFor = (split: Split): ParquetTable => {
+  const tables = new Map<DataSplit, ParquetTable>();
+  const tableFor = (split: DataSplit): ParquetTable => {
     let t = tables.get(split);
     if (!t) {
       const file = path.join(run.opts.outDir, `agent=${member.agent}`, `split=${split}`, `part-${run.runId}.parquet`);

@@ -4,11 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { SkippedWorkspace } from './workspaces';
+import type { DataSplit } from '../../shared/domain';
 
 export interface ManifestFile {
   path: string;
   agent: string;
-  split: 'train' | 'validation';
+  split: DataSplit;
   rows: number;
   bytes: number;
   sha256: string;

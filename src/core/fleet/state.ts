@@ -8,6 +8,7 @@ import {
   deleteUncommittedRows, findRecordHolder, findSessionSplit, insertFleetRun, insertTakenSample, isSampleExported, openFleetStateDatabase,
   type TakenRow,
 } from '../db/repositories/fleetState';
+import type { DataSplit } from '../../shared/domain';
 
 export const FLEET_STATE_DIR = '_fleet';
 
@@ -20,7 +21,7 @@ export type TakenSample = TakenRow;
  */
 export interface FleetState {
   db: DB;
-  splitOf(sessionId: string): 'train' | 'validation' | undefined;
+  splitOf(sessionId: string): DataSplit | undefined;
   isExported(agent: string, sampleId: string): boolean;
   /** The copy that already holds this record (in an earlier run or earlier in this one), if any. */
   holderOf(recordHash: string): { agent: string; sample_id: string } | undefined;

@@ -6,6 +6,7 @@ import { version as packageVersion } from '../../../package.json';
 import { alpacaRecord, openaiRecord, sharegptRecord, taskOf } from '../dataset/formats';
 import type { DatasetSample, SampleContent } from '../dataset/types';
 import type { ParquetColumn, ParquetRow } from './writer';
+import type { DataSplit } from '../../shared/domain';
 
 /** The exporting version, stamped on every row and file: package.json's, bundled at build time. */
 export const EXPORTER_VERSION = `reflection-workbench ${packageVersion}`;
@@ -51,7 +52,7 @@ export function recordHash(alpaca: { instruction: string; input: string; output:
 }
 
 /** The row for one (already redacted, unless the curator asked otherwise) sample. */
-export function trainingRow(s: DatasetSample, content: SampleContent, split: 'train' | 'validation', sessionLabel: string): ParquetRow {
+export function trainingRow(s: DatasetSample, content: SampleContent, split: DataSplit, sessionLabel: string): ParquetRow {
   const alpaca = alpacaRecord(content);
   const { messages } = openaiRecord(content);
   const { conversations } = sharegptRecord(content);

@@ -1,6 +1,7 @@
 // A fleet export folder's own small database (`_fleet/state.db`): the runs that committed, each
 // session's split, the samples taken per agent and the records already written (one copy each).
 import Database from 'better-sqlite3';
+import type { DataSplit } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 
@@ -23,10 +24,9 @@ export function openFleetStateDatabase(file: string): DB {
   return db;
 }
 
-export type FleetSplit = 'train' | 'validation';
 
-export function findSessionSplit(db: DB, sessionId: string): FleetSplit | undefined {
-  return stmt(db, 'SELECT split FROM sessions WHERE session_id = ?').pluck().get(sessionId) as FleetSplit | undefined;
+export function findSessionSplit(db: DB, sessionId: string): DataSplit | undefined {
+  return stmt(db, 'SELECT split FROM sessions WHERE session_id = ?').pluck().get(sessionId) as DataSplit | undefined;
 }
 
 export function isSampleExported(db: DB, agent: string, sampleId: string): boolean {
@@ -44,7 +44,7 @@ export interface TakenRow {
   /** Folded: another copy already holds the record, so no record row of its own. */
   folded: boolean;
   sessionId: string;
-  split: FleetSplit;
+  split: DataSplit;
 }
 
 /** Records a sample taken by the run (its session's split is kept from the first time it is seen). */
