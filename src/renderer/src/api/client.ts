@@ -16,13 +16,6 @@ import {
 } from '../../../shared/contract';
 import { AppError, ERROR_KINDS, type ErrorKind, type Result } from '../../../shared/errors';
 
-declare global {
-  interface Window {
-    /** Set by the preload in Electron; absent in browser mode. */
-    api?: ApiTransport;
-  }
-}
-
 /** A failed call, rebuilt from the `{ ok: false, error: { kind, message } }` envelope. */
 export class ApiError extends AppError {
   readonly channel: string;

@@ -8,12 +8,6 @@ import 'monaco-editor/languages/definitions/markdown/register';
 import 'monaco-editor/features/codicon/register';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 
-declare global {
-  interface Window {
-    MonacoEnvironment?: { getWorker: (workerId: string, label: string) => Worker };
-  }
-}
-
 let configured = false;
 
 /** Idempotent: called by every Monaco component before its first render. */

@@ -1,13 +1,6 @@
 // Key press to next sample on screen, measured after the commit at the next frame (bench/ui.ts reads it).
 import { useCallback, useLayoutEffect, useRef, useState } from 'react';
 
-declare global {
-  interface Window {
-    /** Key press → next sample painted, in ms; read by bench/ui.ts. */
-    __reviewTimings?: number[];
-  }
-}
-
 /** `detailId`: the sample on screen; timed once per sample shown, so a refreshed detail of the same sample is no switch. */
 export function useSwitchTiming(detailId: string | undefined) {
   const keyAt = useRef<number | null>(null);
