@@ -1,6 +1,6 @@
 // Dataset curation: samples, review, PII decisions, collect and export jobs, mapped to the contract's DTOs.
 import path from 'node:path';
-import type { ExportFileDto, ExportRow, ExportSummaryDto, PiiSpanDto, SampleDetail, SampleRow } from '../../shared/contract';
+import type { ExportFileDto, ExportRow, ExportSummary, PiiSpanDto, SampleDetail, SampleRow } from '../../shared/contract';
 import type { AnnotationStatus, ExportFormat, SampleType } from '../../shared/domain';
 import { AppError, isAppError } from '../../shared/errors';
 import { STATE_DIR, type DB } from '../../core/db/connection';
@@ -125,7 +125,7 @@ function exportRowDto(r: DatasetExportRow): ExportRow {
     totalSamples: r.total_samples ?? 0, trainSamples: r.train_samples ?? 0, validationSamples: r.validation_samples ?? 0,
     avgQualityScore: r.avg_quality_score, includePii: r.include_pii === 1, path: r.file_path, bytes: r.file_size_bytes,
     checksum: r.checksum, files, exportedBy: r.exported_by, exportedAt: r.exported_at,
-    summary: r.summary ? (JSON.parse(r.summary) as ExportSummaryDto) : null,
+    summary: r.summary ? (JSON.parse(r.summary) as ExportSummary) : null,
   };
 }
 

@@ -26,9 +26,9 @@ import {
   type DatasetSample,
   writerQuality,
   exportEvalSet,
-  type ExportSummary,
   type WriterQuality,
 } from '../../core/dataset';
+import type { ExportSummary } from '../../shared/contract';
 
 function parseUnit(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;

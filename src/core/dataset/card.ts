@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EXPORT_FORMATS, type DataSplit, type ExportFormat } from '../../shared/domain';
 import type { DatasetCollectionConfig } from './config';
-import type { ExportSummary } from './export';
+import type { ExportSummary } from '../../shared/contract';
 
 interface DataFile {
   name: string;

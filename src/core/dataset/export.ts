@@ -3,7 +3,8 @@
 // dataset_info.json entry and a dataset_exports row that holds the summary (exportWrite.ts, write).
 // Reads in keyset pages and writes through streams with backpressure, so memory stays flat.
 import path from 'node:path';
-import type { DataSplit, ExportFormat, SampleType } from '../../shared/domain';
+import type { ExportSummary } from '../../shared/contract';
+import type { DataSplit, ExportFormat } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { STATE_DIR } from '../db/connection';
 import { withoutMmap } from '../db/bulk';
@@ -12,7 +13,7 @@ import { nowOf, type ServiceContext } from '../context';
 import { CSV_FIELDS } from './formats';
 import { clustersAreStale, reclusterSamples } from './dedupe';
 import { emptyExportMessage, planExport, resolveExport, selectionOf, targetModelOf, type ExportOptions, type Resolved } from './exportPlan';
-import { ExportTally, fitCells, recordText, type Counter, type LabelBalance, type TokenReport } from './exportRecords';
+import { ExportTally, fitCells, recordText, type Counter } from './exportRecords';
 import { exportPages } from './exportPages';
 import { finishExport, openSinks, writeRecords } from './exportWrite';
 
@@ -29,22 +30,6 @@ export interface ExportedFile {
   records?: number;
   /** A name that says what the file is when it leaves the folder: <workspace>-<format>-<date>.<split>.<ext>. */
   downloadName?: string;
-}
-
-export interface ExportSummary {
-  /** Which review statuses and quality floor the export took. */
-  included: { statuses: string[]; minQuality: number | null; sampleTypes: SampleType[]; balanced: boolean };
-  balance: LabelBalance;
-  /** Approved samples folded into a near-duplicate cluster's representative, and which one kept. */
-  folded: { approved: number; total: number; samples: { sampleId: string; keptSampleId: string }[] };
-  /** Records dropped because an identical record (after redaction) was already written. */
-  identicalDropped: { count: number; sampleIds: string[] };
-  balancedOut: number;
-  tokens: TokenReport | null;
-  languages: string[];
-  split: { by: 'session' | 'turn'; requested: number; achieved: number | null; validationWritten: boolean };
-  csvCellsTruncated: number;
-  notes: string[];
 }
 
 export interface ExportResult {

@@ -2,6 +2,7 @@
 // label balance, token counts with the target model's tokenizer, languages, duplicates dropped.
 import { createHash } from 'node:crypto';
 import Papa from 'papaparse';
+import type { LabelBalance, TokenReport } from '../../shared/contract';
 import type { ExportFormat } from '../../shared/domain';
 import { forEachText } from './privacy';
 import {
@@ -69,26 +70,6 @@ export function recordText(format: ExportFormat, record: unknown): string {
   // a Parquet row carries ids; what it trains is its Alpaca triple, which the record hash stands for
   if (format === 'parquet') return (record as { record_hash: string }).record_hash;
   return JSON.stringify(record);
-}
-
-export interface LabelBalance {
-  memory_gate: { write: number; no_write: number };
-  write_guardian: { write: number; refuse: number; skip: number };
-  /** KTO only: desirable (label true) and undesirable (false) examples. */
-  kto?: { desirable: number; undesirable: number };
-}
-
-export interface TokenReport {
-  model: string;
-  encoding: string;
-  limit: number;
-  total: number;
-  max: number;
-  overLimit: number;
-  /** Up to 20 samples whose example is over the limit. */
-  sampleIds: string[];
-  /** Total and max include estimates: only examples that could reach the limit were counted with the tokenizer. */
-  estimated?: boolean;
 }
 
 export type Counter = (text: string) => number;

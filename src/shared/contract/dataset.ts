@@ -123,33 +123,42 @@ export const exportFileSchema = z.object({
 });
 export type ExportFileDto = z.infer<typeof exportFileSchema>;
 
+export const labelBalanceSchema = z.object({
+  memory_gate: z.object({ write: z.number(), no_write: z.number() }),
+  write_guardian: z.object({ write: z.number(), refuse: z.number(), skip: z.number() }),
+  /** KTO only: desirable (label true) and undesirable (false) examples. */
+  kto: z.object({ desirable: z.number(), undesirable: z.number() }).optional(),
+});
+export type LabelBalance = z.infer<typeof labelBalanceSchema>;
+export const tokenReportSchema = z.object({
+  model: z.string(),
+  encoding: z.string(),
+  limit: z.number(),
+  total: z.number(),
+  max: z.number(),
+  overLimit: z.number(),
+  /** Up to 20 samples whose example is over the limit. */
+  sampleIds: z.array(z.string()),
+  /** Total and max include estimates: only examples that could reach the limit were counted with the tokenizer. */
+  estimated: z.boolean().optional(),
+});
+export type TokenReport = z.infer<typeof tokenReportSchema>;
 export const exportSummarySchema = z.object({
+  /** Which review statuses and quality floor the export took. */
   included: z.object({ statuses: z.array(z.string()), minQuality: z.number().nullable(), sampleTypes: z.array(sampleType), balanced: z.boolean() }),
-  balance: z.object({
-    memory_gate: z.object({ write: z.number(), no_write: z.number() }),
-    write_guardian: z.object({ write: z.number(), refuse: z.number(), skip: z.number() }),
-    kto: z.object({ desirable: z.number(), undesirable: z.number() }).optional(),
-  }),
+  balance: labelBalanceSchema,
+  /** Approved samples folded into a near-duplicate cluster's representative, and which one kept. */
   folded: z.object({ approved: z.number(), total: z.number(), samples: z.array(z.object({ sampleId: z.string(), keptSampleId: z.string() })) }),
+  /** Records dropped because an identical record (after redaction) was already written. */
   identicalDropped: z.object({ count: z.number(), sampleIds: z.array(z.string()) }),
   balancedOut: z.number(),
-  tokens: z
-    .object({
-      model: z.string(),
-      encoding: z.string(),
-      limit: z.number(),
-      total: z.number(),
-      max: z.number(),
-      overLimit: z.number(),
-      sampleIds: z.array(z.string()),
-    })
-    .nullable(),
+  tokens: tokenReportSchema.nullable(),
   languages: z.array(z.string()),
   split: z.object({ by: z.enum(['session', 'turn']), requested: z.number(), achieved: z.number().nullable(), validationWritten: z.boolean() }),
   csvCellsTruncated: z.number(),
   notes: z.array(z.string()),
 });
-export type ExportSummaryDto = z.infer<typeof exportSummarySchema>;
+export type ExportSummary = z.infer<typeof exportSummarySchema>;
 
 export const exportRowSchema = z.object({
   id: z.string(),

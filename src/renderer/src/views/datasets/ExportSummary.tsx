@@ -1,12 +1,12 @@
 // What an export holds, as its summary says: included statuses and quality floor, label balance,
 // folded near-duplicates, identical records dropped, tokens for the target model, languages, notes.
-import type { ExportSummaryDto } from '../../../../shared/contract';
+import type { ExportSummary } from '../../../../shared/contract';
 import { formatCount } from '../../lib/format';
 import '../review/sampleEditor.css';
 
 const pct = (n: number, total: number) => (total ? ` (${Math.round((n / total) * 100)}%)` : '');
 
-export function ExportSummaryView({ summary: s }: { summary: ExportSummaryDto }) {
+export function ExportSummaryView({ summary: s }: { summary: ExportSummary }) {
   const g = s.balance.memory_gate;
   const w = s.balance.write_guardian;
   const gate = g.write + g.no_write;
