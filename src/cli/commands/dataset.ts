@@ -26,9 +26,8 @@ import {
   type DatasetSample,
   writerQuality,
   exportEvalSet,
-  type WriterQuality,
 } from '../../core/dataset';
-import type { ExportSummary } from '../../shared/contract';
+import type { ExportSummary, WriterQuality } from '../../shared/contract';
 
 function parseUnit(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;

@@ -29,5 +29,5 @@ export type { StoredPiiSpan } from './privacy';
 export * from './types';
 export * from './formats';
 export { sampleCluster, pickRepresentative, nearDuplicateCounts, type ClusterView, type ClusterMember } from './clusters';
-export { writerQuality, isoWeek, type WriterQuality } from './writerQuality';
+export { writerQuality, isoWeek } from './writerQuality';
 export { exportEvalSet, type EvalExportOptions, type EvalExportResult } from './evalExport';

@@ -2,58 +2,13 @@
 // per decision type, write_guardian accuracy per action, the over-write rate, churn per memory file and
 // the weekly trend, all from the curator's labels. One truth per decision, strongest evidence first:
 // a missed-write correction, a behaviour correction, a rollback, then an approved sample.
-import { GATE_DECISIONS, MEMORY_FILES, decisionForFile, type GateDecision, type MemoryFileName } from '../../shared/domain';
+import { GATE_DECISIONS, MEMORY_FILES, decisionForFile, type GateDecision } from '../../shared/domain';
+import type { FileChurn, GuardianActionQuality, WriterQuality } from '../../shared/contract';
 import type { ServiceContext } from '../context';
 import {
   countWritesPerFile, listGateCorrectionsOfWrites, listGateVerdictsFromCorrections, listGateVerdictsFromRollbacks, listGateVerdictsFromSamples,
   listGuardianVerdicts,
 } from '../db/repositories/sampleReports';
-
-export interface GateTypeQuality {
-  decision: GateDecision;
-  /** Judged decisions the gate made of this type. */
-  predicted: number;
-  /** Judged decisions whose right answer is this type. */
-  support: number;
-  precision: number | null;
-  recall: number | null;
-}
-
-export interface GuardianActionQuality {
-  action: 'write' | 'refuse' | 'skip';
-  judged: number;
-  correct: number;
-  accuracy: number | null;
-}
-
-export interface FileChurn {
-  file: MemoryFileName;
-  writes: number;
-  rollbacks: number;
-  corrections: number;
-  /** (rollbacks + corrections) / writes */
-  churn: number | null;
-}
-
-export interface WeekQuality {
-  week: string;
-  judged: number;
-  accuracy: number | null;
-  overWriteRate: number | null;
-}
-
-export interface WriterQuality {
-  judgedDecisions: number;
-  gateAccuracy: number | null;
-  gate: GateTypeQuality[];
-  guardian: GuardianActionQuality[];
-  /** Of the judged decisions where the gate wrote, the share that should have been NO_WRITE. */
-  overWriteRate: number | null;
-  overWrites: number;
-  judgedWrites: number;
-  churn: FileChurn[];
-  weekly: WeekQuality[];
-}
 
 interface Judged {
   pred: GateDecision;

@@ -1,7 +1,7 @@
 // Dataset samples: list, detail, review and undo, collection, stats, exports, clusters, the judged
 // writer's quality and missed writes. Each output is a zod schema with its TS type inferred from it.
 import { z } from 'zod';
-import { ANNOTATION_STATUSES, EXPORT_FORMATS, MEMORY_FILES, SAMPLE_TYPES } from '../domain';
+import { ANNOTATION_STATUSES, EXPORT_FORMATS, GATE_DECISIONS, MEMORY_FILES, SAMPLE_TYPES } from '../domain';
 import { cursor, empty, epochMs, id, job, limit, mutation, pageOf, query } from './define';
 import type { AuditRow, ContextItemDto, GateDecisionRow, TurnDto } from './index';
 
@@ -215,18 +215,42 @@ export const sampleClusterSchema = z.object({
 export type SampleCluster = z.infer<typeof sampleClusterSchema>;
 
 const rate = z.number().nullable();
+export const gateTypeQualitySchema = z.object({
+  decision: z.enum(GATE_DECISIONS),
+  /** Judged decisions the gate made of this type. */
+  predicted: z.number(),
+  /** Judged decisions whose right answer is this type. */
+  support: z.number(),
+  precision: rate,
+  recall: rate,
+});
+export type GateTypeQuality = z.infer<typeof gateTypeQualitySchema>;
+export const guardianActionQualitySchema = z.object({ action: z.enum(['write', 'refuse', 'skip']), judged: z.number(), correct: z.number(), accuracy: rate });
+export type GuardianActionQuality = z.infer<typeof guardianActionQualitySchema>;
+export const fileChurnSchema = z.object({
+  file: z.enum(MEMORY_FILES),
+  writes: z.number(),
+  rollbacks: z.number(),
+  corrections: z.number(),
+  /** (rollbacks + corrections) / writes */
+  churn: rate,
+});
+export type FileChurn = z.infer<typeof fileChurnSchema>;
+export const weekQualitySchema = z.object({ week: z.string(), judged: z.number(), accuracy: rate, overWriteRate: rate });
+export type WeekQuality = z.infer<typeof weekQualitySchema>;
 export const writerQualitySchema = z.object({
   judgedDecisions: z.number(),
   gateAccuracy: rate,
-  gate: z.array(z.object({ decision: z.string(), predicted: z.number(), support: z.number(), precision: rate, recall: rate })),
-  guardian: z.array(z.object({ action: z.enum(['write', 'refuse', 'skip']), judged: z.number(), correct: z.number(), accuracy: rate })),
+  gate: z.array(gateTypeQualitySchema),
+  guardian: z.array(guardianActionQualitySchema),
+  /** Of the judged decisions where the gate wrote, the share that should have been NO_WRITE. */
   overWriteRate: rate,
   overWrites: z.number(),
   judgedWrites: z.number(),
-  churn: z.array(z.object({ file: z.string(), writes: z.number(), rollbacks: z.number(), corrections: z.number(), churn: rate })),
-  weekly: z.array(z.object({ week: z.string(), judged: z.number(), accuracy: rate, overWriteRate: rate })),
+  churn: z.array(fileChurnSchema),
+  weekly: z.array(weekQualitySchema),
 });
-export type WriterQualityDto = z.infer<typeof writerQualitySchema>;
+export type WriterQuality = z.infer<typeof writerQualitySchema>;
 
 export const missedWriteOutcomeSchema = z.object({ correctionId: z.string(), decision: z.string(), addedSamples: z.number(), supersededSamples: z.number() });
 export type MissedWriteOutcome = z.infer<typeof missedWriteOutcomeSchema>;
