@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EvalSuiteComparisonDto } from '../../src/shared/contract';
+import type { EvalSuiteComparison } from '../../src/shared/contract';
 import { WorkspaceSession } from '../../src/api/session';
 import { buildHandlers } from '../../src/api/handlers';
 import { JobManager } from '../../src/api/jobs/manager';
@@ -117,7 +117,7 @@ describe('import evals', () => {
     const registry = createRegistry(buildHandlers(), { mode: 'web', version: 't', session, jobs: new JobManager(() => undefined) });
     const answer = await registry.dispatch('stats.evalModels', {});
     expect(answer.ok).toBe(true);
-    const suites = (answer as { ok: true; value: EvalSuiteComparisonDto[] }).value;
+    const suites = (answer as { ok: true; value: EvalSuiteComparison[] }).value;
     expect(suites.map((s) => s.suite)).toEqual(['memory-gate']);
     const [suite] = suites;
     if (!suite) throw new Error('no suite');

@@ -4,7 +4,7 @@
 // them back; a note that changed on disk replaces its copy on the next import.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DailyNoteDto, DailyNoteHit } from '../../shared/contract';
+import type { DailyNote, DailyNoteHit } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { findDailyNoteHash, listDailyNotesBetween, searchDailyNoteRows, upsertDailyNote } from '../db/repositories/dailyNotes';
@@ -20,9 +20,6 @@ export interface DailyNotesInput {
   /** An OpenClaw workspace (holding memory/), the memory folder itself, or one note file. */
   source: string;
 }
-
-export type DailyNote = DailyNoteDto;
-export type { DailyNoteHit };
 
 const NOTE_NAME = /^(\d{4}-\d{2}-\d{2})(?:-[^/\\]+)?\.md$/;
 const MAX_NOTE_BYTES = 8 * 1024 * 1024;

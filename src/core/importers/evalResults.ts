@@ -2,7 +2,7 @@
 // per scenario. Imported so a curator compares models on the same scenarios (Stats).
 import fs from 'node:fs';
 import { z } from 'zod';
-import type { EvalModelScoreDto, EvalSuiteComparisonDto } from '../../shared/contract';
+import type { EvalSuiteComparison } from '../../shared/contract';
 import { writeTx } from '../db/connection';
 import { insertEvalResultIfNew, insertEvalRunIfNew, listEvalResultsOfRun, listLatestEvalRuns, scenarioKnown } from '../db/repositories/evals';
 import { nowOf, type ServiceContext } from '../context';
@@ -92,9 +92,6 @@ export function importEvalResults(ctx: ServiceContext, report: ReportBuilder, fi
   }
   if (unknown) report.note(`${unknown} result${unknown === 1 ? ' names a scenario' : 's name scenarios'} not imported from an eval set.`);
 }
-
-export type EvalModelScore = EvalModelScoreDto;
-export type EvalSuiteComparison = EvalSuiteComparisonDto;
 
 /** The latest run of each model per suite, compared on the scenarios they all ran. */
 export function evalModelComparison(ctx: ServiceContext): EvalSuiteComparison[] {

@@ -4,8 +4,8 @@
 export { importReflectionLogs, findReflectionLogs, type ReflectionLogsInput } from './reflectionLogs';
 export { importOpenClaw, type OpenClawInput } from './openclaw';
 export { importEvals, GOLD_STRATEGY, type EvalsInput } from './evals';
-export { evalModelComparison, type EvalSuiteComparison, type EvalModelScore } from './evalResults';
-export { importDailyNotes, listDailyNotes, searchDailyNotes, type DailyNotesInput, type DailyNote, type DailyNoteHit } from './dailyNotes';
+export { evalModelComparison } from './evalResults';
+export { importDailyNotes, listDailyNotes, searchDailyNotes, type DailyNotesInput } from './dailyNotes';
 export { summarize } from './report';
 export { canonicalSessionId } from './openclawSessions';
 export { sessionForAlias } from './cursors';

@@ -57,7 +57,7 @@ export const evalModelScoreSchema = z.object({
   commonPassed: z.number(),
   errors: z.record(z.string(), z.number()),
 });
-export type EvalModelScoreDto = z.infer<typeof evalModelScoreSchema>;
+export type EvalModelScore = z.infer<typeof evalModelScoreSchema>;
 export const evalSuiteComparisonSchema = z.object({
   suite: z.string(),
   commonScenarios: z.number(),
@@ -65,7 +65,7 @@ export const evalSuiteComparisonSchema = z.object({
   /** Scenario by scenario: model id -> passed; hardest first. */
   scenarios: z.array(z.object({ scenarioId: z.string(), results: z.record(z.string(), z.boolean()) })),
 });
-export type EvalSuiteComparisonDto = z.infer<typeof evalSuiteComparisonSchema>;
+export type EvalSuiteComparison = z.infer<typeof evalSuiteComparisonSchema>;
 
 export const dailyNoteSchema = z.object({
   /** YYYY-MM-DD */
@@ -74,7 +74,7 @@ export const dailyNoteSchema = z.object({
   content: z.string(),
   updatedAt: z.number(),
 });
-export type DailyNoteDto = z.infer<typeof dailyNoteSchema>;
+export type DailyNote = z.infer<typeof dailyNoteSchema>;
 export const dailyNoteHitSchema = z.object({
   date: z.string(),
   path: z.string(),

@@ -2,7 +2,7 @@
 // evals/results/*.json): each model's latest run per suite, scored on the scenarios every model ran,
 // so a curator compares like with like. Scenario ids and labels are data: rendered as text only.
 import { Bar } from 'react-chartjs-2';
-import type { EvalSuiteComparisonDto } from '../../../../shared/contract';
+import type { EvalSuiteComparison } from '../../../../shared/contract';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { formatTime } from '../../lib/format';
 import { useApiQuery } from '../../lib/queries';
@@ -10,7 +10,7 @@ import { useApiQuery } from '../../lib/queries';
 const HARDEST_SHOWN = 12;
 const pct = (n: number, d: number) => (d ? `${Math.round((100 * n) / d)}%` : '—');
 
-function SuiteComparison({ suite, text, grid }: { suite: EvalSuiteComparisonDto; text: string; grid: string }) {
+function SuiteComparison({ suite, text, grid }: { suite: EvalSuiteComparison; text: string; grid: string }) {
   const models = [...suite.models].sort((a, b) => b.commonPassed - a.commonPassed || b.passed - a.passed);
   const label = (m: (typeof models)[number]) => m.modelLabel ?? m.modelId;
   const hardest = suite.scenarios.slice(0, HARDEST_SHOWN);
