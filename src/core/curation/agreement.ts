@@ -1,10 +1,9 @@
 // Inter-annotator agreement between the first and second pass: raw agreement and Cohen's kappa,
 // overall and per label (one label against the rest).
 
-import type { AgreementFigureDto } from '../../shared/contract/curation';
+import type { AgreementFigure } from '../../shared/contract/curation';
 
 /** n pairs, raw agreement and Cohen's kappa (null when undefined: no pairs, or chance agreement is 1). */
-export type AgreementFigure = AgreementFigureDto;
 
 /** Cohen's kappa for paired labels: (po - pe) / (1 - pe). */
 export function cohensKappa(pairs: readonly (readonly [string, string])[]): AgreementFigure {

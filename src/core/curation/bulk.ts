@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context';
 import { applyStatusInTx, type StatusAction } from '../dataset/review';
 import { countReviewQueue, listReviewQueueIds } from '../db/repositories/reviewQueue';
 import { queueSelection, type QueueFilter } from './queue';
-import type { BulkResultDto } from '../../shared/contract/curation';
+import type { BulkResult } from '../../shared/contract/curation';
 
 export const BULK_LIMIT = 20_000;
 
@@ -20,7 +20,6 @@ export interface BulkInput {
   dryRun?: boolean;
 }
 
-export type BulkResult = BulkResultDto;
 
 export function bulkReview(ctx: ServiceContext, input: BulkInput): BulkResult {
   if (!['approve', 'reject', 'needs_review'].includes(input.action)) throw new AppError('Invalid', 'bulk review: action must be approve, reject or needs_review');

@@ -2,7 +2,7 @@
 // made; only its SHA-256 is stored, so a leaked database does not leak a way in.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import type { CuratorDto } from '../../shared/contract/curation';
+import type { Curator } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { writeTx, type DB } from '../db/connection';
 import {
@@ -21,7 +21,6 @@ export const curatorNameSchema = z
   .max(64, 'a curator name has at most 64 characters')
   .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._@-]*$/u, 'a curator name uses letters, digits, spaces, dot, dash, underscore or @');
 
-export type Curator = CuratorDto;
 
 const toCurator = (r: CuratorRow): Curator => ({
   name: r.name,

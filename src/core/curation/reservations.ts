@@ -5,11 +5,10 @@ import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { claimReservation, deleteExpiredReservations, deleteReservation } from '../db/repositories/reviewPasses';
 import { actorOf, nowOf, type ServiceContext } from '../context';
-import type { ReserveResultDto } from '../../shared/contract/curation';
+import type { ReserveResult } from '../../shared/contract/curation';
 
 export const RESERVATION_MS = 5 * 60_000;
 
-export type ReserveResult = ReserveResultDto;
 
 function checkIds(ids: unknown): string[] {
   if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string' || !x)) throw new AppError('Invalid', 'reservations: ids must be sample ids');

@@ -1,7 +1,7 @@
 // Second pass: labelled samples (all, or a random share) go to a queue that a curator other than the
 // first one labels again. The pairs give agreement figures; disagreements wait for a lead's decision.
 import { createHash } from 'node:crypto';
-import type { AgreementReportDto } from '../../shared/contract/curation';
+import type { AgreementReport } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import {
@@ -40,9 +40,8 @@ export function startSecondPass(ctx: ServiceContext, input: SecondPassInput): { 
   return { added: picked.length, eligible: rows.length, dryRun: false };
 }
 
-export type Disagreement = AgreementReportDto['disagreements'][number];
+export type Disagreement = AgreementReport['disagreements'][number];
 
-export type AgreementReport = AgreementReportDto;
 
 export function agreementReport(ctx: ServiceContext, limit = 200): AgreementReport {
   const pairs = listSecondPassLabelPairs(ctx.db).map((p) => [p.a, p.b] as const);

@@ -39,9 +39,9 @@ export const reserveResultSchema = z.object({
   held: z.array(z.string()),
   taken: z.array(z.object({ id: z.string(), curator: z.string(), until: z.number() })),
 });
-export type ReserveResultDto = z.infer<typeof reserveResultSchema>;
+export type ReserveResult = z.infer<typeof reserveResultSchema>;
 export const bulkResultSchema = z.object({ batchId: z.string().nullable(), count: z.number(), dryRun: z.boolean() });
-export type BulkResultDto = z.infer<typeof bulkResultSchema>;
+export type BulkResult = z.infer<typeof bulkResultSchema>;
 export const historyEntrySchema = z.object({
   seq: z.number(),
   sampleId: z.string(),
@@ -53,7 +53,7 @@ export const historyEntrySchema = z.object({
   at: z.number(),
   undone: z.boolean(),
 });
-export type HistoryEntryDto = z.infer<typeof historyEntrySchema>;
+export type HistoryEntry = z.infer<typeof historyEntrySchema>;
 export const guidelinesSchema = z.object({ markdown: z.string(), updatedAt: z.number().nullable() });
 export type GuidelinesDto = z.infer<typeof guidelinesSchema>;
 export const reviewSettingsSchema = z.object({ rejectReasons: z.array(z.string()) });
@@ -91,11 +91,11 @@ export const curatorSchema = z.object({
   createdAt: z.number(),
   revokedAt: z.number().nullable(),
 });
-export type CuratorDto = z.infer<typeof curatorSchema>;
+export type Curator = z.infer<typeof curatorSchema>;
 export const whoAmISchema = z.object({ name: z.string(), role: curatorRole, isLocal: z.boolean(), needsName: z.boolean() });
 export type WhoAmIDto = z.infer<typeof whoAmISchema>;
 export const agreementFigureSchema = z.object({ n: z.number(), raw: z.number().nullable(), kappa: z.number().nullable() });
-export type AgreementFigureDto = z.infer<typeof agreementFigureSchema>;
+export type AgreementFigure = z.infer<typeof agreementFigureSchema>;
 export const agreementReportSchema = z.object({
   overall: agreementFigureSchema,
   perLabel: z.record(z.string(), agreementFigureSchema),
@@ -115,7 +115,7 @@ export const agreementReportSchema = z.object({
   adjudicated: z.number(),
   reviewers: z.array(z.object({ name: z.string(), actions: z.number() })),
 });
-export type AgreementReportDto = z.infer<typeof agreementReportSchema>;
+export type AgreementReport = z.infer<typeof agreementReportSchema>;
 
 const ids = z.array(id).min(1).max(50);
 

@@ -1,7 +1,7 @@
 // Review coordination: reservations (review_reservations) that keep two curators off the same
 // sample, the second-pass queue and its agreement figures (review_second_pass), and each curator's
 // recent review history (dataset_annotation_events).
-import type { AgreementReportDto, HistoryEntryDto } from '../../../shared/contract/curation';
+import type { AgreementReport, HistoryEntry } from '../../../shared/contract/curation';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 
@@ -74,8 +74,8 @@ export function countSecondPassAdjudicated(db: DB): number {
   return stmt(db, 'SELECT count(*) FROM review_second_pass WHERE adjudicated_label IS NOT NULL').pluck().get() as number;
 }
 
-export function listSecondPassCurators(db: DB): AgreementReportDto['curators'] {
-  return stmt<AgreementReportDto['curators'][number]>(
+export function listSecondPassCurators(db: DB): AgreementReport['curators'] {
+  return stmt<AgreementReport['curators'][number]>(
     db,
     `SELECT name, sum(first) AS first, sum(second) AS second FROM (
          SELECT first_curator AS name, 1 AS first, 0 AS second FROM review_second_pass
@@ -85,8 +85,8 @@ export function listSecondPassCurators(db: DB): AgreementReportDto['curators'] {
 }
 
 /** Second labels that differ from the first and no lead settled yet, newest first. */
-export function listOpenDisagreements(db: DB, limit: number): AgreementReportDto['disagreements'] {
-  return stmt<AgreementReportDto['disagreements'][number]>(
+export function listOpenDisagreements(db: DB, limit: number): AgreementReport['disagreements'] {
+  return stmt<AgreementReport['disagreements'][number]>(
     db,
     `SELECT p.sample_id AS sampleId, s.sample_type AS sampleType, p.first_curator AS firstCurator, p.first_label AS firstLabel,
         p.second_curator AS secondCurator, p.second_label AS secondLabel, p.second_at AS secondAt
@@ -97,8 +97,8 @@ export function listOpenDisagreements(db: DB, limit: number): AgreementReportDto
 }
 
 /** Review actions per curator (not undone), busiest first. */
-export function listReviewerActionCounts(db: DB): AgreementReportDto['reviewers'] {
-  return stmt<AgreementReportDto['reviewers'][number]>(
+export function listReviewerActionCounts(db: DB): AgreementReport['reviewers'] {
+  return stmt<AgreementReport['reviewers'][number]>(
     db,
     'SELECT actor AS name, count(*) AS actions FROM dataset_annotation_events WHERE undone_at IS NULL GROUP BY actor ORDER BY actions DESC',
   ).all();
@@ -119,8 +119,8 @@ export function markSecondPassAdjudicated(db: DB, sampleId: string, label: strin
 }
 
 /** The curator's recent review actions, a batch counted as one, newest first (scans their last 5000 events). */
-export function listReviewHistory(db: DB, curator: string, limit: number): HistoryEntryDto[] {
-  const rows = stmt<Omit<HistoryEntryDto, 'undone'> & { undone: number }>(
+export function listReviewHistory(db: DB, curator: string, limit: number): HistoryEntry[] {
+  const rows = stmt<Omit<HistoryEntry, 'undone'> & { undone: number }>(
     db,
     `SELECT max(e.seq) AS seq, e.sample_id AS sampleId, s.sample_type AS sampleType, e.action, e.reason, count(*) AS count,
          e.batch_id AS batchId, max(e.created_at) AS at, max(e.undone_at IS NOT NULL) AS undone

@@ -2,7 +2,7 @@
 // then read Cohen's kappa and raw agreement overall and per label, who labelled what, and the
 // disagreements a lead settles.
 import { useState } from 'react';
-import type { AgreementFigureDto } from '../../../../shared/contract';
+import type { AgreementFigure } from '../../../../shared/contract';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { useApi } from '../../lib/api';
 import { formatCount } from '../../lib/format';
@@ -12,7 +12,7 @@ import { useAsync } from '../../lib/useAsync';
 const pct = (x: number | null) => (x == null ? '—' : `${Math.round(x * 100)}%`);
 const kappaText = (x: number | null) => (x == null ? '—' : x.toFixed(2));
 
-function Figure({ label, f }: { label: string; f: AgreementFigureDto }) {
+function Figure({ label, f }: { label: string; f: AgreementFigure }) {
   return (
     <tr>
       <td>{label.replace(/_/g, ' ')}</td>

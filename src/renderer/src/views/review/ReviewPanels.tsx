@@ -1,7 +1,7 @@
 // The panels beside the sample: the team's guidelines, notes and reject reasons for the current
 // sample, and the curator's last 20 decisions to jump back to.
 import { memo, useState } from 'react';
-import type { HistoryEntryDto } from '../../../../shared/contract';
+import type { HistoryEntry } from '../../../../shared/contract';
 import { KeyCap } from '../../components/Chip';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { useApi } from '../../lib/api';
@@ -93,7 +93,7 @@ export const ProgressPanel = memo(function ProgressPanel() {
 export const HistoryPanel = memo(function HistoryPanel({ version, onJump }: { version: number; onJump: (sampleId: string) => void }) {
   const api = useApi();
   const history = useAsync(() => api.call('review.history', { limit: 20 }), [version], { throttleMs: 500 });
-  const entries: HistoryEntryDto[] | undefined = history.data;
+  const entries: HistoryEntry[] | undefined = history.data;
   const error = history.error;
   return (
     <section className="stack" style={{ gap: 2 }} data-testid="review-history">
