@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import { normalizePiiValue, PII_SCOPES, type PiiScope, type PiiValueDto } from '../../shared/contract/curation';
+import { normalizePiiValue, PII_SCOPES, type PiiScope, type PiiValue } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { defaultStateDir } from '../lifecycle/stateDir';
 import { writeTx } from '../db/connection';
@@ -101,10 +101,9 @@ function samplesWithValue(ctx: ServiceContext, value: string, scope: PiiScope, s
 }
 
 /** A distinct value with the samples holding it (in the session given, and in the whole workspace). */
-export type ValueUsage = PiiValueDto;
 
 /** Every distinct PII value of the workspace (or a session) with how many samples hold it. */
-export function listPiiValues(ctx: ServiceContext, input: { sessionId?: string; limit?: number } = {}): ValueUsage[] {
+export function listPiiValues(ctx: ServiceContext, input: { sessionId?: string; limit?: number } = {}): PiiValue[] {
   const rows = listSpanUses(ctx.db);
   const byValue = new Map<string, { value: string; type: string; all: Set<string>; inSession: Set<string>; spans: number; redacted: number }>();
   for (const r of rows) {

@@ -1,17 +1,15 @@
 // Near-duplicate clusters as a curator sees them (issue 12, item 7): the members of a sample's
 // cluster, which one the export keeps and why, and the curator's own pick of the representative.
-import type { SampleCluster, SampleClusterMember } from '../../shared/contract';
+import type { SampleCluster } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { countNearDuplicates, findClusterIdOfSample, listClusterMembers, upsertClusterPick } from '../db/repositories/clusters';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 
 /** The shapes the API returns (contract DTOs), so service and contract cannot drift apart. */
-export type ClusterMember = SampleClusterMember;
-export type ClusterView = SampleCluster;
 
 /** The cluster of a sample, its members in collection order (samples of excluded sessions left out). */
-export function sampleCluster(ctx: ServiceContext, sampleId: string): ClusterView {
+export function sampleCluster(ctx: ServiceContext, sampleId: string): SampleCluster {
   const clusterId = findClusterIdOfSample(ctx.db, sampleId);
   if (clusterId === undefined) throw new AppError('NotFound', `dataset sample ${sampleId} not found`);
   const members = listClusterMembers(ctx.db, clusterId).map((m) => ({
@@ -21,12 +19,12 @@ export function sampleCluster(ctx: ServiceContext, sampleId: string): ClusterVie
   const pick = members.find((m) => m.picked);
   const corrected = members.find((m) => m.corrected || m.edited);
   const rep = pick ?? corrected ?? members[0];
-  const because: ClusterView['representativeBecause'] = pick ? 'pick' : corrected ? (corrected.corrected ? 'corrected' : 'edited') : 'first';
+  const because: SampleCluster['representativeBecause'] = pick ? 'pick' : corrected ? (corrected.corrected ? 'corrected' : 'edited') : 'first';
   return { clusterId, members, representativeId: rep?.id ?? sampleId, representativeBecause: because };
 }
 
 /** Makes a sample its cluster's representative (replacing an earlier pick). Returns the cluster. */
-export function pickRepresentative(ctx: ServiceContext, sampleId: string): ClusterView {
+export function pickRepresentative(ctx: ServiceContext, sampleId: string): SampleCluster {
   writeTx(ctx.db, () => {
     const clusterId = findClusterIdOfSample(ctx.db, sampleId);
     if (clusterId === undefined) throw new AppError('NotFound', `dataset sample ${sampleId} not found`);

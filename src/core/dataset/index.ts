@@ -28,6 +28,6 @@ export { scoreQuality, type QualityFactors } from './quality';
 export type { StoredPiiSpan } from './privacy';
 export * from './types';
 export * from './formats';
-export { sampleCluster, pickRepresentative, nearDuplicateCounts, type ClusterView, type ClusterMember } from './clusters';
+export { sampleCluster, pickRepresentative, nearDuplicateCounts } from './clusters';
 export { writerQuality, isoWeek } from './writerQuality';
 export { exportEvalSet, type EvalExportOptions, type EvalExportResult } from './evalExport';

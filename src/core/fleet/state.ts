@@ -13,7 +13,6 @@ import type { DataSplit } from '../../shared/domain';
 export const FLEET_STATE_DIR = '_fleet';
 
 /** A sample a run takes: its copy, and its session's split. */
-export type TakenSample = TakenRow;
 
 /**
  * A run's rows are written as it goes, under its id, so memory stays flat however large the fleet;
@@ -25,7 +24,7 @@ export interface FleetState {
   isExported(agent: string, sampleId: string): boolean;
   /** The copy that already holds this record (in an earlier run or earlier in this one), if any. */
   holderOf(recordHash: string): { agent: string; sample_id: string } | undefined;
-  take(runId: string, t: TakenSample): void;
+  take(runId: string, t: TakenRow): void;
   /** Groups a member's rows in one transaction. */
   inTransaction<T>(fn: () => Promise<T>): Promise<T>;
   close(): void;

@@ -2,7 +2,7 @@
 // decision, turn, session and time, and the earlier writes a moved or reworded line came from.
 // Line maps are computed once per version and stored (memory_versions.line_map), so a view reads
 // one row and never re-diffs the history; only versions recorded since the last view are mapped.
-import type { BlameDto, BlameLineDto, BlameWriteDto } from '../../shared/contract/health';
+import type { BlameDto, BlameLine, BlameWrite } from '../../shared/contract/health';
 import type { MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { DB } from '../db/connection';
@@ -53,9 +53,7 @@ export function ensureLineMaps(db: DB, file: MemoryFileName): number {
 }
 
 /** The shapes the API returns (declared once, in the contract). */
-export type BlameWrite = BlameWriteDto;
 /** write null: the line is on disk but no recorded write produced it (an edit not recorded yet). */
-export type BlameLine = BlameLineDto;
 export interface BlameResult extends BlameDto {
   fileName: MemoryFileName;
 }

@@ -1,5 +1,5 @@
 // Memory health: blame, contradictions and duplicates, secrets in memory, erasure, tamper evidence.
-export { blameFile, ensureLineMaps, type BlameInput, type BlameLine, type BlameResult, type BlameWrite } from './blame';
+export { blameFile, ensureLineMaps, type BlameInput, type BlameResult } from './blame';
 export { comparePair, findConflicts, type ConflictGroup, type PairVerdict } from './conflicts';
 export { eraseValue, listErasures, ERASED_MARK, type EraseInput, type ErasePlace, type EraseResult } from './erase';
 export { getFinding, listFindings, scanMemoryHealth, type Finding, type FindingKind, type FindingStatus, type ScanResult } from './findings';

@@ -66,7 +66,7 @@ export const piiValueSchema = z.object({
   spans: z.number(),
   redacted: z.number(),
 });
-export type PiiValueDto = z.infer<typeof piiValueSchema>;
+export type PiiValue = z.infer<typeof piiValueSchema>;
 export const piiValueDecisionSchema = z.object({
   id: z.number(),
   value: z.string(),

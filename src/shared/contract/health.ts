@@ -17,14 +17,14 @@ export const blameWriteSchema = z.object({
   reason: z.string().nullable(),
   createdAt: z.number(),
 });
-export type BlameWriteDto = z.infer<typeof blameWriteSchema>;
+export type BlameWrite = z.infer<typeof blameWriteSchema>;
 export const blameLineSchema = z.object({
   line: z.number(),
   text: z.string(),
   write: blameWriteSchema.nullable(),
   history: z.array(z.object({ write: blameWriteSchema, text: z.string() })),
 });
-export type BlameLineDto = z.infer<typeof blameLineSchema>;
+export type BlameLine = z.infer<typeof blameLineSchema>;
 export const blameSchema = z.object({
   fileName: z.string(),
   versions: z.number(),

@@ -1,6 +1,6 @@
 // Memory-file versions as a hash chain (memory_versions), its chain events and the per-version line
 // maps blame stores. The links are computed by the health service; this file only reads and writes rows.
-import type { BlameWriteDto } from '../../../shared/contract/health';
+import type { BlameWrite } from '../../../shared/contract/health';
 import type { MemoryFileName } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
@@ -226,8 +226,8 @@ export function updateVersionLineMap(db: DB, file: MemoryFileName, seq: number, 
 }
 
 /** The write behind one version, with its decision: what blame shows for a line. */
-export function findVersionWrite(db: DB, file: MemoryFileName, seq: number): BlameWriteDto | undefined {
-  return stmt<BlameWriteDto>(
+export function findVersionWrite(db: DB, file: MemoryFileName, seq: number): BlameWrite | undefined {
+  return stmt<BlameWrite>(
     db,
     `SELECT v.seq, v.audit_id AS auditId, a.source, a.status, a.decision_id AS decisionId, d.decision, a.turn_id AS turnId,
               a.session_id AS sessionId, a.candidate_fact AS candidateFact, a.reason, v.created_at AS createdAt

@@ -2,7 +2,7 @@
 // line opens that write's decision and conversation turn, its earlier history (moved or reworded
 // lines), and the existing rollback flow one click away.
 import { useState } from 'react';
-import type { BlameLineDto } from '../../../../shared/contract';
+import type { BlameLine } from '../../../../shared/contract';
 import type { MemoryFileName } from '../../../../shared/domain';
 import { Chip } from '../../components/Chip';
 import { Message } from '../../components/Conversation';
@@ -57,7 +57,7 @@ export function BlameGutter({ file }: { file: MemoryFileName }) {
   );
 }
 
-function BlameDetail({ file, line: brief }: { file: MemoryFileName; line: BlameLineDto }) {
+function BlameDetail({ file, line: brief }: { file: MemoryFileName; line: BlameLine }) {
   // The whole-file blame carries one step of history per line; the selected line gets all of it.
   const full = useApiQuery('health.blame', { file, line: brief.line });
   const line = full.data?.lines[0]?.text === brief.text ? full.data.lines[0] : brief;

@@ -2,7 +2,7 @@
 // session, the workspace or everywhere, with how many samples each scope covers; recent value
 // decisions are listed with undo.
 import { useEffect, useState } from 'react';
-import { normalizePiiValue, type PiiScope, type PiiValueDecisionDto, type PiiValueDto, type SampleDetail } from '../../../../shared/contract';
+import { normalizePiiValue, type PiiScope, type PiiValueDecisionDto, type PiiValue, type SampleDetail } from '../../../../shared/contract';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { redactLocally, type PiiGroup } from '../../components/PiiText';
 import { useApi } from '../../lib/api';
@@ -29,7 +29,7 @@ interface PiiValuePanelProps {
 
 export function PiiValuePanel({ sample, groups, selectedKey, onSelect, onDecide, onValuesChanged, refreshKey, scope, onScope }: PiiValuePanelProps) {
   const api = useApi();
-  const [usage, setUsage] = useState<Map<string, PiiValueDto>>(new Map());
+  const [usage, setUsage] = useState<Map<string, PiiValue>>(new Map());
   const [decisions, setDecisions] = useState<PiiValueDecisionDto[]>([]);
   const [error, setError] = useState<{ action: string; error: unknown } | null>(null);
   const [tick, setTick] = useState(0);
