@@ -6,13 +6,13 @@ import { writeTx } from '../db/connection';
 import type { ServiceContext } from '../context';
 import { applyStatusInTx, type StatusAction } from '../dataset/review';
 import { countReviewQueue, listReviewQueueIds } from '../db/repositories/reviewQueue';
-import { queueSelection, type QueueFilter } from './queue';
-import type { BulkResult } from '../../shared/contract/curation';
+import { queueSelection } from './queue';
+import type { BulkResult, ReviewFilter } from '../../shared/contract/curation';
 
 export const BULK_LIMIT = 20_000;
 
 export interface BulkInput {
-  filter: QueueFilter;
+  filter: ReviewFilter;
   action: StatusAction;
   reason?: string;
   notes?: string;

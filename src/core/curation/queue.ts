@@ -10,7 +10,6 @@ import { sampleFromRow, type DatasetSample } from '../dataset/types';
 
 export { QUEUE_SORTS };
 export const queueFilterSchema = reviewFilterSchema;
-export type QueueFilter = ReviewFilter;
 
 export function parseQueueFilter(filter: unknown) {
   const r = queueFilterSchema.safeParse(filter ?? {});
@@ -36,7 +35,7 @@ export interface QueuePage {
   total: number;
 }
 
-export function listQueue(ctx: ServiceContext, input: { filter?: QueueFilter; sort?: QueueSort; limit?: number; cursor?: string }): QueuePage {
+export function listQueue(ctx: ServiceContext, input: { filter?: ReviewFilter; sort?: QueueSort; limit?: number; cursor?: string }): QueuePage {
   const sort = input.sort ?? 'newest';
   if (!QUEUE_SORTS.includes(sort)) throw new AppError('Invalid', `review queue: sort must be one of ${QUEUE_SORTS.join(', ')}`);
   const limit = input.limit ?? 100;
