@@ -3,7 +3,7 @@
 import { createContext, useContext } from 'react';
 import type { ApiClient } from '../api';
 
-export type WorkbenchApi = ApiClient;
+export type { ApiClient };
 
 export const ApiContext = createContext<ApiClient | null>(null);
 

@@ -2,7 +2,7 @@
 // so the status bar shows their progress and any view can cancel them.
 import { useSyncExternalStore } from 'react';
 import type { InputOf, JobChannel, JobResultOf } from '../../../shared/contract';
-import type { WorkbenchApi } from './api';
+import type { ApiClient } from './api';
 
 export interface TrackedJob {
   key: string;
@@ -37,7 +37,7 @@ export function useJobs(): TrackedJob[] {
 
 let seq = 0;
 export function startJob<C extends JobChannel>(
-  api: WorkbenchApi,
+  api: ApiClient,
   label: string,
   channel: C,
   input: InputOf<C>,

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import type { WriteFlagDto } from '../../../../shared/contract';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import type { WorkbenchApi } from '../../lib/api';
+import type { ApiClient } from '../../lib/api';
 import { useApi } from '../../lib/api';
 import { useApiQuery } from '../../lib/queries';
 import { useAction } from '../../lib/useAsync';
@@ -12,7 +12,7 @@ import { useAction } from '../../lib/useAsync';
 const known = new Map<string, WriteFlagDto | null>();
 
 /** Loads the flags of a page of writes (one call per page). */
-export async function loadWriteFlags(api: WorkbenchApi, auditIds: string[]): Promise<void> {
+export async function loadWriteFlags(api: ApiClient, auditIds: string[]): Promise<void> {
   const missing = auditIds.filter((id) => !known.has(id));
   if (!missing.length) return;
   try {

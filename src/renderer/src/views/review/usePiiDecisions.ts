@@ -3,13 +3,13 @@
 import { useEffect, useState } from 'react';
 import type { PiiSpanDto } from '../../../../shared/contract';
 import { groupSpans, spanKey, type PiiGroup } from '../../components/PiiText';
-import type { WorkbenchApi } from '../../lib/api';
+import type { ApiClient } from '../../lib/api';
 import type { DecisionScope } from './PiiValuePanel';
 import type { useReviewQueue } from './useReviewQueue';
 
 type Queue = ReturnType<typeof useReviewQueue>;
 
-export function usePiiDecisions(api: WorkbenchApi, q: Queue) {
+export function usePiiDecisions(api: ApiClient, q: Queue) {
   const [scope, setScope] = useState<DecisionScope>('workspace');
   const [spanIndex, setSpanIndex] = useState(0);
   const [piiTick, setPiiTick] = useState(0);

@@ -5,7 +5,7 @@
 // through the API; undo asks the server (it keeps the review log), so it also works after a reload.
 import { useCallback, useState } from 'react';
 import type { QueueSort, ReviewFilter, SampleRow } from '../../../../shared/contract';
-import type { WorkbenchApi } from '../../lib/api';
+import type { ApiClient } from '../../lib/api';
 import { useDetailCache } from './queue/useDetailCache';
 import { useQueueRows } from './queue/useQueueRows';
 import { useReservations } from './queue/useReservations';
@@ -19,7 +19,7 @@ export interface QueueError {
 }
 
 /** `focusId`: open the queue on this sample (a link from elsewhere), whatever its status. */
-export function useReviewQueue(api: WorkbenchApi, filter: ReviewFilter, sort: QueueSort, focusId?: string) {
+export function useReviewQueue(api: ApiClient, filter: ReviewFilter, sort: QueueSort, focusId?: string) {
   const [error, setError] = useState<QueueError | null>(null);
   const [lastWasBulk, setLastWasBulk] = useState(false);
   const [actionTimes, setActionTimes] = useState<number[]>([]);

@@ -1,7 +1,7 @@
 // Full samples by id, fetched once each (concurrent asks share one call); a tick re-renders on arrival.
 import { useCallback, useRef, useState, type Dispatch, type MutableRefObject, type SetStateAction } from 'react';
 import type { SampleDetail } from '../../../../../shared/contract';
-import type { WorkbenchApi } from '../../../lib/api';
+import type { ApiClient } from '../../../lib/api';
 import type { QueueError } from '../useReviewQueue';
 
 export interface DetailCache {
@@ -12,7 +12,7 @@ export interface DetailCache {
   bump: () => void;
 }
 
-export function useDetailCache(api: WorkbenchApi, setError: Dispatch<SetStateAction<QueueError | null>>): DetailCache {
+export function useDetailCache(api: ApiClient, setError: Dispatch<SetStateAction<QueueError | null>>): DetailCache {
   const [, setCacheTick] = useState(0);
   const cache = useRef(new Map<string, SampleDetail>());
   const pendingGets = useRef(new Map<string, Promise<void>>());

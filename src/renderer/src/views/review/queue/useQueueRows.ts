@@ -2,7 +2,7 @@
 // prefetch of full samples around the position and of the next page before the end is reached.
 import { useCallback, useEffect, useRef, useState, type Dispatch, type SetStateAction } from 'react';
 import type { QueueSort, ReviewFilter, SampleDetail, SampleRow } from '../../../../../shared/contract';
-import type { WorkbenchApi } from '../../../lib/api';
+import type { ApiClient } from '../../../lib/api';
 import type { QueueError } from '../useReviewQueue';
 import type { DetailCache } from './useDetailCache';
 
@@ -10,7 +10,7 @@ const PAGE = 100;
 const PREFETCH_AHEAD = 6;
 
 export function useQueueRows(
-  api: WorkbenchApi,
+  api: ApiClient,
   query: { filter: ReviewFilter; sort: QueueSort; focusId?: string },
   details: DetailCache,
   setError: Dispatch<SetStateAction<QueueError | null>>,

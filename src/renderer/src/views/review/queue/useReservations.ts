@@ -1,13 +1,13 @@
 // The current sample and the next ones are held for this curator (renewed while shown); rows another
 // curator already holds leave the queue; leaving Review gives the held samples back at once.
 import { useEffect, useRef } from 'react';
-import type { WorkbenchApi } from '../../../lib/api';
+import type { ApiClient } from '../../../lib/api';
 import type { QueueRows } from './useQueueRows';
 
 const RESERVE_AHEAD = 3;
 const RENEW_MS = 60_000;
 
-export function useReservations(api: WorkbenchApi, q: Pick<QueueRows, 'rows' | 'pos' | 'setRows' | 'setTotal'>): void {
+export function useReservations(api: ApiClient, q: Pick<QueueRows, 'rows' | 'pos' | 'setRows' | 'setTotal'>): void {
   const { rows, pos, setRows, setTotal } = q;
   const reserveKey = rows.slice(pos, pos + RESERVE_AHEAD).map((r) => r.id).join(',');
   useEffect(() => {

@@ -3,7 +3,7 @@
 import { useCallback, type Dispatch, type SetStateAction } from 'react';
 import type { AnnotationStatus } from '../../../../../shared/domain';
 import type { PiiSpanDecision, ReviewFilter, SampleRow } from '../../../../../shared/contract';
-import type { WorkbenchApi } from '../../../lib/api';
+import type { ApiClient } from '../../../lib/api';
 import type { Action, QueueError } from '../useReviewQueue';
 import type { DetailCache } from './useDetailCache';
 import type { QueueRows } from './useQueueRows';
@@ -19,7 +19,7 @@ export interface ReviewHistory {
 }
 
 export interface QueueActionsContext {
-  api: WorkbenchApi;
+  api: ApiClient;
   q: QueueRows;
   details: DetailCache;
   history: ReviewHistory;
@@ -153,7 +153,7 @@ export function useUndoAndBulk({ api, q, details, history, setError, patchRow }:
 }
 
 /** Marks one PII span keep or redact; the highlight changes before the server answers, and goes back if it refuses. */
-export function useSpanDecision(api: WorkbenchApi, details: DetailCache, setError: Dispatch<SetStateAction<QueueError | null>>) {
+export function useSpanDecision(api: ApiClient, details: DetailCache, setError: Dispatch<SetStateAction<QueueError | null>>) {
   const { cache, bump } = details;
   return useCallback(
     async (sampleId: string, spanId: string, decision: PiiSpanDecision) => {
