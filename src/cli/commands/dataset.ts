@@ -164,7 +164,7 @@ function printExportSummary(s: ExportSummary): void {
   );
 }
 
-type CollectOptions = GlobalOptions & { since?: string; until?: string; session?: string; type: string; autoApprove?: boolean; dryRun?: boolean };
+type CollectCommandOptions = GlobalOptions & { since?: string; until?: string; session?: string; type: string; autoApprove?: boolean; dryRun?: boolean };
 type ListOptions = GlobalOptions & { status?: string; type?: string; qualityAbove?: string; limit: string; needsReview?: boolean; cursor?: string };
 type StatsOptions = GlobalOptions & { daily?: boolean; byType?: boolean; byStatus?: boolean; qualityDistribution?: boolean };
 type ExportCommandOptions = GlobalOptions & {
@@ -301,7 +301,7 @@ function registerExports(dataset: Command): void {
   ).action(action(datasetEvalExport));
 }
 
-async function datasetCollect(opts: CollectOptions): Promise<void> {
+async function datasetCollect(opts: CollectCommandOptions): Promise<void> {
   if (!['all', 'positive', 'negative'].includes(opts.type)) throw new AppError('Invalid', `--type: expected all, positive or negative (got ${opts.type})`);
   const result = await withDatabase(opts, ({ db }, dir) =>
     collectSamples(

@@ -30,7 +30,8 @@ export interface CollectOptions {
   batchSize?: number;
 }
 
-export interface CollectResult {
+/** What a collection run did, in full; the API answers with the contract's CollectResult, a view of it. */
+export interface CollectRunSummary {
   decisionsScanned: number;
   added: Record<SampleType, number>;
   addedTotal: number;
@@ -58,7 +59,7 @@ const TEMP_STORE_MEMORY = 2;
 /** Samples a decision yields at most, to size dedupe's filters. */
 const SAMPLES_PER_DECISION = 3;
 
-function emptyResult(privacyChecked: boolean, dryRun: boolean): CollectResult {
+function emptyResult(privacyChecked: boolean, dryRun: boolean): CollectRunSummary {
   return {
     decisionsScanned: 0,
     added: { memory_gate_positive: 0, memory_gate_negative: 0, write_guardian_decision: 0, annotated_turn: 0 },
@@ -88,7 +89,7 @@ function windowOf(opts: CollectOptions, lastSeq: number): CollectWindow {
  * Collects dataset samples from recorded decisions. Progress goes to ctx.progress; ctx.signal cancels
  * between transactions (what was committed stays; the next run continues where it left off).
  */
-export async function collectSamples(ctx: ServiceContext, opts: CollectOptions = {}): Promise<CollectResult> {
+export async function collectSamples(ctx: ServiceContext, opts: CollectOptions = {}): Promise<CollectRunSummary> {
   // Up to the last decision recorded now: live capture keeps adding decisions, and a run that chased
   // them would never end when capture outpaces it (seen at 100,000 decisions under capture at 20/s).
   const w = windowOf(opts, lastDecisionSeq(ctx.db));

@@ -1,7 +1,7 @@
 // Dataset curation: collect, score, protect privacy, dedupe, review and export (issue 5).
 export { datasetCollectionConfigSchema, defaultDatasetConfig, resolveDatasetConfig, DEFAULT_REDACT_PATTERNS } from './config';
 export type { DatasetCollectionConfig, DatasetCollectionConfigInput } from './config';
-export { collectSamples, type CollectOptions, type CollectResult } from './collect';
+export { collectSamples, type CollectOptions, type CollectRunSummary } from './collect';
 export {
   listSamples,
   getSample,

@@ -21,7 +21,7 @@ import type { Message, SampleFeedback } from '../types';
 import { assessDraft, type AssessContext, type DecisionSignals } from './assess';
 import { draftsFor, type FactLookups, type LaterTurn } from './rules';
 import { clusterDraft, sampleId, storeSample } from './store';
-import type { CollectResult } from '../collect';
+import type { CollectRunSummary } from '../collect';
 
 const CONTEXT_LIMIT = 10;
 const SNAPSHOT_LIMIT = 20_000;
@@ -34,7 +34,7 @@ export interface CollectRun extends AssessContext {
   wants: (t: SampleType) => boolean;
   dedupe: Deduper;
   lookups: FactLookups;
-  result: CollectResult;
+  result: CollectRunSummary;
   /** Source keys of the current page already collected (one query per page). */
   collected: Set<string>;
 }
