@@ -87,7 +87,10 @@ function readStore(workspaceDir: string): { raw: string; state: StoreState } | n
     const v = JSON.parse(raw) as Partial<StoreState>;
     return { raw, state: { facts: v.facts ?? [], factEvents: v.factEvents ?? [], proposals: v.proposals ?? [] } };
   } catch (e) {
-    throw new AppError('Conflict', `${STORE_FILE} could not be read (${(e as Error).message}); refusing to change the managed region without it`);
+    throw new AppError(
+      'Conflict',
+      `${STORE_FILE} could not be read (${(e as Error).message}); refusing to change the managed region without it`,
+    );
   }
 }
 
@@ -108,7 +111,13 @@ export interface ManagedTarget {
  * refuses with the reason when that cannot be done safely. Returns null when the workspace has no
  * store, or the write touched no managed fact (nothing to do).
  */
-export function planManaged(workspaceDir: string, target: ManagedTarget, current: string | null, planned: string | null, now: number): { content: string | null; plan: ManagedPlan } | null {
+export function planManaged(
+  workspaceDir: string,
+  target: ManagedTarget,
+  current: string | null,
+  planned: string | null,
+  now: number,
+): { content: string | null; plan: ManagedPlan } | null {
   settleManagedStore(workspaceDir);
   const store = readStore(workspaceDir);
   if (!store) return null;
@@ -116,51 +125,116 @@ export function planManaged(workspaceDir: string, target: ManagedTarget, current
   const region = current === null ? null : parseRegion(current);
   if (!region?.has && !active.length && target.direction === 'remove') return null;
   if (region?.has && withNewline(region.body) !== withNewline(renderFacts(active))) {
-    throw new AppError('Conflict', `the managed region of ${target.file} differs from the plugin's fact store (drift; or the plugin is rendering it right now, then try again): reconcile it in the plugin (reflection reconcile) before rolling back or retrying, so neither overwrites the other`);
+    throw new AppError(
+      'Conflict',
+      `the managed region of ${target.file} differs from the plugin's fact store (drift; or the plugin is rendering it right now, then try again): reconcile it in the plugin (reflection reconcile) before rolling back or retrying, so neither overwrites the other`,
+    );
   }
   if (!target.fact) {
     if (planned !== null && parseRegion(planned).body === region?.body) return null;
-    throw new AppError('Conflict', `this write has no candidate fact, so the managed fact it established in ${target.file} cannot be identified; refusing to leave the file and the plugin's store disagreeing`);
+    throw new AppError(
+      'Conflict',
+      `this write has no candidate fact, so the managed fact it established in ${target.file} cannot be identified; refusing to leave the file and the plugin's store disagreeing`,
+    );
   }
   const text = normalize(target.fact);
   const fact = pickFact(store.state.facts, target, text);
   const pending = fact && store.state.proposals.find((p) => p.status === 'pending' && p.factId === fact.id);
-  if (pending) throw new AppError('Conflict', `the plugin has a pending proposal (${pending.id}) on this fact; apply or discard it in the plugin first`);
+  if (pending)
+    throw new AppError(
+      'Conflict',
+      `the plugin has a pending proposal (${pending.id}) on this fact; apply or discard it in the plugin first`,
+    );
   if (target.direction === 'remove' && (!fact || fact.status !== 'active')) {
     // The plugin never established it (refused write, or a store made later): only the free text changes.
-    return planned === null || !parseRegion(planned).has ? null : { content: renderRegion(planned, renderFacts(active)), plan: noStoreChange(store.raw, text) };
+    return planned === null || !parseRegion(planned).has
+      ? null
+      : { content: renderRegion(planned, renderFacts(active)), plan: noStoreChange(store.raw, text) };
   }
   const state = structuredClone(store.state);
   const stamp = new Date(now).toISOString();
   let factId: string;
   if (target.direction === 'remove') {
-    factId = fact!.id;
-    const f = state.facts.find((x) => x.id === factId)!;
-    f.status = 'deleted';
-    f.updatedAt = stamp;
-    state.factEvents.push({ id: `factevt_${ulid(now)}`, factId, type: 'deleted', fileName: target.file, timestamp: stamp });
+    factId = deleteFact(state, fact!.id, target.file, stamp, now);
   } else if (fact && fact.status === 'active') {
     return planned === null ? null : { content: renderRegion(planned, renderFacts(active)), plan: noStoreChange(store.raw, text) };
   } else {
-    factId = fact?.id ?? `fact_${ulid(now)}`;
-    const provenance = fact?.provenance ?? { sessionKey: target.sessionKey ?? undefined, decision: decisionFor(target.file), reason: target.reason ?? 'added by the curator in Reflection Workbench', recordedAt: stamp };
-    state.facts = state.facts.filter((x) => x.id !== factId);
-    state.facts.push({ id: factId, fileName: target.file, text, status: 'active', createdAt: fact?.createdAt ?? stamp, updatedAt: stamp, provenance });
-    state.factEvents.push({ id: `factevt_${ulid(now)}`, factId, type: 'established', fileName: target.file, text, timestamp: stamp });
+    factId = establishFact(state, fact, target, text, stamp, now);
   }
-  const nextActive = state.facts.filter((f) => f.fileName === target.file && f.status === 'active').sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const nextActive = state.facts
+    .filter((f) => f.fileName === target.file && f.status === 'active')
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   if (planned === null && nextActive.length) {
-    throw new AppError('Conflict', `undoing this write would delete ${target.file}, but its managed region still holds ${nextActive.length} other fact(s) of the plugin`);
+    throw new AppError(
+      'Conflict',
+      `undoing this write would delete ${target.file}, but its managed region still holds ${nextActive.length} other fact(s) of the plugin`,
+    );
   }
   const content = planned === null ? null : renderRegion(planned, renderFacts(nextActive));
-  return { content, plan: { factId, action: target.direction === 'remove' ? 'deleted' : 'established', text, storeBefore: store.raw, storeAfter: `${JSON.stringify(state, null, 2)}\n` } };
+  return {
+    content,
+    plan: {
+      factId,
+      action: target.direction === 'remove' ? 'deleted' : 'established',
+      text,
+      storeBefore: store.raw,
+      storeAfter: `${JSON.stringify(state, null, 2)}\n`,
+    },
+  };
 }
 
-const noStoreChange = (raw: string, text: string): ManagedPlan => ({ factId: '', action: 'deleted', text, storeBefore: raw, storeAfter: raw });
+/** Marks an active fact deleted in the (cloned) store state, with its event. Returns its id. */
+function deleteFact(state: StoreState, factId: string, file: ManagedTarget['file'], stamp: string, now: number): string {
+  const f = state.facts.find((x) => x.id === factId)!;
+  f.status = 'deleted';
+  f.updatedAt = stamp;
+  state.factEvents.push({ id: `factevt_${ulid(now)}`, factId, type: 'deleted', fileName: file, timestamp: stamp });
+  return factId;
+}
+
+/** Establishes the fact (again, keeping its provenance when it existed) in the (cloned) store state. Returns its id. */
+function establishFact(
+  state: StoreState,
+  fact: StoreFact | undefined,
+  target: ManagedTarget,
+  text: string,
+  stamp: string,
+  now: number,
+): string {
+  const factId = fact?.id ?? `fact_${ulid(now)}`;
+  const provenance = fact?.provenance ?? {
+    sessionKey: target.sessionKey ?? undefined,
+    decision: decisionFor(target.file),
+    reason: target.reason ?? 'added by the curator in Reflection Workbench',
+    recordedAt: stamp,
+  };
+  state.facts = state.facts.filter((x) => x.id !== factId);
+  state.facts.push({
+    id: factId,
+    fileName: target.file,
+    text,
+    status: 'active',
+    createdAt: fact?.createdAt ?? stamp,
+    updatedAt: stamp,
+    provenance,
+  });
+  state.factEvents.push({ id: `factevt_${ulid(now)}`, factId, type: 'established', fileName: target.file, text, timestamp: stamp });
+  return factId;
+}
+
+const noStoreChange = (raw: string, text: string): ManagedPlan => ({
+  factId: '',
+  action: 'deleted',
+  text,
+  storeBefore: raw,
+  storeAfter: raw,
+});
 
 function pickFact(facts: StoreFact[], target: ManagedTarget, text: string): StoreFact | undefined {
   const same = facts.filter((f) => f.fileName === target.file && normalize(f.text) === text);
-  const score = (f: StoreFact) => (f.provenance?.sessionKey && f.provenance.sessionKey === target.sessionKey ? 0 : 1) * 1e15 + Math.abs(Date.parse(f.provenance?.recordedAt ?? f.createdAt) - target.at);
+  const score = (f: StoreFact) =>
+    (f.provenance?.sessionKey && f.provenance.sessionKey === target.sessionKey ? 0 : 1) * 1e15 +
+    Math.abs(Date.parse(f.provenance?.recordedAt ?? f.createdAt) - target.at);
   return same.sort((a, b) => (a.status === b.status ? score(a) - score(b) : a.status === 'active' ? -1 : 1))[0];
 }
 
@@ -173,7 +247,13 @@ function decisionFor(file: MemoryFileName): string {
  * versions and the planned file hash is written first; a failure restores the store; a crash is
  * settled by settleManagedStore (the file decides which store version stands).
  */
-export async function withManagedStore<T>(workspaceDir: string, memoryFile: MemoryFileName, plan: ManagedPlan | null | undefined, plannedContent: string | null, writeFile: () => Promise<T>): Promise<T> {
+export async function withManagedStore<T>(
+  workspaceDir: string,
+  memoryFile: MemoryFileName,
+  plan: ManagedPlan | null | undefined,
+  plannedContent: string | null,
+  writeFile: () => Promise<T>,
+): Promise<T> {
   if (!plan || plan.storeAfter === plan.storeBefore) return writeFile();
   const file = storePath(workspaceDir);
   const marker = path.join(workspaceDir, STATE_DIR, MARKER_FILE);
@@ -182,7 +262,15 @@ export async function withManagedStore<T>(workspaceDir: string, memoryFile: Memo
     if (fs.readFileSync(file, 'utf8') !== plan.storeBefore) {
       throw new AppError('Conflict', `${STORE_FILE} changed while the rollback was planned (the plugin recorded a fact); try again`);
     }
-    writeFileAtomic.sync(marker, JSON.stringify({ file: memoryFile, storeBefore: plan.storeBefore, storeAfter: plan.storeAfter, fileHash: plannedContent === null ? null : sha256(plannedContent) }));
+    writeFileAtomic.sync(
+      marker,
+      JSON.stringify({
+        file: memoryFile,
+        storeBefore: plan.storeBefore,
+        storeAfter: plan.storeAfter,
+        fileHash: plannedContent === null ? null : sha256(plannedContent),
+      }),
+    );
     writeFileAtomic.sync(file, plan.storeAfter);
     try {
       const result = await writeFile();
@@ -222,12 +310,25 @@ export function settleManagedStore(workspaceDir: string): void {
  * The managed-region side of rolling back an audit: undoing a write removes the fact it
  * established; undoing a rollback (source 'rollback') brings the original's fact back.
  */
-export function planManagedRollback(workspaceDir: string, audit: AuditDbRow, original: AuditDbRow | null, current: string | null, planned: string | null, now: number): { content: string | null; plan: ManagedPlan } | null {
+export function planManagedRollback(
+  workspaceDir: string,
+  audit: AuditDbRow,
+  original: AuditDbRow | null,
+  current: string | null,
+  planned: string | null,
+  now: number,
+): { content: string | null; plan: ManagedPlan } | null {
   const reapply = audit.source === 'rollback' && original !== null;
   const source = reapply ? original : audit;
   return planManaged(
     workspaceDir,
-    { file: audit.target_file, fact: source.candidate_fact, sessionKey: source.session_id, at: source.created_at, direction: reapply ? 'restore' : 'remove' },
+    {
+      file: audit.target_file,
+      fact: source.candidate_fact,
+      sessionKey: source.session_id,
+      at: source.created_at,
+      direction: reapply ? 'restore' : 'remove',
+    },
     current,
     planned,
     now,
@@ -247,15 +348,26 @@ export function stripRegion(content: string | null): string | null {
  * The texts a rollback compares: without the managed region when the workspace has the plugin's
  * store (the region follows the store, not the write). Refuses at once when the region drifted.
  */
-export function freeTextView(workspaceDir: string, file: MemoryFileName, before: string | null, after: string | null, current: string | null): { before: string | null; after: string | null; current: string | null; managed: boolean } {
+export function freeTextView(
+  workspaceDir: string,
+  file: MemoryFileName,
+  before: string | null,
+  after: string | null,
+  current: string | null,
+): { before: string | null; after: string | null; current: string | null; managed: boolean } {
   settleManagedStore(workspaceDir);
   const store = readStore(workspaceDir);
   const hasRegion = [before, after, current].some((c) => c !== null && parseRegion(c).has);
   if (!store || !hasRegion) return { before, after, current, managed: Boolean(store) };
   const region = current === null ? null : parseRegion(current);
-  const active = store.state.facts.filter((f) => f.fileName === file && f.status === 'active').sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const active = store.state.facts
+    .filter((f) => f.fileName === file && f.status === 'active')
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   if (region?.has && withNewline(region.body) !== withNewline(renderFacts(active))) {
-    throw new AppError('Conflict', `the managed region of ${file} differs from the plugin's fact store (drift; or the plugin is rendering it right now, then try again): reconcile it in the plugin (reflection reconcile) before rolling back or retrying, so neither overwrites the other`);
+    throw new AppError(
+      'Conflict',
+      `the managed region of ${file} differs from the plugin's fact store (drift; or the plugin is rendering it right now, then try again): reconcile it in the plugin (reflection reconcile) before rolling back or retrying, so neither overwrites the other`,
+    );
   }
   return { before: stripRegion(before), after: stripRegion(after), current: stripRegion(current), managed: true };
 }

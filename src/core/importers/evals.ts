@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeTx } from '../db/connection';
-import { insertGoldSampleIfNew, insertScenarioVersionIfNew } from '../db/repositories/evals';
+import { insertGoldSampleIfNew, insertScenarioVersionIfNew, type GoldSampleParams } from '../db/repositories/evals';
 import { GATE_DECISIONS, MEMORY_FILES } from '../../shared/domain';
 import { nowOf, type ServiceContext } from '../context';
 import { importEvalResults } from './evalResults';
@@ -25,7 +25,6 @@ export interface EvalsInput {
   source: string;
 }
 
-
 /** One scenario as one version lists it, with that version's expected labels. */
 interface ScenarioVersion {
   version: string;
@@ -34,6 +33,19 @@ interface ScenarioVersion {
   expected: Obj;
   file: string;
   line: number;
+}
+
+/** What every gold sample of one scenario shares (its row but for type, turn and content). */
+type GoldBase = Omit<GoldSampleParams, 'type' | 'turnId' | 'content'>;
+/** The scenario's provenance, kept in the session's metadata and in each sample. */
+interface GoldInfo {
+  scenarioId: string;
+  title: string;
+  notes: string | null;
+  taskType: EvalTask;
+  dataset: string;
+  versions: string[];
+  tags: string[];
 }
 
 export const GOLD_STRATEGY = 'gold_eval';
@@ -55,7 +67,10 @@ function messages(v: unknown): Array<{ role: 'user' | 'agent'; message: string }
 }
 
 /** Reads every version's scenarios and labels; returns the versions of each scenario, current first. */
-async function gather(sets: EvalVersionSet[], report: ReportBuilder): Promise<{ byId: Map<string, ScenarioVersion[]>; reportOrphans: () => void }> {
+async function gather(
+  sets: EvalVersionSet[],
+  report: ReportBuilder,
+): Promise<{ byId: Map<string, ScenarioVersion[]>; reportOrphans: () => void }> {
   const byId = new Map<string, ScenarioVersion[]>();
   const labelFiles = new Map<string, { cases: Map<string, { value: Obj; line: number }>; seen: Set<string> }>();
   const labelsOf = async (file: string) => {
@@ -72,7 +87,13 @@ async function gather(sets: EvalVersionSet[], report: ReportBuilder): Promise<{ 
       continue;
     }
     const rows = await readJsonLines(set.scenarios, report);
-    report.report.files.push({ path: set.scenarios, fromOffset: 0, bytesRead: fs.statSync(set.scenarios).size, linesRead: rows.length, restarted: false });
+    report.report.files.push({
+      path: set.scenarios,
+      fromOffset: 0,
+      bytesRead: fs.statSync(set.scenarios).size,
+      linesRead: rows.length,
+      restarted: false,
+    });
     for (const { value, line } of rows) {
       const id = value.scenario_id as string;
       const task = value.task_type;
@@ -102,7 +123,8 @@ async function gather(sets: EvalVersionSet[], report: ReportBuilder): Promise<{ 
     }
   }
   const reportOrphans = () => {
-    for (const [file, l] of labelFiles) for (const [id, c] of l.cases) if (!l.seen.has(id)) report.skip(file, c.line, `no scenario ${id} in shared/scenarios.jsonl`);
+    for (const [file, l] of labelFiles)
+      for (const [id, c] of l.cases) if (!l.seen.has(id)) report.skip(file, c.line, `no scenario ${id} in shared/scenarios.jsonl`);
   };
   return { byId, reportOrphans };
 }
@@ -120,7 +142,8 @@ async function run(ctx: ServiceContext, input: EvalsInput): Promise<ImportReport
     for (const [id, versions] of byId) writer.write(id, versions);
   });
   reportOrphans();
-  if (byId.size) report.note(`${byId.size} distinct scenarios across ${new Set([...byId.values()].flat().map((v) => v.version)).size} versions.`);
+  if (byId.size)
+    report.note(`${byId.size} distinct scenarios across ${new Set([...byId.values()].flat().map((v) => v.version)).size} versions.`);
   importEvalResults(ctx, report, sources.results);
   return finishImport(ctx, report);
 }
@@ -131,7 +154,10 @@ class GoldWriter {
   private readonly actor: string;
   private readonly savepoint;
 
-  constructor(private readonly ctx: ServiceContext, private readonly report: ReportBuilder) {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly report: ReportBuilder,
+  ) {
     this.store = new ImportStore(ctx.db, report);
     this.now = nowOf(ctx);
     this.actor = ctx.actor ?? GOLD_STRATEGY;
@@ -153,7 +179,15 @@ class GoldWriter {
       }
     }
     for (const v of versions) {
-      const changes = insertScenarioVersionIfNew(this.ctx.db, { scenarioId: id, version: v.version, task: v.task, sampleId, expected: JSON.stringify(v.expected), file: v.file, now: this.now });
+      const changes = insertScenarioVersionIfNew(this.ctx.db, {
+        scenarioId: id,
+        version: v.version,
+        task: v.task,
+        sampleId,
+        expected: JSON.stringify(v.expected),
+        file: v.file,
+        now: this.now,
+      });
       this.report.inserted('eval_scenario_versions', changes);
     }
   }
@@ -164,9 +198,35 @@ class GoldWriter {
     const title = optStr(s, 'title') ?? '';
     const notes = optStr(s, 'notes') ?? null;
     const gold = { scenarioId: id, title, notes, taskType: v.task, dataset: v.version, versions, tags: strings(c.tags, 'tags') };
-    const base = { factors: JSON.stringify({ gold: true }), actor: this.actor, now: this.now, notes, sourceKey: `${GOLD_STRATEGY}:${v.task}:${id}`, strategy: GOLD_STRATEGY, sessionId, id: `gold:${id}` };
-    const session = () => this.store.upsertSession({ id: sessionId, channelId: 'eval', conversationTarget: id, createdAt: this.now, lastActivityAt: this.now, metadata: { eval: gold } });
-    if (v.task === 'memory_gate') {
+    const base = {
+      factors: JSON.stringify({ gold: true }),
+      actor: this.actor,
+      now: this.now,
+      notes,
+      sourceKey: `${GOLD_STRATEGY}:${v.task}:${id}`,
+      strategy: GOLD_STRATEGY,
+      sessionId,
+      id: `gold:${id}`,
+    };
+    // The session is stored only once the scenario's fields have been read without a skip.
+    const session = () =>
+      this.store.upsertSession({
+        id: sessionId,
+        channelId: 'eval',
+        conversationTarget: id,
+        createdAt: this.now,
+        lastActivityAt: this.now,
+        metadata: { eval: gold },
+      });
+    if (v.task === 'memory_gate') this.gateSample(id, v, base, gold, session);
+    else this.guardianSample(v, base, gold, session);
+  }
+
+  /** A memory_gate scenario: its conversation as a turn, and the expected decision as an annotated sample. */
+  private gateSample(id: string, v: ScenarioVersion, base: GoldBase, gold: GoldInfo, session: () => void): void {
+    const { scenario: s, expected: c } = v;
+    const sessionId = base.sessionId;
+    {
       const recent = messages(s.recent_messages);
       const userMessage = str(s, 'current_user_message');
       const agentReply = str(s, 'current_agent_reply');
@@ -201,9 +261,16 @@ class GoldWriter {
         writeGuardian: null,
         gold,
       };
-      this.report.inserted('dataset_samples', insertGoldSampleIfNew(this.ctx.db, { ...base, type: 'annotated_turn', turnId, content: JSON.stringify(content) }));
-      return;
+      this.report.inserted(
+        'dataset_samples',
+        insertGoldSampleIfNew(this.ctx.db, { ...base, type: 'annotated_turn', turnId, content: JSON.stringify(content) }),
+      );
     }
+  }
+
+  /** A write_guardian scenario: the expected write (or refusal) as a decision sample. */
+  private guardianSample(v: ScenarioVersion, base: GoldBase, gold: GoldInfo, session: () => void): void {
+    const { scenario: s, expected: c } = v;
     const targetFile = oneOf(s, 'target_file', MEMORY_FILES);
     const candidateFact = str(s, 'candidate_fact');
     const currentContent = optStr(s, 'current_file_content') ?? '';
@@ -224,6 +291,9 @@ class GoldWriter {
       },
       gold,
     };
-    this.report.inserted('dataset_samples', insertGoldSampleIfNew(this.ctx.db, { ...base, type: 'write_guardian_decision', turnId: null, content: JSON.stringify(content) }));
+    this.report.inserted(
+      'dataset_samples',
+      insertGoldSampleIfNew(this.ctx.db, { ...base, type: 'write_guardian_decision', turnId: null, content: JSON.stringify(content) }),
+    );
   }
 }

@@ -46,7 +46,10 @@ export function findReflectionLogs(source: string, onSkipped?: (file: string, wh
   }
   const logsDir = fs.existsSync(path.join(source, 'logs')) ? path.join(source, 'logs') : source;
   const out: string[] = [];
-  for (const name of fs.readdirSync(logsDir).filter((f) => /^reflection-.*\.log$/.test(f)).sort()) {
+  for (const name of fs
+    .readdirSync(logsDir)
+    .filter((f) => /^reflection-.*\.log$/.test(f))
+    .sort()) {
     const file = path.resolve(logsDir, name);
     let st: fs.Stats;
     try {
@@ -95,13 +98,61 @@ export function importReflectionLogs(ctx: ServiceContext, input: ReflectionLogsI
   return serialized(ctx.db, 'reflection-logs', () => run(ctx, input));
 }
 
+/** The write_guardian audit log: one row per line, keyed by the line's own hash (a renamed copy adds nothing). */
+async function importGuardianLog(
+  ctx: ServiceContext,
+  report: ReportBuilder,
+  guardianLog: string,
+  maxLineBytes: number | undefined,
+  progress: { done: number; total: number; label: string },
+): Promise<void> {
+  const guardianStat = statOrNull(guardianLog);
+  if (guardianStat && !guardianStat.isFile()) {
+    report.note(`${path.basename(guardianLog)} is ${kindOf(guardianStat)}, not a log file: it was skipped.`);
+  } else if (guardianStat) {
+    await importJsonLines(
+      ctx,
+      report,
+      {
+        importer: 'guardian-log',
+        file: path.resolve(guardianLog),
+        maxLineBytes,
+        handle: (v, line) => {
+          const at = time(v, 'timestamp');
+          const decision = oneOf(v, 'decision', GATE_DECISIONS);
+          const status = oneOf(v, 'status', AUDIT_STATUSES);
+          const targetFile = optStr(v, 'targetFile');
+          const reason = optStr(v, 'reason');
+          const fact = optStr(v, 'candidateFact');
+          // From the line alone: the same audit log under another name adds nothing.
+          const id = hashOf('guardian-log', line.text ?? '').slice(0, 32);
+          const row = {
+            id,
+            at,
+            decision,
+            status,
+            targetFile: targetFile ?? null,
+            reason: reason ?? null,
+            fact: fact ?? null,
+            file: guardianLog,
+            line: line.lineNumber,
+          };
+          report.inserted('guardian_log_lines', insertGuardianLogLineIfNew(ctx.db, row));
+        },
+      },
+      { progress },
+    );
+  } else {
+    report.note(`No write-guardian.log.jsonl at ${guardianLog}: the candidate facts of writes stay empty.`);
+  }
+}
+
 async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<ImportReport> {
   const report = new ReportBuilder('reflection-logs', input.source, nowOf(ctx));
   const files = findReflectionLogs(input.source, (file, what) =>
     report.note(`${path.basename(file)} is ${what}, not a log file: it was skipped.`),
   );
-  const guardianLog =
-    input.guardianLog ?? path.join(input.workspace ?? ctx.workspaceDir, STATE_DIR, 'write-guardian.log.jsonl');
+  const guardianLog = input.guardianLog ?? path.join(input.workspace ?? ctx.workspaceDir, STATE_DIR, 'write-guardian.log.jsonl');
   const state: LogState = { ...emptyLogState(), ...(loadState<LogState>(ctx.db, STATE_SCOPE) ?? {}) };
   // Read each log only as far as it reached before the audit log is read: while the plugin runs, an
   // outcome line appended later could otherwise be read before its audit line (live capture).
@@ -116,30 +167,7 @@ async function run(ctx: ServiceContext, input: ReflectionLogsInput): Promise<Imp
 
   // The audit log first: its lines (written 0-5 s before the MessageHandler line) must be in the
   // database before the write outcomes that join them are read.
-  const guardianStat = statOrNull(guardianLog);
-  if (guardianStat && !guardianStat.isFile()) {
-    report.note(`${path.basename(guardianLog)} is ${kindOf(guardianStat)}, not a log file: it was skipped.`);
-  } else if (guardianStat) {
-    await importJsonLines(ctx, report, {
-      importer: 'guardian-log',
-      file: path.resolve(guardianLog),
-      maxLineBytes: input.maxLineBytes,
-      handle: (v, line) => {
-        const at = time(v, 'timestamp');
-        const decision = oneOf(v, 'decision', GATE_DECISIONS);
-        const status = oneOf(v, 'status', AUDIT_STATUSES);
-        const targetFile = optStr(v, 'targetFile');
-        const reason = optStr(v, 'reason');
-        const fact = optStr(v, 'candidateFact');
-        // From the line alone: the same audit log under another name adds nothing.
-        const id = hashOf('guardian-log', line.text ?? '').slice(0, 32);
-        const row = { id, at, decision, status, targetFile: targetFile ?? null, reason: reason ?? null, fact: fact ?? null, file: guardianLog, line: line.lineNumber };
-        report.inserted('guardian_log_lines', insertGuardianLogLineIfNew(ctx.db, row));
-      },
-    }, { progress });
-  } else {
-    report.note(`No write-guardian.log.jsonl at ${guardianLog}: the candidate facts of writes stay empty.`);
-  }
+  await importGuardianLog(ctx, report, guardianLog, input.maxLineBytes, progress);
 
   const replay = new LogReplay(ctx.db, report, state);
   for (const file of files) {

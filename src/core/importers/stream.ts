@@ -59,13 +59,41 @@ const REASONS: Record<NonNullable<SourceLine['problem']>, string> = {
   invalid_utf8: 'invalid UTF-8',
 };
 
+/** Hands one read line to the importer in its own savepoint; unreadable or non-object lines are skipped with a reason. */
+function handleLine(report: ReportBuilder, job: FileImport, line: SourceLine, inSavepoint: (fn: () => void) => void): void {
+  if (line.problem) {
+    report.skip(job.file, line.lineNumber, `${REASONS[line.problem]} (${line.bytes} bytes)`);
+    return;
+  }
+  const text = line.text ?? '';
+  if (text.trim() === '') return;
+  const parsed = parseJsonObject(text);
+  if ('error' in parsed) {
+    report.skip(job.file, line.lineNumber, parsed.error);
+    return;
+  }
+  handleEntry(report, job.file, line.lineNumber, () => inSavepoint(() => job.handle(parsed.value, line)));
+}
+
+/** A cut multi-byte character or a half-written object at the end: the writer has not finished this line. */
+function isUnfinishedLast(line: SourceLine): boolean {
+  if (!line.unterminated || line.problem === 'too_long') return false;
+  const parsed = line.problem ? undefined : parseJsonObject(line.text ?? '');
+  return !parsed || 'error' in parsed;
+}
+
 /**
  * Reads one JSON Lines file from its cursor, hands each line to the importer and commits in
  * batches: rows and the advanced cursor go in the same transaction, so a crash never leaves rows
  * without their cursor (or the reverse). A line that fails is rolled back alone (savepoint).
  * An unterminated last line that is not a complete JSON object is left for the next run.
  */
-export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder, job: FileImport, opts: StreamOptions = {}): Promise<void> {
+export async function importJsonLines(
+  ctx: ServiceContext,
+  report: ReportBuilder,
+  job: FileImport,
+  opts: StreamOptions = {},
+): Promise<void> {
   const db: DB = ctx.db;
   const sp = job.start ?? startPoint(db, job.importer, job.file);
   if (sp.restarted) {
@@ -81,21 +109,10 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
   let batchSize = 0;
   let committed = { offset: sp.offset, line: sp.line };
   const lineTx = db.transaction((fn: () => void) => fn());
+  const saveCursorAt = (offset: number, line: number) =>
+    saveCursor(db, job.importer, job.file, { offset, line, size: sp.size, inode: sp.inode, state: job.cursorState?.() }, nowOf(ctx));
 
-  const handleOne = (line: SourceLine) => {
-    if (line.problem) {
-      report.skip(job.file, line.lineNumber, `${REASONS[line.problem]} (${line.bytes} bytes)`);
-      return;
-    }
-    const text = line.text ?? '';
-    if (text.trim() === '') return;
-    const parsed = parseJsonObject(text);
-    if ('error' in parsed) {
-      report.skip(job.file, line.lineNumber, parsed.error);
-      return;
-    }
-    handleEntry(report, job.file, line.lineNumber, () => lineTx(() => job.handle(parsed.value, line)));
-  };
+  const handleOne = (line: SourceLine) => handleLine(report, job, line, (fn) => lineTx(fn));
 
   const flush = () => {
     const lines = batch;
@@ -104,7 +121,7 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
     writeTx(db, () => {
       for (const line of lines) handleOne(line);
       job.onCommit?.();
-      saveCursor(db, job.importer, job.file, { offset: last.end, line: last.lineNumber, size: sp.size, inode: sp.inode, state: job.cursorState?.() }, nowOf(ctx));
+      saveCursorAt(last.end, last.lineNumber);
     });
     committed = { offset: last.end, line: last.lineNumber };
     fileReport.linesRead += lines.length;
@@ -127,13 +144,13 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
     },
   })) {
     if (ctx.signal?.aborted) break;
-    if (line.unterminated && line.problem !== 'too_long') {
-      // A cut multi-byte character or a half-written object: the writer has not finished this line.
-      const parsed = line.problem ? undefined : parseJsonObject(line.text ?? '');
-      if (!parsed || 'error' in parsed) {
-        report.report.pending.push({ file: job.file, line: line.lineNumber, reason: `incomplete last line (${line.bytes} bytes, no newline yet)` });
-        break;
-      }
+    if (isUnfinishedLast(line)) {
+      report.report.pending.push({
+        file: job.file,
+        line: line.lineNumber,
+        reason: `incomplete last line (${line.bytes} bytes, no newline yet)`,
+      });
+      break;
     }
     batch.push(line);
     batchSize += line.bytes;
@@ -142,7 +159,7 @@ export async function importJsonLines(ctx: ServiceContext, report: ReportBuilder
   flush();
   if (committed.offset === sp.offset && sp.offset === 0 && fileReport.linesRead === 0 && !report.report.pending.length) {
     // An empty file still gets a cursor, so a rotated file that reappears with content is noticed.
-    writeTx(db, () => saveCursor(db, job.importer, job.file, { offset: 0, line: 0, size: sp.size, inode: sp.inode, state: job.cursorState?.() }, nowOf(ctx)));
+    writeTx(db, () => saveCursorAt(0, 0));
   }
   fileReport.bytesRead = committed.offset - sp.offset;
 }
