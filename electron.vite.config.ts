@@ -11,7 +11,9 @@ export default defineConfig(({ mode }) => ({
     build: {
       outDir: 'out/main',
       // jobWorker: long jobs run in a worker thread (src/api/jobs/runner.ts loads it beside index.js)
-      rollupOptions: { input: { index: resolve(__dirname, 'src/electron/main.ts'), jobWorker: resolve(__dirname, 'src/api/jobs/worker.ts') } },
+      rollupOptions: {
+        input: { index: resolve(__dirname, 'src/electron/main.ts'), jobWorker: resolve(__dirname, 'src/api/jobs/worker.ts') },
+      },
     },
   },
   preload: {

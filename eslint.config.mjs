@@ -28,10 +28,7 @@ const NOT_SHARED = [...NODE_SIDE, 'preload', 'renderer'];
 const TRANSPORTS = ['electron', 'web', 'cli'];
 
 const toElements = (types) => ({ to: { element: { types: { anyOf: types } } } });
-const nodeAndElectron = [
-  { to: { module: { origin: 'core' } } },
-  { to: { module: { source: 'electron' } } },
-];
+const nodeAndElectron = [{ to: { module: { origin: 'core' } } }, { to: { module: { source: 'electron' } } }];
 
 // Each policy names what a folder must NOT import; everything else is allowed (default: 'allow').
 const BOUNDARY_POLICIES = [
@@ -39,11 +36,17 @@ const BOUNDARY_POLICIES = [
   { from: { element: { type: 'shared' } }, disallow: [toElements(NOT_SHARED), ...nodeAndElectron] },
   // The renderer and the preload talk to main only through the contract in src/shared.
   { from: { element: { type: 'renderer' } }, disallow: [toElements(NOT_SHARED.filter((t) => t !== 'renderer')), ...nodeAndElectron] },
-  { from: { element: { type: 'preload' } }, disallow: [toElements(NOT_SHARED.filter((t) => t !== 'preload')), { to: { module: { origin: 'core' } } }] },
+  {
+    from: { element: { type: 'preload' } },
+    disallow: [toElements(NOT_SHARED.filter((t) => t !== 'preload')), { to: { module: { origin: 'core' } } }],
+  },
   // Nothing on the node side reaches into the renderer or the preload.
   { from: { element: { types: { anyOf: NODE_SIDE } } }, disallow: toElements(['renderer', 'preload']) },
   // core knows no api, no transport and no Electron (it runs in the CLI, in workers, in tests).
-  { from: { element: { types: { anyOf: CORE } } }, disallow: [toElements(['api', ...TRANSPORTS, 'recorder-package']), { to: { module: { source: 'electron' } } }] },
+  {
+    from: { element: { types: { anyOf: CORE } } },
+    disallow: [toElements(['api', ...TRANSPORTS, 'recorder-package']), { to: { module: { source: 'electron' } } }],
+  },
   // The database layer sits under the service areas, the recorder and memory-file IO.
   { from: { element: { types: { anyOf: ['db', 'text'] } } }, disallow: toElements(['core', 'recorder', 'files']) },
   { from: { element: { type: 'text' } }, disallow: toElements(['db']) },
@@ -107,7 +110,10 @@ export default tseslint.config(
     rules: {
       'house/disable-needs-reason': 'error',
       // Unused parameters document a callback's signature (`(signal) => ...`); unused variables and imports still fail.
-      '@typescript-eslint/no-unused-vars': ['error', { args: 'none', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { args: 'none', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       // `cond ? a++ : b++` and `x && f()` as statements are used on hot paths in a few places; the rule's other cases stay on.
       '@typescript-eslint/no-unused-expressions': ['error', { allowShortCircuit: true, allowTernary: true }],
     },
@@ -143,8 +149,14 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.property.name='prepare']", message: 'SQL belongs in a repository under src/core/db/repositories/: call a named repository function instead of .prepare().' },
-        { selector: "CallExpression[callee.name='stmt']", message: 'stmt() is for repositories under src/core/db/repositories/: call a named repository function instead.' },
+        {
+          selector: "CallExpression[callee.property.name='prepare']",
+          message: 'SQL belongs in a repository under src/core/db/repositories/: call a named repository function instead of .prepare().',
+        },
+        {
+          selector: "CallExpression[callee.name='stmt']",
+          message: 'stmt() is for repositories under src/core/db/repositories/: call a named repository function instead.',
+        },
       ],
     },
   },

@@ -14,7 +14,10 @@ export interface BenchSection {
 async function main() {
   const only = process.argv.slice(2);
   const dir = path.join(__dirname, 'sections');
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).sort();
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
   for (const f of files) {
     const mod = (await import(path.join(dir, f))) as { section?: BenchSection };
     if (!mod.section) continue;

@@ -135,7 +135,11 @@ interface SynthSample {
   spans: { entity_type: string; entity_value: string; start_position: number; end_position: number }[];
 }
 
-export function scoreSynth(file: string): { perType: Record<string, Tally>; untargeted: Record<string, number>; misses: Record<string, string[]> } {
+export function scoreSynth(file: string): {
+  perType: Record<string, Tally>;
+  untargeted: Record<string, number>;
+  misses: Record<string, string[]>;
+} {
   const samples = JSON.parse(fs.readFileSync(file, 'utf8')) as SynthSample[];
   const perType: Record<string, Tally> = {};
   const misses: Record<string, string[]> = {};
@@ -145,18 +149,28 @@ export function scoreSynth(file: string): { perType: Record<string, Tally>; unta
     const toU16 = codePointToUtf16(s.full_text);
     for (const span of s.spans) if (!SYNTH_MAP[span.entity_type]) untargeted[span.entity_type] = (untargeted[span.entity_type] ?? 0) + 1;
     for (const [entity, types] of Object.entries(SYNTH_MAP)) {
-      const gold = s.spans.filter((g) => g.entity_type === entity).map((g) => ({ start: toU16(g.start_position), end: toU16(g.end_position), value: g.entity_value }));
+      const gold = s.spans
+        .filter((g) => g.entity_type === entity)
+        .map((g) => ({ start: toU16(g.start_position), end: toU16(g.end_position), value: g.entity_value }));
       const pred = predicted.filter((p) => types.includes(p.type));
       const t = (perType[entity] ??= emptyTally());
       const before = t.fn;
       score(gold, pred, t);
-      if (t.fn > before) (misses[entity] ??= []).push(...gold.filter((g) => !pred.some((p) => p.start < g.end && g.start < p.end)).map((g) => g.value));
+      if (t.fn > before)
+        (misses[entity] ??= []).push(...gold.filter((g) => !pred.some((p) => p.start < g.end && g.start < p.end)).map((g) => g.value));
     }
   }
   return { perType, untargeted, misses };
 }
 
-export function scoreGitleaks(file: string): { secretRows: number; found: number; negativeRows: number; flagged: number; flaggedTexts: string[]; missedTexts: string[] } {
+export function scoreGitleaks(file: string): {
+  secretRows: number;
+  found: number;
+  negativeRows: number;
+  flagged: number;
+  flaggedTexts: string[];
+  missedTexts: string[];
+} {
   const rows = readJsonl(file);
   let secretRows = 0;
   let found = 0;
@@ -214,7 +228,11 @@ export function indexOfToken(text: string, value: string, from: number): number 
   return -1;
 }
 
-export function scoreDetectSecrets(dir: string): { perFile: { file: string; expected: number; found: number; extra: string[]; missed: string[] }[]; expected: number; found: number } {
+export function scoreDetectSecrets(dir: string): {
+  perFile: { file: string; expected: number; found: number; extra: string[]; missed: string[] }[];
+  expected: number;
+  found: number;
+} {
   const perFile = [];
   let expected = 0;
   let found = 0;
@@ -251,7 +269,20 @@ export interface FixtureRow {
 }
 
 /** Invisible characters a value can hide behind: zero-width, joiners, word joiner, BOM, soft hyphen, bidi and tag characters. */
-export const INVISIBLES = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u00AD', '\u202C', '\u2062', '\u180E', '\u{E0020}', '\u200E', '\u2066'];
+export const INVISIBLES = [
+  '\u200B',
+  '\u200C',
+  '\u200D',
+  '\u2060',
+  '\uFEFF',
+  '\u00AD',
+  '\u202C',
+  '\u2062',
+  '\u180E',
+  '\u{E0020}',
+  '\u200E',
+  '\u2066',
+];
 
 export interface LabelledText {
   text: string;
@@ -331,7 +362,11 @@ export function scoreLabelled(cases: LabelledText[], opts: DetectOptions = {}, o
     for (const f of fams) {
       const t = (perType[f] ??= emptyTally());
       const before = { ...t };
-      score(c.gold.filter((g) => g.type === f), predicted.filter((p) => family(p.type) === f), t);
+      score(
+        c.gold.filter((g) => g.type === f),
+        predicted.filter((p) => family(p.type) === f),
+        t,
+      );
       if (t.fp > before.fp || t.fn > before.fn) ok = false;
     }
     const out = foldForLeak(redact(c.text, predicted).text);
@@ -340,7 +375,10 @@ export function scoreLabelled(cases: LabelledText[], opts: DetectOptions = {}, o
       const value = foldForLeak(c.text.slice(g.start, g.end));
       if (value.length >= 3 && out.includes(value)) leaks[g.type] = (leaks[g.type] ?? 0) + 1;
     }
-    if (!ok) failures.push(`${JSON.stringify(c.text)} => ${predicted.map((p: PiiSpan) => `${p.type}(${JSON.stringify(p.value)})`).join(' ') || 'nothing'}`);
+    if (!ok)
+      failures.push(
+        `${JSON.stringify(c.text)} => ${predicted.map((p: PiiSpan) => `${p.type}(${JSON.stringify(p.value)})`).join(' ') || 'nothing'}`,
+      );
   }
   return { perType, leaks, failures, rows: cases.length };
 }
@@ -374,11 +412,10 @@ export function synthCases(file: string): LabelledText[] {
   const samples = JSON.parse(fs.readFileSync(file, 'utf8')) as SynthSample[];
   return samples.map((s) => {
     const toU16 = codePointToUtf16(s.full_text);
-    const gold = s.spans
-      .flatMap((g) => {
-        const type = SYNTH_MAP[g.entity_type]?.[0];
-        return type ? [{ type: family(type), start: toU16(g.start_position), end: toU16(g.end_position) }] : [];
-      });
+    const gold = s.spans.flatMap((g) => {
+      const type = SYNTH_MAP[g.entity_type]?.[0];
+      return type ? [{ type: family(type), start: toU16(g.start_position), end: toU16(g.end_position) }] : [];
+    });
     return { text: s.full_text, gold };
   });
 }

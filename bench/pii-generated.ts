@@ -49,7 +49,16 @@ function luhnComplete(prefix: string): string {
 }
 
 function card(r: Rand, valid: boolean): string {
-  const [prefix, len] = pick(r, [['4', 16], ['51', 16], ['55', 16], ['2221', 16], ['6011', 16], ['35', 16], ['622202', 19], ['621700', 16]] as const);
+  const [prefix, len] = pick(r, [
+    ['4', 16],
+    ['51', 16],
+    ['55', 16],
+    ['2221', 16],
+    ['6011', 16],
+    ['35', 16],
+    ['622202', 19],
+    ['621700', 16],
+  ] as const);
   const good = luhnComplete(prefix + digits(r, len - prefix.length - 1));
   return valid ? good : good.slice(0, -1) + ((Number(good.slice(-1)) + 1 + Math.floor(r() * 8)) % 10);
 }
@@ -71,7 +80,41 @@ function grouped(r: Rand, v: string, sizes: number[][]): string {
 }
 
 const MOBILE_PREFIXES = ['134', '135', '136', '138', '139', '150', '151', '158', '166', '177', '180', '186', '188', '191', '199'];
-const SURNAMES = ['王', '李', '张', '刘', '陈', '杨', '黄', '赵', '吴', '周', '徐', '孙', '胡', '朱', '郭', '何', '罗', '郑', '梁', '谢', '宋', '唐', '许', '韩', '冯', '邓', '曹', '彭', '曾', '萧', '欧阳', '司马', '诸葛'];
+const SURNAMES = [
+  '王',
+  '李',
+  '张',
+  '刘',
+  '陈',
+  '杨',
+  '黄',
+  '赵',
+  '吴',
+  '周',
+  '徐',
+  '孙',
+  '胡',
+  '朱',
+  '郭',
+  '何',
+  '罗',
+  '郑',
+  '梁',
+  '谢',
+  '宋',
+  '唐',
+  '许',
+  '韩',
+  '冯',
+  '邓',
+  '曹',
+  '彭',
+  '曾',
+  '萧',
+  '欧阳',
+  '司马',
+  '诸葛',
+];
 const GIVEN = Array.from('伟芳娜敏静丽强磊军洋勇艳杰娟涛超霞平刚桂英华玉兰萍鹏辉红玲建国志明文浩宇欣怡子涵思远梓萱俊杰');
 const LATIN = 'abcdefghijklmnopqrstuvwxyz';
 const word = (r: Rand, n: number) => Array.from({ length: n }, () => pick(r, Array.from(LATIN))).join('');
@@ -89,14 +132,33 @@ interface Template {
 const TEMPLATES: Template[] = [
   {
     type: 'CN_ID',
-    make: (r) => grouped(r, chineseId(r, true), [[6, 8, 4], [6, 4, 4, 4], [3, 3, 4, 4, 4], [6, 8, 3]]),
-    positive: ['我的身份证号是{v}，麻烦登记一下', '身份证：{v}', 'ID card number {v}, please verify', '帮我查一下 {v} 这个证件', '{v} 是我爸的身份证', '证件号码{v}。', '乘车人身份证 {v} 已核验'],
+    make: (r) =>
+      grouped(r, chineseId(r, true), [
+        [6, 8, 4],
+        [6, 4, 4, 4],
+        [3, 3, 4, 4, 4],
+        [6, 8, 3],
+      ]),
+    positive: [
+      '我的身份证号是{v}，麻烦登记一下',
+      '身份证：{v}',
+      'ID card number {v}, please verify',
+      '帮我查一下 {v} 这个证件',
+      '{v} 是我爸的身份证',
+      '证件号码{v}。',
+      '乘车人身份证 {v} 已核验',
+    ],
     negative: ['订单号 {v} 已发货', '流水号{v}', '身份证 {v} 校验失败了'],
     lookalike: (r) => chineseId(r, false),
   },
   {
     type: 'CARD',
-    make: (r) => grouped(r, card(r, true), [[4, 4, 4, 4], [4, 4, 4, 4, 3], [6, 13]]),
+    make: (r) =>
+      grouped(r, card(r, true), [
+        [4, 4, 4, 4],
+        [4, 4, 4, 4, 3],
+        [6, 13],
+      ]),
     positive: ['信用卡号 {v}，有效期 12/28', '银行卡：{v}', 'charge it to card {v} please', '我的卡 {v} 被冻结了', 'Card number: {v}'],
     negative: ['订单号 {v} 已付款', 'tracking number {v}', '交易流水 {v}'],
     lookalike: (r) => card(r, false),
@@ -106,7 +168,14 @@ const TEMPLATES: Template[] = [
     make: (r) => {
       const v = pick(r, MOBILE_PREFIXES) + digits(r, 8);
       const f = Math.floor(r() * 6);
-      return [v, `${v.slice(0, 3)} ${v.slice(3, 7)} ${v.slice(7)}`, `${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`, `+86 ${v}`, fullWidth(v), `+86-${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`][f]!; // f < 6, one per form
+      return [
+        v,
+        `${v.slice(0, 3)} ${v.slice(3, 7)} ${v.slice(7)}`,
+        `${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`,
+        `+86 ${v}`,
+        fullWidth(v),
+        `+86-${v.slice(0, 3)}-${v.slice(3, 7)}-${v.slice(7)}`,
+      ][f]!; // f < 6, one per form
     },
     positive: ['手机号{v}，有事打我', '电话：{v}', 'call me at {v} tonight', '联系方式 {v}（微信同号）', '打这个 {v} 找我'],
   },
@@ -125,12 +194,24 @@ const TEMPLATES: Template[] = [
       const f = r();
       return f < 0.2 ? fullWidth(v) : f < 0.35 && v.length >= 8 ? `${v.slice(0, 4)} ${v.slice(4)}` : v;
     },
-    positive: ['加我QQ {v}', '我的QQ号是{v}，晚上在线', 'QQ：{v}', '扣扣 {v} 备注来意', '企鹅号{v}', 'my QQ is {v}', 'QQ号码为 {v}。', '有问题找我QQ（{v}）'],
+    positive: [
+      '加我QQ {v}',
+      '我的QQ号是{v}，晚上在线',
+      'QQ：{v}',
+      '扣扣 {v} 备注来意',
+      '企鹅号{v}',
+      'my QQ is {v}',
+      'QQ号码为 {v}。',
+      '有问题找我QQ（{v}）',
+    ],
     negative: ['库存 {v} 件', '编号 {v} 的包裹', 'QQ群 {v} 欢迎加入', '批次{v}已入库', '今天走了 {v} 步'],
   },
   {
     type: 'WECHAT',
-    make: (r) => (r() < 0.4 ? `wxid_${word(r, 4)}${digits(r, 4)}${word(r, 6)}` : `${word(r, 1 + Math.floor(r() * 5))}${pick(r, ['_', '-', ''])}${word(r, 3)}${digits(r, 2 + Math.floor(r() * 3))}`),
+    make: (r) =>
+      r() < 0.4
+        ? `wxid_${word(r, 4)}${digits(r, 4)}${word(r, 6)}`
+        : `${word(r, 1 + Math.floor(r() * 5))}${pick(r, ['_', '-', ''])}${word(r, 3)}${digits(r, 2 + Math.floor(r() * 3))}`,
     positive: ['我的微信号是 {v}', '微信：{v}', 'WeChat ID: {v}', '加我微信 {v}，备注姓名', 'vx：{v}', 'wechat {v} 随时联系'],
   },
   {
@@ -145,10 +226,22 @@ const TEMPLATES: Template[] = [
   {
     type: 'PERSON',
     make: (r) => pick(r, SURNAMES) + pick(r, GIVEN) + (r() < 0.5 ? pick(r, GIVEN) : ''),
-    positive: ['我叫{v}，在上海工作', '联系人：{v}', '我的名字是{v}。', '收件人 {v}', '你好，我是{v}，负责这个项目', '姓名：{v}', '@{v} 请看一下', '我同事{v}说明天请假', '请转告{v}先生', '亲爱的{v}：'],
+    positive: [
+      '我叫{v}，在上海工作',
+      '联系人：{v}',
+      '我的名字是{v}。',
+      '收件人 {v}',
+      '你好，我是{v}，负责这个项目',
+      '姓名：{v}',
+      '@{v} 请看一下',
+      '我同事{v}说明天请假',
+      '请转告{v}先生',
+      '亲爱的{v}：',
+    ],
     // Words after the same cues that are not names: roles, origins, groups, subjects.
     negative: ['我是{v}，有问题找我', '亲爱的{v}，您好', '{v}老师布置了作业', '联系人管理：{v}列表'],
-    lookalike: (r) => pick(r, ['程序员', '郑州人', '顾客', '历史', '管理员', '学生', '苏州人', '房东', '新来的', '司机', '用户', '各位', '班主任', '高手']),
+    lookalike: (r) =>
+      pick(r, ['程序员', '郑州人', '顾客', '历史', '管理员', '学生', '苏州人', '房东', '新来的', '司机', '用户', '各位', '班主任', '高手']),
   },
 ];
 

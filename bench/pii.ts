@@ -85,7 +85,11 @@ for (const [entity, t] of Object.entries(synth.perType)) {
   list(`${entity} misses`, (synth.misses[entity] ?? []).slice(0, 60));
 }
 console.log(synthTable.toString());
-console.log(`not targeted: ${Object.entries(synth.untargeted).map(([k, v]) => `${k} (${v})`).join(', ')}`);
+console.log(
+  `not targeted: ${Object.entries(synth.untargeted)
+    .map(([k, v]) => `${k} (${v})`)
+    .join(', ')}`,
+);
 
 console.log('\nSecrets');
 const ds = scoreDetectSecrets(path.join(piiDir, 'detect-secrets'));
@@ -93,25 +97,61 @@ const dsTable = new Table({ head: ['detect-secrets file', 'expected', 'found', '
 for (const f of ds.perFile) dsTable.push([f.file, f.expected, f.found, f.missed.join('\n'), f.extra.join('\n')]);
 console.log(dsTable.toString());
 const dsRecall = ds.found / ds.expected;
-console.log(`detect-secrets recall: ${ds.found}/${ds.expected} = ${fmt(dsRecall)} (aim >= ${AIM.secretsRecall}: ${mark(dsRecall >= AIM.secretsRecall)})`);
+console.log(
+  `detect-secrets recall: ${ds.found}/${ds.expected} = ${fmt(dsRecall)} (aim >= ${AIM.secretsRecall}: ${mark(dsRecall >= AIM.secretsRecall)})`,
+);
 const gl = scoreGitleaks(path.join(piiDir, 'gitleaks', 'generic-api-key_cases.jsonl'));
 const glRecall = gl.found / gl.secretRows;
-console.log(`gitleaks generic-api-key: recall on secret ${gl.found}/${gl.secretRows} = ${fmt(glRecall)} (aim met: ${mark(glRecall >= AIM.secretsRecall)}); false-positive rate on not_secret ${gl.flagged}/${gl.negativeRows} = ${fmt(gl.flagged / gl.negativeRows)}`);
+console.log(
+  `gitleaks generic-api-key: recall on secret ${gl.found}/${gl.secretRows} = ${fmt(glRecall)} (aim met: ${mark(glRecall >= AIM.secretsRecall)}); false-positive rate on not_secret ${gl.flagged}/${gl.negativeRows} = ${fmt(gl.flagged / gl.negativeRows)}`,
+);
 list('gitleaks missed', gl.missedTexts);
 list('gitleaks flagged not_secret', gl.flaggedTexts);
 
 // The public sets again, with an invisible character inside every gold value.
-const hiddenTable = new Table({ head: ['public set, invisible variant', 'gold', 'P as written', 'R as written', 'P invisible', 'R invisible', 'leaks'], style });
+const hiddenTable = new Table({
+  head: ['public set, invisible variant', 'gold', 'P as written', 'R as written', 'P invisible', 'R invisible', 'leaks'],
+  style,
+});
 const publicRows: [string, LabelledText[], string[], DetectOptions][] = [
-  ...(['email', 'phone', 'credit_card', 'ip'] as const).map((n) => [`presidio ${n}`, presidioCases(presidioDir, n), [family(PRESIDIO_TARGETS[n]!.types[0]!)], {}] as [string, LabelledText[], string[], DetectOptions]),
-  ['synth (email, phone, card, IP, IBAN)', synthCases(path.join(piiDir, 'presidio-research_synth_dataset_v2.json')), ['EMAIL', 'PHONE', 'CARD', 'IP_ADDRESS', 'IBAN'], { names: 'none' }],
+  ...(['email', 'phone', 'credit_card', 'ip'] as const).map(
+    (n) =>
+      [`presidio ${n}`, presidioCases(presidioDir, n), [family(PRESIDIO_TARGETS[n]!.types[0]!)], {}] as [
+        string,
+        LabelledText[],
+        string[],
+        DetectOptions,
+      ],
+  ),
+  [
+    'synth (email, phone, card, IP, IBAN)',
+    synthCases(path.join(piiDir, 'presidio-research_synth_dataset_v2.json')),
+    ['EMAIL', 'PHONE', 'CARD', 'IP_ADDRESS', 'IBAN'],
+    { names: 'none' },
+  ],
 ];
 for (const [label, cases, only, opts] of publicRows) {
   const a = scoreLabelled(cases, opts, only);
-  const b = scoreLabelled(cases.map((c, i) => withInvisible(c, i)), opts, only);
-  const sum = (r: typeof a) => Object.values(r.perType).reduce((t, x) => ({ tp: t.tp + x.tp, fp: t.fp + x.fp, fn: t.fn + x.fn, exact: t.exact + x.exact }), emptyTally());
+  const b = scoreLabelled(
+    cases.map((c, i) => withInvisible(c, i)),
+    opts,
+    only,
+  );
+  const sum = (r: typeof a) =>
+    Object.values(r.perType).reduce(
+      (t, x) => ({ tp: t.tp + x.tp, fp: t.fp + x.fp, fn: t.fn + x.fn, exact: t.exact + x.exact }),
+      emptyTally(),
+    );
   const [ta, tb] = [sum(a), sum(b)];
-  hiddenTable.push([label, ta.tp + ta.fn, fmt(precision(ta)), fmt(recall(ta)), fmt(precision(tb)), fmt(recall(tb)), Object.values(b.leaks).reduce((n, x) => n + x, 0)]);
+  hiddenTable.push([
+    label,
+    ta.tp + ta.fn,
+    fmt(precision(ta)),
+    fmt(recall(ta)),
+    fmt(precision(tb)),
+    fmt(recall(tb)),
+    Object.values(b.leaks).reduce((n, x) => n + x, 0),
+  ]);
   list(`${label} invisible variant`, b.failures);
 }
 console.log(`\n${hiddenTable.toString()}`);
@@ -130,13 +170,23 @@ const nameRows: string[][] = [];
 function variantTable(title: string, cases: LabelledText[]): void {
   const plain = scoreLabelled(cases);
   const hidden = scoreLabelled(cases.map((c, i) => withInvisible(c, i)));
-  const meets = (t: Tally) => (Number.isNaN(recall(t)) || recall(t) >= AIM.recall) && (Number.isNaN(precision(t)) || precision(t) >= AIM.precision);
+  const meets = (t: Tally) =>
+    (Number.isNaN(recall(t)) || recall(t) >= AIM.recall) && (Number.isNaN(precision(t)) || precision(t) >= AIM.precision);
   const table = new Table({ head: variantHead, style });
   for (const type of Object.keys(plain.perType).sort()) {
     const a = plain.perType[type] ?? emptyTally();
     const b = hidden.perType[type] ?? emptyTally();
     const leaks = (plain.leaks[type] ?? 0) + (hidden.leaks[type] ?? 0);
-    const cells = [type === 'CARD' ? 'CARD (credit + bank)' : type, a.tp + a.fn, fmt(precision(a)), fmt(recall(a)), a.tp ? fmt(a.exact / a.tp) : 'n/a', fmt(precision(b)), fmt(recall(b)), leaks];
+    const cells = [
+      type === 'CARD' ? 'CARD (credit + bank)' : type,
+      a.tp + a.fn,
+      fmt(precision(a)),
+      fmt(recall(a)),
+      a.tp ? fmt(a.exact / a.tp) : 'n/a',
+      fmt(precision(b)),
+      fmt(recall(b)),
+      leaks,
+    ];
     if (type === 'PERSON') nameRows.push([title, ...cells.slice(1)].map(String));
     else table.push([...cells, mark(meets(a) && meets(b) && leaks === 0)]);
   }
@@ -148,10 +198,18 @@ function variantTable(title: string, cases: LabelledText[]): void {
 
 variantTable(`Own sets tuned against (${TUNED.join(', ')})`, casesOf(TUNED));
 for (const [file, when] of HELD_OUT) variantTable(`Held-out set ${file} (${when}; first-run figures in docs/pii.md)`, casesOf([file]));
-variantTable('Generated set (bench/pii-generated.ts: random valid values, spaced/dashed/full-width forms, look-alike negatives)', generatedCases(60));
-const names = new Table({ head: ['person names, reported separately', 'gold', 'precision', 'recall', 'exact', 'P invisible', 'R invisible', 'leaks'], style });
+variantTable(
+  'Generated set (bench/pii-generated.ts: random valid values, spaced/dashed/full-width forms, look-alike negatives)',
+  generatedCases(60),
+);
+const names = new Table({
+  head: ['person names, reported separately', 'gold', 'precision', 'recall', 'exact', 'P invisible', 'R invisible', 'leaks'],
+  style,
+});
 for (const r of nameRows) names.push(r);
-console.log(`\n${names.toString()}\nnames are found from cue words (我叫, 联系人：, 张先生, My name is, Dr.); the presidio synth row above uses names: true.`);
+console.log(
+  `\n${names.toString()}\nnames are found from cue words (我叫, 联系人：, 张先生, My name is, Dr.); the presidio synth row above uses names: true.`,
+);
 
 // A corpus nobody wrote for this detector: TypeScript's Chinese diagnostic messages (installed with the compiler).
 // It holds no personal data, so every span is a false positive; names and the cue-based types are the ones to watch.
@@ -161,12 +219,21 @@ for (const locale of ['zh-cn', 'zh-tw']) {
   const messages = Object.values(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>);
   const flagged: Record<string, number> = {};
   for (const m of messages) for (const span of detectPii(m)) flagged[span.type] = (flagged[span.type] ?? 0) + 1;
-  negatives.push([`TypeScript diagnostics (${locale})`, messages.length, messages.reduce((n, m) => n + m.length, 0), Object.entries(flagged).map(([k, v]) => `${k} ${v}`).join(', ') || 'none']);
+  negatives.push([
+    `TypeScript diagnostics (${locale})`,
+    messages.length,
+    messages.reduce((n, m) => n + m.length, 0),
+    Object.entries(flagged)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none',
+  ]);
 }
 console.log(`\n${negatives.toString()}`);
 
 // Throughput on the synth texts, against one plain regex pass over the same texts in the same run.
-const texts = (JSON.parse(fs.readFileSync(path.join(piiDir, 'presidio-research_synth_dataset_v2.json'), 'utf8')) as { full_text: string }[]).map((s) => s.full_text);
+const texts = (
+  JSON.parse(fs.readFileSync(path.join(piiDir, 'presidio-research_synth_dataset_v2.json'), 'utf8')) as { full_text: string }[]
+).map((s) => s.full_text);
 const chars = texts.reduce((n, t) => n + t.length, 0);
 const baseline = timeIt(() => texts.reduce((n, t) => n + (t.match(/[\w.+-]+@[\w-]+\.[\w.]+|\d[\d -]{6,}\d/g)?.length ?? 0), 0));
 const full = timeIt(() => texts.reduce((n, t) => n + detectPii(t).length, 0));

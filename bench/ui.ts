@@ -42,7 +42,10 @@ function ensureWorkspace(dir: string | undefined): string {
 /** ms from navigation start until `selector` is in the DOM (the page's own clock). */
 async function firstRender(page: Page, url: string, selector: string): Promise<number> {
   await page.goto(url, { waitUntil: 'commit' });
-  const handle = await page.waitForFunction((sel) => (document.querySelector(sel) ? performance.now() : null), selector, { timeout: 60_000, polling: 'raf' });
+  const handle = await page.waitForFunction((sel) => (document.querySelector(sel) ? performance.now() : null), selector, {
+    timeout: 60_000,
+    polling: 'raf',
+  });
   return (await handle.jsonValue()) as number;
 }
 
@@ -126,21 +129,29 @@ async function main() {
       sessions.push(await firstRender(page, withHash('#/sessions'), '[data-testid=session-row]'));
       decisions.push(await firstRender(page, withHash('#/decisions'), '[data-testid=decision-row]'));
     }
-    console.log(`first rendered page, Sessions:  median ${fmt(percentile(sessions, 50), 0)} ms (runs: ${sessions.map((x) => x.toFixed(0)).join(', ')})`);
-    console.log(`first rendered page, Decisions: median ${fmt(percentile(decisions, 50), 0)} ms (runs: ${decisions.map((x) => x.toFixed(0)).join(', ')})`);
+    console.log(
+      `first rendered page, Sessions:  median ${fmt(percentile(sessions, 50), 0)} ms (runs: ${sessions.map((x) => x.toFixed(0)).join(', ')})`,
+    );
+    console.log(
+      `first rendered page, Decisions: median ${fmt(percentile(decisions, 50), 0)} ms (runs: ${decisions.map((x) => x.toFixed(0)).join(', ')})`,
+    );
 
     const scroll = await scrollRows(page, SCROLL_ROWS);
     const over50 = scroll.longTasks.filter((d) => d > 50);
     console.log(
-      `scroll ${scroll.reached} Decisions rows: ${fmt(scroll.ms / 1000, 1)} s, long tasks: ${scroll.longTasks.length} (over 50 ms: ${over50.length}, longest ${fmt(Math.max(0, ...scroll.longTasks), 0)} ms; all: ${scroll.longTasks.map((d) => d.toFixed(0)).join(" ")})`,
+      `scroll ${scroll.reached} Decisions rows: ${fmt(scroll.ms / 1000, 1)} s, long tasks: ${scroll.longTasks.length} (over 50 ms: ${over50.length}, longest ${fmt(Math.max(0, ...scroll.longTasks), 0)} ms; all: ${scroll.longTasks.map((d) => d.toFixed(0)).join(' ')})`,
     );
 
     // Idle: a view that sits still makes no API call (the live event stream aside), the rollback preview
     // included; on a big workspace a reload loop would show up here first.
-    const latest = (await api(served.origin, served.token, 'guardian.list', { status: 'written', limit: 1 })) as { items: { id: string }[] };
+    const latest = (await api(served.origin, served.token, 'guardian.list', { status: 'written', limit: 1 })) as {
+      items: { id: string }[];
+    };
     for (const hash of ['#/decisions', ...(latest.items[0] ? [`#/writes?id=${latest.items[0].id}&tab=rollback`] : [])]) {
       const calls = await idleCalls(page, withHash(hash), IDLE_MS);
-      console.log(`idle ${IDLE_MS / 1000} s on ${hash.split('?')[0]}${hash.includes('rollback') ? ' (rollback preview)' : ''}: ${calls} API calls`);
+      console.log(
+        `idle ${IDLE_MS / 1000} s on ${hash.split('?')[0]}${hash.includes('rollback') ? ' (rollback preview)' : ''}: ${calls} API calls`,
+      );
     }
 
     // Review: collect the samples of two days (a full collection of a million turns is the dataset bench's
@@ -148,10 +159,16 @@ async function main() {
     const newest = (await api(served.origin, served.token, 'gate.list', { limit: 1 })) as { items: { createdAt: number }[] };
     const windows = [DEMO_BASE_TIME, (newest.items[0]?.createdAt ?? Date.now()) - 2 * 86_400_000];
     for (const since of windows) {
-      const job = (await api(served.origin, served.token, 'dataset.collect', { since, until: since + 2 * 86_400_000 })) as { jobId: string };
+      const job = (await api(served.origin, served.token, 'dataset.collect', { since, until: since + 2 * 86_400_000 })) as {
+        jobId: string;
+      };
       let added = 0;
       for (;;) {
-        const st = (await api(served.origin, served.token, 'jobs.get', { jobId: job.jobId })) as { state: string; result: { added: number } | null; error: { message: string } | null };
+        const st = (await api(served.origin, served.token, 'jobs.get', { jobId: job.jobId })) as {
+          state: string;
+          result: { added: number } | null;
+          error: { message: string } | null;
+        };
         if (st.state !== 'running') {
           added = st.result?.added ?? 0;
           console.log(`collected ${added} samples for the review queue (${st.state}${st.error ? `: ${st.error.message}` : ''})`);

@@ -17,15 +17,25 @@ export function timeIt<T>(fn: () => T): { ms: number; value: T } {
 /** Tracks the peak resident set size while a benchmark runs. */
 export function peakRss(): { stop: () => number } {
   let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
-  return { stop: () => { clearInterval(timer); return Math.max(peak, process.memoryUsage().rss) / (1024 * 1024); } };
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().rss) / (1024 * 1024);
+    },
+  };
 }
 
 export const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
 /** The 1, 5 and 15 minute load averages: every figure is printed with it (the machine may be shared). */
 export function loadAvg(): string {
-  return `load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+  return `load ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 }
 
 /** Bytes this process has passed to write() so far (Linux /proc/self/io wchar); null elsewhere. */

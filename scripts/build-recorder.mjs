@@ -13,7 +13,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const out = process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'dist', 'recorder');
 fs.rmSync(out, { recursive: true, force: true });
 
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['better-sqlite3'], logLevel: 'warning', legalComments: 'none', minify: true, keepNames: true };
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  external: ['better-sqlite3'],
+  logLevel: 'warning',
+  legalComments: 'none',
+  minify: true,
+  keepNames: true,
+};
 await build({ ...common, entryPoints: [path.join(root, 'src/recorder/index.ts')], outfile: path.join(out, 'index.cjs') });
 await build({ ...common, entryPoints: [path.join(root, 'src/recorder/worker.ts')], outfile: path.join(out, 'worker.cjs') });
 
@@ -29,7 +39,15 @@ fs.writeFileSync(
   tsconfig,
   JSON.stringify({
     extends: path.join(root, 'tsconfig.node.json'), // the recorder runs in the plugin's Node process: no DOM types
-    compilerOptions: { noEmit: false, declaration: true, emitDeclarationOnly: true, rootDir: path.join(root, 'src'), outDir: path.join(out, 'types'), types: ['node'], tsBuildInfoFile: null },
+    compilerOptions: {
+      noEmit: false,
+      declaration: true,
+      emitDeclarationOnly: true,
+      rootDir: path.join(root, 'src'),
+      outDir: path.join(out, 'types'),
+      types: ['node'],
+      tsBuildInfoFile: null,
+    },
     include: [],
     files: [path.join(root, 'src/recorder/index.ts')],
   }),

@@ -37,7 +37,13 @@ function fail(step, detail) {
 /** Runs a tool with its progress on the terminal and its stderr captured, so a failure's stack trace
  *  is not printed before our message (fail() shows the reason without it). */
 function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', shell: process.platform === 'win32', stdio: ['inherit', 'inherit', 'pipe'], ...opts });
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+    stdio: ['inherit', 'inherit', 'pipe'],
+    ...opts,
+  });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}`;
   // Warnings of a run that worked still reach the terminal.
   if (r.status === 0 && r.stderr) process.stderr.write(r.stderr);
@@ -81,20 +87,33 @@ function main() {
       filter: (src) => !src.includes(`${path.sep}build${path.sep}`) && !src.endsWith(`${path.sep}build`),
     });
     // A package.json and a lockfile make the staging folder its own project root for @electron/rebuild.
-    fs.writeFileSync(path.join(staging, 'package.json'), JSON.stringify({ name: 'electron-native', private: true, dependencies: { 'better-sqlite3': sqlitePkg.version } }, null, 2));
-    fs.writeFileSync(path.join(staging, 'package-lock.json'), JSON.stringify({ name: 'electron-native', lockfileVersion: 3, requires: true, packages: {} }, null, 2));
+    fs.writeFileSync(
+      path.join(staging, 'package.json'),
+      JSON.stringify({ name: 'electron-native', private: true, dependencies: { 'better-sqlite3': sqlitePkg.version } }, null, 2),
+    );
+    fs.writeFileSync(
+      path.join(staging, 'package-lock.json'),
+      JSON.stringify({ name: 'electron-native', lockfileVersion: 3, requires: true, packages: {} }, null, 2),
+    );
     const env = { ...process.env };
     for (const k of Object.keys(env)) if (/^npm_config_(nodedir|target|runtime|disturl)$/i.test(k)) delete env[k];
     env.npm_config_nodedir = '';
-    const rebuilt = run('npx', ['--yes', '@electron/rebuild@3', '--version', electronVersion, '--module-dir', staging, '--only', 'better-sqlite3', '--force'], {
-      cwd: staging,
-      env,
-    });
+    const rebuilt = run(
+      'npx',
+      ['--yes', '@electron/rebuild@3', '--version', electronVersion, '--module-dir', staging, '--only', 'better-sqlite3', '--force'],
+      {
+        cwd: staging,
+        env,
+      },
+    );
     if (!rebuilt.ok) fail('building better-sqlite3 for Electron (@electron/rebuild)', rebuilt.out);
     if (!fs.existsSync(addon)) fail('building better-sqlite3 for Electron', `${addon} was not produced`);
     const abi = addonAbi(addon);
     if (abi !== expectedAbi) {
-      fail('verifying the Electron build of better-sqlite3', `the addon targets ABI ${abi}, Electron ${electronVersion} needs ${expectedAbi} (Node is ${process.versions.modules})`);
+      fail(
+        'verifying the Electron build of better-sqlite3',
+        `the addon targets ABI ${abi}, Electron ${electronVersion} needs ${expectedAbi} (Node is ${process.versions.modules})`,
+      );
     }
     fs.writeFileSync(stamp, JSON.stringify(wanted, null, 2));
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, lint (house rules and import boundaries), build the app (UI tests serve the built renderer), run every vitest file,
+// `npm test`: typecheck, format check, lint (house rules and import boundaries), build the app (UI tests serve the built renderer), run every vitest file,
 // then print one plain summary line that CI reads: `tests: N passed, N failed`.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -23,6 +23,7 @@ let failedSteps = 0;
 for (const config of ['tsconfig.node.json', 'tsconfig.web.json', 'tsconfig.page-tests.json']) {
   if (!run(bin('tsc'), ['--noEmit', '-p', config], `typecheck ${config}`)) failedSteps++;
 }
+if (!run(bin('prettier'), ['--check', '--log-level', 'warn', '.'], 'format (prettier --check)')) failedSteps++;
 if (!run(bin('eslint'), ['.'], 'lint')) failedSteps++;
 if (!run(bin('electron-vite'), ['build'], 'electron-vite build')) failedSteps++;
 const extra = process.argv.slice(2);

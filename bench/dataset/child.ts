@@ -92,7 +92,9 @@ function measureFloor(db: DB, dir: string): CollectChildResult['floor'] {
   const readCpuS = cpuSeconds(c);
   const readWall = performance.now() - t0;
 
-  const cols = (db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all('dataset_samples') as string[]).filter((n) => n !== 'id');
+  const cols = (db.prepare('SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all('dataset_samples') as string[]).filter(
+    (n) => n !== 'id',
+  );
   const file = path.join(dir, 'floor.db');
   fs.rmSync(file, { force: true });
   const floor = new Database(file);
@@ -100,7 +102,9 @@ function measureFloor(db: DB, dir: string): CollectChildResult['floor'] {
   floor.pragma('synchronous = NORMAL');
   floor.exec(`CREATE TABLE floor_samples (id TEXT PRIMARY KEY, ${cols.map((n) => `"${n}"`).join(', ')})`);
   const insert = floor.prepare(`INSERT INTO floor_samples VALUES (${['?', ...cols.map(() => '?')].join(', ')})`);
-  const source = db.prepare(`SELECT rowid, id, ${cols.map((n) => `"${n}"`).join(', ')} FROM dataset_samples WHERE rowid > ? ORDER BY rowid LIMIT 5000`).raw();
+  const source = db
+    .prepare(`SELECT rowid, id, ${cols.map((n) => `"${n}"`).join(', ')} FROM dataset_samples WHERE rowid > ? ORDER BY rowid LIMIT 5000`)
+    .raw();
   const tx = floor.transaction((rows: unknown[][]) => {
     for (const r of rows) insert.run(r.slice(1));
   });
@@ -149,8 +153,16 @@ async function collectMain(dir: string): Promise<CollectChildResult> {
   const floor = measureFloor(db, dir);
   db.close();
   return {
-    decisions: r.decisionsScanned, samples: r.addedTotal, duplicates: r.duplicates, wallS, cpuS,
-    wchar: w0 === null || w1 === null ? null : w1 - w0, growth, peakRssMb, liveHeapMb: live.samples, floor,
+    decisions: r.decisionsScanned,
+    samples: r.addedTotal,
+    duplicates: r.duplicates,
+    wallS,
+    cpuS,
+    wchar: w0 === null || w1 === null ? null : w1 - w0,
+    growth,
+    peakRssMb,
+    liveHeapMb: live.samples,
+    floor,
   };
 }
 
@@ -171,7 +183,10 @@ async function exportMain(dir: string, format: ExportFormat): Promise<ExportChil
 /** Runs one measurement in a fresh Node process and resolves with what it reports. */
 export function runChild<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, args, { execArgv: ['--require', 'tsx/cjs'], env: { ...process.env, REFLECTION_BENCH_DATASET_CHILD: '1' } });
+    const child = fork(__filename, args, {
+      execArgv: ['--require', 'tsx/cjs'],
+      env: { ...process.env, REFLECTION_BENCH_DATASET_CHILD: '1' },
+    });
     child.once('message', (m) => resolve(m as T));
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`dataset bench child ${args[0]} exited with ${code}`)));

@@ -7,9 +7,33 @@ import { correctWrite } from '../../src/core/guardian/corrections';
 import type { GateDecision } from '../../src/shared/domain';
 
 const FILES = ['USER.md', 'MEMORY.md', 'TOOLS.md'] as const;
-const DECISION_FOR: Record<(typeof FILES)[number], GateDecision> = { 'USER.md': 'UPDATE_USER', 'MEMORY.md': 'UPDATE_MEMORY', 'TOOLS.md': 'UPDATE_TOOLS' };
-const TOPICS = ['green tea', 'morning check-ins', 'the Falcon release', 'pnpm', 'dark mode', '周报格式', '上海的办公室', 'vim keybindings', 'the on-call rota', '晚上九点以后不开会'];
-const FOLLOWUPS = ['Thanks, perfect!', 'No, that is wrong.', '为什么会这样？', '我更喜欢用 pnpm', 'ok', 'Also, never use sudo.', 'cool', '可以了'];
+const DECISION_FOR: Record<(typeof FILES)[number], GateDecision> = {
+  'USER.md': 'UPDATE_USER',
+  'MEMORY.md': 'UPDATE_MEMORY',
+  'TOOLS.md': 'UPDATE_TOOLS',
+};
+const TOPICS = [
+  'green tea',
+  'morning check-ins',
+  'the Falcon release',
+  'pnpm',
+  'dark mode',
+  '周报格式',
+  '上海的办公室',
+  'vim keybindings',
+  'the on-call rota',
+  '晚上九点以后不开会',
+];
+const FOLLOWUPS = [
+  'Thanks, perfect!',
+  'No, that is wrong.',
+  '为什么会这样？',
+  '我更喜欢用 pnpm',
+  'ok',
+  'Also, never use sudo.',
+  'cool',
+  '可以了',
+];
 
 /** A recorded workspace with n decisions: 60% written, 15% refused, 25% NO_WRITE; some PII, some repeats. */
 export function buildWorkspace(dir: string, n: number): DB {
@@ -26,23 +50,40 @@ export function buildWorkspace(dir: string, n: number): DB {
       for (let k = 0; k < chunk && i < n; k++, i++) {
         const s = `channel:bench:${i % sessions}`;
         t += 1000;
-        if (i < sessions) rec.upsertSession({ id: s, channelId: 'bench', conversationTarget: String(i), createdAt: base, lastActivityAt: base });
+        if (i < sessions)
+          rec.upsertSession({ id: s, channelId: 'bench', conversationTarget: String(i), createdAt: base, lastActivityAt: base });
         const topic = TOPICS[i % TOPICS.length]!;
         const pii = i % 20 === 0 ? ` Mail me at user${i}@example.com or call 138${String(10000000 + i).slice(-8)}.` : '';
         const user = i % 7 === 0 ? FOLLOWUPS[i % FOLLOWUPS.length]! : `Note ${i}: I care about ${topic}, variant ${i % 97}.${pii}`;
-        const turn = rec.insertTurn({ sessionId: s, userMessage: { content: user }, agentReply: { content: `Understood about ${topic} (${i}).` }, createdAt: t });
+        const turn = rec.insertTurn({
+          sessionId: s,
+          userMessage: { content: user },
+          agentReply: { content: `Understood about ${topic} (${i}).` },
+          createdAt: t,
+        });
         const kind = i % 20;
         const file = FILES[i % FILES.length]!;
         const decision: GateDecision = kind < 5 ? 'NO_WRITE' : DECISION_FOR[file];
         const fact = decision === 'NO_WRITE' ? undefined : `User cares about ${topic} (${i % 97})`;
         const decisionId = rec.insertDecision({
-          turnId: turn.id, sessionId: s, decision, reason: `Stable preference about ${topic}.`, candidateFact: fact,
-          llmCall: { model: 'bench', latencyMs: 50 }, createdAt: t + 1,
+          turnId: turn.id,
+          sessionId: s,
+          decision,
+          reason: `Stable preference about ${topic}.`,
+          candidateFact: fact,
+          llmCall: { model: 'bench', latencyMs: 50 },
+          createdAt: t + 1,
         });
         if (decision !== 'NO_WRITE') {
           const w = rec.recordWrite({
-            decisionId, turnId: turn.id, sessionId: s, targetFile: file, candidateFact: fact,
-            status: kind < 8 ? 'refused' : 'written', reason: kind < 8 ? 'Duplicate of an existing entry.' : 'Applied.', createdAt: t + 2,
+            decisionId,
+            turnId: turn.id,
+            sessionId: s,
+            targetFile: file,
+            candidateFact: fact,
+            status: kind < 8 ? 'refused' : 'written',
+            reason: kind < 8 ? 'Duplicate of an existing entry.' : 'Applied.',
+            createdAt: t + 2,
           });
           if (kind === 19) toCorrect.push(w.auditId);
         }
@@ -54,7 +95,13 @@ export function buildWorkspace(dir: string, n: number): DB {
   toCorrect.forEach((auditId, k) =>
     k % 2
       ? correctWrite(ctx, { auditId, status: 'refused', reason: 'Not worth remembering.' })
-      : correctWrite(ctx, { auditId, status: 'written', fact: `Corrected fact ${k}`, file: 'MEMORY.md', reason: 'Belongs in MEMORY.md, said precisely.' }),
+      : correctWrite(ctx, {
+          auditId,
+          status: 'written',
+          fact: `Corrected fact ${k}`,
+          file: 'MEMORY.md',
+          reason: 'Belongs in MEMORY.md, said precisely.',
+        }),
   );
   return db;
 }

@@ -49,7 +49,11 @@ function meterRecorder(): { total: () => number; restore: () => void } {
         return r;
       }
       if (depth++ > 0) {
-        try { return original.apply(this, args); } finally { depth--; }
+        try {
+          return original.apply(this, args);
+        } finally {
+          depth--;
+        }
       }
       const t0 = performance.now();
       try {
@@ -76,13 +80,19 @@ function plainCopier(source: DB, target: DB): { copyNew: () => number } {
   };
   const insSession = insertFor('sessions', 'INSERT OR IGNORE');
   const insTurn = insertFor('conversation_turns');
-  const insContext = target.prepare('INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)');
+  const insContext = target.prepare(
+    'INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)',
+  );
   const insDecision = insertFor('memory_gate_decisions');
   const insSnapshot = insertFor('file_snapshots', 'INSERT OR IGNORE');
   const insAudit = insertFor('write_guardian_audit');
   const readTurns = source.prepare('SELECT * FROM conversation_turns WHERE seq > ? ORDER BY seq');
   const readSessions = source.prepare('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))');
-  const readContexts = source.prepare('SELECT turn_id, role, message, timestamp, sequence_number FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').raw();
+  const readContexts = source
+    .prepare(
+      'SELECT turn_id, role, message, timestamp, sequence_number FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number',
+    )
+    .raw();
   const readDecisions = source.prepare('SELECT * FROM memory_gate_decisions WHERE turn_id = ?');
   const readAudits = source.prepare('SELECT * FROM write_guardian_audit WHERE turn_id = ?');
   const readSnapshot = source.prepare('SELECT * FROM file_snapshots WHERE id = ?');
@@ -96,7 +106,10 @@ function plainCopier(source: DB, target: DB): { copyNew: () => number } {
       const rows = turns.map((t) => {
         const { seq: _seq, ...turn } = t;
         const audits = readAudits.all(t.id) as Array<Record<string, unknown>>;
-        const snapshots = audits.flatMap((a) => [a.before_snapshot_id, a.after_snapshot_id]).filter(Boolean).map((id) => readSnapshot.get(id));
+        const snapshots = audits
+          .flatMap((a) => [a.before_snapshot_id, a.after_snapshot_id])
+          .filter(Boolean)
+          .map((id) => readSnapshot.get(id));
         return {
           turn,
           contexts: readContexts.all(t.id) as unknown[][],
@@ -163,16 +176,24 @@ export const section: BenchSection = {
       reader?.close();
       const source = openWorkspaceDatabase(ratioWs).db;
       const n = source.prepare('SELECT count(*) FROM conversation_turns').pluck().get() as number;
-      const rows = ['conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'write_guardian_audit']
-        .reduce((sum, t) => sum + (source.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number), 0);
+      const rows = ['conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'write_guardian_audit'].reduce(
+        (sum, t) => sum + (source.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number),
+        0,
+      );
       const copied = rawTarget.prepare('SELECT count(*) FROM conversation_turns').pluck().get() as number;
       if (copied !== n) throw new Error(`plain loop copied ${copied} turns, expected ${n}`);
       source.close();
       rawTarget.close();
-      console.log(`ingest of ${n.toLocaleString('en')} turns (${rows.toLocaleString('en')} rows with contexts, decisions, audits), batch by batch alternating:`);
+      console.log(
+        `ingest of ${n.toLocaleString('en')} turns (${rows.toLocaleString('en')} rows with contexts, decisions, audits), batch by batch alternating:`,
+      );
       console.log(`  plain better-sqlite3 loop          ${fmt(rawMs / 1000)} s   ${fmt(n / (rawMs / 1000), 0)} turns/s`);
-      console.log(`  recorder (its calls and commits)   ${fmt(recorderMs / 1000)} s   ${fmt(n / (recorderMs / 1000), 0)} turns/s   ratio ${fmt(rawMs / recorderMs)} (aim >= 0.5)`);
-      console.log(`  demo generator end to end          ${fmt(generatorMs / 1000)} s   ${fmt(n / (generatorMs / 1000), 0)} turns/s   ratio ${fmt(rawMs / generatorMs)}`);
+      console.log(
+        `  recorder (its calls and commits)   ${fmt(recorderMs / 1000)} s   ${fmt(n / (recorderMs / 1000), 0)} turns/s   ratio ${fmt(rawMs / recorderMs)} (aim >= 0.5)`,
+      );
+      console.log(
+        `  demo generator end to end          ${fmt(generatorMs / 1000)} s   ${fmt(n / (generatorMs / 1000), 0)} turns/s   ratio ${fmt(rawMs / generatorMs)}`,
+      );
       fs.rmSync(path.join(root, 'ratio'), { recursive: true, force: true });
       fs.rmSync(path.join(root, 'raw'), { recursive: true, force: true });
 
@@ -197,9 +218,13 @@ export const section: BenchSection = {
       const genMs = performance.now() - g0;
       const peakMb = rss.stop();
       const dbFile = summary.dbPath;
-      console.log(`generated ${summary.turns.toLocaleString('en')} turns, ${summary.contextItems.toLocaleString('en')} context messages, ` +
-        `${summary.decisions.toLocaleString('en')} decisions in ${fmt(genMs / 1000, 1)} s (${fmt(summary.turns / (genMs / 1000), 0)} turns/s)`);
-      console.log(`  database ${fmt(sizeOf(dbFile) / 1024 / 1024, 0)} MiB = ${fmt(sizeOf(dbFile) / summary.turns, 0)} bytes per turn (context window 6, FTS on turns and decisions)`);
+      console.log(
+        `generated ${summary.turns.toLocaleString('en')} turns, ${summary.contextItems.toLocaleString('en')} context messages, ` +
+          `${summary.decisions.toLocaleString('en')} decisions in ${fmt(genMs / 1000, 1)} s (${fmt(summary.turns / (genMs / 1000), 0)} turns/s)`,
+      );
+      console.log(
+        `  database ${fmt(sizeOf(dbFile) / 1024 / 1024, 0)} MiB = ${fmt(sizeOf(dbFile) / summary.turns, 0)} bytes per turn (context window 6, FTS on turns and decisions)`,
+      );
       console.log(`  peak RSS while generating ${fmt(peakMb, 0)} MiB`);
 
       // 3. Reads: what the CLI and the UI do, on the big workspace.
@@ -207,7 +232,10 @@ export const section: BenchSection = {
       const ctx: ServiceContext = { db, workspaceDir: ws };
       const rng = createRng('reads');
       const sessions = db.prepare('SELECT id FROM sessions').pluck().all() as string[];
-      const span = db.prepare('SELECT min(created_at) AS lo, max(created_at) AS hi FROM memory_gate_decisions').get() as { lo: number; hi: number };
+      const span = db.prepare('SELECT min(created_at) AS lo, max(created_at) AS hi FROM memory_gate_decisions').get() as {
+        lo: number;
+        hi: number;
+      };
       const bySession: number[] = [];
       const byDecision: number[] = [];
       const byRange: number[] = [];
@@ -218,20 +246,39 @@ export const section: BenchSection = {
       for (let i = 0; i < 100; i++) {
         const sessionId = rng.pick(sessions);
         let cursor: string | undefined;
-        for (let p = 0; p < 3; p++) timed(bySession, () => (cursor = listDecisions(ctx, { sessionId, limit: 50, cursor }).nextCursor ?? undefined));
+        for (let p = 0; p < 3; p++)
+          timed(bySession, () => (cursor = listDecisions(ctx, { sessionId, limit: 50, cursor }).nextCursor ?? undefined));
       }
       for (const decision of ['NO_WRITE', 'UPDATE_MEMORY', 'UPDATE_USER', 'UPDATE_SOUL', 'UPDATE_IDENTITY', 'UPDATE_TOOLS'] as const) {
         let cursor: string | undefined;
-        for (let p = 0; p < 50; p++) timed(byDecision, () => (cursor = listDecisions(ctx, { decision, limit: 50, cursor }).nextCursor ?? undefined));
+        for (let p = 0; p < 50; p++)
+          timed(byDecision, () => (cursor = listDecisions(ctx, { decision, limit: 50, cursor }).nextCursor ?? undefined));
       }
       for (let i = 0; i < 60; i++) {
         const since = span.lo + Math.floor(rng.next() * (span.hi - span.lo));
         let cursor: string | undefined;
-        for (let p = 0; p < 5; p++) timed(byRange, () => (cursor = listDecisions(ctx, { since, until: since + 86_400_000, limit: 50, cursor }).nextCursor ?? undefined));
+        for (let p = 0; p < 5; p++)
+          timed(
+            byRange,
+            () => (cursor = listDecisions(ctx, { since, until: since + 86_400_000, limit: 50, cursor }).nextCursor ?? undefined),
+          );
       }
       let cursor: string | undefined;
       for (let p = 0; p < 100; p++) timed(unfiltered, () => (cursor = listDecisions(ctx, { limit: 50, cursor }).nextCursor ?? undefined));
-      const phrases = ['早上偏好', 'Berlin', '项目的上线', 'deploy.sh', 'standup', 'ripgrep', '燕麦拿铁', 'release manager', 'sparkling water', '周会固定', 'Nightingale launch', '不确定时'];
+      const phrases = [
+        '早上偏好',
+        'Berlin',
+        '项目的上线',
+        'deploy.sh',
+        'standup',
+        'ripgrep',
+        '燕麦拿铁',
+        'release manager',
+        'sparkling water',
+        '周会固定',
+        'Nightingale launch',
+        '不确定时',
+      ];
       for (let i = 0; i < 120; i++) timed(fts, () => search(ctx, { text: phrases[i % phrases.length]!, limit: 20 }));
       let sc: string | undefined;
       for (let p = 0; p < 50; p++) timed(sessionPages, () => (sc = listSessions(ctx, { limit: 50, cursor: sc }).nextCursor ?? undefined));
@@ -249,7 +296,9 @@ export const section: BenchSection = {
       const overviewMs = performance.now() - o0;
       const s0 = performance.now();
       gateStats(ctx, { groupBy: 'daily', since: span.hi - 30 * 86_400_000 });
-      console.log(`  stats overview (30 days) ${fmt(overviewMs, 0)} ms; gate stats --daily over 30 days ${fmt(performance.now() - s0, 0)} ms`);
+      console.log(
+        `  stats overview (30 days) ${fmt(overviewMs, 0)} ms; gate stats --daily over 30 days ${fmt(performance.now() - s0, 0)} ms`,
+      );
       db.close();
     } finally {
       if (!process.env.BENCH_KEEP) fs.rmSync(root, { recursive: true, force: true });

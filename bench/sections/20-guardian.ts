@@ -19,7 +19,9 @@ const ROUNDS = 15;
 
 function report(label: string, samples: number[], baseline: number): void {
   const p50 = percentile(samples, 50);
-  console.log(`${label}: p50 ${fmt(p50)} ms, p95 ${fmt(percentile(samples, 95))} ms (${fmt(p50 / baseline, 1)}x the raw baseline of ${fmt(baseline)} ms)`);
+  console.log(
+    `${label}: p50 ${fmt(p50)} ms, p95 ${fmt(percentile(samples, 95))} ms (${fmt(p50 / baseline, 1)}x the raw baseline of ${fmt(baseline)} ms)`,
+  );
 }
 
 async function rollbackBench(dir: string): Promise<void> {
@@ -40,7 +42,12 @@ async function rollbackBench(dir: string): Promise<void> {
   const raw: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const content = fs.readFileSync(file, 'utf8');
-    raw.push(timeIt(() => { fs.writeFileSync(`${file}.raw`, content); fs.readFileSync(`${file}.raw`, 'utf8'); }).ms);
+    raw.push(
+      timeIt(() => {
+        fs.writeFileSync(`${file}.raw`, content);
+        fs.readFileSync(`${file}.raw`, 'utf8');
+      }).ms,
+    );
   }
   fs.rmSync(`${file}.raw`);
   const baseline = percentile(raw, 50);
@@ -97,13 +104,24 @@ function historyBench(dir: string): void {
       let before: string | null = null;
       for (let i = 0; i < VERSIONS; i++) {
         const after = `# Memory\n- fact number ${i}\n- kept line\n`;
-        core.recordWriteInTx(writeInput.parse({ targetFile: 'MEMORY.md', before, after, status: 'written', source: 'external', createdAt: 1_700_000_000_000 + i * 1000 }));
+        core.recordWriteInTx(
+          writeInput.parse({
+            targetFile: 'MEMORY.md',
+            before,
+            after,
+            status: 'written',
+            source: 'external',
+            createdAt: 1_700_000_000_000 + i * 1000,
+          }),
+        );
         before = after;
       }
     }),
   );
   console.log(`seeded ${VERSIONS} versions of MEMORY.md in ${fmt(seed.ms, 0)} ms`);
-  const rawStmt = db.prepare("SELECT id, created_at FROM write_guardian_audit WHERE target_file = 'MEMORY.md' ORDER BY created_at DESC LIMIT 20");
+  const rawStmt = db.prepare(
+    "SELECT id, created_at FROM write_guardian_audit WHERE target_file = 'MEMORY.md' ORDER BY created_at DESC LIMIT 20",
+  );
   const raw = Array.from({ length: 30 }, () => timeIt(() => rawStmt.all()).ms);
   const baseline = percentile(raw, 50);
   const first = Array.from({ length: 30 }, () => timeIt(() => fileHistory(ctx, { file: 'MEMORY.md', limit: 20 })).ms);

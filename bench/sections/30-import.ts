@@ -41,23 +41,54 @@ export function generateTranscript(file: string, targetBytes: number): { lines: 
       type: 'message',
       message: {
         role: 'user',
-        content: [{ type: 'text', text: `Conversation info (untrusted metadata):\n\`\`\`json\n{"message_id": "${turn}", "sender": "bench"}\n\`\`\`\n\nQuestion ${turn}: ${filler.slice(0, 200)}` }],
+        content: [
+          {
+            type: 'text',
+            text: `Conversation info (untrusted metadata):\n\`\`\`json\n{"message_id": "${turn}", "sender": "bench"}\n\`\`\`\n\nQuestion ${turn}: ${filler.slice(0, 200)}`,
+          },
+        ],
         timestamp: t,
       },
     });
-    if (turn % 20 === 0) push({ type: 'message', message: { role: 'assistant', content: [], stopReason: 'error', provider: 'anthropic', model: 'm', errorMessage: 'overloaded' } });
+    if (turn % 20 === 0)
+      push({
+        type: 'message',
+        message: { role: 'assistant', content: [], stopReason: 'error', provider: 'anthropic', model: 'm', errorMessage: 'overloaded' },
+      });
     push({
       type: 'message',
       message: {
         role: 'assistant',
-        content: [{ type: 'text', text: 'Checking.' }, { type: 'toolCall', id: `call_${turn}`, name: 'exec', arguments: { command: `cat /var/log/job-${turn}.log` } }],
-        provider: 'anthropic', model: 'claude-sonnet-4-6', stopReason: 'toolUse', usage: { input: 1200, output: 40, totalTokens: 1240 },
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'toolCall', id: `call_${turn}`, name: 'exec', arguments: { command: `cat /var/log/job-${turn}.log` } },
+        ],
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-6',
+        stopReason: 'toolUse',
+        usage: { input: 1200, output: 40, totalTokens: 1240 },
       },
     });
-    push({ type: 'message', message: { role: 'toolResult', toolCallId: `call_${turn}`, toolName: 'exec', content: [{ type: 'text', text: filler.repeat(2) }], isError: false } });
     push({
       type: 'message',
-      message: { role: 'assistant', content: [{ type: 'text', text: `[[reply_to_current]] Done with ${turn}. ${filler.slice(0, 300)}` }], provider: 'anthropic', model: 'claude-sonnet-4-6', stopReason: 'stop', usage: { input: 1500, output: 90, totalTokens: 1590 } },
+      message: {
+        role: 'toolResult',
+        toolCallId: `call_${turn}`,
+        toolName: 'exec',
+        content: [{ type: 'text', text: filler.repeat(2) }],
+        isError: false,
+      },
+    });
+    push({
+      type: 'message',
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: `[[reply_to_current]] Done with ${turn}. ${filler.slice(0, 300)}` }],
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-6',
+        stopReason: 'stop',
+        usage: { input: 1500, output: 90, totalTokens: 1590 },
+      },
     });
   }
   fs.writeSync(fd, buf.length ? `${buf.join('\n')}\n` : '');
@@ -79,7 +110,12 @@ async function buildAgentStore(file: string, stateDir: string): Promise<{ rows: 
     CREATE TABLE session_windows (session_id TEXT PRIMARY KEY, session_key TEXT NOT NULL, previous_session_id TEXT, reason TEXT);
     CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, created_at INTEGER NOT NULL,
       event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq));`);
-  db.prepare('INSERT INTO session_nodes VALUES (?, ?, ?, ?)').run('agent:main:main', 'bench-session', JSON.stringify({ sessionId: 'bench-session' }), Date.now());
+  db.prepare('INSERT INTO session_nodes VALUES (?, ?, ?, ?)').run(
+    'agent:main:main',
+    'bench-session',
+    JSON.stringify({ sessionId: 'bench-session' }),
+    Date.now(),
+  );
   db.prepare("INSERT INTO session_windows VALUES ('bench-session', 'agent:main:main', NULL, NULL)").run();
   const plain = db.prepare("INSERT INTO transcript_events VALUES ('bench-session', ?, ?, ?, NULL, NULL, NULL)");
   const packed = db.prepare("INSERT INTO transcript_events VALUES ('bench-session', ?, NULL, ?, ?, ?, '{}')");
@@ -128,7 +164,10 @@ interface ChildResult {
 
 function importInChild(dir: string, file: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, [dir, file], { execArgv: ['--require', 'tsx/cjs'], env: { ...process.env, REFLECTION_BENCH_IMPORT_CHILD: '1' } });
+    const child = fork(__filename, [dir, file], {
+      execArgv: ['--require', 'tsx/cjs'],
+      env: { ...process.env, REFLECTION_BENCH_IMPORT_CHILD: '1' },
+    });
     child.once('message', (m) => resolve(m as ChildResult));
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`import child exited with ${code}`)));

@@ -15,7 +15,10 @@ import { runChild, type CollectChildResult } from '../dataset/child';
 
 function benchSizes(): number[] {
   if (process.env.DATASET_BENCH_DECISIONS) return [Number(process.env.DATASET_BENCH_DECISIONS)];
-  return (process.env.DATASET_BENCH_SIZES ?? '10000,100000').split(',').map(Number).filter((n) => n > 0);
+  return (process.env.DATASET_BENCH_SIZES ?? '10000,100000')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
 }
 
 function printCollect(n: number, r: CollectChildResult): void {
@@ -54,7 +57,9 @@ export const section: BenchSection = {
         fs.mkdirSync(dir);
         const tb = performance.now();
         buildWorkspace(dir, n).close();
-        console.log(`workspace: ${n.toLocaleString('en')} decisions recorded in ${fmt((performance.now() - tb) / 1000, 1)} s; ${loadAvg()}`);
+        console.log(
+          `workspace: ${n.toLocaleString('en')} decisions recorded in ${fmt((performance.now() - tb) / 1000, 1)} s; ${loadAvg()}`,
+        );
         const r = await runChild<CollectChildResult>(['collect', dir]);
         printCollect(n, r);
         series.push({ n, us: (r.cpuS * 1e6) / Math.max(1, r.decisions), ratio: r.floor.cpuS / r.cpuS });
@@ -64,7 +69,9 @@ export const section: BenchSection = {
       const first = series[0]!; // the series has one entry per size, at least one
       console.log(
         `collect trend (CPU µs/decision, x the smallest size; aim within 1.2x): ` +
-          series.map((s) => `${s.n.toLocaleString('en')}: ${fmt(s.us, 0)} (${fmt(s.us / first.us, 2)}x, ratio ${fmt(s.ratio, 3)})`).join('; '),
+          series
+            .map((s) => `${s.n.toLocaleString('en')}: ${fmt(s.us, 0)} (${fmt(s.us / first.us, 2)}x, ratio ${fmt(s.ratio, 3)})`)
+            .join('; '),
       );
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

@@ -114,7 +114,9 @@ async function collectInto(dir: string): Promise<string> {
   const tb = performance.now();
   buildWorkspace(dir, n).close();
   const c = await runChild<CollectChildResult>(['collect', dir]);
-  console.log(`workspace: ${n.toLocaleString('en')} decisions -> ${c.samples} samples in ${fmt((performance.now() - tb) / 1000, 0)} s; ${loadAvg()}`);
+  console.log(
+    `workspace: ${n.toLocaleString('en')} decisions -> ${c.samples} samples in ${fmt((performance.now() - tb) / 1000, 0)} s; ${loadAvg()}`,
+  );
   return dir;
 }
 

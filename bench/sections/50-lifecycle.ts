@@ -58,7 +58,9 @@ async function run(): Promise<void> {
     let lastSeq = 0;
     const attached = new Set<string>();
     const newDecisions = reader.prepare('SELECT seq, created_at FROM memory_gate_decisions WHERE seq > ? ORDER BY seq');
-    const withDiff = reader.prepare(`SELECT id, created_at FROM write_guardian_audit WHERE source = 'plugin' AND after_snapshot_id IS NOT NULL AND created_at > ?`);
+    const withDiff = reader.prepare(
+      `SELECT id, created_at FROM write_guardian_audit WHERE source = 'plugin' AND after_snapshot_id IS NOT NULL AND created_at > ?`,
+    );
     const started = Date.now();
     const probe = setInterval(() => {
       const now = Date.now();
@@ -75,23 +77,38 @@ async function run(): Promise<void> {
 
     const cfgFile = path.join(workspace, 'stand-in.json');
     fs.writeFileSync(cfgFile, JSON.stringify({ pluginRoot, workspace, turns: RATE * SECONDS, ratePerSecond: RATE }));
-    const child = spawn(process.execPath, [path.join(__dirname, '..', '..', 'tests', 'lifecycle', 'helpers', 'pluginStandIn.cjs'), cfgFile], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [path.join(__dirname, '..', '..', 'tests', 'lifecycle', 'helpers', 'pluginStandIn.cjs'), cfgFile],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     await new Promise((resolve) => child.on('exit', resolve));
     const deadline = Date.now() + 10_000;
     while (decisionLag.length < RATE * SECONDS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     clearInterval(probe);
     watcher.close();
     await capture.stop();
-    const writes = db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written'").pluck().get() as number;
+    const writes = db
+      .prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written'")
+      .pluck()
+      .get() as number;
     reader.close();
     db.close();
 
     const p95 = percentile(decisionLag, 95);
     const rawP95 = percentile(raw, 95);
-    console.log(`load: ${RATE} decisions/s for ${SECONDS} s (${RATE * SECONDS} decisions, ${writes} memory-file writes); passes: ${capture.stats.passes}, imports: ${capture.stats.imports}`);
-    console.log(`decision line -> queryable row: p50 ${fmt(percentile(decisionLag, 50), 0)} ms, p95 ${fmt(p95, 0)} ms, max ${fmt(Math.max(...decisionLag), 0)} ms (${decisionLag.length} rows; aim p95 < 1000 ms)`);
-    console.log(`write line -> diff attached:    p50 ${fmt(percentile(attachLag, 50), 0)} ms, p95 ${fmt(percentile(attachLag, 95), 0)} ms (${attachLag.length} of ${writes} writes)`);
-    console.log(`raw fs.watch baseline:          p50 ${fmt(percentile(raw, 50), 0)} ms, p95 ${fmt(rawP95, 0)} ms; capture p95 / raw p95 = ${fmt(p95 / Math.max(1, rawP95), 1)}x`);
+    console.log(
+      `load: ${RATE} decisions/s for ${SECONDS} s (${RATE * SECONDS} decisions, ${writes} memory-file writes); passes: ${capture.stats.passes}, imports: ${capture.stats.imports}`,
+    );
+    console.log(
+      `decision line -> queryable row: p50 ${fmt(percentile(decisionLag, 50), 0)} ms, p95 ${fmt(p95, 0)} ms, max ${fmt(Math.max(...decisionLag), 0)} ms (${decisionLag.length} rows; aim p95 < 1000 ms)`,
+    );
+    console.log(
+      `write line -> diff attached:    p50 ${fmt(percentile(attachLag, 50), 0)} ms, p95 ${fmt(percentile(attachLag, 95), 0)} ms (${attachLag.length} of ${writes} writes)`,
+    );
+    console.log(
+      `raw fs.watch baseline:          p50 ${fmt(percentile(raw, 50), 0)} ms, p95 ${fmt(rawP95, 0)} ms; capture p95 / raw p95 = ${fmt(p95 / Math.max(1, rawP95), 1)}x`,
+    );
   } finally {
     fs.rmSync(workspace, { recursive: true, force: true });
   }
@@ -113,11 +130,20 @@ async function backupAndPrune(): Promise<void> {
     const now = summary.lastAt;
     const days = Math.max(7, Math.round(span / 2 / 86_400_000));
     const dry = timeIt(() => pruneOldData({ db, workspaceDir: workspace, now: () => now }, { days, dryRun: true }));
-    const real = timeIt(() => pruneOldData({ db, workspaceDir: workspace, now: () => now }, { days, confirm: true, previewToken: dry.value.previewToken, force: true }));
+    const real = timeIt(() =>
+      pruneOldData(
+        { db, workspaceDir: workspace, now: () => now },
+        { days, confirm: true, previewToken: dry.value.previewToken, force: true },
+      ),
+    );
     db.close();
     console.log(`workspace: ${summary.turns} turns, ${summary.decisions} decisions, ${(backup.bytes / 1048576).toFixed(1)} MiB`);
-    console.log(`backup (online API + integrity_check): ${fmt(backupMs, 0)} ms; raw file copy ${fmt(copy.ms, 1)} ms; ratio ${fmt(backupMs / Math.max(0.1, copy.ms), 1)}x`);
-    console.log(`prune half of the history (${days} days): dry run ${fmt(dry.ms, 0)} ms, real ${fmt(real.ms, 0)} ms; deleted ${real.value.deleted.conversation_turns ?? 0} turns, freed ${real.value.freedPages} pages`);
+    console.log(
+      `backup (online API + integrity_check): ${fmt(backupMs, 0)} ms; raw file copy ${fmt(copy.ms, 1)} ms; ratio ${fmt(backupMs / Math.max(0.1, copy.ms), 1)}x`,
+    );
+    console.log(
+      `prune half of the history (${days} days): dry run ${fmt(dry.ms, 0)} ms, real ${fmt(real.ms, 0)} ms; deleted ${real.value.deleted.conversation_turns ?? 0} turns, freed ${real.value.freedPages} pages`,
+    );
   } finally {
     fs.rmSync(workspace, { recursive: true, force: true });
   }

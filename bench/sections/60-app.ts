@@ -15,11 +15,20 @@ import { startWebServer } from '../../src/web/server';
 
 function post(port: number, token: string, channel: string, body: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: `/api/${channel}`, method: 'POST', headers: { 'content-type': 'application/json', 'x-reflection-token': token } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve(Buffer.concat(chunks).toString()));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/api/${channel}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-reflection-token': token },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString()));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -33,7 +42,11 @@ export const section: BenchSection = {
     generateDemoWorkspace(dir, { sessions: 200 });
     const runtime = createAppRuntime({ mode: 'web', stateDir, log: { warn: () => undefined } });
     runtime.session.open(dir);
-    const server = await startWebServer({ runtime, rendererDir: path.join(__dirname, '..', '..', 'out', 'renderer'), rateLimit: { capacity: 1e9, refillPerSecond: 1e9 } });
+    const server = await startWebServer({
+      runtime,
+      rendererDir: path.join(__dirname, '..', '..', 'out', 'renderer'),
+      rateLimit: { capacity: 1e9, refillPerSecond: 1e9 },
+    });
     const N = 300;
     const input = { limit: 50, decision: 'UPDATE_USER' as const };
     const ctx = runtime.session.serviceContext();
@@ -54,35 +67,46 @@ export const section: BenchSection = {
     }
     const p = (xs: number[]) => `p50 ${fmt(percentile(xs, 50))} ms, p95 ${fmt(percentile(xs, 95))} ms`;
     console.log(`gate.list (50 rows) direct service:   ${p(direct)}`);
-    console.log(`gate.list via handler registry:       ${p(registry)}  (ratio p50 ${fmt(percentile(direct, 50) / percentile(registry, 50))})`);
-    console.log(`gate.list over HTTP (browser mode):   ${p(overHttp)}  (ratio p50 ${fmt(percentile(direct, 50) / percentile(overHttp, 50))})`);
+    console.log(
+      `gate.list via handler registry:       ${p(registry)}  (ratio p50 ${fmt(percentile(direct, 50) / percentile(registry, 50))})`,
+    );
+    console.log(
+      `gate.list over HTTP (browser mode):   ${p(overHttp)}  (ratio p50 ${fmt(percentile(direct, 50) / percentile(overHttp, 50))})`,
+    );
 
     // SSE push lag: another connection commits; how long until the event arrives (poll every 500 ms).
     const lags: number[] = [];
     const other = openDatabaseFile(dbPathFor(dir));
     await new Promise<void>((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port: server.port, path: '/api/events', headers: { 'x-reflection-token': server.token } }, (res) => {
-        let wroteAt = 0;
-        let i = 0;
-        const write = () => {
-          wroteAt = performance.now();
-          other.db.prepare('INSERT INTO exclusions (id, kind, value, created_at) VALUES (?, ?, ?, 1)').run(`bench-${i}`, 'account', `a${i}`);
-          i++;
-        };
-        res.on('data', (c: Buffer) => {
-          if (!c.toString().includes('"type":"data"') || !wroteAt) return;
-          lags.push(performance.now() - wroteAt);
-          wroteAt = 0;
-          if (lags.length >= 10) {
-            req.destroy();
-            resolve();
-          } else setTimeout(write, Math.random() * 200);
-        });
-        setTimeout(write, 100);
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port: server.port, path: '/api/events', headers: { 'x-reflection-token': server.token } },
+        (res) => {
+          let wroteAt = 0;
+          let i = 0;
+          const write = () => {
+            wroteAt = performance.now();
+            other.db
+              .prepare('INSERT INTO exclusions (id, kind, value, created_at) VALUES (?, ?, ?, 1)')
+              .run(`bench-${i}`, 'account', `a${i}`);
+            i++;
+          };
+          res.on('data', (c: Buffer) => {
+            if (!c.toString().includes('"type":"data"') || !wroteAt) return;
+            lags.push(performance.now() - wroteAt);
+            wroteAt = 0;
+            if (lags.length >= 10) {
+              req.destroy();
+              resolve();
+            } else setTimeout(write, Math.random() * 200);
+          });
+          setTimeout(write, 100);
+        },
+      );
     });
     other.db.close();
-    console.log(`SSE push after an external commit:    p50 ${fmt(percentile(lags, 50), 0)} ms, max ${fmt(Math.max(...lags), 0)} ms (data_version polled every 500 ms)`);
+    console.log(
+      `SSE push after an external commit:    p50 ${fmt(percentile(lags, 50), 0)} ms, max ${fmt(Math.max(...lags), 0)} ms (data_version polled every 500 ms)`,
+    );
     await server.close();
     await runtime.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -56,17 +56,35 @@ function blameBench(): void {
   const blame: number[] = [];
   const line: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    raw.push(timeIt(() => splitLines(db.prepare("SELECT s.content FROM memory_versions v JOIN write_guardian_audit a ON a.id = v.audit_id JOIN file_snapshots s ON s.id = a.after_snapshot_id WHERE v.file_name = 'USER.md' ORDER BY v.seq DESC LIMIT 1").pluck().get() as string)).ms);
+    raw.push(
+      timeIt(() =>
+        splitLines(
+          db
+            .prepare(
+              "SELECT s.content FROM memory_versions v JOIN write_guardian_audit a ON a.id = v.audit_id JOIN file_snapshots s ON s.id = a.after_snapshot_id WHERE v.file_name = 'USER.md' ORDER BY v.seq DESC LIMIT 1",
+            )
+            .pluck()
+            .get() as string,
+        ),
+      ).ms,
+    );
     blame.push(timeIt(() => blameFile(ctx, { file: 'USER.md' })).ms);
     line.push(timeIt(() => blameFile(ctx, { file: 'USER.md', line: 40 })).ms);
   }
   const floor = percentile(raw, 50);
   const p50 = percentile(blame, 50);
-  console.log(`blame of the whole file (${VERSIONS} versions): p50 ${fmt(p50)} ms, p95 ${fmt(percentile(blame, 95))} ms — ${p50 < 50 ? 'under' : 'OVER'} the 50 ms target (${fmt(p50 / floor, 1)}x the raw read of ${fmt(floor)} ms)`);
+  console.log(
+    `blame of the whole file (${VERSIONS} versions): p50 ${fmt(p50)} ms, p95 ${fmt(percentile(blame, 95))} ms — ${p50 < 50 ? 'under' : 'OVER'} the 50 ms target (${fmt(p50 / floor, 1)}x the raw read of ${fmt(floor)} ms)`,
+  );
   console.log(`blame of one line with its history: p50 ${fmt(percentile(line, 50))} ms`);
 
   // What a view would cost without stored maps: re-diff the whole history.
-  const contents = db.prepare("SELECT s.content FROM memory_versions v JOIN write_guardian_audit a ON a.id = v.audit_id JOIN file_snapshots s ON s.id = a.after_snapshot_id WHERE v.file_name = 'USER.md' ORDER BY v.seq").pluck().all() as string[];
+  const contents = db
+    .prepare(
+      "SELECT s.content FROM memory_versions v JOIN write_guardian_audit a ON a.id = v.audit_id JOIN file_snapshots s ON s.id = a.after_snapshot_id WHERE v.file_name = 'USER.md' ORDER BY v.seq",
+    )
+    .pluck()
+    .all() as string[];
   const replay = timeIt(() => {
     let prev: string[] = [];
     let map = emptyMap();
@@ -76,10 +94,14 @@ function blameBench(): void {
       prev = lines;
     });
   });
-  console.log(`re-diffing the whole history instead (no stored maps): ${fmt(replay.ms)} ms (${fmt(replay.ms / p50, 0)}x a stored-map blame)`);
+  console.log(
+    `re-diffing the whole history instead (no stored maps): ${fmt(replay.ms)} ms (${fmt(replay.ms / p50, 0)}x a stored-map blame)`,
+  );
   const verify = timeIt(() => verifyChains(ctx, { disk: false }));
   const hashed = timeIt(() => contents.forEach((c) => sha256(c)));
-  console.log(`verify of the ${VERSIONS}-version chain (re-hashes every version): ${fmt(verify.ms)} ms, ${verify.value.ok ? 'ok' : 'BROKEN'} (${fmt(verify.ms / hashed.ms, 1)}x hashing the contents alone, ${fmt(hashed.ms)} ms)`);
+  console.log(
+    `verify of the ${VERSIONS}-version chain (re-hashes every version): ${fmt(verify.ms)} ms, ${verify.value.ok ? 'ok' : 'BROKEN'} (${fmt(verify.ms / hashed.ms, 1)}x hashing the contents alone, ${fmt(hashed.ms)} ms)`,
+  );
   db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }
@@ -87,14 +109,20 @@ function blameBench(): void {
 function conflictBench(): void {
   const r = evaluateConflictPairs();
   console.log(`labelled pairs: ${r.pairs} (${r.en} English, ${r.zh} Chinese)`);
-  for (const s of r.scores) console.log(`${s.label}: precision ${fmt(s.precision, 3)}, recall ${fmt(s.recall, 3)} (tp ${s.tp}, fp ${s.fp}, fn ${s.fn})`);
+  for (const s of r.scores)
+    console.log(`${s.label}: precision ${fmt(s.precision, 3)}, recall ${fmt(s.recall, 3)} (tp ${s.tp}, fp ${s.fp}, fn ${s.fn})`);
   for (const m of r.misses) console.log(`  miss: ${m}`);
 }
 
 export const section: BenchSection = {
   name: 'memory health',
   run() {
-    console.log(`load average ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => fmt(l, 2))
+        .join(' ')}`,
+    );
     blameBench();
     conflictBench();
   },

@@ -41,7 +41,13 @@ function buildWorkspace(dir: string, agent: number, n: number): void {
         reason: `Stable preference about ${topic}.`,
         evidence: { wasWritten: true },
       };
-      sample.run(`s-${agent}-${i}`, `channel:bench:${agent}:${i % sessions}`, JSON.stringify(content), `bench:${agent}:${i}`, base + i * 1000);
+      sample.run(
+        `s-${agent}-${i}`,
+        `channel:bench:${agent}:${i % sessions}`,
+        JSON.stringify(content),
+        `bench:${agent}:${i}`,
+        base + i * 1000,
+      );
     }
   })();
   db.close();
@@ -79,7 +85,10 @@ async function childMain(kind: string, root: string, out: string): Promise<void>
 
 function inChild(kind: 'fleet' | 'jsonl', root: string, out: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, [kind, root, out], { execArgv: ['--require', 'tsx/cjs'], env: { ...process.env, REFLECTION_BENCH_FLEET_CHILD: '1' } });
+    const child = fork(__filename, [kind, root, out], {
+      execArgv: ['--require', 'tsx/cjs'],
+      env: { ...process.env, REFLECTION_BENCH_FLEET_CHILD: '1' },
+    });
     child.once('message', (m) => resolve(m as ChildResult));
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`${kind} child exited with ${code}`)));
@@ -98,14 +107,30 @@ export const section: BenchSection = {
       const root = path.join(tmp, 'agents');
       const t0 = performance.now();
       for (let a = 0; a < WORKSPACES; a++) buildWorkspace(path.join(root, `agent-${String(a).padStart(2, '0')}`), a, SAMPLES);
-      console.log(`built ${WORKSPACES} workspaces in ${fmt((performance.now() - t0) / 1000, 1)} s; load average ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`);
+      console.log(
+        `built ${WORKSPACES} workspaces in ${fmt((performance.now() - t0) / 1000, 1)} s; load average ${os
+          .loadavg()
+          .map((l) => fmt(l, 2))
+          .join(' ')}`,
+      );
       const jsonl = await inChild('jsonl', root, path.join(tmp, 'jsonl'));
       const fleet = await inChild('fleet', root, path.join(tmp, 'fleet'));
       const bytes = (dir: string): number =>
-        fs.readdirSync(dir, { recursive: true, withFileTypes: true }).reduce((n, e) => n + (e.isFile() ? fs.statSync(path.join(e.parentPath, e.name)).size : 0), 0);
-      console.log(`JSONL (openai) export of the same records, one per workspace: ${jsonl.rows} rows, ${fmt(jsonl.rows / jsonl.seconds, 0)} rows/s, cpu ${fmt(jsonl.cpu, 1)} s, peak RSS ${fmt(jsonl.peakRss, 0)} MB, ${fmt(bytes(path.join(tmp, 'jsonl')) / 2 ** 20, 1)} MB on disk`);
-      console.log(`fleet export (Parquet, one run): ${fleet.rows} rows, ${fmt(fleet.rows / fleet.seconds, 0)} rows/s, cpu ${fmt(fleet.cpu, 1)} s, peak RSS ${fmt(fleet.peakRss, 0)} MB (aim < 300), ${fmt(bytes(path.join(tmp, 'fleet')) / 2 ** 20, 1)} MB on disk`);
-      console.log(`throughput ratio fleet / JSONL: ${fmt(jsonl.seconds / fleet.seconds, 2)} (wall), ${fmt(jsonl.cpu / fleet.cpu, 2)} (cpu); load average ${os.loadavg().map((l) => fmt(l, 2)).join(' ')}`);
+        fs
+          .readdirSync(dir, { recursive: true, withFileTypes: true })
+          .reduce((n, e) => n + (e.isFile() ? fs.statSync(path.join(e.parentPath, e.name)).size : 0), 0);
+      console.log(
+        `JSONL (openai) export of the same records, one per workspace: ${jsonl.rows} rows, ${fmt(jsonl.rows / jsonl.seconds, 0)} rows/s, cpu ${fmt(jsonl.cpu, 1)} s, peak RSS ${fmt(jsonl.peakRss, 0)} MB, ${fmt(bytes(path.join(tmp, 'jsonl')) / 2 ** 20, 1)} MB on disk`,
+      );
+      console.log(
+        `fleet export (Parquet, one run): ${fleet.rows} rows, ${fmt(fleet.rows / fleet.seconds, 0)} rows/s, cpu ${fmt(fleet.cpu, 1)} s, peak RSS ${fmt(fleet.peakRss, 0)} MB (aim < 300), ${fmt(bytes(path.join(tmp, 'fleet')) / 2 ** 20, 1)} MB on disk`,
+      );
+      console.log(
+        `throughput ratio fleet / JSONL: ${fmt(jsonl.seconds / fleet.seconds, 2)} (wall), ${fmt(jsonl.cpu / fleet.cpu, 2)} (cpu); load average ${os
+          .loadavg()
+          .map((l) => fmt(l, 2))
+          .join(' ')}`,
+      );
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

@@ -26,5 +26,9 @@ export function checkOutput(channel: Channel, value: unknown): void {
 export function checkChangeEvent(event: ChangeEvent): void {
   if (!checksContracts()) return;
   const r = changeEventSchema.safeParse(event);
-  if (!r.success) throw new AppError('Internal', `a ${String((event as { type?: unknown }).type)} event outside its contract: ${describeIssues(r.error.issues, 'event')}`);
+  if (!r.success)
+    throw new AppError(
+      'Internal',
+      `a ${String((event as { type?: unknown }).type)} event outside its contract: ${describeIssues(r.error.issues, 'event')}`,
+    );
 }

@@ -31,7 +31,9 @@ export function nulPath(value: unknown, at = 'input', depth = 0): string | null 
 export function toErrorBody(e: unknown): ErrorBody {
   if (isAppError(e)) {
     const err = e as AppError;
-    return err.details === undefined ? { kind: err.kind, message: err.message } : { kind: err.kind, message: err.message, details: err.details };
+    return err.details === undefined
+      ? { kind: err.kind, message: err.message }
+      : { kind: err.kind, message: err.message, details: err.details };
   }
   if (e instanceof ZodError) return { kind: 'Invalid', message: zodMessage(e) };
   // signal.throwIfAborted() throws the platform's AbortError: the work was stopped, not broken.

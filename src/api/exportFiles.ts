@@ -12,7 +12,13 @@ function listedNames(files: string | null): string[] {
     const parsed = JSON.parse(files) as unknown;
     if (!Array.isArray(parsed)) return [];
     return parsed
-      .map((f) => (typeof f === 'string' ? f : (f as { name?: unknown; path?: unknown; file?: unknown })?.name ?? (f as { path?: unknown }).path ?? (f as { file?: unknown }).file))
+      .map((f) =>
+        typeof f === 'string'
+          ? f
+          : ((f as { name?: unknown; path?: unknown; file?: unknown })?.name ??
+            (f as { path?: unknown }).path ??
+            (f as { file?: unknown }).file),
+      )
       .filter((n): n is string => typeof n === 'string')
       .map((n) => path.basename(n));
   } catch {

@@ -52,8 +52,13 @@ export class PathPolicy {
   }
 
   async pick(purpose: PickPurpose): Promise<string | null> {
-    if (!this.picker) throw new AppError('Invalid', 'file dialogs need the desktop app; in the browser, type a path inside an allowed folder (reflection open --web --allow-dir <dir>)');
-    const defaultPath = purpose === 'backupFile' && this.session.isOpen() ? path.join(this.backupsDir(), 'reflection-backup.db') : undefined;
+    if (!this.picker)
+      throw new AppError(
+        'Invalid',
+        'file dialogs need the desktop app; in the browser, type a path inside an allowed folder (reflection open --web --allow-dir <dir>)',
+      );
+    const defaultPath =
+      purpose === 'backupFile' && this.session.isOpen() ? path.join(this.backupsDir(), 'reflection-backup.db') : undefined;
     const chosen = await this.picker(purpose, defaultPath);
     if (chosen) this.notePicked(chosen);
     return chosen;
@@ -76,7 +81,10 @@ export class PathPolicy {
   check(field: string, p: string): string {
     const real = realPathOf(p);
     if (this.roots().some((root) => isInside(root, real))) return real;
-    throw new AppError('Invalid', `${field}: ${p} is outside the folders the workbench may use; pick it in a dialog (desktop app) or allow its folder (reflection open --web --allow-dir)`);
+    throw new AppError(
+      'Invalid',
+      `${field}: ${p} is outside the folders the workbench may use; pick it in a dialog (desktop app) or allow its folder (reflection open --web --allow-dir)`,
+    );
   }
 
   /** workspace.open: a workspace opened before, or a folder inside an allowed one. */
@@ -105,7 +113,8 @@ export class PathPolicy {
       throw new AppError('Invalid', `file: ${file} must be a plain file name (it goes to ${STATE_DIR}/backups/)`);
     }
     const dir = this.backupsDir();
-    if (!isInside(realPathOf(this.session.dir), realPathOf(dir))) throw new AppError('Invalid', `${STATE_DIR}/backups leads out of the workspace (symlink); refusing to write there`);
+    if (!isInside(realPathOf(this.session.dir), realPathOf(dir)))
+      throw new AppError('Invalid', `${STATE_DIR}/backups leads out of the workspace (symlink); refusing to write there`);
     return path.join(dir, file);
   }
 

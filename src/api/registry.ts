@@ -32,7 +32,11 @@ export interface HandlerEnv {
 }
 
 export type CallHandler<C extends Channel> = (input: ParsedInputOf<C>, env: HandlerEnv) => OutputOf<C> | Promise<OutputOf<C>>;
-export type JobHandler<C extends Channel> = (input: ParsedInputOf<C>, ctx: ServiceContext, env: HandlerEnv) => JobResultOf<C> | Promise<JobResultOf<C>>;
+export type JobHandler<C extends Channel> = (
+  input: ParsedInputOf<C>,
+  ctx: ServiceContext,
+  env: HandlerEnv,
+) => JobResultOf<C> | Promise<JobResultOf<C>>;
 
 export type Handlers = {
   [C in Channel]: Contracts[C]['kind'] extends 'job' ? JobHandler<C> : CallHandler<C>;

@@ -39,7 +39,11 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
   const session = new WorkspaceSession({ stateDir: opts.stateDir, nativeBinding: opts.nativeBinding });
   const services = attachWorkspaceServices(session, opts.log);
   const paths = configurePathPolicy(session, { allowDirs: opts.allowDirs });
-  const jobs = new JobManager((e) => session.emit(e), Date.now, (change) => session.noteLocalWrite(undefined, change));
+  const jobs = new JobManager(
+    (e) => session.emit(e),
+    Date.now,
+    (change) => session.noteLocalWrite(undefined, change),
+  );
   const registry = createRegistry(
     // long jobs run in a worker thread on their own connection (src/api/jobs), so main stays responsive
     confineImportPaths(offloadJobs(buildHandlers(opts.handlers), opts.handlers), paths),

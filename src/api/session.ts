@@ -185,8 +185,12 @@ export class WorkspaceSession {
       this.lastDataVersion = version;
       const background = external ? this.backgroundWriters() : null;
       const known = !external
-        ? change ? { areas: change.areas, ids: change.ids } : {}
-        : background ? { areas: [...new Set([...background, ...(change?.areas ?? [])])] } : {};
+        ? change
+          ? { areas: change.areas, ids: change.ids }
+          : {}
+        : background
+          ? { areas: [...new Set([...background, ...(change?.areas ?? [])])] }
+          : {};
       this.emit({ type: 'data', version, at: this.now, ...(source ? { source } : {}), ...known });
     }
   }

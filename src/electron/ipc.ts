@@ -19,7 +19,11 @@ export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame'>, 
   return trusted.isAppUrl(frame.url);
 }
 
-export function registerIpcHandlers(ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>, registry: Registry, trusted: TrustedSender): () => void {
+export function registerIpcHandlers(
+  ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>,
+  registry: Registry,
+  trusted: TrustedSender,
+): () => void {
   for (const channel of CHANNELS) {
     ipcMain.handle(ipcChannel(channel), (event, input: unknown): Promise<Result<unknown>> | Result<unknown> => {
       if (!isTrustedSender(event, trusted)) {

@@ -110,7 +110,11 @@ function installAppEvents(electron: ElectronApi, state: ShellState, platform: No
 }
 
 /** Once Electron is ready: the runtime, its IPC, the window and the menu, then the page. */
-async function launch(electron: ElectronApi, state: ShellState, o: { mainDir: string; platform: NodeJS.Platform; argv: string[]; page: PageSource }): Promise<void> {
+async function launch(
+  electron: ElectronApi,
+  state: ShellState,
+  o: { mainDir: string; platform: NodeJS.Platform; argv: string[]; page: PageSource },
+): Promise<void> {
   const { app, dialog, session, BrowserWindow } = electron;
   const stateDir = app.getPath('userData');
   installSessionSecurity(session.defaultSession);

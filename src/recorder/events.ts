@@ -73,7 +73,14 @@ export function applyEvent(core: RecorderCore, raw: unknown): boolean {
   const e = recorderEvent.parse(raw) as Parsed;
   if (e.kind === 'turn') {
     if (turnExists(core.db, e.id)) return false;
-    core.upsertSession({ id: e.sessionId, channelId: e.channelId, conversationTarget: e.conversationTarget, accountId: e.accountId, createdAt: e.createdAt, lastActivityAt: e.createdAt });
+    core.upsertSession({
+      id: e.sessionId,
+      channelId: e.channelId,
+      conversationTarget: e.conversationTarget,
+      accountId: e.accountId,
+      createdAt: e.createdAt,
+      lastActivityAt: e.createdAt,
+    });
     try {
       core.insertTurn({ id: e.id, sessionId: e.sessionId, userMessage: e.userMessage, agentReply: e.agentReply, createdAt: e.createdAt });
     } catch (err) {
@@ -92,7 +99,13 @@ export function applyEvent(core: RecorderCore, raw: unknown): boolean {
       decision: e.decision,
       reason: e.reason,
       candidateFact: e.candidateFact,
-      llmCall: { model: e.model || 'unknown', latencyMs: e.latencyMs, promptTokens: e.promptTokens, completionTokens: e.completionTokens, rawResponse: e.rawResponse },
+      llmCall: {
+        model: e.model || 'unknown',
+        latencyMs: e.latencyMs,
+        promptTokens: e.promptTokens,
+        completionTokens: e.completionTokens,
+        rawResponse: e.rawResponse,
+      },
       createdAt: e.createdAt,
     });
     return true;
@@ -122,7 +135,10 @@ function applyWrite(core: RecorderCore, e: Extract<Parsed, { kind: 'write' }>): 
     after: e.after,
     status: e.status,
     reason: e.reason,
-    llmCall: e.model || e.latencyMs !== undefined || e.agentSteps !== undefined ? { model: e.model, latencyMs: e.latencyMs, agentSteps: e.agentSteps } : undefined,
+    llmCall:
+      e.model || e.latencyMs !== undefined || e.agentSteps !== undefined
+        ? { model: e.model, latencyMs: e.latencyMs, agentSteps: e.agentSteps }
+        : undefined,
     source: 'plugin',
     createdAt: e.createdAt,
   });

@@ -23,7 +23,8 @@ const queue: Array<{ seq: number; event: unknown }> = [];
 let closing = false;
 let working = false;
 
-const isBusy = (e: unknown) => /SQLITE_BUSY|SQLITE_LOCKED|database is locked/.test(String((e as { code?: string }).code ?? '') + String((e as Error).message));
+const isBusy = (e: unknown) =>
+  /SQLITE_BUSY|SQLITE_LOCKED|database is locked/.test(String((e as { code?: string }).code ?? '') + String((e as Error).message));
 
 /** Writes a batch; a bad event fails alone (savepoint), a busy database fails the whole batch for a retry. */
 function writeBatch(items: Array<{ seq: number; event: unknown }>): Array<{ seq: number; message: string }> {
@@ -96,7 +97,12 @@ function pump(): void {
         return;
       }
       queue.splice(0, items.length);
-      port.postMessage({ type: 'ack', upTo, count: items.length, failed: items.map((i) => ({ seq: i.seq, message: (e as Error).message })) });
+      port.postMessage({
+        type: 'ack',
+        upTo,
+        count: items.length,
+        failed: items.map((i) => ({ seq: i.seq, message: (e as Error).message })),
+      });
       setImmediate(step);
     }
   };

@@ -3,25 +3,24 @@
 export const MEMORY_FILES = ['MEMORY.md', 'USER.md', 'SOUL.md', 'IDENTITY.md', 'TOOLS.md'] as const;
 export type MemoryFileName = (typeof MEMORY_FILES)[number];
 
-export const GATE_DECISIONS = [
-  'NO_WRITE',
-  'UPDATE_MEMORY',
-  'UPDATE_USER',
-  'UPDATE_SOUL',
-  'UPDATE_IDENTITY',
-  'UPDATE_TOOLS',
-] as const;
+export const GATE_DECISIONS = ['NO_WRITE', 'UPDATE_MEMORY', 'UPDATE_USER', 'UPDATE_SOUL', 'UPDATE_IDENTITY', 'UPDATE_TOOLS'] as const;
 export type GateDecision = (typeof GATE_DECISIONS)[number];
 
 /** The memory file a gate decision targets; NO_WRITE targets none. */
 export function fileForDecision(decision: GateDecision): MemoryFileName | null {
   switch (decision) {
-    case 'UPDATE_MEMORY': return 'MEMORY.md';
-    case 'UPDATE_USER': return 'USER.md';
-    case 'UPDATE_SOUL': return 'SOUL.md';
-    case 'UPDATE_IDENTITY': return 'IDENTITY.md';
-    case 'UPDATE_TOOLS': return 'TOOLS.md';
-    default: return null;
+    case 'UPDATE_MEMORY':
+      return 'MEMORY.md';
+    case 'UPDATE_USER':
+      return 'USER.md';
+    case 'UPDATE_SOUL':
+      return 'SOUL.md';
+    case 'UPDATE_IDENTITY':
+      return 'IDENTITY.md';
+    case 'UPDATE_TOOLS':
+      return 'TOOLS.md';
+    default:
+      return null;
   }
 }
 
@@ -35,12 +34,7 @@ export type AuditStatus = (typeof AUDIT_STATUSES)[number];
 export const AUDIT_SOURCES = ['plugin', 'external', 'rollback', 'retry', 'consolidation'] as const;
 export type AuditSource = (typeof AUDIT_SOURCES)[number];
 
-export const SAMPLE_TYPES = [
-  'memory_gate_positive',
-  'memory_gate_negative',
-  'write_guardian_decision',
-  'annotated_turn',
-] as const;
+export const SAMPLE_TYPES = ['memory_gate_positive', 'memory_gate_negative', 'write_guardian_decision', 'annotated_turn'] as const;
 export type SampleType = (typeof SAMPLE_TYPES)[number];
 
 export const ANNOTATION_STATUSES = ['pending', 'approved', 'rejected', 'needs_review', 'auto_approved'] as const;

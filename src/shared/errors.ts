@@ -1,6 +1,16 @@
 // Errors cross process and HTTP boundaries as data: { ok: false, error: { kind, message } }.
 // Cancelled is its own kind so the UI can tell a stopped job from a failed one without reading the message.
-export const ERROR_KINDS = ['NotFound', 'Conflict', 'Invalid', 'Locked', 'Io', 'Cancelled', 'Internal', 'RateLimited', 'Unauthorized'] as const;
+export const ERROR_KINDS = [
+  'NotFound',
+  'Conflict',
+  'Invalid',
+  'Locked',
+  'Io',
+  'Cancelled',
+  'Internal',
+  'RateLimited',
+  'Unauthorized',
+] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 
 export class AppError extends Error {
@@ -29,7 +39,13 @@ export interface ErrorEnvelope {
 export type Result<T> = { ok: true; value: T } | ErrorEnvelope;
 
 export function isAppError(e: unknown): e is AppError {
-  return e instanceof AppError || (typeof e === 'object' && e !== null && 'kind' in e && (ERROR_KINDS as readonly string[]).includes(String((e as { kind: unknown }).kind)));
+  return (
+    e instanceof AppError ||
+    (typeof e === 'object' &&
+      e !== null &&
+      'kind' in e &&
+      (ERROR_KINDS as readonly string[]).includes(String((e as { kind: unknown }).kind)))
+  );
 }
 
 /** True for an error of this kind, whether an AppError or an envelope's error body. */

@@ -36,7 +36,14 @@ export async function handleApiCall(ctx: WebContext, req: IncomingMessage, res: 
   const key = req.headers[IDEMPOTENCY_HEADER];
   let result: Result<unknown>;
   // A dry run is a read: it stores no idempotency row (a repeat just previews again).
-  if (typeof key === 'string' && key.length > 0 && isChannel(channel) && contracts[channel].mutating && !isDryRun(input) && runtime.session.isOpen()) {
+  if (
+    typeof key === 'string' &&
+    key.length > 0 &&
+    isChannel(channel) &&
+    contracts[channel].mutating &&
+    !isDryRun(input) &&
+    runtime.session.isOpen()
+  ) {
     if (key.length > 200) return sendError(res, 'Invalid', 'Idempotency-Key is too long');
     const r = await ctx.idempotency.run(channel, key, body, () => runtime.registry.dispatch(channel, input));
     result = r.result;

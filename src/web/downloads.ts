@@ -61,7 +61,8 @@ export async function handleTicketRequest(ctx: WebContext, req: IncomingMessage,
   } catch {
     return sendError(res, 'Invalid', 'request body is not valid JSON');
   }
-  if (typeof input.exportId !== 'string' || typeof input.file !== 'string') return sendError(res, 'Invalid', 'exportId and file are required strings');
+  if (typeof input.exportId !== 'string' || typeof input.file !== 'string')
+    return sendError(res, 'Invalid', 'exportId and file are required strings');
   try {
     sendJson(res, 200, { ok: true, value: ticketFor(ctx, principal, input.exportId, input.file) });
   } catch (e) {

@@ -15,7 +15,15 @@ const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 export const ANONYMOUS_BUCKET = 'anonymous';
 
 export const STATUS: Record<ErrorKind, number> = {
-  NotFound: 404, Conflict: 409, Invalid: 400, Locked: 423, Io: 500, Cancelled: 499, Internal: 500, RateLimited: 429, Unauthorized: 401,
+  NotFound: 404,
+  Conflict: 409,
+  Invalid: 400,
+  Locked: 423,
+  Io: 500,
+  Cancelled: 499,
+  Internal: 500,
+  RateLimited: 429,
+  Unauthorized: 401,
 };
 
 /** What the routes of one running server share. */
@@ -33,7 +41,11 @@ export interface WebContext {
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

@@ -5,7 +5,12 @@
 import crypto from 'node:crypto';
 import type { Result } from '../shared/errors';
 import type { DB } from '../core/db/connection';
-import { deleteIdempotencyKey, findIdempotencyKey, reserveIdempotencyKey, storeIdempotentResult } from '../core/db/repositories/idempotency';
+import {
+  deleteIdempotencyKey,
+  findIdempotencyKey,
+  reserveIdempotencyKey,
+  storeIdempotentResult,
+} from '../core/db/repositories/idempotency';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const TRANSIENT = new Set(['Locked', 'Io', 'RateLimited']);
@@ -23,27 +28,40 @@ export class IdempotencyStore {
   private readonly ttlMs: number;
 
   /** `database` answers the open workspace's connection (it changes when another workspace opens). */
-  constructor(private readonly database: () => DB, opts: IdempotencyOptions = {}) {
+  constructor(
+    private readonly database: () => DB,
+    opts: IdempotencyOptions = {},
+  ) {
     this.now = opts.now ?? Date.now;
     this.ttlMs = opts.ttlMs ?? IDEMPOTENCY_TTL_MS;
   }
 
-  async run(channel: string, key: string, body: string, fn: () => Promise<Result<unknown>>): Promise<{ result: Result<unknown>; replayed: boolean }> {
+  async run(
+    channel: string,
+    key: string,
+    body: string,
+    fn: () => Promise<Result<unknown>>,
+  ): Promise<{ result: Result<unknown>; replayed: boolean }> {
     const id = `${channel}\u0000${key}`;
     const bodyHash = crypto.createHash('sha256').update(body).digest('hex');
     const running = this.inFlight.get(id);
     if (running) {
-      if (running.bodyHash !== bodyHash) return { result: conflict('Idempotency-Key was already used with a different request'), replayed: true };
+      if (running.bodyHash !== bodyHash)
+        return { result: conflict('Idempotency-Key was already used with a different request'), replayed: true };
       return { result: await running.result, replayed: true };
     }
     const db = this.database();
     const now = this.now();
     const stored = findIdempotencyKey(db, channel, key, now - this.ttlMs);
     if (stored) {
-      if (stored.body_hash !== bodyHash) return { result: conflict('Idempotency-Key was already used with a different request'), replayed: true };
+      if (stored.body_hash !== bodyHash)
+        return { result: conflict('Idempotency-Key was already used with a different request'), replayed: true };
       if (stored.result === null) {
         // Reserved by a server that stopped before the call finished: it may or may not have happened.
-        return { result: conflict('a request with this Idempotency-Key was interrupted; check the outcome before sending it again with a new key'), replayed: true };
+        return {
+          result: conflict('a request with this Idempotency-Key was interrupted; check the outcome before sending it again with a new key'),
+          replayed: true,
+        };
       }
       return { result: JSON.parse(stored.result) as Result<unknown>, replayed: true };
     }

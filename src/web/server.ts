@@ -9,7 +9,15 @@ import type { AppRuntime } from '../api/runtime';
 import { toEnvelope } from '../api/errors';
 import { singleTokenAuth, WebAuth, type Authenticate, type Principal } from './auth';
 import { IdempotencyStore } from './idempotency';
-import { applySecurityHeaders, DEFAULT_RATE_LIMIT, hostAllowed, newToken, originAllowed, RateLimiter, type RateLimitOptions } from './security';
+import {
+  applySecurityHeaders,
+  DEFAULT_RATE_LIMIT,
+  hostAllowed,
+  newToken,
+  originAllowed,
+  RateLimiter,
+  type RateLimitOptions,
+} from './security';
 import { runAsPrincipal, withCuratorTokens } from '../core/curation/webPrincipal';
 import { ANONYMOUS_BUCKET, MAX_BODY_BYTES, sendError, sendJson, sendTooLarge, STATUS, type WebContext } from './http';
 import { EventStream } from './events';
@@ -85,7 +93,8 @@ function handleRequest(ctx: WebContext, req: IncomingMessage, res: ServerRespons
   if (!hostAllowed(req, port)) return sendError(res, 'Unauthorized', 'Host not allowed');
   if (!originAllowed(req, port)) return sendError(res, 'Unauthorized', 'cross-origin requests are not allowed');
   const fetchSite = req.headers['sec-fetch-site'];
-  if (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none') return sendError(res, 'Unauthorized', 'cross-site requests are not allowed');
+  if (fetchSite && fetchSite !== 'same-origin' && fetchSite !== 'none')
+    return sendError(res, 'Unauthorized', 'cross-site requests are not allowed');
   const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
   if (!url.pathname.startsWith('/api/')) return serveStatic(ctx, url, req, res);
   const declared = Number(req.headers['content-length'] ?? 0);

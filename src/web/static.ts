@@ -5,16 +5,30 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ANONYMOUS_BUCKET, sendError, type WebContext } from './http';
 
 const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
-  '.ico': 'image/x-icon', '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf', '.map': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+  '.map': 'application/json',
 };
 
 /** The URL token, exchanged for the session cookie, then a redirect to the clean URL. */
 function exchangeToken(ctx: WebContext, url: URL, res: ServerResponse): void {
   if (ctx.limiter.take(ANONYMOUS_BUCKET) > 0) return sendError(res, 'RateLimited', 'too many requests', { 'Retry-After': '1' });
   const cookie = ctx.auth.exchange(url.searchParams.get('token') ?? '');
-  if (!cookie) return sendError(res, 'Unauthorized', 'wrong or expired token (tokens change on every start): use the URL printed by `reflection open --web`');
+  if (!cookie)
+    return sendError(
+      res,
+      'Unauthorized',
+      'wrong or expired token (tokens change on every start): use the URL printed by `reflection open --web`',
+    );
   url.searchParams.delete('token');
   // Never '//host/...' (a path like '/\\evil.example' parses to that): the redirect stays on this origin.
   const clean = `${url.pathname.replace(/^\/+/, '/')}${url.search}`;

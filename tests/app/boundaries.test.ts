@@ -13,7 +13,11 @@ function files(dir: string): string[] {
 }
 
 const importsOf = (file: string) =>
-  [...fs.readFileSync(file, 'utf8').matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/gm)].map((m) => ({
+  [
+    ...fs
+      .readFileSync(file, 'utf8')
+      .matchAll(/^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/gm),
+  ].map((m) => ({
     spec: m[3] ?? m[4] ?? m[5] ?? '', // the pattern's three alternatives each capture one
     typeOnly: Boolean(m[2]),
   }));
@@ -25,7 +29,10 @@ describe('import boundaries', () => {
   it('src/shared imports no node module and no electron', () => {
     for (const f of files(path.join(src, 'shared'))) {
       for (const { spec } of importsOf(f)) {
-        expect(spec.startsWith('node:') || spec === 'electron' || ['fs', 'path', 'os', 'crypto'].includes(spec), `${rel(f)} imports ${spec}`).toBe(false);
+        expect(
+          spec.startsWith('node:') || spec === 'electron' || ['fs', 'path', 'os', 'crypto'].includes(spec),
+          `${rel(f)} imports ${spec}`,
+        ).toBe(false);
       }
     }
   });
@@ -34,7 +41,8 @@ describe('import boundaries', () => {
     for (const f of files(path.join(src, 'renderer'))) {
       for (const { spec } of importsOf(f)) {
         const resolved = spec.startsWith('.') ? path.resolve(path.dirname(f), spec) : spec;
-        for (const side of ['core', 'api', 'electron', 'web', 'cli']) expect(resolved.startsWith(path.join(src, side)), `${rel(f)} imports ${spec}`).toBe(false);
+        for (const side of ['core', 'api', 'electron', 'web', 'cli'])
+          expect(resolved.startsWith(path.join(src, side)), `${rel(f)} imports ${spec}`).toBe(false);
         expect(spec.startsWith('node:') || spec === 'electron', `${rel(f)} imports ${spec}`).toBe(false);
       }
     }
@@ -48,7 +56,9 @@ describe('import boundaries', () => {
         if (file === path.join('src', 'preload', 'index.ts')) continue;
         // The shell requires electron once, at the bottom, only when running inside Electron.
         if (file === path.join('src', 'electron', 'main.ts') && !typeOnly) {
-          expect(fs.readFileSync(f, 'utf8')).toMatch(/if \(process\.versions\.electron[^\n]*\n[^\n]*\n\s*startShell\(require\('electron'\)/);
+          expect(fs.readFileSync(f, 'utf8')).toMatch(
+            /if \(process\.versions\.electron[^\n]*\n[^\n]*\n\s*startShell\(require\('electron'\)/,
+          );
           continue;
         }
         expect(typeOnly, `${file} imports electron at runtime`).toBe(true);

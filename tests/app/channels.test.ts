@@ -4,8 +4,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
-  AuditRow, CollectResult, ConversationExportResult, ExclusionDto, ExportPreview, ExportRow, GateDecisionRow, JobStatus, Page,
-  PruneOutcome, PurgeOutcome, RollbackOutcome, SampleDetail, SampleRow, SearchHit, SessionRow, SettingsValidation, TurnView,
+  AuditRow,
+  CollectResult,
+  ConversationExportResult,
+  ExclusionDto,
+  ExportPreview,
+  ExportRow,
+  GateDecisionRow,
+  JobStatus,
+  Page,
+  PruneOutcome,
+  PurgeOutcome,
+  RollbackOutcome,
+  SampleDetail,
+  SampleRow,
+  SearchHit,
+  SessionRow,
+  SettingsValidation,
+  TurnView,
 } from '../../src/shared/contract';
 import { generateDemoWorkspace, HOSTILE_SESSION_ID } from '../../src/core/demo';
 import { serveWorkspace, type WorkbenchServer } from '../helpers/browser';
@@ -77,7 +93,9 @@ describe('every channel against the real services', () => {
     expect(next.items.map((d) => d.id)).not.toContain(firstId);
     const show = await api<{ decision: { id: string }; turn: { id: string }; context: unknown[] }>('gate.show', { id: firstId });
     expect(show.decision.id).toBe(firstId);
-    const stats = await api<{ totals: { total: number; byDecision: Record<string, number> }; buckets: unknown[] }>('gate.stats', { groupBy: 'daily' });
+    const stats = await api<{ totals: { total: number; byDecision: Record<string, number> }; buckets: unknown[] }>('gate.stats', {
+      groupBy: 'daily',
+    });
     expect(stats.totals.total).toBeGreaterThan(0);
     expect(stats.totals.byDecision.UPDATE_USER).toBeGreaterThanOrEqual(5);
     expect(stats.buckets.length).toBeGreaterThan(0);
@@ -102,11 +120,19 @@ describe('every channel against the real services', () => {
     }
     expect(stats.find((c) => c.status === 'written')!.count).toBeGreaterThan(0);
     const before = fs.readFileSync(path.join(dir, a.targetFile), 'utf8');
-    const retry = await api<{ content: string; auditId: string | null; dryRun: boolean }>('guardian.retry', { auditId: a.id, fact: 'Prefers tea over coffee', dryRun: true });
+    const retry = await api<{ content: string; auditId: string | null; dryRun: boolean }>('guardian.retry', {
+      auditId: a.id,
+      fact: 'Prefers tea over coffee',
+      dryRun: true,
+    });
     expect(retry).toMatchObject({ dryRun: true, auditId: null });
     expect(retry.content).toContain('Prefers tea over coffee');
     expect(fs.readFileSync(path.join(dir, a.targetFile), 'utf8')).toBe(before);
-    const correction = await api<{ auditId: string; correctedStatus: string }>('guardian.correct', { auditId: a.id, status: 'refused', reason: 'not a lasting fact' });
+    const correction = await api<{ auditId: string; correctedStatus: string }>('guardian.correct', {
+      auditId: a.id,
+      status: 'refused',
+      reason: 'not a lasting fact',
+    });
     expect(correction).toMatchObject({ auditId: a.id, correctedStatus: 'refused' });
     expect(await fails('guardian.correct', { auditId: a.id, status: 'refused', reason: '   ' })).toBe('Invalid');
   });
@@ -126,7 +152,13 @@ describe('every channel against the real services', () => {
     expect(first).toMatchObject({ status: 'rolled_back', dryRun: false });
     expect(fs.readFileSync(file, 'utf8')).toBe(preview.resultContent);
     const afterFirst = web.runtime.session.db.prepare('SELECT count(*) AS n FROM rollbacks').get() as { n: number };
-    const repeat = await call(web.server.port, web.token, 'guardian.rollback', { auditId: target.id, reason: 'wrong fact' }, { 'idempotency-key': key });
+    const repeat = await call(
+      web.server.port,
+      web.token,
+      'guardian.rollback',
+      { auditId: target.id, reason: 'wrong fact' },
+      { 'idempotency-key': key },
+    );
     expect(repeat.headers['idempotent-replayed']).toBe('true');
     expect(repeat.json()).toEqual({ ok: true, value: first });
     expect((web.runtime.session.db.prepare('SELECT count(*) AS n FROM rollbacks').get() as { n: number }).n).toBe(afterFirst.n);
@@ -146,7 +178,10 @@ describe('every channel against the real services', () => {
     if (!s) throw new Error('the demo has samples');
     const detail = await api<SampleDetail>('dataset.get', { id: s.id });
     expect(detail.id).toBe(s.id);
-    const reviewed = await api<{ sample: SampleRow; reviewId: string; previousStatus: string }>('dataset.review', { id: s.id, action: 'approve' });
+    const reviewed = await api<{ sample: SampleRow; reviewId: string; previousStatus: string }>('dataset.review', {
+      id: s.id,
+      action: 'approve',
+    });
     expect(reviewed.sample.annotationStatus).toBe('approved');
     const undone = await api<{ reviewId: string; sample: SampleRow }>('dataset.undo', {});
     expect(undone.reviewId).toBe(reviewed.reviewId);
@@ -177,7 +212,9 @@ describe('every channel against the real services', () => {
     expect(exports[0]!.id).toBe(row.id);
     const train = row.files.find((f) => f.role === 'train')!;
     const ticket = await fetch(`${web.origin}/api/download-ticket`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-reflection-token': web.token }, body: JSON.stringify({ exportId: row.id, file: train.name }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-reflection-token': web.token },
+      body: JSON.stringify({ exportId: row.id, file: train.name }),
     });
     const dl = await fetch(`${web.origin}${((await ticket.json()) as { value: { url: string } }).value.url}`);
     expect(dl.status).toBe(200);
@@ -203,7 +240,9 @@ describe('every channel against the real services', () => {
   it('settings, workspace, backup', async () => {
     const settings = await api<{ values: { storage: { busyTimeoutMs: number } }; file: string }>('settings.get');
     expect(settings.values.storage.busyTimeoutMs).toBe(5000);
-    const changed = await api<{ values: { storage: { busyTimeoutMs: number } } }>('settings.set', { patch: { storage: { busyTimeoutMs: 7000 } } });
+    const changed = await api<{ values: { storage: { busyTimeoutMs: number } } }>('settings.set', {
+      patch: { storage: { busyTimeoutMs: 7000 } },
+    });
     expect(changed.values.storage.busyTimeoutMs).toBe(7000);
     const recent = await api<Array<{ dir: string }>>('workspace.recent');
     expect(recent[0]!.dir).toBe(dir);
@@ -236,9 +275,18 @@ describe('opt-out, retention, conversation export and settings validation over H
     }
     throw new Error('job did not finish');
   };
-  const count = (sql: string, ...params: unknown[]) => web.runtime.session.db.prepare(sql).pluck().get(...params) as number;
+  const count = (sql: string, ...params: unknown[]) =>
+    web.runtime.session.db
+      .prepare(sql)
+      .pluck()
+      .get(...params) as number;
   const tableCounts = () =>
-    Object.fromEntries(['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples', 'file_snapshots'].map((t) => [t, count(`SELECT count(*) FROM ${t}`)]));
+    Object.fromEntries(
+      ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples', 'file_snapshots'].map((t) => [
+        t,
+        count(`SELECT count(*) FROM ${t}`),
+      ]),
+    );
 
   beforeAll(async () => {
     dir = tempWorkspace();
@@ -252,7 +300,9 @@ describe('opt-out, retention, conversation export and settings validation over H
 
   it('an excluded session is not collected; purge dry run changes nothing; purge removes it; remove lifts it', async () => {
     const busiest = web.runtime.session.db
-      .prepare("SELECT session_id FROM memory_gate_decisions WHERE decision != 'NO_WRITE' GROUP BY session_id ORDER BY count(*) DESC LIMIT 1")
+      .prepare(
+        "SELECT session_id FROM memory_gate_decisions WHERE decision != 'NO_WRITE' GROUP BY session_id ORDER BY count(*) DESC LIMIT 1",
+      )
       .pluck()
       .get() as string;
     // Without the exclusion this session would give samples.
@@ -264,7 +314,10 @@ describe('opt-out, retention, conversation export and settings validation over H
     expect(excl).toMatchObject({ kind: 'session', value: busiest, reason: 'asked to be forgotten', sessions: 1 });
     expect((await api<ExclusionDto[]>('exclusions.list')).map((e) => e.id)).toEqual([excl.id]);
     expect(await fails('exclusions.add', { kind: 'session', value: busiest })).toMatchObject({ kind: 'Conflict' });
-    expect(await fails('exclusions.add', { kind: 'target', value: 'no-colon' })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/target/) });
+    expect(await fails('exclusions.add', { kind: 'target', value: 'no-colon' })).toMatchObject({
+      kind: 'Invalid',
+      message: expect.stringMatching(/target/),
+    });
 
     const collected = await runJob<CollectResult>('dataset.collect', { type: 'all' });
     expect(collected.added).toBeGreaterThan(0);
@@ -280,7 +333,10 @@ describe('opt-out, retention, conversation export and settings validation over H
     expect(preview).toMatchObject({ dryRun: true, sessionIds: [busiest] });
     expect(preview.deleted.conversation_turns).toBe(turnsOfSession);
     expect(tableCounts()).toEqual(before);
-    expect(await fails('exclusions.purge', { id: excl.id })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/irreversible/) });
+    expect(await fails('exclusions.purge', { id: excl.id })).toMatchObject({
+      kind: 'Invalid',
+      message: expect.stringMatching(/irreversible/),
+    });
     expect(tableCounts()).toEqual(before);
 
     const purged = await api<PurgeOutcome>('exclusions.purge', { id: excl.id, confirm: true });
@@ -300,17 +356,25 @@ describe('opt-out, retention, conversation export and settings validation over H
     const db = web.runtime.session.db;
     const [first, last] = db.prepare('SELECT min(created_at), max(created_at) FROM conversation_turns').raw().get() as [number, number];
     const until = first + Math.floor((last - first) / 2);
-    const target = db.prepare('SELECT session_id FROM conversation_turns WHERE created_at < ? ORDER BY created_at LIMIT 1').pluck().get(until) as string;
+    const target = db
+      .prepare('SELECT session_id FROM conversation_turns WHERE created_at < ? ORDER BY created_at LIMIT 1')
+      .pluck()
+      .get(until) as string;
     const excl = await api<ExclusionDto>('exclusions.add', { kind: 'session', value: target });
     const expected = count(
       'SELECT count(*) FROM conversation_turns WHERE created_at >= ? AND created_at < ? AND session_id NOT IN (SELECT session_id FROM excluded_sessions)',
-      first, until,
+      first,
+      until,
     );
     const r = await runJob<ConversationExportResult>('conversations.export', { since: first, until });
     expect(r.turns).toBe(expected);
     expect(r.turns).toBeGreaterThan(0);
     expect(path.dirname(r.file)).toBe(path.join(dir, '.openclaw-reflection', 'exports'));
-    const lines = fs.readFileSync(r.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = fs
+      .readFileSync(r.file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(expected);
     expect(fs.statSync(r.file).size).toBe(r.bytes);
     expect(JSON.stringify(lines)).not.toContain(target);
@@ -331,10 +395,15 @@ describe('opt-out, retention, conversation export and settings validation over H
     const dry = await api<PruneOutcome>('retention.prune', { days: 30, dryRun: true });
     expect(dry.dryRun).toBe(true);
     expect(dry.deleted.conversation_turns).toBeGreaterThan(0);
-    expect(dry.kept).toEqual(expect.arrayContaining([expect.objectContaining({ reason: 'curated dataset sample', count: expect.any(Number) })]));
+    expect(dry.kept).toEqual(
+      expect.arrayContaining([expect.objectContaining({ reason: 'curated dataset sample', count: expect.any(Number) })]),
+    );
     expect(tableCounts()).toEqual(before);
     // No retention limit given and none configured: named.
-    expect(await fails('retention.prune', { dryRun: true })).toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/retentionDays/) });
+    expect(await fails('retention.prune', { dryRun: true })).toMatchObject({
+      kind: 'Invalid',
+      message: expect.stringMatching(/retentionDays/),
+    });
     const real = await api<PruneOutcome>('retention.prune', { days: 30, confirm: true, previewToken: dry.previewToken, force: true });
     expect(real.deleted).toEqual(dry.deleted);
     expect(count('SELECT count(*) FROM conversation_turns')).toBe(before.conversation_turns! - dry.deleted.conversation_turns!);
@@ -344,7 +413,9 @@ describe('opt-out, retention, conversation export and settings validation over H
   it('settings.validate names each bad value and saves nothing', async () => {
     const stored = await api<SettingsValidation>('settings.validate');
     expect(stored).toMatchObject({ valid: true, problems: [], source: 'file' });
-    const bad = await api<SettingsValidation>('settings.validate', { settings: { storage: { busyTimeoutMs: 'soon', retentionDays: 90 }, colour: 'blue' } });
+    const bad = await api<SettingsValidation>('settings.validate', {
+      settings: { storage: { busyTimeoutMs: 'soon', retentionDays: 90 }, colour: 'blue' },
+    });
     expect(bad.valid).toBe(false);
     expect(bad.source).toBe('input');
     expect(bad.problems.join('\n')).toMatch(/storage\.busyTimeoutMs/);
@@ -361,7 +432,8 @@ describe('opt-out, retention, conversation export and settings validation over H
 describe('idempotency keys persist in the workspace database', () => {
   let dir: string;
   let web: WorkbenchServer | null = null;
-  const send = (channel: string, input: unknown, key: string) => call(web!.server.port, web!.token, channel, input, { 'idempotency-key': key });
+  const send = (channel: string, input: unknown, key: string) =>
+    call(web!.server.port, web!.token, channel, input, { 'idempotency-key': key });
   const db = () => web!.runtime.session.db;
   const rollbacks = () => db().prepare('SELECT count(*) FROM rollbacks').pluck().get() as number;
 
@@ -376,7 +448,9 @@ describe('idempotency keys persist in the workspace database', () => {
 
   it('a repeated key after a server restart replays the result and does not repeat the rollback', async () => {
     const newest = db()
-      .prepare("SELECT id, target_file FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' AND after_snapshot_id IS NOT NULL ORDER BY created_at DESC LIMIT 1")
+      .prepare(
+        "SELECT id, target_file FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' AND after_snapshot_id IS NOT NULL ORDER BY created_at DESC LIMIT 1",
+      )
       .get() as { id: string; target_file: string };
     const body = { auditId: newest.id, reason: 'wrong fact' };
     const first = await send('guardian.rollback', body, 'restart-key-1');
@@ -407,12 +481,18 @@ describe('idempotency keys persist in the workspace database', () => {
 
   it('a key reserved by a server that stopped mid-call is refused, never run again; expired keys run anew', async () => {
     const target = db()
-      .prepare("SELECT id FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' AND id NOT IN (SELECT audit_id FROM rollbacks) ORDER BY created_at DESC LIMIT 1")
+      .prepare(
+        "SELECT id FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' AND id NOT IN (SELECT audit_id FROM rollbacks) ORDER BY created_at DESC LIMIT 1",
+      )
       .pluck()
       .get() as string;
     const body = JSON.stringify({ auditId: target, reason: 'interrupted' });
     const hash = crypto.createHash('sha256').update(body).digest('hex');
-    db().prepare("INSERT INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES ('guardian.rollback', 'crashed-key', ?, NULL, ?)").run(hash, Date.now() - 1000);
+    db()
+      .prepare(
+        "INSERT INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES ('guardian.rollback', 'crashed-key', ?, NULL, ?)",
+      )
+      .run(hash, Date.now() - 1000);
     const count = rollbacks();
     const r = await send('guardian.rollback', JSON.parse(body), 'crashed-key');
     expect(r.status).toBe(409);
@@ -420,8 +500,18 @@ describe('idempotency keys persist in the workspace database', () => {
     expect(rollbacks()).toBe(count);
 
     const stale = { ok: true, value: { stale: true } };
-    db().prepare("INSERT INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES ('exclusions.add', 'old-key', ?, ?, ?)")
-      .run(crypto.createHash('sha256').update(JSON.stringify({ kind: 'account', value: 'acct-old' })).digest('hex'), JSON.stringify(stale), Date.now() - 25 * 3600_000);
+    db()
+      .prepare(
+        "INSERT INTO api_idempotency (channel, idem_key, body_hash, result, created_at) VALUES ('exclusions.add', 'old-key', ?, ?, ?)",
+      )
+      .run(
+        crypto
+          .createHash('sha256')
+          .update(JSON.stringify({ kind: 'account', value: 'acct-old' }))
+          .digest('hex'),
+        JSON.stringify(stale),
+        Date.now() - 25 * 3600_000,
+      );
     const fresh = await send('exclusions.add', { kind: 'account', value: 'acct-old' }, 'old-key');
     expect(fresh.headers['idempotent-replayed']).toBeUndefined();
     expect(fresh.json()).toMatchObject({ ok: true, value: { value: 'acct-old' } });

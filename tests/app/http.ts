@@ -39,6 +39,16 @@ export function request(
 }
 
 /** POST /api/<channel> with the token. */
-export function call(port: number, token: string, channel: string, input: unknown = {}, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return request(port, `/api/${channel}`, { method: 'POST', body: JSON.stringify(input), headers: { 'x-reflection-token': token, ...headers } });
+export function call(
+  port: number,
+  token: string,
+  channel: string,
+  input: unknown = {},
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
+  return request(port, `/api/${channel}`, {
+    method: 'POST',
+    body: JSON.stringify(input),
+    headers: { 'x-reflection-token': token, ...headers },
+  });
 }

@@ -48,7 +48,10 @@ describe('live capture pushes change events to the renderer', () => {
     fs.mkdirSync(path.join(dir, 'plugin', 'logs'), { recursive: true });
     fs.mkdirSync(path.join(dir, '.openclaw-reflection'), { recursive: true });
     // A relative plugin root resolves from the workspace folder.
-    fs.writeFileSync(path.join(dir, '.openclaw-reflection', 'workbench.json'), JSON.stringify({ pluginRoot: 'plugin', liveCapture: { pollIntervalMs: 100 } }));
+    fs.writeFileSync(
+      path.join(dir, '.openclaw-reflection', 'workbench.json'),
+      JSON.stringify({ pluginRoot: 'plugin', liveCapture: { pollIntervalMs: 100 } }),
+    );
     logFile = path.join(dir, 'plugin', 'logs', 'reflection-2026-03-10.log');
     web = await serveWorkspace(dir);
     await web.runtime.services.ready();

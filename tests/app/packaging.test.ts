@@ -12,7 +12,9 @@ import { repoRoot } from '../helpers/workspace';
 
 const config = JSON.parse(fs.readFileSync(path.join(repoRoot, 'electron-builder.json'), 'utf8')) as Record<string, any>;
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the afterPack hook is a CommonJS script, loaded as electron-builder loads it
-const afterPack = require(path.join(repoRoot, config.afterPack)) as ((ctx: unknown) => Promise<void>) & { fuseConfig: (f: unknown) => Record<string, unknown> };
+const afterPack = require(path.join(repoRoot, config.afterPack)) as ((ctx: unknown) => Promise<void>) & {
+  fuseConfig: (f: unknown) => Record<string, unknown>;
+};
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the same CommonJS instance the afterPack hook uses
 const fuses = require('@electron/fuses') as typeof import('@electron/fuses');
 
@@ -33,7 +35,9 @@ describe('packaging', () => {
     const loaded = await getConfig(repoRoot, 'electron-builder.json', null);
     await expect(validateConfiguration(loaded, new DebugLogger(false))).resolves.toBeUndefined();
     for (const broken of [{ notAnOption: true }, { asar: 'yes' }, { nsis: { oneClick: 'no' } }]) {
-      await expect(validateConfiguration({ ...loaded, ...broken }, new DebugLogger(false)), JSON.stringify(broken)).rejects.toThrow(/Invalid configuration/);
+      await expect(validateConfiguration({ ...loaded, ...broken }, new DebugLogger(false)), JSON.stringify(broken)).rejects.toThrow(
+        /Invalid configuration/,
+      );
     }
   });
 
@@ -64,7 +68,12 @@ describe('packaging', () => {
     const appOutDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-pack-'));
     const binary = path.join(appOutDir, 'reflection-workbench');
     standInBinary(binary);
-    await afterPack({ appOutDir, electronPlatformName: 'linux', arch: 1, packager: { appInfo: { productFilename: 'Reflection Workbench' }, executableName: 'reflection-workbench' } });
+    await afterPack({
+      appOutDir,
+      electronPlatformName: 'linux',
+      arch: 1,
+      packager: { appInfo: { productFilename: 'Reflection Workbench' }, executableName: 'reflection-workbench' },
+    });
     const wire = await getCurrentFuseWire(binary);
     expect(wire[FuseV1Options.RunAsNode]).toBe(FuseState.DISABLE);
     expect(wire[FuseV1Options.EnableNodeOptionsEnvironmentVariable]).toBe(FuseState.DISABLE);
@@ -78,7 +87,12 @@ describe('packaging', () => {
   it('the page meta CSP is the header CSP (minus frame-ancestors, which a meta tag cannot carry)', () => {
     const html = fs.readFileSync(path.join(repoRoot, 'src', 'renderer', 'index.html'), 'utf8');
     const meta = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
-    const directives = (csp: string) => csp.split(';').map((d) => d.trim()).filter((d) => d && !d.startsWith('frame-ancestors')).sort();
+    const directives = (csp: string) =>
+      csp
+        .split(';')
+        .map((d) => d.trim())
+        .filter((d) => d && !d.startsWith('frame-ancestors'))
+        .sort();
     expect(meta).toBeDefined();
     expect(directives(meta!)).toEqual(directives(CONTENT_SECURITY_POLICY));
   });

@@ -27,7 +27,11 @@ describe('preload bundle', () => {
           return Promise.resolve({ ok: true, value: 'from-main' });
         },
         on: (channel: string, fn: Fn) => listeners.set(channel, [...(listeners.get(channel) ?? []), fn]),
-        removeListener: (channel: string, fn: Fn) => listeners.set(channel, (listeners.get(channel) ?? []).filter((f) => f !== fn)),
+        removeListener: (channel: string, fn: Fn) =>
+          listeners.set(
+            channel,
+            (listeners.get(channel) ?? []).filter((f) => f !== fn),
+          ),
       },
     };
     const sandboxRequire = (name: string) => {
@@ -36,7 +40,11 @@ describe('preload bundle', () => {
       throw new Error(`a sandboxed preload cannot require ${name}`);
     };
     const module = { exports: {} };
-    vm.runInNewContext(fs.readFileSync(file, 'utf8'), { require: sandboxRequire, module, exports: module.exports, console }, { filename: file });
+    vm.runInNewContext(
+      fs.readFileSync(file, 'utf8'),
+      { require: sandboxRequire, module, exports: module.exports, console },
+      { filename: file },
+    );
   });
 
   it('requires nothing but electron', () => {

@@ -37,10 +37,13 @@ describe('handler registry', () => {
     // Each real handler is wrapped so the test sees whether any service was reached.
     const real = buildHandlers();
     const observed = Object.fromEntries(
-      CHANNELS.map((c) => [c, (...args: unknown[]) => {
-        calls.push(c);
-        return (real[c] as (...a: unknown[]) => unknown)(...args);
-      }]),
+      CHANNELS.map((c) => [
+        c,
+        (...args: unknown[]) => {
+          calls.push(c);
+          return (real[c] as (...a: unknown[]) => unknown)(...args);
+        },
+      ]),
     ) as unknown as Handlers;
     runtime = createAppRuntime({ mode: 'web', stateDir, handlers: observed, log: { warn: () => undefined } });
     runtime.session.open(dir);
@@ -57,13 +60,39 @@ describe('handler registry', () => {
     // @ts-expect-error a map without the gate.list handler is not a Handlers: the compiler refuses it
     const incomplete: Handlers = withoutOne;
     const session = new WorkspaceSession({ stateDir });
-    expect(() => createRegistry(incomplete, { mode: 'web', version: 't', session, jobs: new JobManager(() => undefined) })).toThrow(/gate\.list/);
+    expect(() => createRegistry(incomplete, { mode: 'web', version: 't', session, jobs: new JobManager(() => undefined) })).toThrow(
+      /gate\.list/,
+    );
   });
 
   it('marks mutating channels and declares a zod schema for each', () => {
-    expect(MUTATING_CHANNELS).toEqual(expect.arrayContaining(['guardian.rollback', 'guardian.retry', 'guardian.correct', 'dataset.review', 'dataset.undo', 'workspace.open', 'settings.set', 'backup.create', 'exclusions.add', 'exclusions.remove', 'exclusions.purge', 'retention.prune']));
+    expect(MUTATING_CHANNELS).toEqual(
+      expect.arrayContaining([
+        'guardian.rollback',
+        'guardian.retry',
+        'guardian.correct',
+        'dataset.review',
+        'dataset.undo',
+        'workspace.open',
+        'settings.set',
+        'backup.create',
+        'exclusions.add',
+        'exclusions.remove',
+        'exclusions.purge',
+        'retention.prune',
+      ]),
+    );
     expect(contracts['conversations.export'].kind).toBe('job');
-    for (const q of ['sessions.list', 'gate.list', 'guardian.diff', 'dataset.previewExport', 'search.query', 'exclusions.list', 'settings.validate'] as const) expect(contracts[q].mutating).toBe(false);
+    for (const q of [
+      'sessions.list',
+      'gate.list',
+      'guardian.diff',
+      'dataset.previewExport',
+      'search.query',
+      'exclusions.list',
+      'settings.validate',
+    ] as const)
+      expect(contracts[q].mutating).toBe(false);
     for (const c of CHANNELS) expect(contracts[c].input).toBeInstanceOf(z.ZodType);
   });
 
@@ -126,7 +155,10 @@ describe('handler registry', () => {
     // a job's result is checked when it ends: the job fails instead of handing the renderer a wrong shape
     const started = (await registry.dispatch('dataset.collect', {})) as { ok: true; value: { jobId: string } };
     await expect.poll(() => jobs.get(started.value.jobId).state).toBe('failed');
-    expect(jobs.get(started.value.jobId).error).toMatchObject({ kind: 'Internal', message: expect.stringMatching(/^dataset\.collect answered outside its contract: output\.scanned/) });
+    expect(jobs.get(started.value.jobId).error).toMatchObject({
+      kind: 'Internal',
+      message: expect.stringMatching(/^dataset\.collect answered outside its contract: output\.scanned/),
+    });
     // every real answer of this test file passed the same check: a mismatch would have failed its call
     expect(await runtime.registry.dispatch('workspace.current', {})).toMatchObject({ ok: true });
     session.close();
@@ -139,10 +171,14 @@ describe('handler registry', () => {
   });
 
   it('keeps workspace counts until another connection or a mutating call changes the data', async () => {
-    const count = async () => ((await runtime.registry.dispatch('workspace.current', {})) as { ok: true; value: { counts: { sessions: number } } }).value.counts.sessions;
+    const count = async () =>
+      ((await runtime.registry.dispatch('workspace.current', {})) as { ok: true; value: { counts: { sessions: number } } }).value.counts
+        .sessions;
     const before = await count();
     const other = openDatabaseFile(dbPathFor(dir));
-    other.db.prepare("INSERT INTO sessions (id, channel_id, created_at, last_activity_at) VALUES ('channel:test:counts', 'test', 1, 1)").run();
+    other.db
+      .prepare("INSERT INTO sessions (id, channel_id, created_at, last_activity_at) VALUES ('channel:test:counts', 'test', 1, 1)")
+      .run();
     other.db.close();
     expect(await count()).toBe(before + 1);
   });
@@ -178,7 +214,10 @@ describe('handler registry', () => {
     expect(await registry.dispatch('jobs.cancel', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled' } });
     await new Promise((r) => setTimeout(r, 300));
     expect(sawAbort).toBe(true);
-    expect(await registry.dispatch('jobs.get', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled', message: 'import.evals cancelled' } } });
+    expect(await registry.dispatch('jobs.get', { jobId })).toMatchObject({
+      ok: true,
+      value: { state: 'cancelled', error: { kind: 'Cancelled', message: 'import.evals cancelled' } },
+    });
     expect(events.some((e) => e.state === 'running' && e.done >= 1)).toBe(true);
     expect(events.at(-1)?.state).toBe('cancelled');
     session.close();
@@ -188,8 +227,18 @@ describe('handler registry', () => {
     const warnings: string[] = [];
     const session = new WorkspaceSession({ stateDir });
     session.open(dir);
-    const slow = buildHandlers({ 'jobs.list': () => { const until = performance.now() + 70; while (performance.now() < until); return []; } });
-    const registry = createRegistry(slow, { mode: 'web', version: 't', session, jobs: new JobManager(() => undefined) }, { warn: (m) => warnings.push(m) });
+    const slow = buildHandlers({
+      'jobs.list': () => {
+        const until = performance.now() + 70;
+        while (performance.now() < until);
+        return [];
+      },
+    });
+    const registry = createRegistry(
+      slow,
+      { mode: 'web', version: 't', session, jobs: new JobManager(() => undefined) },
+      { warn: (m) => warnings.push(m) },
+    );
     await registry.dispatch('jobs.list', {});
     await registry.dispatch('app.info', {});
     session.close();

@@ -20,7 +20,8 @@ describe('browser mode safety (issue 14)', () => {
   let dir: string;
   let web: WorkbenchServer;
   let port: number;
-  const api = async <T>(channel: string, input: unknown = {}): Promise<Body<T>> => (await call(port, web.token, channel, input)).json<Body<T>>();
+  const api = async <T>(channel: string, input: unknown = {}): Promise<Body<T>> =>
+    (await call(port, web.token, channel, input)).json<Body<T>>();
   const value = async <T>(channel: string, input: unknown = {}): Promise<T> => {
     const r = await api<T>(channel, input);
     if (!r.ok) throw new Error(`${channel}: ${r.error.kind} ${r.error.message}`);
@@ -54,17 +55,32 @@ describe('browser mode safety (issue 14)', () => {
     for (const days of [0.001, 1, 6.5]) {
       expect(await api('retention.prune', { days, dryRun: true }), String(days)).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
     }
-    expect(await api('settings.set', { patch: { storage: { retentionDays: 1 } } })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
-    expect(await api('retention.prune', { days: 30 })).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/irreversible/) } });
-    expect(await api('retention.prune', { days: 30, confirm: true })).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/previewToken/) } });
+    expect(await api('settings.set', { patch: { storage: { retentionDays: 1 } } })).toMatchObject({
+      ok: false,
+      error: { kind: 'Invalid' },
+    });
+    expect(await api('retention.prune', { days: 30 })).toMatchObject({
+      ok: false,
+      error: { kind: 'Invalid', message: expect.stringMatching(/irreversible/) },
+    });
+    expect(await api('retention.prune', { days: 30, confirm: true })).toMatchObject({
+      ok: false,
+      error: { kind: 'Invalid', message: expect.stringMatching(/previewToken/) },
+    });
     expect(count('SELECT count(*) FROM conversation_turns')).toBe(turns);
 
     const preview = await value<PruneOutcome>('retention.prune', { days: 30, dryRun: true });
     expect(preview.deleted.conversation_turns).toBeGreaterThan(0);
     expect(preview.needsForce).toBe(true);
-    expect(await api('retention.prune', { days: 30, confirm: true, previewToken: 'x'.repeat(40) })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+    expect(await api('retention.prune', { days: 30, confirm: true, previewToken: 'x'.repeat(40) })).toMatchObject({
+      ok: false,
+      error: { kind: 'Invalid' },
+    });
     // No backup holds the data yet: refused without force.
-    expect(await api('retention.prune', { days: 30, confirm: true, previewToken: preview.previewToken })).toMatchObject({ ok: false, error: { kind: 'Conflict', message: expect.stringMatching(/backup/) } });
+    expect(await api('retention.prune', { days: 30, confirm: true, previewToken: preview.previewToken })).toMatchObject({
+      ok: false,
+      error: { kind: 'Conflict', message: expect.stringMatching(/backup/) },
+    });
     expect(count('SELECT count(*) FROM conversation_turns')).toBe(turns);
 
     await value('backup.create', {});
@@ -82,28 +98,48 @@ describe('browser mode safety (issue 14)', () => {
     const served = await serveWorkspace(w);
     try {
       const db = served.runtime.session.db;
-      const old = db.prepare('SELECT id, turn_id, session_id FROM memory_gate_decisions ORDER BY created_at LIMIT 6').all() as { id: string; turn_id: string; session_id: string }[];
+      const old = db.prepare('SELECT id, turn_id, session_id FROM memory_gate_decisions ORDER BY created_at LIMIT 6').all() as {
+        id: string;
+        turn_id: string;
+        session_id: string;
+      }[];
       db.prepare('DELETE FROM dataset_samples').run();
-      const ins = db.prepare(`INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, session_id, content, annotation_status, annotation_notes, source_key, created_at)
+      const ins =
+        db.prepare(`INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, session_id, content, annotation_status, annotation_notes, source_key, created_at)
         VALUES (?, 'memory_gate_negative', ?, ?, ?, '{}', ?, ?, ?, 1)`);
       const kinds: [string, string, string | null][] = [
-        ['rejected', 'rejected', null], ['needs_review', 'needs_review', null], ['approved', 'approved', null],
-        ['noted', 'pending', 'check the date'], ['edited', 'pending', null], ['untouched', 'pending', null],
+        ['rejected', 'rejected', null],
+        ['needs_review', 'needs_review', null],
+        ['approved', 'approved', null],
+        ['noted', 'pending', 'check the date'],
+        ['edited', 'pending', null],
+        ['untouched', 'pending', null],
       ];
       kinds.forEach(([id, status, notes], i) => {
         const d = old[i]!; // six decisions for six kinds
         ins.run(id, d.turn_id, d.id, d.session_id, status, notes, `k-${id}`);
       });
-      db.prepare(`INSERT INTO dataset_annotation_events (sample_id, action, actor, prev_status, created_at) VALUES ('edited', 'edit', 'curator', 'pending', 1)`).run();
+      db.prepare(
+        `INSERT INTO dataset_annotation_events (sample_id, action, actor, prev_status, created_at) VALUES ('edited', 'edit', 'curator', 'pending', 1)`,
+      ).run();
       expect((await call(served.server.port, served.token, 'backup.create', {})).status).toBe(200);
-      const preview = (await call(served.server.port, served.token, 'retention.prune', { days: 30, dryRun: true })).json<Body<PruneOutcome>>();
+      const preview = (await call(served.server.port, served.token, 'retention.prune', { days: 30, dryRun: true })).json<
+        Body<PruneOutcome>
+      >();
       if (!preview.ok) throw new Error(preview.error.message);
-      const r = (await call(served.server.port, served.token, 'retention.prune', { days: 30, confirm: true, previewToken: preview.value.previewToken })).json<Body<PruneOutcome>>();
+      const r = (
+        await call(served.server.port, served.token, 'retention.prune', {
+          days: 30,
+          confirm: true,
+          previewToken: preview.value.previewToken,
+        })
+      ).json<Body<PruneOutcome>>();
       expect(r, JSON.stringify(r)).toMatchObject({ ok: true });
       const left = db.prepare('SELECT id FROM dataset_samples ORDER BY id').pluck().all();
       expect(left).toEqual(['approved', 'edited', 'needs_review', 'noted', 'rejected']);
       // what they reference stays too
-      for (const d of old.slice(0, 5)) expect(db.prepare('SELECT count(*) FROM memory_gate_decisions WHERE id = ?').pluck().get(d.id)).toBe(1);
+      for (const d of old.slice(0, 5))
+        expect(db.prepare('SELECT count(*) FROM memory_gate_decisions WHERE id = ?').pluck().get(d.id)).toBe(1);
       expect(db.prepare('SELECT count(*) FROM memory_gate_decisions WHERE id = ?').pluck().get(old[5]!.id)).toBe(0);
     } finally {
       await served.close();
@@ -172,7 +208,10 @@ describe('browser mode safety (issue 14)', () => {
       expect((await job('import.openclaw', { path: path.join(dir, 'etc-link') })).error).toMatchObject({ kind: 'Invalid' });
       expect(await api('settings.set', { patch: { pluginRoot: '/etc' } })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
       for (const dbPath of ['/tmp/x.db', '../x.db', 'a/../../x.db', 'TOOLS.md']) {
-        expect(await api('settings.set', { patch: { storage: { dbPath } } }), dbPath).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+        expect(await api('settings.set', { patch: { storage: { dbPath } } }), dbPath).toMatchObject({
+          ok: false,
+          error: { kind: 'Invalid' },
+        });
       }
     } finally {
       fs.rmSync(elsewhere, { recursive: true, force: true });
@@ -183,7 +222,10 @@ describe('browser mode safety (issue 14)', () => {
     try {
       const set = (await call(allowed.server.port, allowed.token, 'workspace.open', { dir: other })).json<Body>();
       expect(set.ok).toBe(true);
-      expect((await call(allowed.server.port, allowed.token, 'settings.set', { patch: { storage: { dbPath: 'data/curated.db' } } })).json<Body>().ok).toBe(true);
+      expect(
+        (await call(allowed.server.port, allowed.token, 'settings.set', { patch: { storage: { dbPath: 'data/curated.db' } } })).json<Body>()
+          .ok,
+      ).toBe(true);
       const reopened = (await call(allowed.server.port, allowed.token, 'workspace.open', { dir: other })).json<Body<{ dbFile: string }>>();
       expect(reopened).toMatchObject({ ok: true, value: { dbFile: path.join(fs.realpathSync(other), 'data', 'curated.db') } });
       expect(fs.existsSync(path.join(other, 'data', 'curated.db'))).toBe(true);
@@ -210,12 +252,21 @@ describe('browser mode safety (issue 14)', () => {
     expect(r.json()).toMatchObject({ ok: false, error: { message: expect.stringMatching(/8 MB/) } });
     // chunked, without Content-Length: still a 413, not a reset
     const chunked = await new Promise<RawResponse>((resolve, reject) => {
-      const req = http.request({ host: '127.0.0.1', port, path: '/api/search.query', method: 'POST', agent: false,
-        headers: { 'content-type': 'application/json', 'x-reflection-token': web.token, 'transfer-encoding': 'chunked' } }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
-      });
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/api/search.query',
+          method: 'POST',
+          agent: false,
+          headers: { 'content-type': 'application/json', 'x-reflection-token': web.token, 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < 9; i++) req.write('x'.repeat(1024 * 1024));
       req.end();
@@ -249,8 +300,12 @@ describe('browser mode safety (issue 14)', () => {
     const exportDir = path.join(dir, '.openclaw-reflection', 'exports', 'tickets');
     fs.mkdirSync(exportDir, { recursive: true });
     fs.writeFileSync(path.join(exportDir, 'train.jsonl'), '{"t":1}\n');
-    web.runtime.session.db.prepare(`INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at)
-      VALUES ('exp-t', 'tickets', 'openai', '[]', ?, ?, 1)`).run(exportDir, JSON.stringify([{ name: 'train.jsonl' }]));
+    web.runtime.session.db
+      .prepare(
+        `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at)
+      VALUES ('exp-t', 'tickets', 'openai', '[]', ?, ?, 1)`,
+      )
+      .run(exportDir, JSON.stringify([{ name: 'train.jsonl' }]));
     // The page's link (cookie) is answered with a redirect to a fresh ticket; the ticket works once.
     const link = await request(port, '/api/download?exportId=exp-t&file=train.jsonl', { headers: { cookie } });
     expect(link.status).toBe(303);
@@ -281,11 +336,25 @@ describe('rate limiter (issue 14 item 11)', () => {
     const served = await serveWorkspace(w, { rateLimit: { capacity: 5, refillPerSecond: 0.01 } });
     const from = (localAddress: string, token?: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: served.server.port, path: '/api/app.info', method: 'POST', localAddress, agent: false,
-          headers: { host: `127.0.0.1:${served.server.port}`, 'content-type': 'application/json', ...(token ? { 'x-reflection-token': token } : {}) } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: served.server.port,
+            path: '/api/app.info',
+            method: 'POST',
+            localAddress,
+            agent: false,
+            headers: {
+              host: `127.0.0.1:${served.server.port}`,
+              'content-type': 'application/json',
+              ...(token ? { 'x-reflection-token': token } : {}),
+            },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end('{}');
       });

@@ -199,7 +199,10 @@ describe('Electron shell', () => {
       expect(h.permissionCheck!({}, permission)).toBe(false);
     }
     let headers: Record<string, string[]> = {};
-    h.headers!({ responseHeaders: { 'Content-Type': ['text/html'] } }, (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders));
+    h.headers!(
+      { responseHeaders: { 'Content-Type': ['text/html'] } },
+      (r: { responseHeaders: Record<string, string[]> }) => (headers = r.responseHeaders),
+    );
     const csp = headers['Content-Security-Policy']?.[0];
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("script-src 'self'");
@@ -224,13 +227,17 @@ describe('Electron shell', () => {
     expect(await invoke({ senderFrame: frame }, {})).toMatchObject({ ok: false, error: { kind: 'Unauthorized' } });
     frame.url = `${pathToFileURL(path.join(repoRoot, 'out', 'renderer', 'index.html'))}#/writes`;
     expect(await invoke({ senderFrame: frame }, {})).toMatchObject({ ok: true });
-    expect(await rec.ipc.get(ipcChannel('gate.list'))!({ senderFrame: frame }, { limit: -1 })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+    expect(await rec.ipc.get(ipcChannel('gate.list'))!({ senderFrame: frame }, { limit: -1 })).toMatchObject({
+      ok: false,
+      error: { kind: 'Invalid' },
+    });
   });
 
   it('accepts a renderer path only when the user picked it in a native dialog of this window', async () => {
     const { rec, shell } = await start(newUserData());
     const frame = rec.windows[0]!.webContents.mainFrame;
-    const call = (channel: Parameters<typeof ipcChannel>[0], input: unknown) => rec.ipc.get(ipcChannel(channel))!({ senderFrame: frame }, input);
+    const call = (channel: Parameters<typeof ipcChannel>[0], input: unknown) =>
+      rec.ipc.get(ipcChannel(channel))!({ senderFrame: frame }, input);
     const picked = tempWorkspace();
     const notPicked = tempWorkspace();
     expect(await call('workspace.open', { dir: picked })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
@@ -243,7 +250,10 @@ describe('Electron shell', () => {
     rec.pickedFolders.push(notPicked);
     expect(await call('dialog.pick', { purpose: 'importFolder' })).toEqual({ ok: true, value: { path: notPicked } });
     rec.windows[0]!.emit('closed');
-    expect(await shell.runtime()!.registry.dispatch('workspace.open', { dir: notPicked })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+    expect(await shell.runtime()!.registry.dispatch('workspace.open', { dir: notPicked })).toMatchObject({
+      ok: false,
+      error: { kind: 'Invalid' },
+    });
   });
 
   it('opens a generated demo workspace on first run, then the last workspace; remembers the window', async () => {
@@ -264,7 +274,10 @@ describe('Electron shell', () => {
     expect(first.shell.runtime()!.session.current().dir).toBe(other);
     const sent = first.rec.windows[0]!.webContents.sent.filter(([ch]) => ch === CHANGE_EVENT_CHANNEL).map(([, e]) => e as { type: string });
     expect(sent.map((e) => e.type)).toContain('workspace');
-    const recentMenu = first.rec.menus.at(-1)!.template.find((m) => m.label === 'File')!.submenu!.find((i) => i.label === 'Open Recent')!;
+    const recentMenu = first.rec.menus
+      .at(-1)!
+      .template.find((m) => m.label === 'File')!
+      .submenu!.find((i) => i.label === 'Open Recent')!;
     expect((recentMenu.submenu as Array<{ label: string }>).map((i) => i.label).join('\n')).toContain(demo);
     first.rec.windows[0]!.emit('close');
     await first.shell.runtime()!.close();
@@ -281,15 +294,23 @@ describe('Electron shell', () => {
     fs.mkdirSync(exportDir, { recursive: true });
     fs.writeFileSync(path.join(exportDir, 'train.jsonl'), '{}\n');
     session.db
-      .prepare(`INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at) VALUES ('e1', 'x', 'raw', '[]', ?, ?, 1)`)
+      .prepare(
+        `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at) VALUES ('e1', 'x', 'raw', '[]', ?, ?, 1)`,
+      )
       .run(exportDir, JSON.stringify([{ name: 'train.jsonl' }]));
     const drag = rec.ipc.get(ipcChannel('exports.startDrag'))!;
     const frame = rec.windows[0]!.webContents.mainFrame;
-    expect(await drag({ senderFrame: frame }, { exportId: 'e1', fileName: 'train.jsonl' })).toMatchObject({ ok: true, value: { started: true } });
+    expect(await drag({ senderFrame: frame }, { exportId: 'e1', fileName: 'train.jsonl' })).toMatchObject({
+      ok: true,
+      value: { started: true },
+    });
     expect(rec.windows[0]!.webContents.drags).toHaveLength(1);
     expect(rec.windows[0]!.webContents.drags[0]!.file).toBe(fs.realpathSync(path.join(exportDir, 'train.jsonl')));
     expect(rec.windows[0]!.webContents.drags[0]!.icon).toBeTruthy();
-    expect(await drag({ senderFrame: frame }, { exportId: 'e1', fileName: '../../reflection.db' })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+    expect(await drag({ senderFrame: frame }, { exportId: 'e1', fileName: '../../reflection.db' })).toMatchObject({
+      ok: false,
+      error: { kind: 'Invalid' },
+    });
     expect(rec.windows[0]!.webContents.drags).toHaveLength(1);
   });
 

@@ -99,7 +99,11 @@ describe('browser mode over real HTTP', () => {
     expect(notJson.json()).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
     const badType = await call(port, web.token, 'gate.list', { limit: 'all' });
     expect(badType.json()).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/limit/) } });
-    const form = await request(port, '/api/app.info', { method: 'POST', body: 'a=1', headers: { 'x-reflection-token': web.token, 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await request(port, '/api/app.info', {
+      method: 'POST',
+      body: 'a=1',
+      headers: { 'x-reflection-token': web.token, 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.status).toBe(400);
   });
 
@@ -159,7 +163,7 @@ describe('browser mode over real HTTP', () => {
     expect(noToken.status).toBe(401);
   });
 
-  it('names a downloaded file with the export\'s download name', async () => {
+  it("names a downloaded file with the export's download name", async () => {
     const exportDir = path.join(dir, '.openclaw-reflection', 'exports', 'ds2');
     fs.mkdirSync(exportDir, { recursive: true });
     fs.writeFileSync(path.join(exportDir, 'alpaca.train.jsonl'), '{"a":2}\n');
@@ -179,7 +183,10 @@ describe('browser mode over real HTTP', () => {
     const started = await call(port, web.token, 'dataset.collect', { dryRun: true });
     const { jobId } = started.json<{ value: { jobId: string } }>().value;
     const cancelled = await call(port, web.token, 'jobs.cancel', { jobId });
-    expect(cancelled.json()).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled', message: 'dataset.collect cancelled' } } });
+    expect(cancelled.json()).toMatchObject({
+      ok: true,
+      value: { state: 'cancelled', error: { kind: 'Cancelled', message: 'dataset.collect cancelled' } },
+    });
     const got = await call(port, web.token, 'jobs.get', { jobId });
     expect(got.json()).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled' } } });
   });

@@ -41,7 +41,11 @@ describe('workspace session', () => {
     const dir = tempWorkspace();
     generateDemoWorkspace(dir, { sessions: 2 });
     const externals = (rt: AppRuntime) =>
-      (rt.session.db.prepare("SELECT count(*) AS n FROM write_guardian_audit WHERE source = 'external' AND target_file = 'USER.md'").get() as { n: number }).n;
+      (
+        rt.session.db
+          .prepare("SELECT count(*) AS n FROM write_guardian_audit WHERE source = 'external' AND target_file = 'USER.md'")
+          .get() as { n: number }
+      ).n;
     const first = runtime(stateDir);
     first.session.open(dir);
     await first.services.ready();

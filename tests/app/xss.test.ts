@@ -29,7 +29,9 @@ describe('hostile text in Chromium', () => {
 
   it('takes the token out of the address bar; the page never holds it (HttpOnly cookie)', async () => {
     expect(wb.page.url()).not.toContain('token=');
-    expect(await wb.page.evaluate(() => `${document.cookie}|${JSON.stringify(sessionStorage)}|${JSON.stringify(localStorage)}`)).not.toContain(wb.token);
+    expect(
+      await wb.page.evaluate(() => `${document.cookie}|${JSON.stringify(sessionStorage)}|${JSON.stringify(localStorage)}`),
+    ).not.toContain(wb.token);
     await wb.page.reload({ waitUntil: 'load' });
     await wb.page.waitForSelector('[data-testid=view-sessions]');
     expect(await wb.page.locator('.error-message').count()).toBe(0);
@@ -54,7 +56,8 @@ describe('hostile text in Chromium', () => {
     const dom = await page.evaluate(() => ({
       injectedImages: document.querySelectorAll('img[src="x"], img[onerror]').length,
       handlerAttributes: [...document.querySelectorAll('*')].filter((el) => [...el.attributes].some((a) => a.name.startsWith('on'))).length,
-      javascriptLinks: [...document.querySelectorAll('a[href]')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href') ?? '')).length,
+      javascriptLinks: [...document.querySelectorAll('a[href]')].filter((a) => /^\s*javascript:/i.test(a.getAttribute('href') ?? ''))
+        .length,
       scripts: [...document.querySelectorAll('script')].filter((s) => !s.src).length,
     }));
     expect(dom).toEqual({ injectedImages: 0, handlerAttributes: 0, javascriptLinks: 0, scripts: 0 });
@@ -72,8 +75,12 @@ describe('hostile text in Chromium', () => {
     const exportDir = path.join(dir, '.openclaw-reflection', 'exports', 'page-link');
     fs.mkdirSync(exportDir, { recursive: true });
     fs.writeFileSync(path.join(exportDir, 'train.jsonl'), '{"page":1}\n');
-    wb.runtime.session.db.prepare(`INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at)
-      VALUES ('exp-page', 'page-link', 'openai', '[]', ?, ?, 1)`).run(exportDir, JSON.stringify([{ name: 'train.jsonl' }]));
+    wb.runtime.session.db
+      .prepare(
+        `INSERT INTO dataset_exports (id, export_name, export_format, sample_types, file_path, files, exported_at)
+      VALUES ('exp-page', 'page-link', 'openai', '[]', ?, ?, 1)`,
+      )
+      .run(exportDir, JSON.stringify([{ name: 'train.jsonl' }]));
     const link = '/api/download?exportId=exp-page&file=train.jsonl';
     const got = await wb.page.evaluate(async (href) => {
       const r = await fetch(href);

@@ -32,7 +32,11 @@ afterAll(async () => {
 
 const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args, '--workspace', dir], { encoding: 'utf8' });
 
-async function call(token: string, channel: string, input: unknown): Promise<{ status: number; body: { ok: boolean; value?: any; error?: { message: string } } }> {
+async function call(
+  token: string,
+  channel: string,
+  input: unknown,
+): Promise<{ status: number; body: { ok: boolean; value?: any; error?: { message: string } } }> {
   const send = () =>
     fetch(`${served!.origin}/api/${channel}`, {
       method: 'POST',
@@ -52,7 +56,9 @@ describe('reflection curator', () => {
     expect(add.status).toBe(0);
     annToken = /\s(rc_[\w-]+)\s/.exec(add.stdout)?.[1] ?? '';
     expect(annToken).toMatch(/^rc_/);
-    const json = JSON.parse(execFileSync(process.execPath, [cli, 'curator', 'add', 'bob', '--lead', '--json', '--workspace', dir], { encoding: 'utf8' }));
+    const json = JSON.parse(
+      execFileSync(process.execPath, [cli, 'curator', 'add', 'bob', '--lead', '--json', '--workspace', dir], { encoding: 'utf8' }),
+    );
     expect(json).toMatchObject({ name: 'bob', role: 'lead' });
     const list = JSON.parse(run('curator', 'list', '--json').stdout) as { name: string; hasToken: boolean }[];
     expect(list.map((c) => c.name)).toEqual(['ann', 'bob']);
@@ -88,7 +94,9 @@ describe('reflection curator', () => {
     }
     expect(db.prepare("SELECT exported_by AS by FROM dataset_exports WHERE export_name = 'by-ann'").get()).toEqual({ by: 'ann' });
 
-    const listed = JSON.parse(run('dataset', 'list', '--json', '--limit', '1000').stdout) as { items: { id: string; annotatedBy: string | null }[] };
+    const listed = JSON.parse(run('dataset', 'list', '--json', '--limit', '1000').stdout) as {
+      items: { id: string; annotatedBy: string | null }[];
+    };
     expect(listed.items.find((s) => s.id === first.id)?.annotatedBy).toBe('ann');
 
     // revoked: refused at the next request

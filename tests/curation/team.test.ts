@@ -48,13 +48,17 @@ describe('review queue', () => {
     expect(scores.every((x) => x >= 0.6)).toBe(true);
     expect([...scores].sort((a, b) => a - b)).toEqual(scores);
     const session = q.items[0]?.sessionId ?? page.items[0]!.sessionId;
-    expect(listQueue(as('ann'), { filter: { status: 'all', sessionId: session }, limit: 500 }).items.every((s) => s.sessionId === session)).toBe(true);
+    expect(
+      listQueue(as('ann'), { filter: { status: 'all', sessionId: session }, limit: 500 }).items.every((s) => s.sessionId === session),
+    ).toBe(true);
     const user = listQueue(as('ann'), { filter: { status: 'all', file: 'USER.md' }, limit: 500 });
     expect(user.total).toBeGreaterThan(0);
     expect(user.total).toBeLessThan(count('SELECT count(*) AS n FROM dataset_samples'));
     const signal = listQueue(as('ann'), { filter: { status: 'all', signal: 'correction' }, limit: 500 });
     expect(signal.items.every((s) => s.feedbackSignals.some((f) => f.type === 'correction'))).toBe(true);
-    expect(() => listQueue(as('ann'), { filter: { status: 'all', minQuality: 0.9, maxQuality: 0.1 } })).toThrow(/minQuality is above maxQuality/);
+    expect(() => listQueue(as('ann'), { filter: { status: 'all', minQuality: 0.9, maxQuality: 0.1 } })).toThrow(
+      /minQuality is above maxQuality/,
+    );
   });
 
   it('pages by keyset without skipping or repeating, whatever the sort', () => {
@@ -100,7 +104,9 @@ describe('bulk review', () => {
     expect(count("SELECT count(*) AS n FROM dataset_samples WHERE annotation_status = 'approved' AND annotated_by = 'ann'")).toBe(0);
     const done = bulkReview(as('ann'), { filter, action: 'approve' });
     expect(done.count).toBe(preview.count);
-    expect(count("SELECT count(*) AS n FROM dataset_samples WHERE annotation_status = 'approved' AND annotated_by = 'ann'")).toBe(done.count);
+    expect(count("SELECT count(*) AS n FROM dataset_samples WHERE annotation_status = 'approved' AND annotated_by = 'ann'")).toBe(
+      done.count,
+    );
     const h = reviewHistory(as('ann'));
     expect(h[0]).toMatchObject({ action: 'approve', count: done.count, batchId: done.batchId, undone: false });
     const undone = undoLastReview(as('ann'));
@@ -114,9 +120,18 @@ describe('bulk review', () => {
     if (!a || !b) throw new Error('the queue holds fewer than two samples');
     await reviewSample(as('ann'), { sampleId: a.id, action: 'reject', reason: 'Wrong fact', notes: 'fact contradicts USER.md' });
     await reviewSample(as('bob'), { sampleId: b.id, action: 'approve' });
-    const row = db.prepare('SELECT annotation_status, reject_reason, annotation_notes, annotated_by FROM dataset_samples WHERE id = ?').get(a.id);
-    expect(row).toEqual({ annotation_status: 'rejected', reject_reason: 'Wrong fact', annotation_notes: 'fact contradicts USER.md', annotated_by: 'ann' });
-    await expect(reviewSample(as('ann'), { sampleId: a.id, action: 'approve', reason: 'x' })).rejects.toThrow(/reason goes with reject only/);
+    const row = db
+      .prepare('SELECT annotation_status, reject_reason, annotation_notes, annotated_by FROM dataset_samples WHERE id = ?')
+      .get(a.id);
+    expect(row).toEqual({
+      annotation_status: 'rejected',
+      reject_reason: 'Wrong fact',
+      annotation_notes: 'fact contradicts USER.md',
+      annotated_by: 'ann',
+    });
+    await expect(reviewSample(as('ann'), { sampleId: a.id, action: 'approve', reason: 'x' })).rejects.toThrow(
+      /reason goes with reject only/,
+    );
     // Ann's undo takes back Ann's reject, not Bob's later approve.
     expect(undoLastReview(as('ann')).sampleId).toBe(a.id);
     expect(db.prepare('SELECT reject_reason AS r FROM dataset_samples WHERE id = ?').get(a.id)).toEqual({ r: null });
@@ -151,7 +166,10 @@ describe('second pass and agreement', () => {
     addCurator(as('owner'), { name: 'carl' });
     expect(() => adjudicate(as('carl'), { sampleId: ids[1], action: 'reject' })).toThrow(/only a lead adjudicates/);
     adjudicate(as('owner'), { sampleId: ids[1], action: 'reject' });
-    expect(db.prepare('SELECT annotation_status AS s, annotated_by AS b FROM dataset_samples WHERE id = ?').get(ids[1])).toEqual({ s: 'rejected', b: 'owner' });
+    expect(db.prepare('SELECT annotation_status AS s, annotated_by AS b FROM dataset_samples WHERE id = ?').get(ids[1])).toEqual({
+      s: 'rejected',
+      b: 'owner',
+    });
     expect(agreementReport(as('lead')).disagreements.map((d) => d.sampleId)).toEqual([ids[5]]);
   });
 });
@@ -215,13 +233,19 @@ describe('per-value PII decisions', () => {
     const v = listPiiValues(as('ann')).find((x) => x.workspaceSamples >= 1)!;
     const d = decidePiiValue(as('ann'), { value: v.value, decision: 'keep', scope: 'global' });
     // simulate a sample collected after the decision: put its spans back and date it later
-    const sid = (db.prepare("SELECT sample_id AS id FROM pii_value_decision_samples WHERE decision_id = ?").get(d.id) as { id: string }).id;
-    db.prepare("DELETE FROM pii_value_decisions WHERE id = ?").run(d.id); // as if made in another workspace
+    const sid = (db.prepare('SELECT sample_id AS id FROM pii_value_decision_samples WHERE decision_id = ?').get(d.id) as { id: string }).id;
+    db.prepare('DELETE FROM pii_value_decisions WHERE id = ?').run(d.id); // as if made in another workspace
     const row = db.prepare('SELECT pii_spans AS s, content AS c FROM dataset_samples WHERE id = ?').get(sid) as { s: string; c: string };
     const spans = (JSON.parse(row.s) as StoredPiiSpan[]).map((s) => ({ ...s, accepted: true }));
     const redacted = JSON.stringify(redactContent(JSON.parse(row.c), spans).redacted);
-    db.prepare('UPDATE dataset_samples SET pii_spans = ?, pii_redacted_content = ?, contains_pii = 1 WHERE id = ?').run(JSON.stringify(spans), redacted, sid);
-    const exported = async () => (await previewExport(as('ann'), { format: 'raw', onlyApproved: false, includePii: false }, 10_000)).find((r) => r.sampleId === sid)!.text;
+    db.prepare('UPDATE dataset_samples SET pii_spans = ?, pii_redacted_content = ?, contains_pii = 1 WHERE id = ?').run(
+      JSON.stringify(spans),
+      redacted,
+      sid,
+    );
+    const exported = async () =>
+      (await previewExport(as('ann'), { format: 'raw', onlyApproved: false, includePii: false }, 10_000)).find((r) => r.sampleId === sid)!
+        .text;
     expect(await exported()).toContain(v.value);
     // without the global rule the stored redaction stands
     fs.rmSync(path.join(process.env.REFLECTION_STATE_DIR!, 'pii-value-decisions.json'));

@@ -14,18 +14,36 @@ describe('dataset CLI for issue 12', () => {
     const m = miniWorkspace();
     const missed = m.turn('s:0', 'My son is allergic to milk.', 'Oh.', { decision: 'NO_WRITE', reason: 'Not about the user.' });
     for (let i = 1; i < 8; i++) {
-      m.turn(`s:${i}`, `Nice weather on day ${i}, we went to park number ${i}.`, 'Indeed.', { decision: 'NO_WRITE', reason: 'Small talk.' });
-      m.turn(`s:${i}`, `I use editor number ${i} at work.`, 'Noted.', { decision: 'UPDATE_USER', fact: `uses editor ${i}`, write: { status: 'written', file: 'USER.md' } });
+      m.turn(`s:${i}`, `Nice weather on day ${i}, we went to park number ${i}.`, 'Indeed.', {
+        decision: 'NO_WRITE',
+        reason: 'Small talk.',
+      });
+      m.turn(`s:${i}`, `I use editor number ${i} at work.`, 'Noted.', {
+        decision: 'UPDATE_USER',
+        fact: `uses editor ${i}`,
+        write: { status: 'written', file: 'USER.md' },
+      });
     }
     m.db.close();
-    const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'dataset', ...args, '-w', m.ws], { encoding: 'utf8', timeout: 60_000 });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [cli, 'dataset', ...args, '-w', m.ws], { encoding: 'utf8', timeout: 60_000 });
 
     const empty = run('export', '--format', 'alpaca', '-o', path.join(m.ws, 'nothing'));
     expect(empty.status).not.toBe(0);
     expect(empty.stderr).toContain('run `reflection dataset collect`');
 
     expect(run('collect', '--auto-approve').status).toBe(0);
-    const mw = run('missed-write', missed.decisionId, '--fact', "User's son is allergic to milk", '--file', 'USER.md', '--reason', 'A lasting family fact.', '--json');
+    const mw = run(
+      'missed-write',
+      missed.decisionId,
+      '--fact',
+      "User's son is allergic to milk",
+      '--file',
+      'USER.md',
+      '--reason',
+      'A lasting family fact.',
+      '--json',
+    );
     expect(mw.status, mw.stderr).toBe(0);
     expect(JSON.parse(mw.stdout)).toMatchObject({ decision: 'UPDATE_USER', addedSamples: 2, supersededSamples: 1 });
     const bad = run('missed-write', missed.decisionId, '--fact', 'x', '--file', 'NOTES.md', '--reason', 'x');
@@ -33,7 +51,17 @@ describe('dataset CLI for issue 12', () => {
     expect(bad.stderr).toContain('--file');
 
     const out = path.join(m.ws, 'balanced');
-    const exp = run('export', '--format', 'alpaca', '-o', out, '--include-unreviewed', '--include-below-quality', '--balance', '--sample-types-ignored-check');
+    const exp = run(
+      'export',
+      '--format',
+      'alpaca',
+      '-o',
+      out,
+      '--include-unreviewed',
+      '--include-below-quality',
+      '--balance',
+      '--sample-types-ignored-check',
+    );
     expect(exp.status).not.toBe(0); // an unknown option is refused, not ignored
     const ok = run('export', '--format', 'alpaca', '-o', out, '--include-unreviewed', '--include-below-quality', '--balance');
     expect(ok.status, ok.stderr).toBe(0);

@@ -9,7 +9,10 @@ const bySource = (f: Fixture, key: string): DatasetSample => {
   return getSample(f.ctx, row.id);
 };
 const count = (f: Fixture, where = '1', ...params: unknown[]) =>
-  f.db.prepare(`SELECT count(*) FROM dataset_samples WHERE ${where}`).pluck().get(...params) as number;
+  f.db
+    .prepare(`SELECT count(*) FROM dataset_samples WHERE ${where}`)
+    .pluck()
+    .get(...params) as number;
 
 describe('dataset collection', () => {
   it('collects all four sample types following the strategy, and collecting twice adds nothing', async () => {
@@ -50,7 +53,10 @@ describe('dataset collection', () => {
     expect(count(f, 'source_key = ?', `pos:${f.ids.dave1.decisionId}`)).toBe(0);
 
     // correction to refused -> negative; no positive for that write
-    const carolCorrection = f.db.prepare('SELECT id FROM behavior_corrections WHERE audit_id = ?').pluck().get(f.ids.carol0.auditId) as string;
+    const carolCorrection = f.db
+      .prepare('SELECT id FROM behavior_corrections WHERE audit_id = ?')
+      .pluck()
+      .get(f.ids.carol0.auditId) as string;
     const carolNeg = bySource(f, `neg:corr:${carolCorrection}`);
     expect(carolNeg.correctionId).toBe(carolCorrection);
     expect((carolNeg.content as MemoryGateNegativeSample).correctDecision).toBe('NO_WRITE');
@@ -58,28 +64,55 @@ describe('dataset collection', () => {
     expect(carolNeg.annotationStatus).toBe('auto_approved'); // hasConfirmedCorrection
 
     // correction to another fact and file -> the negative and the corrected positive
-    const hankCorrection = f.db.prepare('SELECT id FROM behavior_corrections WHERE audit_id = ?').pluck().get(f.ids.hank0.auditId) as string;
+    const hankCorrection = f.db
+      .prepare('SELECT id FROM behavior_corrections WHERE audit_id = ?')
+      .pluck()
+      .get(f.ids.hank0.auditId) as string;
     const hankPos = bySource(f, `pos:corr:${hankCorrection}`).content as MemoryGatePositiveSample;
-    expect(hankPos).toMatchObject({ correctDecision: 'UPDATE_USER', correctFact: 'User likes jasmine green tea', evidence: { userFeedback: 'corrected' } });
+    expect(hankPos).toMatchObject({
+      correctDecision: 'UPDATE_USER',
+      correctFact: 'User likes jasmine green tea',
+      evidence: { userFeedback: 'corrected' },
+    });
     const hankNeg = bySource(f, `neg:corr:${hankCorrection}`).content as MemoryGateNegativeSample;
     expect(hankNeg).toMatchObject({ incorrectDecision: 'UPDATE_MEMORY', incorrectFact: 'Hank drinks tea', correctDecision: 'UPDATE_USER' });
 
     // a NO_WRITE nobody contradicted teaches NO_WRITE
     const smallTalk = bySource(f, `pos:nowrite:${f.ids.alice1.decisionId}`);
-    expect(smallTalk.content).toMatchObject({ type: 'memory_gate_positive', correctDecision: 'NO_WRITE', correctFact: '', reason: 'Small talk.', evidence: { wasWritten: false } });
+    expect(smallTalk.content).toMatchObject({
+      type: 'memory_gate_positive',
+      correctDecision: 'NO_WRITE',
+      correctFact: '',
+      reason: 'Small talk.',
+      evidence: { wasWritten: false },
+    });
 
     // NO_WRITE, then the user asked to remember the same -> userLaterRequestedSimilar negative (with the later fact), for review
     const gina = bySource(f, `neg:later:${f.ids.gina0.decisionId}`);
-    expect(gina.content).toMatchObject({ incorrectDecision: 'NO_WRITE', correctDecision: 'UPDATE_USER', correctFact: 'Sister Lily lives in Hangzhou' });
+    expect(gina.content).toMatchObject({
+      incorrectDecision: 'NO_WRITE',
+      correctDecision: 'UPDATE_USER',
+      correctFact: 'Sister Lily lives in Hangzhou',
+    });
     expect(count(f, 'source_key = ?', `pos:nowrite:${f.ids.gina0.decisionId}`)).toBe(0);
     expect(gina.annotationStatus).toBe('needs_review');
 
     // write_guardian sample carries the file content before the write and the correction
     const wg = bySource(f, `wg:${f.ids.carol0.auditId}`);
-    expect(wg.content).toMatchObject({ type: 'write_guardian_decision', targetFile: 'USER.md', decision: 'written', userCorrection: { correctedDecision: 'refused' } });
+    expect(wg.content).toMatchObject({
+      type: 'write_guardian_decision',
+      targetFile: 'USER.md',
+      decision: 'written',
+      userCorrection: { correctedDecision: 'refused' },
+    });
     expect((wg.content as { currentFileContent: string }).currentFileContent).toContain('prefers morning check-ins');
     const turn = bySource(f, `turn:${f.ids.dave1.decisionId}`);
-    expect(turn.content).toMatchObject({ type: 'annotated_turn', conversationId: S.dave, memoryGate: { label: 'incorrect' }, writeGuardian: { label: 'incorrect' } });
+    expect(turn.content).toMatchObject({
+      type: 'annotated_turn',
+      conversationId: S.dave,
+      memoryGate: { label: 'incorrect' },
+      writeGuardian: { label: 'incorrect' },
+    });
 
     const before = count(f);
     const signals = f.db.prepare('SELECT count(*) FROM dataset_feedback_signals').pluck().get();
@@ -93,8 +126,14 @@ describe('dataset collection', () => {
   it('stores feedback signals with their evidence, in English and Chinese', async () => {
     const f = await buildFixture();
     await collectSamples(f.ctx, {});
-    const rows = f.db.prepare('SELECT type, language, evidence, confidence, session_id FROM dataset_feedback_signals ORDER BY session_id, rule').all() as {
-      type: string; language: string; evidence: string; confidence: number; session_id: string;
+    const rows = f.db
+      .prepare('SELECT type, language, evidence, confidence, session_id FROM dataset_feedback_signals ORDER BY session_id, rule')
+      .all() as {
+      type: string;
+      language: string;
+      evidence: string;
+      confidence: number;
+      session_id: string;
     }[];
     const carol = rows.filter((r) => r.session_id === S.carol);
     expect(carol.map((r) => r.type)).toEqual(['reject', 'reject']);
@@ -103,7 +142,10 @@ describe('dataset collection', () => {
     expect(alice.every((r) => r.type === 'success' && r.language === 'en' && r.evidence === 'Thanks, perfect!')).toBe(true);
     for (const r of rows) expect(r.confidence).toBeGreaterThanOrEqual(0.5);
     // the user's objection reaches the samples of the turn it follows
-    const carolTurn = f.db.prepare("SELECT labels FROM dataset_samples WHERE source_key = ?").pluck().get(`turn:${f.ids.carol0.decisionId}`) as string;
+    const carolTurn = f.db
+      .prepare('SELECT labels FROM dataset_samples WHERE source_key = ?')
+      .pluck()
+      .get(`turn:${f.ids.carol0.decisionId}`) as string;
     expect(JSON.parse(carolTurn).reviewReasons).toContain('userFeedbackReceived');
   });
 
@@ -142,7 +184,9 @@ describe('dataset collection', () => {
     expect(dave.qualityFactors!.decisionConfidence).toBeLessThan(0.9);
 
     const g = await buildFixture();
-    await collectSamples(g.ctx, { config: { qualityScoring: { weights: { conversationClarity: 0, decisionConfidence: 1, factVerifiability: 0 } } } });
+    await collectSamples(g.ctx, {
+      config: { qualityScoring: { weights: { conversationClarity: 0, decisionConfidence: 1, factVerifiability: 0 } } },
+    });
     const alice2 = bySource(g, `pos:${g.ids.alice0.decisionId}`);
     expect(alice2.qualityScore).toBe(0.95);
   });
@@ -156,7 +200,8 @@ describe('dataset collection', () => {
     const types = new Set(wg.piiSpans.map((s) => s.type));
     expect(types.has('EMAIL')).toBe(true);
     expect(types.has('PHONE')).toBe(true);
-    for (const s of wg.piiSpans) expect(s).toMatchObject({ accepted: true, field: expect.any(String), start: expect.any(Number), end: expect.any(Number) });
+    for (const s of wg.piiSpans)
+      expect(s).toMatchObject({ accepted: true, field: expect.any(String), start: expect.any(Number), end: expect.any(Number) });
     const redacted = JSON.stringify(wg.piiRedactedContent);
     expect(redacted).not.toContain(PII.email);
     expect(redacted).not.toContain(PII.mobile);

@@ -18,13 +18,29 @@ describe('collection bounds', () => {
       // progress is reported between transactions: record a decision there, as live capture would
       const record = () => {
         const at = Date.UTC(2026, 0, 2) + recorded++;
-        const turn = rec.insertTurn({ sessionId: session, userMessage: { content: `Late turn ${recorded}` }, agentReply: { content: 'ok' }, createdAt: at });
-        rec.insertDecision({ turnId: turn.id, sessionId: session, decision: 'NO_WRITE', reason: 'Small talk.', llmCall: { model: 'test', latencyMs: 1 }, createdAt: at + 1 });
+        const turn = rec.insertTurn({
+          sessionId: session,
+          userMessage: { content: `Late turn ${recorded}` },
+          agentReply: { content: 'ok' },
+          createdAt: at,
+        });
+        rec.insertDecision({
+          turnId: turn.id,
+          sessionId: session,
+          decision: 'NO_WRITE',
+          reason: 'Small talk.',
+          llmCall: { model: 'test', latencyMs: 1 },
+          createdAt: at + 1,
+        });
       };
       const first = await collectSamples({ db, workspaceDir: dir, progress: () => record() }, { batchSize: 10 });
       expect(recorded).toBeGreaterThan(5);
       expect(first.decisionsScanned).toBe(120);
-      const late = db.prepare("SELECT count(*) FROM dataset_samples s JOIN conversation_turns t ON t.id = s.turn_id WHERE t.user_message_content LIKE 'Late turn%'").pluck();
+      const late = db
+        .prepare(
+          "SELECT count(*) FROM dataset_samples s JOIN conversation_turns t ON t.id = s.turn_id WHERE t.user_message_content LIKE 'Late turn%'",
+        )
+        .pluck();
       expect(late.get()).toBe(0);
       const second = await collectSamples({ db, workspaceDir: dir }, {});
       expect(second.decisionsScanned).toBe(120 + recorded);

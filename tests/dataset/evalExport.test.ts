@@ -72,7 +72,11 @@ describe('held-out eval export in the plugin format', () => {
   it('writes only the validation split, with gold labels, redacted', async () => {
     const m = miniWorkspace();
     for (let i = 0; i < 10; i++) {
-      m.turn(`s:${i}`, `I prefer tool number ${i} for task ${i}, mail me at user${i}@example.com.`, 'Noted.', { decision: 'UPDATE_USER', fact: `prefers tool ${i}`, write: { status: 'written', file: 'USER.md' } });
+      m.turn(`s:${i}`, `I prefer tool number ${i} for task ${i}, mail me at user${i}@example.com.`, 'Noted.', {
+        decision: 'UPDATE_USER',
+        fact: `prefers tool ${i}`,
+        write: { status: 'written', file: 'USER.md' },
+      });
       m.turn(`s:${i}`, `Nice weather on day ${i}.`, 'Indeed.', { decision: 'NO_WRITE', reason: 'Small talk.' });
     }
     await collectSamples(m.ctx, {});
@@ -82,13 +86,19 @@ describe('held-out eval export in the plugin format', () => {
     expect(n).toEqual({ scenarios: r.scenarios, gate: r.memoryGateCases, guardian: r.writeGuardianCases });
     expect(r.memoryGateCases).toBeGreaterThan(0);
     expect(r.writeGuardianCases).toBeGreaterThan(0);
-    const text = fs.readdirSync(out, { recursive: true }).filter((f) => String(f).endsWith('.jsonl')).map((f) => fs.readFileSync(path.join(out, String(f)), 'utf8')).join('');
+    const text = fs
+      .readdirSync(out, { recursive: true })
+      .filter((f) => String(f).endsWith('.jsonl'))
+      .map((f) => fs.readFileSync(path.join(out, String(f)), 'utf8'))
+      .join('');
     expect(text).not.toMatch(/user\d@example\.com/);
     const gate = readJsonl(fs.readFileSync(path.join(out, 'memory-gate/benchmark.jsonl'), 'utf8')) as { expected_decision: string }[];
     expect(new Set(gate.map((g) => g.expected_decision))).toEqual(new Set(['UPDATE_USER', 'NO_WRITE']));
     // held out: fewer cases than samples, and a different seed holds out other sessions
     const total = m.db.prepare("SELECT count(*) FROM dataset_samples WHERE sample_type <> 'annotated_turn'").pluck().get() as number;
     expect(r.scenarios).toBeLessThan(total);
-    await expect(exportEvalSet(m.ctx, { outDir: path.join(m.ws, 'none'), trainSplit: 1, includeUnreviewed: true, includeBelowQuality: true })).rejects.toThrow(/no held-out samples/);
+    await expect(
+      exportEvalSet(m.ctx, { outDir: path.join(m.ws, 'none'), trainSplit: 1, includeUnreviewed: true, includeBelowQuality: true }),
+    ).rejects.toThrow(/no held-out samples/);
   });
 });

@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
-import { GATE_INSTRUCTION, GUARDIAN_INSTRUCTION, collectSamples, exportDataset, exportSelectionCounts, previewExport, type ExportResult } from '../../src/core/dataset';
+import {
+  GATE_INSTRUCTION,
+  GUARDIAN_INSTRUCTION,
+  collectSamples,
+  exportDataset,
+  exportSelectionCounts,
+  previewExport,
+  type ExportResult,
+} from '../../src/core/dataset';
 import { tempWorkspace } from '../helpers/workspace';
 import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import { RecorderCore } from '../../src/core/recorder/recorder';
@@ -31,14 +39,17 @@ describe('dataset export', () => {
     expect(records).toContainEqual({
       instruction: 'Based on the following conversation, decide if this should be written to memory and which file it belongs to.',
       input: "User: I prefer morning check-ins\nAgent: I'll remember that you prefer morning check-ins.",
-      output: 'Decision: UPDATE_USER\nFact: prefers morning check-ins\nReason: This is a stable user preference about collaboration cadence.',
+      output:
+        'Decision: UPDATE_USER\nFact: prefers morning check-ins\nReason: This is a stable user preference about collaboration cadence.',
     });
     expect(records).toContainEqual({
       instruction: expect.any(String),
       input: expect.stringContaining('Use this API key for the deploy: [API_KEY_1]'),
       output: 'Decision: NO_WRITE\nReason: Secrets must not be stored in memory files.',
     });
-    expect(records).toContainEqual(expect.objectContaining({ input: expect.stringContaining('Thanks, perfect!'), output: 'Decision: NO_WRITE\nReason: Small talk.' }));
+    expect(records).toContainEqual(
+      expect.objectContaining({ input: expect.stringContaining('Thanks, perfect!'), output: 'Decision: NO_WRITE\nReason: Small talk.' }),
+    );
     for (const rec of records) expect(Object.keys(rec).sort()).toEqual(['input', 'instruction', 'output']);
   });
 
@@ -51,7 +62,8 @@ describe('dataset export', () => {
         { from: 'human', value: "User: I prefer morning check-ins\nAgent: I'll remember that you prefer morning check-ins." },
         {
           from: 'gpt',
-          value: 'Decision: UPDATE_USER\nFact: prefers morning check-ins\nReason: This is a stable user preference about collaboration cadence.',
+          value:
+            'Decision: UPDATE_USER\nFact: prefers morning check-ins\nReason: This is a stable user preference about collaboration cadence.',
           memory_gate_decision: 'UPDATE_USER',
           candidate_fact: 'prefers morning check-ins',
         },
@@ -76,22 +88,34 @@ describe('dataset export', () => {
     for (const file of dataFiles(chat)) expect(validateChatExamples(lines(file.path))).toEqual({});
     expect(both(chat)).toContainEqual({
       messages: [
-        { role: 'system', content: 'Based on the following conversation, decide if this should be written to memory and which file it belongs to.' },
+        {
+          role: 'system',
+          content: 'Based on the following conversation, decide if this should be written to memory and which file it belongs to.',
+        },
         { role: 'user', content: "User: I prefer morning check-ins\nAgent: I'll remember that you prefer morning check-ins." },
-        { role: 'assistant', content: 'Decision: UPDATE_USER\nFact: prefers morning check-ins\nReason: This is a stable user preference about collaboration cadence.' },
+        {
+          role: 'assistant',
+          content:
+            'Decision: UPDATE_USER\nFact: prefers morning check-ins\nReason: This is a stable user preference about collaboration cadence.',
+        },
       ],
     });
     expect(chat.tokenWarnings.count).toBe(0);
     expect(chat.summary.tokens).toMatchObject({ model: 'gpt-4o-mini', encoding: 'o200k_base', limit: 65_536 });
 
     const dpo = await exportDataset(f.ctx, { format: 'openai-dpo', outDir: out('dpo'), trainSplit: 1, ...ALL });
-    const pairs = lines(dpo.files[0]!.path) as Record<string, { messages?: { content: string }[]; content?: string }[] & { messages: { content: string }[] }>[];
+    const pairs = lines(dpo.files[0]!.path) as Record<
+      string,
+      { messages?: { content: string }[]; content?: string }[] & { messages: { content: string }[] }
+    >[];
     expect(validatePreferenceExamples(pairs)).toEqual({});
     const hank = pairs.find((p) => JSON.stringify(p).includes('jasmine')) as unknown as Record<string, { content: string }[]>;
     expect(hank.preferred_output![0]!.content).toBe(
       'Decision: UPDATE_USER\nFact: User likes jasmine green tea\nReason: It is about the user, and the fact should say what they like.',
     );
-    expect(hank.non_preferred_output![0]!.content).toBe('Decision: UPDATE_MEMORY\nFact: Hank drinks tea\nReason: A drink preference of the user.');
+    expect(hank.non_preferred_output![0]!.content).toBe(
+      'Decision: UPDATE_MEMORY\nFact: Hank drinks tea\nReason: A drink preference of the user.',
+    );
     // carol's write was corrected to refused: a gate pair on the gate prompt and a guardian pair on the guardian prompt
     const prompts = pairs.map((p) => (p as unknown as { input: { messages: { content: string }[] } }).input.messages[0]!.content);
     expect(prompts).toContain(GATE_INSTRUCTION);
@@ -100,14 +124,18 @@ describe('dataset export', () => {
       expect(p.preferred_output[0]!.content.toLowerCase()).not.toBe(p.non_preferred_output[0]!.content.toLowerCase());
     }
     expect(validateChatExamples([{ messages: [{ role: 'user', content: '' }] }, 'x'])).toEqual({
-      missing_content: 1, example_missing_assistant_message: 1, data_type: 1,
+      missing_content: 1,
+      example_missing_assistant_message: 1,
+      data_type: 1,
     });
   });
 
   it('raw keeps the whole record: session, type, labels, quality factors', async () => {
     const r = await exportDataset(f.ctx, { format: 'raw', outDir: out('raw'), ...ALL });
     const records = both(r);
-    const alice = records.find((x) => x.sessionId === S.alice && x.sampleType === 'memory_gate_positive' && x.decisionId === f.ids.alice0.decisionId)!;
+    const alice = records.find(
+      (x) => x.sessionId === S.alice && x.sampleType === 'memory_gate_positive' && x.decisionId === f.ids.alice0.decisionId,
+    )!;
     expect(alice).toMatchObject({
       sampleType: 'memory_gate_positive',
       sessionId: S.alice,
@@ -149,7 +177,11 @@ describe('dataset export', () => {
       }
     }
     const raw = await exportDataset(f.ctx, { format: 'raw', outDir: out('pii-included'), includePii: true, ...ALL });
-    expect(both(raw).map((x) => JSON.stringify(x)).join('\n')).toContain(PII.email);
+    expect(
+      both(raw)
+        .map((x) => JSON.stringify(x))
+        .join('\n'),
+    ).toContain(PII.email);
     const row = f.db.prepare('SELECT include_pii FROM dataset_exports WHERE id = ?').get(raw.exportId) as { include_pii: number };
     expect(row.include_pii).toBe(1);
     expect(fs.readFileSync(path.join(raw.outDir, 'README.md'), 'utf8')).toContain('included as recorded');
@@ -161,15 +193,39 @@ describe('dataset export', () => {
     const rec = new RecorderCore(db);
     const sid = 'channel:whatsapp:+8613812345678';
     rec.upsertSession({ id: sid, channelId: 'whatsapp', conversationTarget: '+8613812345678', createdAt: BASE, lastActivityAt: BASE });
-    const t = rec.insertTurn({ sessionId: sid, userMessage: { content: 'I prefer tea to coffee in the morning.' }, agentReply: { content: 'Tea it is.' }, createdAt: BASE + 1 });
-    const d = rec.insertDecision({ turnId: t.id, sessionId: sid, decision: 'UPDATE_USER', candidateFact: 'prefers tea to coffee', reason: 'A stable preference.', llmCall: { model: 'm' }, createdAt: BASE + 2 });
-    rec.recordWrite({ decisionId: d, turnId: t.id, sessionId: sid, targetFile: 'USER.md', candidateFact: 'prefers tea to coffee', before: '', after: '- prefers tea to coffee\n', status: 'written', createdAt: BASE + 3 });
+    const t = rec.insertTurn({
+      sessionId: sid,
+      userMessage: { content: 'I prefer tea to coffee in the morning.' },
+      agentReply: { content: 'Tea it is.' },
+      createdAt: BASE + 1,
+    });
+    const d = rec.insertDecision({
+      turnId: t.id,
+      sessionId: sid,
+      decision: 'UPDATE_USER',
+      candidateFact: 'prefers tea to coffee',
+      reason: 'A stable preference.',
+      llmCall: { model: 'm' },
+      createdAt: BASE + 2,
+    });
+    rec.recordWrite({
+      decisionId: d,
+      turnId: t.id,
+      sessionId: sid,
+      targetFile: 'USER.md',
+      candidateFact: 'prefers tea to coffee',
+      before: '',
+      after: '- prefers tea to coffee\n',
+      status: 'written',
+      createdAt: BASE + 3,
+    });
     const ctx = { db, workspaceDir: ws };
     await collectSamples(ctx, {});
     for (const format of ['raw', 'csv', 'alpaca'] as const) {
       const r = await exportDataset(ctx, { format, outDir: path.join(ws, format), ...ALL });
       expect(r.total).toBe(format === 'alpaca' ? 2 : 3);
-      for (const file of fs.readdirSync(r.outDir)) expect(fs.readFileSync(path.join(r.outDir, file), 'utf8')).not.toContain('8613812345678');
+      for (const file of fs.readdirSync(r.outDir))
+        expect(fs.readFileSync(path.join(r.outDir, file), 'utf8')).not.toContain('8613812345678');
     }
     const raw = await exportDataset(ctx, { format: 'raw', outDir: path.join(ws, 'raw-pii'), includePii: true, trainSplit: 1, ...ALL });
     expect(lines(raw.files[0]!.path)[0]!.sessionId).toBe(sid);
@@ -205,13 +261,22 @@ describe('dataset export', () => {
     expect(both(late).every((x) => (x.createdAt as number) >= cut)).toBe(true);
     expect(early.total + late.total).toBe(all.length);
     expect(exportSelectionCounts(f.ctx, { format: 'raw', since: cut, ...ALL }).total).toBe(late.total);
-    await expect(exportDataset(f.ctx, { format: 'raw', outDir: out('bad-range'), since: cut, until: cut })).rejects.toThrow(/since must be before until/);
+    await expect(exportDataset(f.ctx, { format: 'raw', outDir: out('bad-range'), since: cut, until: cut })).rejects.toThrow(
+      /since must be before until/,
+    );
   });
 
   it('records the export with counts, checksums and its summary, and writes a card with licence and languages', async () => {
     const r = await exportDataset(f.ctx, { format: 'alpaca', outDir: out('record'), ...ALL });
     const row = f.db.prepare('SELECT * FROM dataset_exports WHERE id = ?').get(r.exportId) as Record<string, unknown>;
-    expect(row).toMatchObject({ export_format: 'alpaca', total_samples: r.total, train_samples: r.train, validation_samples: r.validation, include_pii: 0, file_path: r.outDir });
+    expect(row).toMatchObject({
+      export_format: 'alpaca',
+      total_samples: r.total,
+      train_samples: r.train,
+      validation_samples: r.validation,
+      include_pii: 0,
+      file_path: r.outDir,
+    });
     expect(JSON.parse(row.summary as string).balance).toEqual(r.summary.balance);
     const files = JSON.parse(row.files as string) as { name: string; bytes: number; sha256: string; downloadName: string | null }[];
     let size = 0;
@@ -228,7 +293,9 @@ describe('dataset export', () => {
     expect(fs.existsSync(path.join(r.outDir, 'LICENSE.md'))).toBe(true);
     // the fixture talks English and Chinese (carol): both languages, detected
     expect(card).toMatch(/language:\n- en\n- zh\n/);
-    expect(card).toContain('configs:\n- config_name: alpaca\n  default: true\n  data_files:\n  - split: train\n    path: alpaca.train.jsonl\n  - split: validation\n    path: alpaca.validation.jsonl\n');
+    expect(card).toContain(
+      'configs:\n- config_name: alpaca\n  default: true\n  data_files:\n  - split: train\n    path: alpaca.train.jsonl\n  - split: validation\n    path: alpaca.validation.jsonl\n',
+    );
     expect(card).toContain('## Label balance');
     expect(fs.readdirSync(r.outDir).some((x) => x.endsWith('.partial'))).toBe(false);
   });
@@ -237,7 +304,9 @@ describe('dataset export', () => {
     const dir = out('preview');
     const preview = await previewExport(f.ctx, { format: 'openai', seed: 3, ...ALL }, 4);
     const r = await exportDataset(f.ctx, { format: 'openai', outDir: dir, seed: 3, ...ALL });
-    const written = Object.fromEntries(dataFiles(r).map((x) => [x.name.includes('.train.') ? 'train' : 'validation', fs.readFileSync(x.path, 'utf8')]));
+    const written = Object.fromEntries(
+      dataFiles(r).map((x) => [x.name.includes('.train.') ? 'train' : 'validation', fs.readFileSync(x.path, 'utf8')]),
+    );
     expect(preview.length).toBe(4);
     for (const p of preview) {
       expect(written[p.split]).toContain(p.text);

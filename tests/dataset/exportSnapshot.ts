@@ -52,9 +52,15 @@ export async function exportSnapshot(dir: string): Promise<ExportSnapshot> {
       const files: Record<string, string> = {};
       for (const f of r.files) {
         if (f.name === 'README.md' || f.name === 'dataset_info.json') continue;
-        files[f.name] = f.name.endsWith('.parquet') ? `${f.records} records` : createHash('sha256').update(numbered(fs.readFileSync(f.path, 'utf8'))).digest('hex');
+        files[f.name] = f.name.endsWith('.parquet')
+          ? `${f.records} records`
+          : createHash('sha256')
+              .update(numbered(fs.readFileSync(f.path, 'utf8')))
+              .digest('hex');
       }
-      const card = numbered(fs.readFileSync(path.join(outDir, 'README.md'), 'utf8')).replace(SHA256, '<sha256>').replace(PARQUET_BYTES, '$1<bytes>');
+      const card = numbered(fs.readFileSync(path.join(outDir, 'README.md'), 'utf8'))
+        .replace(SHA256, '<sha256>')
+        .replace(PARQUET_BYTES, '$1<bytes>');
       out[format] = { total: r.total, files, card, summary: JSON.parse(numbered(JSON.stringify(r.summary))) };
     }
     return out;
@@ -73,7 +79,11 @@ if (process.argv.includes('--write')) {
     .then((s) => {
       fs.mkdirSync(path.dirname(SNAPSHOT_FILE), { recursive: true });
       fs.writeFileSync(SNAPSHOT_FILE, `${JSON.stringify(s, null, 1)}\n`);
-      console.log(`wrote ${SNAPSHOT_FILE}: ${Object.entries(s).map(([f, x]) => `${f} ${x.total}`).join(', ')}`);
+      console.log(
+        `wrote ${SNAPSHOT_FILE}: ${Object.entries(s)
+          .map(([f, x]) => `${f} ${x.total}`)
+          .join(', ')}`,
+      );
     })
     .finally(() => fs.rmSync(dir, { recursive: true, force: true }));
 }

@@ -11,7 +11,10 @@ const LIMIT = 16_385;
 function gateSample(id: string, userText: string): { sample: DatasetSample; content: SampleContent } {
   const content = {
     type: 'memory_gate_positive',
-    conversation: [{ role: 'user', message: userText }, { role: 'agent', message: 'Noted.' }],
+    conversation: [
+      { role: 'user', message: userText },
+      { role: 'agent', message: 'Noted.' },
+    ],
     correctDecision: 'UPDATE_USER',
     correctFact: 'The user likes green tea.',
     reason: 'A stable preference.',

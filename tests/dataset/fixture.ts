@@ -61,14 +61,24 @@ export async function buildFixture(): Promise<Fixture> {
     sessionId: string,
     user: string,
     agent: string,
-    gate?: { decision: GateDecision; fact?: string; reason: string; write?: { status: 'written' | 'refused'; file: MemoryFileName; reason?: string } },
+    gate?: {
+      decision: GateDecision;
+      fact?: string;
+      reason: string;
+      write?: { status: 'written' | 'refused'; file: MemoryFileName; reason?: string };
+    },
   ) => {
     clock += 10 * MIN;
     const t = rec.insertTurn({ sessionId, userMessage: { content: user }, agentReply: { content: agent }, createdAt: clock });
     if (!gate) return;
     const decisionId = rec.insertDecision({
-      turnId: t.id, sessionId, decision: gate.decision, reason: gate.reason, candidateFact: gate.fact,
-      llmCall: { model: 'test-model', latencyMs: 100 }, createdAt: clock + 1000,
+      turnId: t.id,
+      sessionId,
+      decision: gate.decision,
+      reason: gate.reason,
+      candidateFact: gate.fact,
+      llmCall: { model: 'test-model', latencyMs: 100 },
+      createdAt: clock + 1000,
     });
     ids[key] = { decisionId, turnId: t.id };
     if (gate.write) {
@@ -77,8 +87,16 @@ export async function buildFixture(): Promise<Fixture> {
       const written = gate.write.status === 'written';
       const after = written ? `${before}- ${gate.fact}\n` : undefined;
       const w = rec.recordWrite({
-        decisionId, turnId: t.id, sessionId, targetFile: file, candidateFact: gate.fact, before,
-        ...(written ? { after } : {}), status: gate.write.status, reason: gate.write.reason, createdAt: clock + 2000,
+        decisionId,
+        turnId: t.id,
+        sessionId,
+        targetFile: file,
+        candidateFact: gate.fact,
+        before,
+        ...(written ? { after } : {}),
+        status: gate.write.status,
+        reason: gate.write.reason,
+        createdAt: clock + 2000,
       });
       if (written) {
         files[file] = after!;
@@ -91,7 +109,8 @@ export async function buildFixture(): Promise<Fixture> {
   // The seed's Alpaca example, and a "thanks" after it (a success signal).
   session(S.alice);
   turn('alice0', S.alice, 'I prefer morning check-ins', "I'll remember that you prefer morning check-ins.", {
-    decision: 'UPDATE_USER', fact: 'prefers morning check-ins',
+    decision: 'UPDATE_USER',
+    fact: 'prefers morning check-ins',
     reason: 'This is a stable user preference about collaboration cadence.',
     write: { status: 'written', file: 'USER.md' },
   });
@@ -100,14 +119,18 @@ export async function buildFixture(): Promise<Fixture> {
   // The seed's ShareGPT example.
   session(S.bob);
   turn('bob0', S.bob, 'I prefer morning check-ins', "I'll remember that.", {
-    decision: 'UPDATE_USER', fact: 'prefers morning check-ins', reason: '用户说明了沟通时间偏好。',
+    decision: 'UPDATE_USER',
+    fact: 'prefers morning check-ins',
+    reason: '用户说明了沟通时间偏好。',
     write: { status: 'written', file: 'USER.md' },
   });
 
   // Chinese, with an email and a mobile number; the curator later corrects it to refused; the user objects.
   session(S.carol);
   turn('carol0', S.carol, `我的邮箱是 ${PII.email}，手机 ${PII.mobile}，以后发报告用这个邮箱。`, '好的，我记住了。', {
-    decision: 'UPDATE_USER', fact: `用户的邮箱是 ${PII.email}`, reason: '用户提供了联系方式，用于发送报告。',
+    decision: 'UPDATE_USER',
+    fact: `用户的邮箱是 ${PII.email}`,
+    reason: '用户提供了联系方式，用于发送报告。',
     write: { status: 'written', file: 'USER.md' },
   });
   turn('carol1', S.carol, '不对，别记我的邮箱。', '好的，已经忘掉了。', { decision: 'NO_WRITE', reason: '用户要求不要记录。' });
@@ -115,18 +138,24 @@ export async function buildFixture(): Promise<Fixture> {
   // A refused secret, and a write that gets rolled back.
   session(S.dave);
   turn('dave0', S.dave, `Use this API key for the deploy: ${PII.apiKey}`, 'Got it, I will use it for deploys.', {
-    decision: 'UPDATE_TOOLS', fact: `Deploy API key is ${PII.apiKey}`, reason: 'Tool configuration the user will need again.',
+    decision: 'UPDATE_TOOLS',
+    fact: `Deploy API key is ${PII.apiKey}`,
+    reason: 'Tool configuration the user will need again.',
     write: { status: 'refused', file: 'TOOLS.md', reason: 'Secrets must not be stored in memory files.' },
   });
   turn('dave1', S.dave, 'Project Falcon ships on April 1st, probably.', 'Noted, Falcon ships April 1st.', {
-    decision: 'UPDATE_MEMORY', fact: 'Project Falcon ships on April 1st', reason: 'Maybe a project date worth keeping.',
+    decision: 'UPDATE_MEMORY',
+    fact: 'Project Falcon ships on April 1st',
+    reason: 'Maybe a project date worth keeping.',
     write: { status: 'written', file: 'MEMORY.md' },
   });
 
   // A correction to another fact and file, made apply-to-future with the pattern "green tea".
   session(S.hank);
   turn('hank0', S.hank, 'I love jasmine green tea in the afternoon.', 'Jasmine green tea, noted.', {
-    decision: 'UPDATE_MEMORY', fact: 'Hank drinks tea', reason: 'A drink preference of the user.',
+    decision: 'UPDATE_MEMORY',
+    fact: 'Hank drinks tea',
+    reason: 'A drink preference of the user.',
     write: { status: 'written', file: 'MEMORY.md' },
   });
 
@@ -134,7 +163,9 @@ export async function buildFixture(): Promise<Fixture> {
   session(S.erin);
   for (let i = 0; i < 3; i++) {
     turn(`erin${i as 0 | 1 | 2}`, S.erin, 'I like green tea with my breakfast every day.', 'Green tea with breakfast, got it.', {
-      decision: 'UPDATE_USER', fact: 'likes green tea with breakfast', reason: 'A stable daily habit of the user, worth remembering.',
+      decision: 'UPDATE_USER',
+      fact: 'likes green tea with breakfast',
+      reason: 'A stable daily habit of the user, worth remembering.',
       write: { status: 'written', file: 'USER.md' },
     });
   }
@@ -142,7 +173,9 @@ export async function buildFixture(): Promise<Fixture> {
   // An opted-out session: never collected.
   session(S.frank);
   turn('frank0', S.frank, 'I prefer tabs over spaces in every project.', 'Tabs it is.', {
-    decision: 'UPDATE_USER', fact: 'prefers tabs over spaces', reason: 'Coding style preference.',
+    decision: 'UPDATE_USER',
+    fact: 'prefers tabs over spaces',
+    reason: 'Coding style preference.',
     write: { status: 'written', file: 'USER.md' },
   });
   addExclusion(ctx, { kind: 'session', value: S.frank, reason: 'test opt-out' });
@@ -150,17 +183,25 @@ export async function buildFixture(): Promise<Fixture> {
   // Gate said NO_WRITE; the user then asks to remember the same thing.
   session(S.gina);
   turn('gina0', S.gina, 'My sister Lily lives in Hangzhou and visits every spring.', 'That sounds lovely.', {
-    decision: 'NO_WRITE', reason: 'Not about the user.',
+    decision: 'NO_WRITE',
+    reason: 'Not about the user.',
   });
   turn('gina1', S.gina, 'Please remember: my sister Lily lives in Hangzhou and visits every spring.', 'I will remember that.', {
-    decision: 'UPDATE_USER', fact: 'Sister Lily lives in Hangzhou', reason: 'The user explicitly asked to remember it.',
+    decision: 'UPDATE_USER',
+    fact: 'Sister Lily lives in Hangzhou',
+    reason: 'The user explicitly asked to remember it.',
   });
 
   // Curator actions. Hank's correction is dated before Erin's turns, so they are "later samples" for its pattern.
   clock = BASE + 1;
   correctWrite(ctx, {
-    auditId: ids.hank0.auditId!, status: 'written', fact: 'User likes jasmine green tea', file: 'USER.md',
-    reason: 'It is about the user, and the fact should say what they like.', applyToFuture: true, pattern: 'green tea',
+    auditId: ids.hank0.auditId!,
+    status: 'written',
+    fact: 'User likes jasmine green tea',
+    file: 'USER.md',
+    reason: 'It is about the user, and the fact should say what they like.',
+    applyToFuture: true,
+    pattern: 'green tea',
   });
   clock = BASE + 2 * DAY;
   correctWrite(ctx, { auditId: ids.carol0.auditId!, status: 'refused', reason: '联系方式不应写入记忆文件。' });

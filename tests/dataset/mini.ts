@@ -42,11 +42,19 @@ export function miniWorkspaceAt(ws: string): Mini {
     clock += 60_000;
     const t = rec.insertTurn({ sessionId, userMessage: { content: user }, agentReply: { content: agent }, createdAt: clock });
     if (gate.context?.length) {
-      rec.insertContextBatch(t.id, gate.context.map((m, i) => ({ role: m.role, message: m.message, timestamp: clock - 1000 + i })));
+      rec.insertContextBatch(
+        t.id,
+        gate.context.map((m, i) => ({ role: m.role, message: m.message, timestamp: clock - 1000 + i })),
+      );
     }
     const decisionId = rec.insertDecision({
-      turnId: t.id, sessionId, decision: gate.decision, reason: gate.reason ?? 'because', candidateFact: gate.fact,
-      llmCall: { model: 'test' }, createdAt: clock + 1,
+      turnId: t.id,
+      sessionId,
+      decision: gate.decision,
+      reason: gate.reason ?? 'because',
+      candidateFact: gate.fact,
+      llmCall: { model: 'test' },
+      createdAt: clock + 1,
     });
     if (!gate.write) return { turnId: t.id, decisionId };
     const file = gate.write.file;
@@ -54,8 +62,15 @@ export function miniWorkspaceAt(ws: string): Mini {
     const written = gate.write.status === 'written';
     const after = `${before}- ${gate.fact}\n`;
     const w = rec.recordWrite({
-      decisionId, turnId: t.id, sessionId, targetFile: file, candidateFact: gate.fact, status: gate.write.status, reason: gate.write.reason,
-      createdAt: clock + 2, ...(written ? { before, after } : {}),
+      decisionId,
+      turnId: t.id,
+      sessionId,
+      targetFile: file,
+      candidateFact: gate.fact,
+      status: gate.write.status,
+      reason: gate.write.reason,
+      createdAt: clock + 2,
+      ...(written ? { before, after } : {}),
     });
     if (written) {
       files.set(file, after);

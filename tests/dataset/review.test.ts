@@ -41,7 +41,9 @@ describe('dataset review', () => {
     expect(() => listSamples(f.ctx, { status: 'done' as never })).toThrow(/status must be one of/);
     expect(() => listSamples(f.ctx, { cursor: 'garbage' })).toThrow(/cursor/);
     const plan = f.db
-      .prepare("EXPLAIN QUERY PLAN SELECT id FROM dataset_samples WHERE annotation_status = 'needs_review' ORDER BY created_at DESC, id DESC LIMIT 5")
+      .prepare(
+        "EXPLAIN QUERY PLAN SELECT id FROM dataset_samples WHERE annotation_status = 'needs_review' ORDER BY created_at DESC, id DESC LIMIT 5",
+      )
       .all() as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX idx_samples_status_created/);
   });
@@ -54,7 +56,9 @@ describe('dataset review', () => {
     const approved = await reviewSample(f.ctx, { sampleId: a.id, action: 'approve', notes: 'good sample' });
     expect(approved).toMatchObject({ annotationStatus: 'approved', annotatedBy: 'tester', annotationNotes: 'good sample' });
     const edited = await reviewSample(f.ctx, {
-      sampleId: b.id, action: 'edit', content: { ...(b.content as MemoryGatePositiveSample), correctFact: `mail me at ${PII.email}` },
+      sampleId: b.id,
+      action: 'edit',
+      content: { ...(b.content as MemoryGatePositiveSample), correctFact: `mail me at ${PII.email}` },
     });
     expect(edited.containsPii).toBe(true);
     expect(JSON.stringify(edited.piiRedactedContent)).not.toContain(PII.email);
@@ -74,14 +78,21 @@ describe('dataset review', () => {
     expect(undoApprove.sample).toMatchObject({ annotationStatus: a.annotationStatus, annotationNotes: null, annotatedBy: null });
     expect(() => undoLastReview(ctx)).toThrow(/no review action to undo/);
     await expect(reviewSample(ctx, { sampleId: 'nope', action: 'approve' })).rejects.toThrow(/not found/);
-    await expect(reviewSample(ctx, { sampleId: a.id, action: 'edit', content: { type: 'annotated_turn' } as never })).rejects.toThrow(/content.type must stay/);
+    await expect(reviewSample(ctx, { sampleId: a.id, action: 'edit', content: { type: 'annotated_turn' } as never })).rejects.toThrow(
+      /content.type must stay/,
+    );
     db.close();
   });
 
   it('accepts or rejects one PII span and recomputes the redacted content (undoable)', async () => {
     const f = await buildFixture();
     await collectSamples(f.ctx, {});
-    const id = f.db.prepare('SELECT id FROM dataset_samples WHERE source_key = ?').pluck().get(`neg:corr:${f.db.prepare('SELECT id FROM behavior_corrections WHERE audit_id = ?').pluck().get(f.ids.carol0.auditId)}`) as string;
+    const id = f.db
+      .prepare('SELECT id FROM dataset_samples WHERE source_key = ?')
+      .pluck()
+      .get(
+        `neg:corr:${f.db.prepare('SELECT id FROM behavior_corrections WHERE audit_id = ?').pluck().get(f.ids.carol0.auditId)}`,
+      ) as string;
     const s = getSample(f.ctx, id);
     const phone = s.piiSpans.find((p) => p.type === 'PHONE')!;
     expect(JSON.stringify(s.piiRedactedContent)).not.toContain(PII.mobile);

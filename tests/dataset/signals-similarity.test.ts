@@ -45,7 +45,8 @@ describe('MinHash near duplicates', () => {
     expect(jaccard(base, related)).toBeGreaterThanOrEqual(0.6);
     expect(jaccard(base, related)).toBeLessThan(0.85);
     expect(jaccard(base, '用户喜欢喝茉莉花茶，每天下午一杯。')).toBeLessThan(0.2);
-    for (const other of [near, related]) expect(Math.abs(similarity(minhash(base), minhash(other)) - jaccard(base, other))).toBeLessThan(0.2);
+    for (const other of [near, related])
+      expect(Math.abs(similarity(minhash(base), minhash(other)) - jaccard(base, other))).toBeLessThan(0.2);
     expect(similarity(minhash(base), minhash('用户喜欢喝茉莉花茶，每天下午一杯。'))).toBeLessThan(0.2);
     expect(similarity(minhash('用户喜欢喝茉莉花茶，每天下午一杯。'), minhash('用户喜欢喝茉莉花茶，每天下午一杯！'))).toBe(1);
   });
@@ -66,8 +67,9 @@ describe('on a generated demo workspace', () => {
     const result = await collectSamples(ctx, { autoApprove: true });
     expect(result.addedTotal).toBeGreaterThan(20);
     expect(result.added.memory_gate_negative).toBeGreaterThan(0);
-    const values = (db.prepare('SELECT pii_spans FROM dataset_samples WHERE pii_spans IS NOT NULL').pluck().all() as string[])
-      .flatMap((s) => (JSON.parse(s) as { value: string }[]).map((x) => x.value));
+    const values = (db.prepare('SELECT pii_spans FROM dataset_samples WHERE pii_spans IS NOT NULL').pluck().all() as string[]).flatMap(
+      (s) => (JSON.parse(s) as { value: string }[]).map((x) => x.value),
+    );
     expect(values.length).toBeGreaterThan(0);
     const r = await exportDataset(ctx, { format: 'openai', outDir: `${ws}/openai` });
     for (const file of r.files.slice(0, 2)) {

@@ -24,7 +24,9 @@ const one = <T>(sql: string, ...params: unknown[]) => db.prepare(sql).get(...par
 
 describe('sample editor and clusters in review', () => {
   it('edits field by field, names the field that does not fit, and refuses a raw JSON field the type lacks', async () => {
-    const { id } = one<{ id: string }>("SELECT id FROM dataset_samples WHERE sample_type = 'write_guardian_decision' AND annotation_status <> 'rejected' ORDER BY rowid LIMIT 1");
+    const { id } = one<{ id: string }>(
+      "SELECT id FROM dataset_samples WHERE sample_type = 'write_guardian_decision' AND annotation_status <> 'rejected' ORDER BY rowid LIMIT 1",
+    );
     const page = ui.page;
     await go(page, `#/review?status=all&id=${id}`, `[data-testid=review-sample][data-sample-id="${id}"]`);
     await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -46,7 +48,9 @@ describe('sample editor and clusters in review', () => {
     expect(JSON.parse(one<{ content: string }>('SELECT content FROM dataset_samples WHERE id = ?', id).content).bogus).toBeUndefined();
     await raw.fill(text.replace(/"candidateFact": "[^"]*"/, '"candidateFact": "prefers short standups"'));
     await raw.press('Control+Enter');
-    await expect.poll(() => JSON.parse(one<{ content: string }>('SELECT content FROM dataset_samples WHERE id = ?', id).content).candidateFact).toBe('prefers short standups');
+    await expect
+      .poll(() => JSON.parse(one<{ content: string }>('SELECT content FROM dataset_samples WHERE id = ?', id).content).candidateFact)
+      .toBe('prefers short standups');
     await expect.poll(() => page.locator('[data-testid=edit-dialog]').count()).toBe(0);
     await noErrorsOnScreen(page);
   });
@@ -56,16 +60,23 @@ describe('sample editor and clusters in review', () => {
       `SELECT cluster_id, count(*) AS n FROM dataset_samples WHERE cluster_id IS NOT NULL GROUP BY cluster_id HAVING n >= 2 ORDER BY n DESC LIMIT 1`,
     );
     expect(c?.n).toBeGreaterThanOrEqual(2);
-    const member = one<{ id: string }>('SELECT id FROM dataset_samples WHERE cluster_id = ? AND id <> cluster_id ORDER BY rowid DESC LIMIT 1', c.cluster_id);
+    const member = one<{ id: string }>(
+      'SELECT id FROM dataset_samples WHERE cluster_id = ? AND id <> cluster_id ORDER BY rowid DESC LIMIT 1',
+      c.cluster_id,
+    );
     const page = ui.page;
     await go(page, `#/review?status=all&id=${member.id}`, '[data-testid=cluster-panel]');
-    await expect.poll(async () => (await page.locator('[data-testid=cluster-count]').innerText()).toLowerCase()).toBe(`${c.n - 1} near-duplicates`);
+    await expect
+      .poll(async () => (await page.locator('[data-testid=cluster-count]').innerText()).toLowerCase())
+      .toBe(`${c.n - 1} near-duplicates`);
     await ui.wb.screenshot('dataset-cluster-panel');
     const before = page.locator('[data-testid=cluster-pick]');
     const picks = await before.count();
     expect(picks).toBeGreaterThan(0);
     await before.first().click();
-    await expect.poll(() => (one<{ n: number }>('SELECT count(*) AS n FROM dataset_cluster_picks WHERE cluster_id = ?', c.cluster_id)?.n ?? 0)).toBe(1);
+    await expect
+      .poll(() => one<{ n: number }>('SELECT count(*) AS n FROM dataset_cluster_picks WHERE cluster_id = ?', c.cluster_id)?.n ?? 0)
+      .toBe(1);
     await noErrorsOnScreen(page);
   });
 

@@ -9,13 +9,29 @@ import { miniWorkspace } from './miniTemp';
 describe('writer quality from curator labels', () => {
   it('scores the gate per decision type, the guardian per action, over-writes, churn and weeks', async () => {
     const m = miniWorkspace();
-    const a = m.turn('s:1', 'I prefer tea.', 'Ok.', { decision: 'UPDATE_USER', fact: 'prefers tea', write: { status: 'written', file: 'USER.md' } });
-    const b = m.turn('s:1', 'I am tired today.', 'Rest.', { decision: 'UPDATE_USER', fact: 'is tired today', write: { status: 'written', file: 'USER.md' } });
+    const a = m.turn('s:1', 'I prefer tea.', 'Ok.', {
+      decision: 'UPDATE_USER',
+      fact: 'prefers tea',
+      write: { status: 'written', file: 'USER.md' },
+    });
+    const b = m.turn('s:1', 'I am tired today.', 'Rest.', {
+      decision: 'UPDATE_USER',
+      fact: 'is tired today',
+      write: { status: 'written', file: 'USER.md' },
+    });
     const c = m.turn('s:2', 'My son is allergic to milk.', 'Oh.', { decision: 'NO_WRITE', reason: 'Not about the user.' });
     const d = m.turn('s:2', 'Nice weather.', 'Yes.', { decision: 'NO_WRITE', reason: 'Small talk.' });
     m.advance(8 * 86_400_000); // the next week
-    const e = m.turn('s:3', 'Falcon ships maybe in May.', 'Ok.', { decision: 'UPDATE_MEMORY', fact: 'Falcon ships in May', write: { status: 'written', file: 'MEMORY.md' } });
-    const f = m.turn('s:3', 'I love jasmine tea.', 'Ok.', { decision: 'UPDATE_TOOLS', fact: 'likes tea', write: { status: 'written', file: 'TOOLS.md' } });
+    const e = m.turn('s:3', 'Falcon ships maybe in May.', 'Ok.', {
+      decision: 'UPDATE_MEMORY',
+      fact: 'Falcon ships in May',
+      write: { status: 'written', file: 'MEMORY.md' },
+    });
+    const f = m.turn('s:3', 'I love jasmine tea.', 'Ok.', {
+      decision: 'UPDATE_TOOLS',
+      fact: 'likes tea',
+      write: { status: 'written', file: 'TOOLS.md' },
+    });
     // curator actions come after everything was recorded, as on a real workspace
     await rollbackWrite(m.ctx, { auditId: e.auditId!, reason: 'Only a guess.' });
     correctWrite(m.ctx, { auditId: b.auditId!, status: 'refused', reason: 'A passing state.' });
@@ -24,7 +40,12 @@ describe('writer quality from curator labels', () => {
     const sampleOf = (key: string) => m.db.prepare('SELECT id FROM dataset_samples WHERE source_key = ?').pluck().get(key) as string;
     await reviewSample(m.ctx, { sampleId: sampleOf(`pos:${a.decisionId}`), action: 'approve' });
     await reviewSample(m.ctx, { sampleId: sampleOf(`pos:nowrite:${d.decisionId}`), action: 'approve' });
-    await markMissedWrite(m.ctx, { decisionId: c.decisionId, fact: "User's son is allergic to milk", file: 'USER.md', reason: 'A lasting family fact.' });
+    await markMissedWrite(m.ctx, {
+      decisionId: c.decisionId,
+      fact: "User's son is allergic to milk",
+      file: 'USER.md',
+      reason: 'A lasting family fact.',
+    });
 
     const q = writerQuality(m.ctx);
     expect(q.judgedDecisions).toBe(6);

@@ -46,15 +46,29 @@ describe('migration 0160: consolidation writes have their own source', () => {
     expect(db.pragma('foreign_key_check')).toEqual([]);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.prepare("SELECT audit_id FROM behavior_corrections WHERE id = 'c1'").pluck().get()).toBe('a1');
-    const schema = db.prepare("SELECT type, name FROM sqlite_schema WHERE tbl_name = 'write_guardian_audit' AND type IN ('trigger', 'index') ORDER BY name").all() as { name: string }[];
-    expect(schema.map((s) => s.name)).toEqual(expect.arrayContaining(['trg_audit_moves_file_state', 'trg_health_audit_deleted', 'idx_audit_decision', 'idx_audit_related']));
+    const schema = db
+      .prepare(
+        "SELECT type, name FROM sqlite_schema WHERE tbl_name = 'write_guardian_audit' AND type IN ('trigger', 'index') ORDER BY name",
+      )
+      .all() as { name: string }[];
+    expect(schema.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['trg_audit_moves_file_state', 'trg_health_audit_deleted', 'idx_audit_decision', 'idx_audit_related']),
+    );
     expect(db.prepare('SELECT count(*) FROM pending_review_samples').pluck().get()).toBe(0);
 
     // the file-state trigger still moves state forward, and the new source is accepted
-    db.prepare("INSERT INTO write_guardian_audit (id, target_file, after_snapshot_id, status, source, created_at) VALUES ('a4', 'USER.md', 'sn1', 'written', 'consolidation', 9)").run();
+    db.prepare(
+      "INSERT INTO write_guardian_audit (id, target_file, after_snapshot_id, status, source, created_at) VALUES ('a4', 'USER.md', 'sn1', 'written', 'consolidation', 9)",
+    ).run();
     expect(db.prepare("SELECT audit_id FROM file_state WHERE file_name = 'USER.md'").pluck().get()).toBe('a4');
     // foreign keys are enforced again after the migration
-    expect(() => db.prepare("INSERT INTO behavior_corrections (id, audit_id, original_status, corrected_status, correction_reason, corrected_by, corrected_at) VALUES ('c2', 'nope', 'written', 'refused', 'x', 'y', 1)").run()).toThrow(/FOREIGN KEY/);
+    expect(() =>
+      db
+        .prepare(
+          "INSERT INTO behavior_corrections (id, audit_id, original_status, corrected_status, correction_reason, corrected_by, corrected_at) VALUES ('c2', 'nope', 'written', 'refused', 'x', 'y', 1)",
+        )
+        .run(),
+    ).toThrow(/FOREIGN KEY/);
     db.close();
   });
 });

@@ -8,7 +8,8 @@ import { latestVersion, loadMigrations, migrate } from '../../src/core/db/migrat
 import { tempWorkspace } from '../helpers/workspace';
 
 const hashOf = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
-const tables = (db: Database.Database) => db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all() as string[];
+const tables = (db: Database.Database) =>
+  db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all() as string[];
 
 describe('migration runner', () => {
   it('applies every migration to a new file and records the latest version', () => {

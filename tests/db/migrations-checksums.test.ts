@@ -29,7 +29,9 @@ const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileS
 
 /** Listed migrations whose file is gone or differs from its checksum. */
 function changedReleased(dir: string): string[] {
-  return [...readChecksums(dir)].filter(([file, sum]) => !fs.existsSync(path.join(dir, file)) || sha256(path.join(dir, file)) !== sum).map(([file]) => file);
+  return [...readChecksums(dir)]
+    .filter(([file, sum]) => !fs.existsSync(path.join(dir, file)) || sha256(path.join(dir, file)) !== sum)
+    .map(([file]) => file);
 }
 
 describe('released migrations', () => {

@@ -10,16 +10,44 @@ import { emptyDatabase, explain, getTableData, insertData, updateToVersion } fro
 
 const EXPORTS = [
   {
-    id: 'exp-1', export_name: 'first', export_format: 'sharegpt', sample_types: ['memory_gate'], filters: { minScore: 0.7 },
-    total_samples: 120, approved_samples: 100, rejected_samples: 20, train_samples: 90, validation_samples: 10,
-    avg_quality_score: 0.82, include_pii: 0, file_path: 'exports/first.jsonl', file_size_bytes: 40_960,
-    checksum: 'c'.repeat(64), files: [{ name: 'first.jsonl', bytes: 40_960 }], exported_by: 'curator', exported_at: 1_700_000_000_000,
+    id: 'exp-1',
+    export_name: 'first',
+    export_format: 'sharegpt',
+    sample_types: ['memory_gate'],
+    filters: { minScore: 0.7 },
+    total_samples: 120,
+    approved_samples: 100,
+    rejected_samples: 20,
+    train_samples: 90,
+    validation_samples: 10,
+    avg_quality_score: 0.82,
+    include_pii: 0,
+    file_path: 'exports/first.jsonl',
+    file_size_bytes: 40_960,
+    checksum: 'c'.repeat(64),
+    files: [{ name: 'first.jsonl', bytes: 40_960 }],
+    exported_by: 'curator',
+    exported_at: 1_700_000_000_000,
   },
   {
-    id: 'exp-2', export_name: 'second', export_format: 'openai-dpo', sample_types: ['write_guardian', 'memory_gate'], filters: null,
-    total_samples: 5, approved_samples: 5, rejected_samples: 0, train_samples: 5, validation_samples: 0,
-    avg_quality_score: null, include_pii: 1, file_path: 'exports/second.jsonl', file_size_bytes: null,
-    checksum: null, files: null, exported_by: null, exported_at: 1_700_000_500_000,
+    id: 'exp-2',
+    export_name: 'second',
+    export_format: 'openai-dpo',
+    sample_types: ['write_guardian', 'memory_gate'],
+    filters: null,
+    total_samples: 5,
+    approved_samples: 5,
+    rejected_samples: 0,
+    train_samples: 5,
+    validation_samples: 0,
+    avg_quality_score: null,
+    include_pii: 1,
+    file_path: 'exports/second.jsonl',
+    file_size_bytes: null,
+    checksum: null,
+    files: null,
+    exported_by: null,
+    exported_at: 1_700_000_500_000,
   },
 ];
 
@@ -31,7 +59,9 @@ describe('migrating data from 0090 to the latest schema', () => {
     const before = getTableData(db, 'dataset_exports');
     expect(before).toHaveLength(2);
     // The 0090 schema refuses formats that came later.
-    expect(() => insertData(db, 'dataset_exports', [{ ...EXPORTS[0], id: 'exp-kto-early', export_format: 'kto' }])).toThrow(/CHECK constraint/);
+    expect(() => insertData(db, 'dataset_exports', [{ ...EXPORTS[0], id: 'exp-kto-early', export_format: 'kto' }])).toThrow(
+      /CHECK constraint/,
+    );
 
     const result = updateToVersion(db, latestVersion(), file);
     expect(result.applied).toContain('0100_dataset_trust.sql');
@@ -54,30 +84,86 @@ describe('migrating data from 0090 to the latest schema', () => {
 /** A small recorded workspace at any schema from 0010 on: a session, a turn, a decision, two writes, a correction, a sample. */
 function seedRecorded(db: ReturnType<typeof emptyDatabase>['db']): void {
   insertData(db, 'sessions', [{ id: 's1', channel_id: 'c', created_at: 1, last_activity_at: 1 }]);
-  insertData(db, 'conversation_turns', [{ id: 't1', session_id: 's1', turn_number: 0, user_message_content: 'I moved to Lisbon', agent_message_content: 'noted', created_at: 1 }]);
-  insertData(db, 'memory_gate_decisions', [{ id: 'd1', turn_id: 't1', session_id: 's1', decision: 'UPDATE_USER', reason: 'a lasting fact', candidate_fact: 'lives in Lisbon', llm_model: 'm', created_at: 1 }]);
+  insertData(db, 'conversation_turns', [
+    {
+      id: 't1',
+      session_id: 's1',
+      turn_number: 0,
+      user_message_content: 'I moved to Lisbon',
+      agent_message_content: 'noted',
+      created_at: 1,
+    },
+  ]);
+  insertData(db, 'memory_gate_decisions', [
+    {
+      id: 'd1',
+      turn_id: 't1',
+      session_id: 's1',
+      decision: 'UPDATE_USER',
+      reason: 'a lasting fact',
+      candidate_fact: 'lives in Lisbon',
+      llm_model: 'm',
+      created_at: 1,
+    },
+  ]);
   insertData(db, 'file_snapshots', [
     { id: 'sn1', file_name: 'USER.md', content: '- lives in Porto', content_hash: '1'.repeat(64), created_at: 1 },
     { id: 'sn2', file_name: 'USER.md', content: '- lives in Lisbon', content_hash: '2'.repeat(64), created_at: 2 },
   ]);
   insertData(db, 'write_guardian_audit', [
     { id: 'a1', target_file: 'USER.md', after_snapshot_id: 'sn1', status: 'written', source: 'external', created_at: 2 },
-    { id: 'a2', decision_id: 'd1', turn_id: 't1', session_id: 's1', target_file: 'USER.md', before_snapshot_id: 'sn1', after_snapshot_id: 'sn2', status: 'written', source: 'plugin', created_at: 5 },
+    {
+      id: 'a2',
+      decision_id: 'd1',
+      turn_id: 't1',
+      session_id: 's1',
+      target_file: 'USER.md',
+      before_snapshot_id: 'sn1',
+      after_snapshot_id: 'sn2',
+      status: 'written',
+      source: 'plugin',
+      created_at: 5,
+    },
     { id: 'a3', target_file: 'USER.md', status: 'refused', source: 'external', created_at: 9 },
     { id: 'a4', target_file: 'MEMORY.md', diff: '-gone', status: 'written', source: 'external', created_at: 3 },
   ]);
-  insertData(db, 'behavior_corrections', [{ id: 'c1', audit_id: 'a2', original_status: 'written', corrected_status: 'refused', correction_reason: 'not lasting', corrected_by: 'lead', corrected_at: 6 }]);
-  insertData(db, 'dataset_samples', [{ id: 'x1', sample_type: 'memory_gate_positive', decision_id: 'd1', session_id: 's1', content: { text: 'lives in Lisbon' }, source_key: 'gate:d1', created_at: 7 }]);
+  insertData(db, 'behavior_corrections', [
+    {
+      id: 'c1',
+      audit_id: 'a2',
+      original_status: 'written',
+      corrected_status: 'refused',
+      correction_reason: 'not lasting',
+      corrected_by: 'lead',
+      corrected_at: 6,
+    },
+  ]);
+  insertData(db, 'dataset_samples', [
+    {
+      id: 'x1',
+      sample_type: 'memory_gate_positive',
+      decision_id: 'd1',
+      session_id: 's1',
+      content: { text: 'lives in Lisbon' },
+      source_key: 'gate:d1',
+      created_at: 7,
+    },
+  ]);
 }
 
 /** The primary keys of every table's rows (a count where a table has none; fts and sqlite internals aside). */
 function rowIdsByTable(db: ReturnType<typeof emptyDatabase>['db']): Record<string, string[]> {
-  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%' ORDER BY name").pluck().all() as string[];
-  const keyOf = (t: string) => (db.prepare('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk').pluck().all(t) as string[]);
+  const tables = db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%fts%' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  const keyOf = (t: string) => db.prepare('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk').pluck().all(t) as string[];
   return Object.fromEntries(
     tables.map((t) => {
       const pk = keyOf(t);
-      const rows = pk.length ? getTableData(db, t).map((r) => pk.map((c) => String(r[c])).join('|')) : [`${getTableData(db, t).length} rows`];
+      const rows = pk.length
+        ? getTableData(db, t).map((r) => pk.map((c) => String(r[c])).join('|'))
+        : [`${getTableData(db, t).length} rows`];
       return [t, rows];
     }),
   );
@@ -112,7 +198,9 @@ describe('migration 0030: the file-state baseline of a database that already hol
       { file_name: 'USER.md', snapshot_id: 'sn2', content_hash: '2'.repeat(64), audit_id: 'a2', observed_at: 5 },
     ]);
     // An import of older history after the migration does not replace the baseline.
-    insertData(db, 'write_guardian_audit', [{ id: 'a0', target_file: 'USER.md', after_snapshot_id: 'sn1', status: 'written', source: 'external', created_at: 1 }]);
+    insertData(db, 'write_guardian_audit', [
+      { id: 'a0', target_file: 'USER.md', after_snapshot_id: 'sn1', status: 'written', source: 'external', created_at: 1 },
+    ]);
     expect(getTableData(db, 'file_state').find((r) => r.file_name === 'USER.md')?.audit_id).toBe('a2');
     db.close();
   });

@@ -27,13 +27,32 @@ describe('cursor codec', () => {
 describe('pageOf', () => {
   const rows = [1, 2, 3, 4].map((n) => ({ n }));
   it('cuts limit rows and points the cursor at the last one when more exist', () => {
-    const page = pageOf(rows, 3, (r) => [r.n], (r) => r.n * 10);
+    const page = pageOf(
+      rows,
+      3,
+      (r) => [r.n],
+      (r) => r.n * 10,
+    );
     expect(page.items).toEqual([10, 20, 30]);
     expect(decodeCursor(page.nextCursor, ['number'])).toEqual([3]);
   });
   it('has no cursor on the last page', () => {
-    expect(pageOf(rows, 4, (r) => [r.n], (r) => r.n)).toEqual({ items: [1, 2, 3, 4], nextCursor: null });
-    expect(pageOf([], 4, () => [0], (r) => r)).toEqual({ items: [], nextCursor: null });
+    expect(
+      pageOf(
+        rows,
+        4,
+        (r) => [r.n],
+        (r) => r.n,
+      ),
+    ).toEqual({ items: [1, 2, 3, 4], nextCursor: null });
+    expect(
+      pageOf(
+        [],
+        4,
+        () => [0],
+        (r) => r,
+      ),
+    ).toEqual({ items: [], nextCursor: null });
   });
 });
 

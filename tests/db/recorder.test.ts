@@ -9,9 +9,13 @@ import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 function runWriter(ws: string, name: string, count: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'helpers', 'concurrentWriter.ts'), ws, name, String(count)], {
-      cwd: repoRoot,
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', path.join(__dirname, 'helpers', 'concurrentWriter.ts'), ws, name, String(count)],
+      {
+        cwd: repoRoot,
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -38,11 +42,15 @@ describe('recorder', () => {
     const numbers = db.prepare("SELECT turn_number FROM conversation_turns WHERE session_id = 'shared' ORDER BY turn_number").pluck().all();
     expect(numbers).toEqual(Array.from({ length: N }, (_, i) => i));
     // The writers really overlapped: their rows interleave.
-    const range = (who: string) => db.prepare(`SELECT min(seq) AS lo, max(seq) AS hi FROM conversation_turns WHERE user_message_content LIKE '${who} %'`).get() as { lo: number; hi: number };
+    const range = (who: string) =>
+      db.prepare(`SELECT min(seq) AS lo, max(seq) AS hi FROM conversation_turns WHERE user_message_content LIKE '${who} %'`).get() as {
+        lo: number;
+        hi: number;
+      };
     const ra = range('a');
     const rb = range('b');
     expect(ra.lo < rb.hi && rb.lo < ra.hi).toBe(true);
-    expect(count(db, "SELECT count(*) FROM turns_fts WHERE turns_fts MATCH '\"question 299\"'")).toBe(2);
+    expect(count(db, 'SELECT count(*) FROM turns_fts WHERE turns_fts MATCH \'"question 299"\'')).toBe(2);
     db.close();
   }, 120_000);
 
@@ -50,27 +58,52 @@ describe('recorder', () => {
     const ws = tempWorkspace();
     const rec = openRecorder({ workspaceDir: ws });
     const db = rec.core.db;
-    const rows = () => ['sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'write_guardian_audit', 'file_snapshots']
-      .map((t) => count(db, `SELECT count(*) FROM ${t}`));
+    const rows = () =>
+      ['sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'write_guardian_audit', 'file_snapshots'].map(
+        (t) => count(db, `SELECT count(*) FROM ${t}`),
+      );
     await expect(rec.upsertSession({ id: 's', createdAt: 1, lastActivityAt: 1 } as never)).rejects.toThrow(/upsertSession: channelId/);
-    await expect(rec.upsertSession({ id: 's', channelId: 'c', createdAt: 1, lastActivityAt: 1, metadata: 'x' as never })).rejects.toThrow(/metadata/);
+    await expect(rec.upsertSession({ id: 's', channelId: 'c', createdAt: 1, lastActivityAt: 1, metadata: 'x' as never })).rejects.toThrow(
+      /metadata/,
+    );
     expect(rows()).toEqual([0, 0, 0, 0, 0, 0]);
     await rec.upsertSession({ id: 's', channelId: 'c', createdAt: 1, lastActivityAt: 1 });
-    await expect(rec.insertTurn({ sessionId: 'ghost', userMessage: { content: 'a' }, agentReply: { content: 'b' }, createdAt: 2 })).rejects.toThrow(/sessionId/);
-    await expect(rec.insertTurn({ sessionId: 's', userMessage: { content: 'a' }, agentReply: { content: 'b' }, createdAt: -5 })).rejects.toThrow(/createdAt/);
-    const { id: turnId } = await rec.insertTurn({ sessionId: 's', userMessage: { content: 'a' }, agentReply: { content: 'b' }, createdAt: 2 });
+    await expect(
+      rec.insertTurn({ sessionId: 'ghost', userMessage: { content: 'a' }, agentReply: { content: 'b' }, createdAt: 2 }),
+    ).rejects.toThrow(/sessionId/);
+    await expect(
+      rec.insertTurn({ sessionId: 's', userMessage: { content: 'a' }, agentReply: { content: 'b' }, createdAt: -5 }),
+    ).rejects.toThrow(/createdAt/);
+    const { id: turnId } = await rec.insertTurn({
+      sessionId: 's',
+      userMessage: { content: 'a' },
+      agentReply: { content: 'b' },
+      createdAt: 2,
+    });
     const base = rows();
     // The third item is bad: the first two must not be written either.
-    await expect(rec.insertContextBatch(turnId, [
-      { role: 'user', message: 'one', timestamp: 1 },
-      { role: 'agent', message: 'two', timestamp: 2 },
-      { role: 'system' as never, message: 'three', timestamp: 3 },
-    ])).rejects.toThrow(/context\.2: role/);
-    await expect(rec.insertDecision({ turnId, sessionId: 's', decision: 'MAYBE' as never, reason: 'r', llmCall: { model: 'm' }, createdAt: 3 })).rejects.toThrow(/decision/);
-    await expect(rec.insertDecision({ turnId, sessionId: 's', decision: 'NO_WRITE', reason: 'r', llmCall: {} as never, createdAt: 3 })).rejects.toThrow(/llmCall\.model/);
-    await expect(rec.recordWrite({ targetFile: 'NOTES.md' as never, status: 'written', source: 'external', before: 'a', after: 'b', createdAt: 4 })).rejects.toThrow(/targetFile/);
-    await expect(rec.recordWrite({ targetFile: 'USER.md', status: 'written', before: 'a', after: 'b', createdAt: 4 })).rejects.toThrow(/decisionId/);
-    await expect(rec.recordWrite({ targetFile: 'USER.md', status: 'done' as never, source: 'external', createdAt: 4 })).rejects.toThrow(/status/);
+    await expect(
+      rec.insertContextBatch(turnId, [
+        { role: 'user', message: 'one', timestamp: 1 },
+        { role: 'agent', message: 'two', timestamp: 2 },
+        { role: 'system' as never, message: 'three', timestamp: 3 },
+      ]),
+    ).rejects.toThrow(/context\.2: role/);
+    await expect(
+      rec.insertDecision({ turnId, sessionId: 's', decision: 'MAYBE' as never, reason: 'r', llmCall: { model: 'm' }, createdAt: 3 }),
+    ).rejects.toThrow(/decision/);
+    await expect(
+      rec.insertDecision({ turnId, sessionId: 's', decision: 'NO_WRITE', reason: 'r', llmCall: {} as never, createdAt: 3 }),
+    ).rejects.toThrow(/llmCall\.model/);
+    await expect(
+      rec.recordWrite({ targetFile: 'NOTES.md' as never, status: 'written', source: 'external', before: 'a', after: 'b', createdAt: 4 }),
+    ).rejects.toThrow(/targetFile/);
+    await expect(rec.recordWrite({ targetFile: 'USER.md', status: 'written', before: 'a', after: 'b', createdAt: 4 })).rejects.toThrow(
+      /decisionId/,
+    );
+    await expect(rec.recordWrite({ targetFile: 'USER.md', status: 'done' as never, source: 'external', createdAt: 4 })).rejects.toThrow(
+      /status/,
+    );
     expect(rows()).toEqual(base);
     rec.close();
   });
@@ -89,13 +122,29 @@ describe('recorder', () => {
     const rec = openRecorder({ workspaceDir: ws });
     const core = rec.core;
     core.upsertSession({ id: 's', channelId: 'c', createdAt: 1, lastActivityAt: 1 });
-    expect(() => core.batch(() => {
-      core.insertTurn({ sessionId: 's', userMessage: { content: 'kept?' }, agentReply: { content: 'no' }, createdAt: 2 });
-      core.insertTurn({ sessionId: 's', turnNumber: 0, userMessage: { content: 'clash' }, agentReply: { content: 'x' }, createdAt: 3 });
-    })).toThrow(/already exists/);
+    expect(() =>
+      core.batch(() => {
+        core.insertTurn({ sessionId: 's', userMessage: { content: 'kept?' }, agentReply: { content: 'no' }, createdAt: 2 });
+        core.insertTurn({ sessionId: 's', turnNumber: 0, userMessage: { content: 'clash' }, agentReply: { content: 'x' }, createdAt: 3 });
+      }),
+    ).toThrow(/already exists/);
     expect(count(core.db, 'SELECT count(*) FROM conversation_turns')).toBe(0);
-    const w1 = core.recordWrite({ targetFile: 'USER.md', status: 'written', source: 'external', before: '# U\n', after: '# U\n- a\n', createdAt: 5 });
-    const w2 = core.recordWrite({ targetFile: 'USER.md', status: 'written', source: 'external', before: '# U\n- a\n', after: '# U\n', createdAt: 6 });
+    const w1 = core.recordWrite({
+      targetFile: 'USER.md',
+      status: 'written',
+      source: 'external',
+      before: '# U\n',
+      after: '# U\n- a\n',
+      createdAt: 5,
+    });
+    const w2 = core.recordWrite({
+      targetFile: 'USER.md',
+      status: 'written',
+      source: 'external',
+      before: '# U\n- a\n',
+      after: '# U\n',
+      createdAt: 6,
+    });
     expect(w2.beforeSnapshotId).toBe(w1.afterSnapshotId);
     expect(w2.afterSnapshotId).toBe(w1.beforeSnapshotId);
     expect(w2.lines).toEqual({ added: 0, removed: 1, modified: 0 });

@@ -7,8 +7,19 @@ import { encodeCursor } from '../../src/core/db/paging';
 import { tempWorkspace } from '../helpers/workspace';
 
 const TABLES = [
-  'sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'file_snapshots', 'write_guardian_audit',
-  'rollbacks', 'behavior_corrections', 'dataset_samples', 'dataset_exports', 'exclusions', 'turns_fts', 'decisions_fts',
+  'sessions',
+  'conversation_turns',
+  'conversation_contexts',
+  'memory_gate_decisions',
+  'file_snapshots',
+  'write_guardian_audit',
+  'rollbacks',
+  'behavior_corrections',
+  'dataset_samples',
+  'dataset_exports',
+  'exclusions',
+  'turns_fts',
+  'decisions_fts',
 ];
 const VIEWS = ['memory_gate_stats', 'pending_review_samples', 'excluded_sessions'];
 
@@ -16,7 +27,9 @@ function fresh() {
   const ws = tempWorkspace();
   const { db } = openWorkspaceDatabase(ws);
   db.prepare("INSERT INTO sessions (id, channel_id, created_at, last_activity_at) VALUES ('s1', 'discord', 1, 1)").run();
-  db.prepare("INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t1', 's1', 0, 'hi', 'hello', 2)").run();
+  db.prepare(
+    "INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t1', 's1', 0, 'hi', 'hello', 2)",
+  ).run();
   return { ws, db };
 }
 
@@ -26,7 +39,7 @@ const plan = (db: Database.Database, sql: string, params: Record<string, unknown
 describe('schema of seed 000', () => {
   it('has every table and view, STRICT, with the configured pragmas', () => {
     const { db } = fresh();
-    const names = (type: string) => (db.prepare('SELECT name FROM sqlite_schema WHERE type = ?').pluck().all(type) as string[]);
+    const names = (type: string) => db.prepare('SELECT name FROM sqlite_schema WHERE type = ?').pluck().all(type) as string[];
     for (const t of TABLES) expect(names('table')).toContain(t);
     for (const v of VIEWS) expect(names('view')).toContain(v);
     for (const v of VIEWS) expect(() => db.prepare(`SELECT * FROM ${v} LIMIT 1`).all()).not.toThrow();
@@ -42,18 +55,47 @@ describe('schema of seed 000', () => {
   it('rejects bad rows: decision enum, missing foreign key, file name, non-JSON metadata, negative time, bad status', () => {
     const { db } = fresh();
     const bad = (sql: string, pattern: RegExp) => expect(() => db.prepare(sql).run(), sql).toThrow(pattern);
-    bad("INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, llm_model, created_at) VALUES ('d', 't1', 's1', 'MAYBE', 'r', 'm', 3)", /CHECK/);
-    bad("INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, llm_model, created_at) VALUES ('d', 'nope', 's1', 'NO_WRITE', 'r', 'm', 3)", /FOREIGN KEY/);
-    bad("INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t2', 'ghost', 0, 'a', 'b', 1)", /FOREIGN KEY/);
-    bad("INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t2', 's1', 0, 'a', 'b', 1)", /UNIQUE/);
-    bad("INSERT INTO file_snapshots (id, file_name, content, content_hash, created_at) VALUES ('f', 'NOTES.md', 'x', '" + 'a'.repeat(64) + "', 1)", /CHECK/);
+    bad(
+      "INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, llm_model, created_at) VALUES ('d', 't1', 's1', 'MAYBE', 'r', 'm', 3)",
+      /CHECK/,
+    );
+    bad(
+      "INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, llm_model, created_at) VALUES ('d', 'nope', 's1', 'NO_WRITE', 'r', 'm', 3)",
+      /FOREIGN KEY/,
+    );
+    bad(
+      "INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t2', 'ghost', 0, 'a', 'b', 1)",
+      /FOREIGN KEY/,
+    );
+    bad(
+      "INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t2', 's1', 0, 'a', 'b', 1)",
+      /UNIQUE/,
+    );
+    bad(
+      "INSERT INTO file_snapshots (id, file_name, content, content_hash, created_at) VALUES ('f', 'NOTES.md', 'x', '" +
+        'a'.repeat(64) +
+        "', 1)",
+      /CHECK/,
+    );
     bad("INSERT INTO sessions (id, channel_id, created_at, last_activity_at, metadata) VALUES ('s2', 'c', 1, 1, '{not json')", /CHECK/);
     bad("INSERT INTO sessions (id, channel_id, created_at, last_activity_at) VALUES ('s3', 'c', -1, 1)", /CHECK/);
-    bad("INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES ('t1', 'system', 'x', 1, 0)", /CHECK/);
-    bad("INSERT INTO write_guardian_audit (id, target_file, status, source, created_at) VALUES ('a', 'USER.md', 'done', 'external', 1)", /CHECK/);
+    bad(
+      "INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES ('t1', 'system', 'x', 1, 0)",
+      /CHECK/,
+    );
+    bad(
+      "INSERT INTO write_guardian_audit (id, target_file, status, source, created_at) VALUES ('a', 'USER.md', 'done', 'external', 1)",
+      /CHECK/,
+    );
     // A plugin write must name its decision.
-    bad("INSERT INTO write_guardian_audit (id, target_file, status, source, created_at) VALUES ('a', 'USER.md', 'written', 'plugin', 1)", /CHECK/);
-    bad("INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t3', 's1', 1, X'01', 'b', 1)", /cannot store BLOB/);
+    bad(
+      "INSERT INTO write_guardian_audit (id, target_file, status, source, created_at) VALUES ('a', 'USER.md', 'written', 'plugin', 1)",
+      /CHECK/,
+    );
+    bad(
+      "INSERT INTO conversation_turns (id, session_id, turn_number, user_message_content, agent_message_content, created_at) VALUES ('t3', 's1', 1, X'01', 'b', 1)",
+      /cannot store BLOB/,
+    );
     expect(db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get()).toBe(0);
     db.close();
   });

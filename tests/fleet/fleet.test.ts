@@ -35,7 +35,12 @@ async function rows(): Promise<Row[]> {
 
 beforeAll(async () => {
   // agent-d repeats agent-a's seed: every record it holds is one agent-a already has.
-  for (const [name, seed] of [['agent-a', 1], ['agent-b', 2], ['agent-c', 3], ['agent-d', 1]] as const) {
+  for (const [name, seed] of [
+    ['agent-a', 1],
+    ['agent-b', 2],
+    ['agent-c', 3],
+    ['agent-d', 1],
+  ] as const) {
     await curatedWorkspace(path.join(root, name), seed);
   }
   corruptWorkspace(path.join(root, 'agent-broken'));
@@ -89,8 +94,7 @@ describe('fleet export', () => {
         let db = dbs.get(r.workspace);
         if (!db) dbs.set(r.workspace, (db = readOnly(r.workspace)));
         const s = db.prepare('SELECT decision_id, annotation_status FROM dataset_samples WHERE id = ?').get(r.sample_id) as
-          | { decision_id: string | null; annotation_status: string }
-          | undefined;
+          { decision_id: string | null; annotation_status: string } | undefined;
         expect(s, `${r.agent}/${r.sample_id}`).toBeDefined();
         expect(s!.decision_id).toBe(r.decision_id);
         expect(s!.annotation_status).toBe('approved');

@@ -13,7 +13,12 @@ let parquet: ExportResult;
 let alpaca: ExportResult;
 let openai: ExportResult;
 
-const jsonl = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const jsonl = (file: string) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 beforeAll(async () => {
   await curatedWorkspace(dir, 4, 8);
@@ -38,9 +43,13 @@ describe('dataset export --format parquet', () => {
         expect(fs.existsSync(file)).toBe(false);
         continue;
       }
-      const rows = await d.all<{ instruction: string; input: string; output: string; messages: { role: string; content: string }[]; split: string }>(
-        `SELECT instruction, input, output, messages, split FROM read_parquet('${file}')`,
-      );
+      const rows = await d.all<{
+        instruction: string;
+        input: string;
+        output: string;
+        messages: { role: string; content: string }[];
+        split: string;
+      }>(`SELECT instruction, input, output, messages, split FROM read_parquet('${file}')`);
       const a = jsonl(path.join(out, `alpaca.${split}.jsonl`));
       const o = jsonl(path.join(out, `openai.${split}.jsonl`));
       expect(rows.map((r) => ({ instruction: r.instruction, input: r.input, output: r.output }))).toEqual(a);
@@ -51,7 +60,9 @@ describe('dataset export --format parquet', () => {
 
   it('types its label and quality columns', async () => {
     const d = await duck();
-    const cols = await d.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet('${out}/parquet.train.parquet')`);
+    const cols = await d.all<{ column_name: string; column_type: string }>(
+      `DESCRIBE SELECT * FROM read_parquet('${out}/parquet.train.parquet')`,
+    );
     const type = (n: string) => cols.find((c) => c.column_name === n)?.column_type;
     expect(type('quality_score')).toBe('DOUBLE');
     expect(type('contains_pii')).toBe('BOOLEAN');

@@ -27,7 +27,10 @@ beforeAll(async () => {
   // a rolled-back write and a curator's correction, so the precision query has writes that were not kept
   const dirA = path.join(root, 'agent-a');
   const { db } = openWorkspaceDatabase(dirA);
-  const written = db.prepare(`SELECT id FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' ORDER BY id LIMIT 2`).pluck().all() as string[];
+  const written = db
+    .prepare(`SELECT id FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' ORDER BY id LIMIT 2`)
+    .pluck()
+    .all() as string[];
   db.prepare(`UPDATE write_guardian_audit SET status = 'rolled_back' WHERE id = ?`).run(written[0]);
   correctWrite({ db, workspaceDir: dirA }, { auditId: written[1]!, status: 'refused', reason: 'not a lasting fact' });
   db.close();
@@ -43,9 +46,15 @@ beforeAll(async () => {
 describe('export-tables', () => {
   it('writes one folder per table, partitioned by day, with every row of every agent', async () => {
     const d = await duck();
-    for (const [table, from] of [['turns', 'conversation_turns'], ['decisions', 'memory_gate_decisions'], ['writes', 'write_guardian_audit']] as const) {
+    for (const [table, from] of [
+      ['turns', 'conversation_turns'],
+      ['decisions', 'memory_gate_decisions'],
+      ['writes', 'write_guardian_audit'],
+    ] as const) {
       expect(fs.readdirSync(path.join(out, table)).every((p) => /^day=\d{4}-\d{2}-\d{2}$/.test(p))).toBe(true);
-      const counts = await d.all<{ agent: string; n: string }>(`SELECT agent, count(*) AS n FROM read_parquet('${out}/${table}/*/*.parquet') GROUP BY agent`);
+      const counts = await d.all<{ agent: string; n: string }>(
+        `SELECT agent, count(*) AS n FROM read_parquet('${out}/${table}/*/*.parquet') GROUP BY agent`,
+      );
       for (const a of agents) {
         const db = readOnly(path.join(root, a));
         const n = (db.prepare(`SELECT count(*) AS n FROM ${from}`).get() as { n: number }).n;
@@ -57,8 +66,15 @@ describe('export-tables', () => {
 
   it('gives every agent a file in every table, even a table it has no rows in', () => {
     for (const table of ANALYTICS_TABLES) {
-      const files = fs.readdirSync(path.join(out, table), { recursive: true }).map(String).filter((f) => f.endsWith('.parquet'));
-      for (const a of agents) expect(files.some((f) => f.endsWith(`part-${a}.parquet`)), `${table} of ${a}`).toBe(true);
+      const files = fs
+        .readdirSync(path.join(out, table), { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.parquet'));
+      for (const a of agents)
+        expect(
+          files.some((f) => f.endsWith(`part-${a}.parquet`)),
+          `${table} of ${a}`,
+        ).toBe(true);
     }
   });
 
@@ -110,7 +126,9 @@ describe('export-tables', () => {
     for (const a of agents) {
       const db = readOnly(path.join(root, a));
       for (const r of db
-        .prepare(`SELECT target_file AS f, count(*) AS n, sum(coalesce(lines_added, 0) + coalesce(lines_removed, 0)) AS l FROM write_guardian_audit WHERE status = 'written' GROUP BY f`)
+        .prepare(
+          `SELECT target_file AS f, count(*) AS n, sum(coalesce(lines_added, 0) + coalesce(lines_removed, 0)) AS l FROM write_guardian_audit WHERE status = 'written' GROUP BY f`,
+        )
         .all() as { f: string; n: number; l: number }[]) {
         const e = churnExpected.get(r.f) ?? { writes: 0, lines: 0 };
         churnExpected.set(r.f, { writes: e.writes + r.n, lines: e.lines + r.l });
@@ -118,7 +136,10 @@ describe('export-tables', () => {
       db.close();
     }
     for (const c of churn) {
-      expect([Number(c.writes), Number(c.lines_changed)]).toEqual([churnExpected.get(c.target_file)!.writes, churnExpected.get(c.target_file)!.lines]);
+      expect([Number(c.writes), Number(c.lines_changed)]).toEqual([
+        churnExpected.get(c.target_file)!.writes,
+        churnExpected.get(c.target_file)!.lines,
+      ]);
     }
     expect(churn.length).toBe(churnExpected.size);
 
@@ -126,7 +147,10 @@ describe('export-tables', () => {
     const rate = await d.all<{ agent: string; decisions: string; no_write: string }>(queries.get('no-write-rate-by-week')!);
     for (const a of agents) {
       const db = readOnly(path.join(root, a));
-      const n = db.prepare(`SELECT count(*) AS n, sum(decision = 'NO_WRITE') AS nw FROM memory_gate_decisions`).get() as { n: number; nw: number };
+      const n = db.prepare(`SELECT count(*) AS n, sum(decision = 'NO_WRITE') AS nw FROM memory_gate_decisions`).get() as {
+        n: number;
+        nw: number;
+      };
       db.close();
       const mine = rate.filter((r) => r.agent === a);
       expect(mine.reduce((s, r) => s + Number(r.decisions), 0)).toBe(n.n);

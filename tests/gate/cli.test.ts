@@ -7,7 +7,11 @@ import { clip, displayWidth } from '../../src/cli/commands/gate';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args], { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -34,7 +38,8 @@ describe('reflection CLI on a demo workspace', () => {
     const r = cli('gate', 'list', '--workspace', ws, '-d', 'UPDATE_USER', '-l', '5');
     expect(r.code).toBe(0);
     const json = JSON.parse(cli('gate', 'list', '--workspace', ws, '-d', 'UPDATE_USER', '-l', '5', '--json').stdout) as {
-      items: Array<{ id: string; decision: string; userMessage: string }>; nextCursor: string;
+      items: Array<{ id: string; decision: string; userMessage: string }>;
+      nextCursor: string;
     };
     expect(json.items.length).toBe(5);
     expect(json.items.every((i) => i.decision === 'UPDATE_USER')).toBe(true);
@@ -46,7 +51,9 @@ describe('reflection CLI on a demo workspace', () => {
     expect(r.stdout.match(/UPDATE_USER/g)!.length).toBe(5);
     expect(r.stdout).toMatch(/Agent: /);
     expect(r.stdout).toMatch(/5 decision\(s\); more with --cursor \S+/);
-    const next = JSON.parse(cli('gate', 'list', '--workspace', ws, '-d', 'UPDATE_USER', '-l', '5', '--cursor', json.nextCursor, '--json').stdout);
+    const next = JSON.parse(
+      cli('gate', 'list', '--workspace', ws, '-d', 'UPDATE_USER', '-l', '5', '--cursor', json.nextCursor, '--json').stdout,
+    );
     expect(next.items[0]!.id).not.toBe(json.items[0]!.id);
     expect(r.stdout).not.toMatch(/\u001b\[/);
   });
@@ -64,7 +71,9 @@ describe('reflection CLI on a demo workspace', () => {
   });
 
   it('gate show prints the decision, its turn, writes and context', () => {
-    const list = JSON.parse(cli('gate', 'list', '--workspace', ws, '-d', 'UPDATE_MEMORY', '-l', '50', '--json').stdout) as { items: Array<{ id: string; writeStatus: string | null; userMessage: string }> };
+    const list = JSON.parse(cli('gate', 'list', '--workspace', ws, '-d', 'UPDATE_MEMORY', '-l', '50', '--json').stdout) as {
+      items: Array<{ id: string; writeStatus: string | null; userMessage: string }>;
+    };
     const written = list.items.find((i) => i.writeStatus === 'written')!;
     const r = cli('gate', 'show', written.id, '--workspace', ws, '-c');
     expect(r.code).toBe(0);
@@ -83,7 +92,8 @@ describe('reflection CLI on a demo workspace', () => {
   it('gate stats prints counts per decision and average latency, daily and by session', () => {
     const r = cli('gate', 'stats', '--workspace', ws);
     expect(r.code).toBe(0);
-    for (const d of ['NO_WRITE', 'UPDATE_MEMORY', 'UPDATE_USER', 'UPDATE_SOUL', 'UPDATE_IDENTITY', 'UPDATE_TOOLS', 'Total']) expect(r.stdout).toContain(d);
+    for (const d of ['NO_WRITE', 'UPDATE_MEMORY', 'UPDATE_USER', 'UPDATE_SOUL', 'UPDATE_IDENTITY', 'UPDATE_TOOLS', 'Total'])
+      expect(r.stdout).toContain(d);
     const json = JSON.parse(cli('gate', 'stats', '--workspace', ws, '--daily', '--json').stdout);
     expect(json.groupBy).toBe('daily');
     expect(json.buckets.length).toBeGreaterThan(3);
@@ -125,7 +135,9 @@ describe('reflection CLI on a demo workspace', () => {
     // Chinese text is two columns wide: every line of the table has the same width, so borders line up.
     const tableLines = r.stdout.split('\n').filter((l) => /^[┌│├└]/.test(l));
     expect(new Set(tableLines.map(displayWidth)).size).toBe(1);
-    const zhList = cli('gate', 'list', '--workspace', ws, '-q', '早上偏好', '-l', '3').stdout.split('\n').filter((l) => /^[┌│├└]/.test(l));
+    const zhList = cli('gate', 'list', '--workspace', ws, '-q', '早上偏好', '-l', '3')
+      .stdout.split('\n')
+      .filter((l) => /^[┌│├└]/.test(l));
     expect(zhList.length).toBeGreaterThan(3);
     expect(new Set(zhList.map(displayWidth)).size).toBe(1);
   });

@@ -8,7 +8,14 @@ import { AUDIT_STATUSES, GATE_DECISIONS, MEMORY_FILES } from '../../src/shared/d
 import { recordExternalChanges } from '../../src/core/guardian/external';
 import { tempWorkspace } from '../helpers/workspace';
 
-const TABLES = ['sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'file_snapshots', 'write_guardian_audit'];
+const TABLES = [
+  'sessions',
+  'conversation_turns',
+  'conversation_contexts',
+  'memory_gate_decisions',
+  'file_snapshots',
+  'write_guardian_audit',
+];
 
 function contentHashes(db: DB): Record<string, string> {
   const out: Record<string, string> = {};
@@ -39,19 +46,31 @@ describe('demo workspace', () => {
     expect(summary.turns).toBeGreaterThan(200);
     expect(summary.contextItems).toBeGreaterThan(summary.turns);
     const zh = db.prepare("SELECT count(*) FROM conversation_turns WHERE user_message_content GLOB '*[一-龥]*'").pluck().get() as number;
-    const en = db.prepare("SELECT count(*) FROM conversation_turns WHERE user_message_content GLOB '*[a-z][a-z][a-z] [a-z]*'").pluck().get() as number;
+    const en = db
+      .prepare("SELECT count(*) FROM conversation_turns WHERE user_message_content GLOB '*[a-z][a-z][a-z] [a-z]*'")
+      .pluck()
+      .get() as number;
     expect(zh).toBeGreaterThan(20);
     expect(en).toBeGreaterThan(20);
     // Context windows end with the turn's own user message and hold earlier messages of the session.
-    const turn = db.prepare('SELECT id, user_message_content FROM conversation_turns WHERE turn_number = 5 LIMIT 1').get() as { id: string; user_message_content: string };
-    const ctx = db.prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').all(turn.id) as Array<{ role: string; message: string }>;
+    const turn = db.prepare('SELECT id, user_message_content FROM conversation_turns WHERE turn_number = 5 LIMIT 1').get() as {
+      id: string;
+      user_message_content: string;
+    };
+    const ctx = db
+      .prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number')
+      .all(turn.id) as Array<{ role: string; message: string }>;
     expect(ctx.length).toBe(6);
     expect(ctx[ctx.length - 1]).toEqual({ role: 'user', message: turn.user_message_content });
     expect(ctx.map((c) => c.role)).toContain('agent');
   });
 
   it('has decisions of every kind with reasons and facts, and every write outcome', () => {
-    const kinds = db.prepare('SELECT decision, count(*) AS n, sum(candidate_fact IS NOT NULL) AS facts, sum(length(reason) > 0) AS reasons FROM memory_gate_decisions GROUP BY decision').all() as Array<{ decision: string; n: number; facts: number; reasons: number }>;
+    const kinds = db
+      .prepare(
+        'SELECT decision, count(*) AS n, sum(candidate_fact IS NOT NULL) AS facts, sum(length(reason) > 0) AS reasons FROM memory_gate_decisions GROUP BY decision',
+      )
+      .all() as Array<{ decision: string; n: number; facts: number; reasons: number }>;
     expect(kinds.map((k) => k.decision).sort()).toEqual([...GATE_DECISIONS].sort());
     for (const k of kinds) {
       expect(k.reasons).toBe(k.n);
@@ -59,16 +78,22 @@ describe('demo workspace', () => {
     }
     const statuses = db.prepare('SELECT DISTINCT status FROM write_guardian_audit').pluck().all() as string[];
     for (const s of AUDIT_STATUSES.filter((s) => s !== 'rolled_back')) expect(statuses).toContain(s);
-    expect(db.prepare("SELECT count(*) FROM write_guardian_audit WHERE status = 'refused' AND candidate_fact LIKE '%sk-proj-%'").pluck().get()).toBeGreaterThan(0);
+    expect(
+      db.prepare("SELECT count(*) FROM write_guardian_audit WHERE status = 'refused' AND candidate_fact LIKE '%sk-proj-%'").pluck().get(),
+    ).toBeGreaterThan(0);
   });
 
-  it('writes really change the files, and each file\'s chain of snapshots ends in exactly the file on disk', () => {
+  it("writes really change the files, and each file's chain of snapshots ends in exactly the file on disk", () => {
     for (const file of MEMORY_FILES) {
       const onDisk = fs.readFileSync(path.join(ws, file), 'utf8');
       expect(onDisk).toMatch(/^# /);
-      const chain = db.prepare(`SELECT b.content AS before, a2.content AS after FROM write_guardian_audit w
+      const chain = db
+        .prepare(
+          `SELECT b.content AS before, a2.content AS after FROM write_guardian_audit w
         JOIN file_snapshots b ON b.id = w.before_snapshot_id JOIN file_snapshots a2 ON a2.id = w.after_snapshot_id
-        WHERE w.target_file = ? AND w.status = 'written' ORDER BY w.created_at, w.rowid`).all(file) as Array<{ before: string; after: string }>;
+        WHERE w.target_file = ? AND w.status = 'written' ORDER BY w.created_at, w.rowid`,
+        )
+        .all(file) as Array<{ before: string; after: string }>;
       expect(chain.length, file).toBeGreaterThan(0);
       for (let i = 1; i < chain.length; i++) expect(chain[i]!.before).toBe(chain[i - 1]!.after);
       for (const link of chain) expect(link.after).not.toBe(link.before);
@@ -76,17 +101,34 @@ describe('demo workspace', () => {
     }
     // The guardian sees the files exactly as recorded: nothing to report as an outside edit.
     expect(recordExternalChanges({ db, workspaceDir: ws })).toEqual([]);
-    const diffs = db.prepare("SELECT count(*) FROM write_guardian_audit WHERE status = 'written' AND diff LIKE '%+- %' AND lines_added + lines_modified > 0").pluck().get() as number;
+    const diffs = db
+      .prepare(
+        "SELECT count(*) FROM write_guardian_audit WHERE status = 'written' AND diff LIKE '%+- %' AND lines_added + lines_modified > 0",
+      )
+      .pluck()
+      .get() as number;
     expect(diffs).toBe(summary.writes.written);
   });
 
   it('includes personal data and the hostile session for the UI security test', () => {
-    const has = (pattern: string) => db.prepare('SELECT count(*) FROM conversation_turns WHERE user_message_content LIKE ?').pluck().get(pattern) as number;
+    const has = (pattern: string) =>
+      db.prepare('SELECT count(*) FROM conversation_turns WHERE user_message_content LIKE ?').pluck().get(pattern) as number;
     expect(has('%@example.%')).toBeGreaterThan(0);
     expect(has('%+1 415 555%')).toBeGreaterThan(0);
-    expect(db.prepare("SELECT count(*) FROM conversation_turns WHERE user_message_content GLOB '*1[3-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]*'").pluck().get()).toBeGreaterThan(0);
+    expect(
+      db
+        .prepare(
+          "SELECT count(*) FROM conversation_turns WHERE user_message_content GLOB '*1[3-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]*'",
+        )
+        .pluck()
+        .get(),
+    ).toBeGreaterThan(0);
     expect(has('%sk-proj-%')).toBeGreaterThan(0);
-    const hostile = db.prepare('SELECT user_message_content AS u, agent_message_content AS a FROM conversation_turns WHERE session_id = ? ORDER BY turn_number').all(HOSTILE_SESSION_ID) as Array<{ u: string; a: string }>;
+    const hostile = db
+      .prepare(
+        'SELECT user_message_content AS u, agent_message_content AS a FROM conversation_turns WHERE session_id = ? ORDER BY turn_number',
+      )
+      .all(HOSTILE_SESSION_ID) as Array<{ u: string; a: string }>;
     expect(hostile[0]!.u).toBe('<img src=x onerror=alert(1)>');
     expect(hostile[0]!.a).toContain('[click me](javascript:alert(1))');
   });
@@ -119,8 +161,13 @@ describe('demo workspace', () => {
     expect(s.writes.written).toBe(25);
     const bdb = open(big);
     for (const file of MEMORY_FILES) {
-      const last = bdb.prepare(`SELECT s.content FROM write_guardian_audit w JOIN file_snapshots s ON s.id = w.after_snapshot_id
-        WHERE w.target_file = ? AND w.status = 'written' ORDER BY w.created_at DESC, w.rowid DESC LIMIT 1`).pluck().get(file) as string;
+      const last = bdb
+        .prepare(
+          `SELECT s.content FROM write_guardian_audit w JOIN file_snapshots s ON s.id = w.after_snapshot_id
+        WHERE w.target_file = ? AND w.status = 'written' ORDER BY w.created_at DESC, w.rowid DESC LIMIT 1`,
+        )
+        .pluck()
+        .get(file) as string;
       expect(last).toBe(fs.readFileSync(path.join(big, file), 'utf8'));
     }
     expect(bdb.prepare('SELECT max(c) FROM (SELECT count(*) AS c FROM conversation_contexts GROUP BY turn_id)').pluck().get()).toBe(2);

@@ -39,7 +39,9 @@ describe('gate list', () => {
   it('filters by session, decision, time range and text, with the conversation text on each row', () => {
     const bySession = listDecisions(ctx, { sessionId: TOUR_SESSION_ID, limit: 100 });
     expect(bySession.items.length).toBe(18);
-    expect(bySession.items.every((i) => i.sessionId === TOUR_SESSION_ID && i.userMessage!.length > 0 && i.agentReply!.length > 0)).toBe(true);
+    expect(bySession.items.every((i) => i.sessionId === TOUR_SESSION_ID && i.userMessage!.length > 0 && i.agentReply!.length > 0)).toBe(
+      true,
+    );
     const users = listDecisions(ctx, { decision: 'UPDATE_USER', limit: 5 });
     expect(users.items.map((i) => i.decision)).toEqual(Array(5).fill('UPDATE_USER'));
     expect(users.items.some((i) => i.writeStatus !== null)).toBe(true);
@@ -71,7 +73,9 @@ describe('gate list', () => {
 
 describe('gate show, stats, export', () => {
   it('shows a decision by id or unique prefix with its turn, context and writes with diffs', () => {
-    const id = all("SELECT d.id FROM memory_gate_decisions d JOIN write_guardian_audit a ON a.decision_id = d.id WHERE a.status = 'written' LIMIT 1")[0]!.id as string;
+    const id = all(
+      "SELECT d.id FROM memory_gate_decisions d JOIN write_guardian_audit a ON a.decision_id = d.id WHERE a.status = 'written' LIMIT 1",
+    )[0]!.id as string;
     const full = showDecision(ctx, id, { withContext: true });
     expect(full.decision.id).toBe(id);
     expect(full.turn.id).toBe(full.decision.turnId);

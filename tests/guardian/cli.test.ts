@@ -7,7 +7,8 @@ import { generateDemoWorkspace } from '../../src/core/demo';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
 const bin = path.join(repoRoot, 'bin', 'reflection.cjs');
-const cli = (dir: string, ...args: string[]) => JSON.parse(execFileSync('node', [bin, 'guardian', ...args, '--workspace', dir, '--json'], { encoding: 'utf8' }));
+const cli = (dir: string, ...args: string[]) =>
+  JSON.parse(execFileSync('node', [bin, 'guardian', ...args, '--workspace', dir, '--json'], { encoding: 'utf8' }));
 
 describe('reflection guardian on the demo workspace', () => {
   it('rollback restores the file, history shows it, rolling back the rollback re-applies the change', () => {
@@ -60,7 +61,10 @@ describe('reflection guardian on the demo workspace', () => {
     expect(diff).toContain('+- edited by hand in a text editor');
 
     const out = path.join(dir, 'audits.csv');
-    execFileSync('node', [bin, 'guardian', 'export', '--format', 'csv', '-o', out, '--workspace', dir], { encoding: 'utf8', stdio: 'pipe' });
+    execFileSync('node', [bin, 'guardian', 'export', '--format', 'csv', '-o', out, '--workspace', dir], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
     const lines = fs.readFileSync(out, 'utf8').trim().split('\r\n');
     expect(lines[0]!.startsWith('id,createdAt,sessionId')).toBe(true);
     expect(lines.length).toBeGreaterThan(3);
@@ -70,7 +74,20 @@ describe('reflection guardian on the demo workspace', () => {
     const dir = path.join(tempWorkspace(), 'demo');
     generateDemoWorkspace(dir, { sessions: 3, seed: 5 });
     const refused = cli(dir, 'list', '-s', 'refused', '-l', '1').items[0];
-    const c = cli(dir, 'correct', refused.id, '--status', 'written', '--fact', 'prefers green tea', '--file', 'USER.md', '--reason', 'it was a real preference', '--apply-to-future');
+    const c = cli(
+      dir,
+      'correct',
+      refused.id,
+      '--status',
+      'written',
+      '--fact',
+      'prefers green tea',
+      '--file',
+      'USER.md',
+      '--reason',
+      'it was a real preference',
+      '--apply-to-future',
+    );
     expect(c).toMatchObject({ correctedStatus: 'written', correctedTargetFile: 'USER.md', applyToFuture: true });
     const before = fs.readFileSync(path.join(dir, 'USER.md'), 'utf8');
     const dry = cli(dir, 'retry', refused.id, '--dry-run');

@@ -10,14 +10,23 @@ describe('recordExternalChanges', () => {
     f.write('USER.md', '# User\n- likes tea\n');
     expect(recordExternalChanges(f.ctx)).toEqual([]);
     expect(f.db.prepare('SELECT count(*) FROM write_guardian_audit').pluck().get()).toBe(0);
-    expect(f.db.prepare("SELECT content FROM file_snapshots s JOIN file_state fs ON fs.snapshot_id = s.id WHERE fs.file_name = 'USER.md'").pluck().get())
-      .toBe('# User\n- likes tea\n');
+    expect(
+      f.db
+        .prepare("SELECT content FROM file_snapshots s JOIN file_state fs ON fs.snapshot_id = s.id WHERE fs.file_name = 'USER.md'")
+        .pluck()
+        .get(),
+    ).toBe('# User\n- likes tea\n');
 
     f.write('USER.md', '# User\n- likes coffee\n');
     f.write('MEMORY.md', '# Memory\n');
     const changes = recordExternalChanges(f.ctx);
-    expect(changes.map((c) => [c.fileName, c.kind])).toEqual([['MEMORY.md', 'created'], ['USER.md', 'modified']]);
-    const userAudit = f.db.prepare('SELECT * FROM write_guardian_audit WHERE id = ?').get(changes.find((c) => c.fileName === 'USER.md')!.auditId) as Record<string, unknown>;
+    expect(changes.map((c) => [c.fileName, c.kind])).toEqual([
+      ['MEMORY.md', 'created'],
+      ['USER.md', 'modified'],
+    ]);
+    const userAudit = f.db
+      .prepare('SELECT * FROM write_guardian_audit WHERE id = ?')
+      .get(changes.find((c) => c.fileName === 'USER.md')!.auditId) as Record<string, unknown>;
     expect(userAudit).toMatchObject({ source: 'external', status: 'written', lines_modified: 1 });
     expect(String(userAudit.diff)).toContain('+- likes coffee');
 
@@ -51,13 +60,29 @@ describe('migration 0030 on a database with recorded writes', () => {
     const db = new Database(path.join(dir, 'old.db'));
     db.pragma('foreign_keys = ON');
     migrate(db, { migrations: loadMigrations().filter((m) => m.version < 30) });
-    new RecorderCore(db).recordWrite({ targetFile: 'SOUL.md', before: null, after: '# Soul\n- v1\n', status: 'written', source: 'retry', createdAt: 10 });
-    new RecorderCore(db).recordWrite({ targetFile: 'SOUL.md', before: '# Soul\n- v1\n', after: '# Soul\n- v2\n', status: 'written', source: 'retry', createdAt: 20 });
+    new RecorderCore(db).recordWrite({
+      targetFile: 'SOUL.md',
+      before: null,
+      after: '# Soul\n- v1\n',
+      status: 'written',
+      source: 'retry',
+      createdAt: 10,
+    });
+    new RecorderCore(db).recordWrite({
+      targetFile: 'SOUL.md',
+      before: '# Soul\n- v1\n',
+      after: '# Soul\n- v2\n',
+      status: 'written',
+      source: 'retry',
+      createdAt: 20,
+    });
     migrate(db);
     fs.writeFileSync(path.join(dir, 'SOUL.md'), '# Soul\n- v2\n- edited outside\n');
     const changes = recordExternalChanges({ db, workspaceDir: dir, now: () => 30 }, ['SOUL.md']);
     expect(changes).toHaveLength(1);
-    expect(db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(changes[0]!.auditId)).toContain('+- edited outside');
+    expect(db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(changes[0]!.auditId)).toContain(
+      '+- edited outside',
+    );
     db.close();
   });
 });

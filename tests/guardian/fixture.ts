@@ -41,18 +41,35 @@ export function makeFixture(dir = tempWorkspace('reflection-guardian-')): Fixtur
       core.upsertSession({ id: session, channelId: 'test', createdAt: at, lastActivityAt: at });
       sessions.add(session);
     }
-    const turn = core.insertTurn({ sessionId: session, userMessage: { content: `tell me about ${file}` }, agentReply: { content: 'ok' }, createdAt: at });
+    const turn = core.insertTurn({
+      sessionId: session,
+      userMessage: { content: `tell me about ${file}` },
+      agentReply: { content: 'ok' },
+      createdAt: at,
+    });
     const fact = opts.fact ?? `fact for ${file} at ${at}`;
     const decisionId = core.insertDecision({
-      turnId: turn.id, sessionId: session, decision: decisionForFile(file), reason: 'worth remembering',
-      candidateFact: fact, llmCall: { model: 'test-model' }, createdAt: at,
+      turnId: turn.id,
+      sessionId: session,
+      decision: decisionForFile(file),
+      reason: 'worth remembering',
+      candidateFact: fact,
+      llmCall: { model: 'test-model' },
+      createdAt: at,
     });
     const before = read(file);
     if (after === null) fs.rmSync(path.join(dir, file), { force: true });
     else write(file, after);
     return core.recordWrite({
-      decisionId, turnId: turn.id, sessionId: session, targetFile: file, candidateFact: fact,
-      before, after, status: 'written', createdAt: at,
+      decisionId,
+      turnId: turn.id,
+      sessionId: session,
+      targetFile: file,
+      candidateFact: fact,
+      before,
+      after,
+      status: 'written',
+      createdAt: at,
     }).auditId;
   };
   return { dir, db, core, ctx, clock, pluginWrite, read, write, close: () => db.close() };

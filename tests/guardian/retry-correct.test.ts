@@ -18,7 +18,12 @@ import { makeFixture } from './fixture';
 
 function collect(): { out: Writable; text: () => string } {
   const chunks: string[] = [];
-  const out = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } });
+  const out = new Writable({
+    write(c, _e, cb) {
+      chunks.push(String(c));
+      cb();
+    },
+  });
   return { out, text: () => chunks.join('') };
 }
 
@@ -34,7 +39,9 @@ describe('retryWrite', () => {
 
     const r = await retryWrite(f.ctx, { auditId: wrong, file: 'USER.md', fact: 'is vegetarian' });
     expect(f.read('USER.md')).toBe(dry.proposedContent);
-    const audit = f.db.prepare('SELECT source, related_audit_id, candidate_fact, target_file, diff FROM write_guardian_audit WHERE id = ?').get(r.retryAuditId) as Record<string, string>;
+    const audit = f.db
+      .prepare('SELECT source, related_audit_id, candidate_fact, target_file, diff FROM write_guardian_audit WHERE id = ?')
+      .get(r.retryAuditId) as Record<string, string>;
     expect(audit).toMatchObject({ source: 'retry', related_audit_id: wrong, candidate_fact: 'is vegetarian', target_file: 'USER.md' });
     expect(audit.diff).toContain('+- is vegetarian');
 
@@ -43,7 +50,11 @@ describe('retryWrite', () => {
     expect(f.read('USER.md')).toBe('# User\n- likes tea\n\n## Corrections by the curator\n\n- is vegetarian\n- drinks no coffee\n');
     await retryWrite(f.ctx, { auditId: wrong, file: 'USER.md', content: '# User\n- edited in Monaco\n' });
     expect(f.read('USER.md')).toBe('# User\n- edited in Monaco\n');
-    expect(fileHistory(f.ctx, { file: 'USER.md' }).items.slice(0, 3).map((h) => h.source)).toEqual(['retry', 'retry', 'retry']);
+    expect(
+      fileHistory(f.ctx, { file: 'USER.md' })
+        .items.slice(0, 3)
+        .map((h) => h.source),
+    ).toEqual(['retry', 'retry', 'retry']);
     expect(recordExternalChanges(f.ctx)).toEqual([]);
     f.close();
   });
@@ -60,7 +71,13 @@ describe('correctWrite', () => {
     const f = makeFixture();
     const id = f.pluginWrite('USER.md', '# User\n- 用户的密码是 hunter2\n', { fact: '用户的密码是 hunter2' });
     await expect(() => correctWrite(f.ctx, { auditId: id, status: 'refused', reason: '  ' })).toThrow(/reason/);
-    const c = correctWrite(f.ctx, { auditId: id, status: 'refused', reason: 'never store passwords', applyToFuture: true, pattern: '用户的密码是' });
+    const c = correctWrite(f.ctx, {
+      auditId: id,
+      status: 'refused',
+      reason: 'never store passwords',
+      applyToFuture: true,
+      pattern: '用户的密码是',
+    });
     expect(c).toMatchObject({ originalStatus: 'written', correctedStatus: 'refused', applyToFuture: true, originalTargetFile: 'USER.md' });
     expect(showAudit(f.ctx, id).corrections.map((x) => x.id)).toEqual([c.id]);
     correctWrite(f.ctx, { auditId: id, status: 'written', fact: 'x', reason: 'not for the future' });
@@ -94,8 +111,12 @@ describe('queries, export and retention', () => {
     expect(listAudits(f.ctx, { file: 'USER.md' }).items).toHaveLength(1);
     expect(listAudits(f.ctx, { limit: 5 }).nextCursor).not.toBeNull();
     expect(() => listAudits(f.ctx, { status: 'bogus' })).toThrow(/status bogus: expected one of/);
-    const plan = f.db.prepare(`EXPLAIN QUERY PLAN SELECT id FROM write_guardian_audit a WHERE a.target_file = 'USER.md' AND a.status IN ('written','rolled_back')
-      AND (a.created_at < 5 OR (a.created_at = 5 AND a.rowid < 3)) ORDER BY a.created_at DESC, a.rowid DESC LIMIT 5`).all() as Array<{ detail: string }>;
+    const plan = f.db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT id FROM write_guardian_audit a WHERE a.target_file = 'USER.md' AND a.status IN ('written','rolled_back')
+      AND (a.created_at < 5 OR (a.created_at = 5 AND a.rowid < 3)) ORDER BY a.created_at DESC, a.rowid DESC LIMIT 5`,
+      )
+      .all() as Array<{ detail: string }>;
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX idx_audit_file_time/);
     expect(plan.map((p) => p.detail).join(' ')).not.toMatch(/TEMP B-TREE/);
     f.close();
@@ -142,8 +163,13 @@ describe('queries, export and retention', () => {
     const soul = r.files.find((x) => x.fileName === 'SOUL.md')!;
     expect(soul.deleted).toBe(10);
     expect(soul.kept).toBe(total - 10);
-    const dangling = f.db.prepare(`SELECT count(*) FROM write_guardian_audit a WHERE (a.after_snapshot_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM file_snapshots s WHERE s.id = a.after_snapshot_id))
-      OR (a.before_snapshot_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM file_snapshots s WHERE s.id = a.before_snapshot_id))`).pluck().get();
+    const dangling = f.db
+      .prepare(
+        `SELECT count(*) FROM write_guardian_audit a WHERE (a.after_snapshot_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM file_snapshots s WHERE s.id = a.after_snapshot_id))
+      OR (a.before_snapshot_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM file_snapshots s WHERE s.id = a.before_snapshot_id))`,
+      )
+      .pluck()
+      .get();
     expect(dangling).toBe(0);
     f.close();
   });

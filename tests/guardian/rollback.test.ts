@@ -6,7 +6,8 @@ import { fileHistory, showAudit } from '../../src/core/guardian/queries';
 import { rollbackSession, rollbackWrite } from '../../src/core/guardian/rollback';
 import { makeFixture } from './fixture';
 
-const status = (f: ReturnType<typeof makeFixture>, id: string) => f.db.prepare('SELECT status FROM write_guardian_audit WHERE id = ?').pluck().get(id);
+const status = (f: ReturnType<typeof makeFixture>, id: string) =>
+  f.db.prepare('SELECT status FROM write_guardian_audit WHERE id = ?').pluck().get(id);
 
 describe('rollbackWrite', () => {
   it('clean: restores the before-snapshot and records backup, rollbacks row, status and a rollback audit', async () => {
@@ -19,8 +20,16 @@ describe('rollbackWrite', () => {
     expect(f.read('USER.md')).toBe('# User\n- likes tea\n');
     expect(status(f, id)).toBe('rolled_back');
     const rb = f.db.prepare('SELECT * FROM rollbacks WHERE audit_id = ?').get(id) as Record<string, unknown>;
-    expect(rb).toMatchObject({ reason: 'wrong city', rolled_back_by: 'tester', mode: 'restore', previous_status: 'written', rollback_audit_id: r.rollbackAuditId });
-    expect(f.db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(rb.backup_snapshot_id)).toBe('# User\n- likes tea\n- lives in Paris\n');
+    expect(rb).toMatchObject({
+      reason: 'wrong city',
+      rolled_back_by: 'tester',
+      mode: 'restore',
+      previous_status: 'written',
+      rollback_audit_id: r.rollbackAuditId,
+    });
+    expect(f.db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(rb.backup_snapshot_id)).toBe(
+      '# User\n- likes tea\n- lives in Paris\n',
+    );
     const ra = f.db.prepare('SELECT source, related_audit_id, status FROM write_guardian_audit WHERE id = ?').get(r.rollbackAuditId);
     expect(ra).toEqual({ source: 'rollback', related_audit_id: id, status: 'written' });
     // The rollback's own write is not mistaken for an external edit.
@@ -37,9 +46,14 @@ describe('rollbackWrite', () => {
     const r = await rollbackWrite(f.ctx, { auditId: id });
     expect(r.deletesFile).toBe(true);
     expect(fs.existsSync(path.join(f.dir, 'TOOLS.md'))).toBe(false);
-    const rb = f.db.prepare('SELECT restored_snapshot_id, backup_snapshot_id FROM rollbacks WHERE audit_id = ?').get(id) as Record<string, string | null>;
+    const rb = f.db.prepare('SELECT restored_snapshot_id, backup_snapshot_id FROM rollbacks WHERE audit_id = ?').get(id) as Record<
+      string,
+      string | null
+    >;
     expect(rb.restored_snapshot_id).toBeNull();
-    expect(f.db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(rb.backup_snapshot_id)).toBe('# Tools\n- uses vim\n');
+    expect(f.db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(rb.backup_snapshot_id)).toBe(
+      '# Tools\n- uses vim\n',
+    );
     f.close();
   });
 
@@ -64,17 +78,29 @@ describe('rollbackWrite', () => {
     f.pluginWrite('USER.md', '# User\n- name: Anna Smith\n');
     const before = fs.readFileSync(path.join(f.dir, 'USER.md'));
     const refused = await rollbackWrite(f.ctx, { auditId: bad });
-    expect(refused).toMatchObject({ status: 'conflict', dryRun: false, rollbackId: null, conflict: { message: expect.stringContaining('name: Anna Smith') } });
+    expect(refused).toMatchObject({
+      status: 'conflict',
+      dryRun: false,
+      rollbackId: null,
+      conflict: { message: expect.stringContaining('name: Anna Smith') },
+    });
     expect(fs.readFileSync(path.join(f.dir, 'USER.md')).equals(before)).toBe(true);
     expect(status(f, bad)).toBe('written');
     const preview = await rollbackWrite(f.ctx, { auditId: bad, dryRun: true });
     expect(preview.status).toBe('conflict');
-    expect(preview.conflict?.regions[0]).toMatchObject({ current: ['- name: Anna Smith'], written: ['- name: Anna'], wanted: ['- name: Ann'] });
+    expect(preview.conflict?.regions[0]).toMatchObject({
+      current: ['- name: Anna Smith'],
+      written: ['- name: Anna'],
+      wanted: ['- name: Ann'],
+    });
 
     const forced = await rollbackWrite(f.ctx, { auditId: bad, force: true, reason: 'start over' });
     expect(forced).toMatchObject({ status: 'rolled_back', mode: 'force' });
     expect(f.read('USER.md')).toBe('# User\n- name: Ann\n');
-    const backup = f.db.prepare('SELECT s.content FROM rollbacks r JOIN file_snapshots s ON s.id = r.backup_snapshot_id WHERE r.audit_id = ?').pluck().get(bad);
+    const backup = f.db
+      .prepare('SELECT s.content FROM rollbacks r JOIN file_snapshots s ON s.id = r.backup_snapshot_id WHERE r.audit_id = ?')
+      .pluck()
+      .get(bad);
     expect(backup).toBe('# User\n- name: Anna Smith\n');
     f.close();
   });
@@ -86,7 +112,13 @@ describe('rollbackWrite', () => {
     const id = f.pluginWrite('SOUL.md', '# Soul\r\n- calm\r\n- curious\r\n');
     const bytes = fs.readFileSync(path.join(f.dir, 'SOUL.md'));
     const mtime = fs.statSync(path.join(f.dir, 'SOUL.md')).mtimeMs;
-    const counts = () => f.db.prepare('SELECT (SELECT count(*) FROM write_guardian_audit), (SELECT count(*) FROM rollbacks), (SELECT count(*) FROM file_snapshots), (SELECT count(*) FROM file_operations)').raw().get();
+    const counts = () =>
+      f.db
+        .prepare(
+          'SELECT (SELECT count(*) FROM write_guardian_audit), (SELECT count(*) FROM rollbacks), (SELECT count(*) FROM file_snapshots), (SELECT count(*) FROM file_operations)',
+        )
+        .raw()
+        .get();
     const c0 = counts();
     const r = await rollbackWrite(f.ctx, { auditId: id, dryRun: true });
     expect(r.dryRun).toBe(true);
@@ -101,16 +133,37 @@ describe('rollbackWrite', () => {
 
   it('refuses refused, skipped and already rolled-back audits with a clear reason', async () => {
     const f = makeFixture();
-    const refused = f.core.recordWrite({ targetFile: 'USER.md', status: 'refused', source: 'retry', reason: 'not a stable fact', createdAt: 5 }).auditId;
-    await expect(rollbackWrite(f.ctx, { auditId: refused })).rejects.toMatchObject({ kind: 'Invalid', message: expect.stringMatching(/status refused: nothing was written/) });
+    const refused = f.core.recordWrite({
+      targetFile: 'USER.md',
+      status: 'refused',
+      source: 'retry',
+      reason: 'not a stable fact',
+      createdAt: 5,
+    }).auditId;
+    await expect(rollbackWrite(f.ctx, { auditId: refused })).rejects.toMatchObject({
+      kind: 'Invalid',
+      message: expect.stringMatching(/status refused: nothing was written/),
+    });
     const id = f.pluginWrite('USER.md', '# User\n- x\n');
     const r = await rollbackWrite(f.ctx, { auditId: id });
-    await expect(rollbackWrite(f.ctx, { auditId: id })).rejects.toMatchObject({ kind: 'Conflict', message: expect.stringContaining(`roll back its own audit ${r.rollbackAuditId}`) });
+    await expect(rollbackWrite(f.ctx, { auditId: id })).rejects.toMatchObject({
+      kind: 'Conflict',
+      message: expect.stringContaining(`roll back its own audit ${r.rollbackAuditId}`),
+    });
     await expect(rollbackWrite(f.ctx, { auditId: 'nope' })).rejects.toMatchObject({ kind: 'NotFound' });
     // Only the after-content known (before unknown): never mistaken for a created file and deleted.
     f.write('SOUL.md', '# Soul\n');
-    const afterOnly = f.core.recordWrite({ targetFile: 'SOUL.md', after: '# Soul\n', status: 'written', source: 'retry', createdAt: 6 }).auditId;
-    await expect(rollbackWrite(f.ctx, { auditId: afterOnly, force: true })).rejects.toMatchObject({ kind: 'Invalid', message: expect.stringContaining('cannot be undone safely') });
+    const afterOnly = f.core.recordWrite({
+      targetFile: 'SOUL.md',
+      after: '# Soul\n',
+      status: 'written',
+      source: 'retry',
+      createdAt: 6,
+    }).auditId;
+    await expect(rollbackWrite(f.ctx, { auditId: afterOnly, force: true })).rejects.toMatchObject({
+      kind: 'Invalid',
+      message: expect.stringContaining('cannot be undone safely'),
+    });
     expect(f.read('SOUL.md')).toBe('# Soul\n');
     f.close();
   });
@@ -149,9 +202,15 @@ describe('rollback of other kinds of writes and settings', () => {
     expect(f.read('IDENTITY.md')).toBe('# Identity\n- name: Claw\n');
 
     fs.mkdirSync(path.join(f.dir, '.openclaw-reflection'), { recursive: true });
-    fs.writeFileSync(path.join(f.dir, '.openclaw-reflection', 'workbench.json'), JSON.stringify({ writeGuardianAuditing: { enableRollback: false } }));
+    fs.writeFileSync(
+      path.join(f.dir, '.openclaw-reflection', 'workbench.json'),
+      JSON.stringify({ writeGuardianAuditing: { enableRollback: false } }),
+    );
     const id = f.pluginWrite('IDENTITY.md', '# Identity\n- name: Claw\n- emoji: crab\n');
-    await expect(rollbackWrite(f.ctx, { auditId: id })).rejects.toMatchObject({ kind: 'Invalid', message: expect.stringContaining('enableRollback') });
+    await expect(rollbackWrite(f.ctx, { auditId: id })).rejects.toMatchObject({
+      kind: 'Invalid',
+      message: expect.stringContaining('enableRollback'),
+    });
     expect(f.read('IDENTITY.md')).toContain('emoji: crab');
     f.close();
   });
@@ -167,7 +226,10 @@ describe('rollbackSession', () => {
     f.pluginWrite('USER.md', '# User\n- city: Paris 11e\n', { session: 'channel:test:other' });
     const clean = f.pluginWrite('TOOLS.md', '# Tools\n- git\n', { session: s });
     const res = await rollbackSession(f.ctx, { sessionKey: s });
-    expect(res.items.map((i) => [i.auditId, i.ok, i.error?.kind])).toEqual([[clean, true, undefined], [conflicting, false, 'Conflict']]);
+    expect(res.items.map((i) => [i.auditId, i.ok, i.error?.kind])).toEqual([
+      [clean, true, undefined],
+      [conflicting, false, 'Conflict'],
+    ]);
     // the refused write carries its conflict as a result, with the overlapping lines, not only a message
     expect(res.items.map((i) => i.result?.status)).toEqual(['rolled_back', 'conflict']);
     expect(res.items[1]!.result?.conflict?.regions[0]).toMatchObject({ current: ['- city: Paris 11e'] });

@@ -34,7 +34,7 @@ describe('blame over a long generated history', () => {
     // Views read the stored map: a second blame maps nothing new and is fast.
     const t0 = performance.now();
     blameFile(h.ctx, { file: 'USER.md' });
-    expect(h.db.prepare("SELECT count(*) FROM memory_versions WHERE line_map IS NULL").pluck().get()).toBe(0);
+    expect(h.db.prepare('SELECT count(*) FROM memory_versions WHERE line_map IS NULL').pluck().get()).toBe(0);
     const one = blameFile(h.ctx, { file: 'USER.md', line: 5 });
     expect(one.lines).toHaveLength(1);
     expect(one.lines[0]?.write?.auditId).toBe(h.lines[4]!.producer);

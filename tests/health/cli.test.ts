@@ -9,7 +9,8 @@ describe('reflection blame, health, erase and verify', () => {
   it('works from the command line', () => {
     const dir = tempWorkspace();
     generateDemoWorkspace(dir);
-    const cli = (...args: string[]) => spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args, '--workspace', dir], { encoding: 'utf8' });
+    const cli = (...args: string[]) =>
+      spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args, '--workspace', dir], { encoding: 'utf8' });
     const lines = fs.readFileSync(path.join(dir, 'USER.md'), 'utf8').split('\n');
     const phoneLine = lines.findIndex((l) => l.includes('phone for urgent issues')) + 1;
 

@@ -13,13 +13,24 @@ import { sha256 } from '../../src/core/text/diff';
 import { tempWorkspace } from '../helpers/workspace';
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 const holding = (dir: string, value: string) => filesUnder(dir).filter((f) => fs.readFileSync(f).includes(Buffer.from(value)));
 
 const counts = (ctx: ServiceContext) =>
-  Object.fromEntries(['conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples', 'memory_versions', 'behavior_corrections'].map((t) => [t, ctx.db.prepare(`SELECT count(*) FROM ${t}`).pluck().get()]));
+  Object.fromEntries(
+    [
+      'conversation_turns',
+      'memory_gate_decisions',
+      'write_guardian_audit',
+      'dataset_samples',
+      'memory_versions',
+      'behavior_corrections',
+    ].map((t) => [t, ctx.db.prepare(`SELECT count(*) FROM ${t}`).pluck().get()]),
+  );
 
 describe('erasure across history', () => {
   it('leaves no byte of a planted email in the database, archives or listed exports, and keeps the rest of history', async () => {
@@ -48,7 +59,14 @@ describe('erasure across history', () => {
     expect(preview.places.some((p) => p.kind === 'export' && path.resolve(dir, p.place) === outside)).toBe(true);
     expect([...kinds].sort()).toEqual(['archive', 'database', 'export', 'memory_file']);
     const tables = preview.places.filter((p) => p.kind === 'database').map((p) => p.place);
-    for (const t of ['file_snapshots.content', 'write_guardian_audit.diff', 'conversation_turns.user_message_content', 'memory_gate_decisions.candidate_fact', 'dataset_samples.content']) expect(tables).toContain(t);
+    for (const t of [
+      'file_snapshots.content',
+      'write_guardian_audit.diff',
+      'conversation_turns.user_message_content',
+      'memory_gate_decisions.candidate_fact',
+      'dataset_samples.content',
+    ])
+      expect(tables).toContain(t);
     expect(userMd()).toContain(value); // a dry run changes nothing
     await expect(eraseValue(ctx, { value })).rejects.toThrow(/--yes/);
     await expect(eraseValue(ctx, { value: 'abc', confirm: true })).rejects.toThrow(/at least 5 characters/);
@@ -89,11 +107,20 @@ describe('erasure of a value that JSON escapes', () => {
     const ctx: ServiceContext = { db, workspaceDir: dir };
     const value = 'pass"word\\42';
     const turn = db.prepare('SELECT id, session_id FROM conversation_turns LIMIT 1').get() as { id: string; session_id: string };
-    db.prepare('UPDATE conversation_turns SET user_message_content = ?, user_metadata = ? WHERE id = ?').run(`my password is ${value}`, JSON.stringify({ note: value }), turn.id);
+    db.prepare('UPDATE conversation_turns SET user_message_content = ?, user_metadata = ? WHERE id = ?').run(
+      `my password is ${value}`,
+      JSON.stringify({ note: value }),
+      turn.id,
+    );
     const dry = await eraseValue(ctx, { value, dryRun: true });
-    expect(dry.places.map((p) => p.place)).toEqual(expect.arrayContaining(['conversation_turns.user_message_content', 'conversation_turns.user_metadata']));
+    expect(dry.places.map((p) => p.place)).toEqual(
+      expect.arrayContaining(['conversation_turns.user_message_content', 'conversation_turns.user_metadata']),
+    );
     await eraseValue(ctx, { value, confirm: true });
-    const row = db.prepare('SELECT user_message_content, user_metadata FROM conversation_turns WHERE id = ?').get(turn.id) as { user_message_content: string; user_metadata: string };
+    const row = db.prepare('SELECT user_message_content, user_metadata FROM conversation_turns WHERE id = ?').get(turn.id) as {
+      user_message_content: string;
+      user_metadata: string;
+    };
     expect(row.user_message_content).toBe(`my password is ${ERASED_MARK}`);
     expect(JSON.parse(row.user_metadata)).toEqual({ note: ERASED_MARK });
     db.close();
@@ -109,12 +136,18 @@ describe('erasure that makes two versions identical', () => {
     const ctx: ServiceContext = { db, workspaceDir: dir };
     const value = 'sam@example.org';
     const v = ['# USER\n', `# USER\n- mail ${value}\n`, `# USER\n- mail ${ERASED_MARK}\n`, `# USER\n- mail ${ERASED_MARK}\n- likes tea\n`];
-    for (let i = 1; i < v.length; i++) rec.recordWrite({ targetFile: 'USER.md', before: v[i - 1]!, after: v[i]!, status: 'written', source: 'retry', createdAt: 1000 * i });
+    for (let i = 1; i < v.length; i++)
+      rec.recordWrite({ targetFile: 'USER.md', before: v[i - 1]!, after: v[i]!, status: 'written', source: 'retry', createdAt: 1000 * i });
     fs.writeFileSync(path.join(dir, 'USER.md'), v[3]!);
     const snapshotsBefore = db.prepare('SELECT count(*) FROM file_snapshots').pluck().get() as number;
     await eraseValue(ctx, { value, confirm: true });
     expect(db.prepare('SELECT count(*) FROM file_snapshots').pluck().get()).toBe(snapshotsBefore - 1);
-    const dangling = db.prepare('SELECT count(*) FROM write_guardian_audit a WHERE (a.after_snapshot_id IS NOT NULL AND a.after_snapshot_id NOT IN (SELECT id FROM file_snapshots)) OR (a.before_snapshot_id IS NOT NULL AND a.before_snapshot_id NOT IN (SELECT id FROM file_snapshots))').pluck().get();
+    const dangling = db
+      .prepare(
+        'SELECT count(*) FROM write_guardian_audit a WHERE (a.after_snapshot_id IS NOT NULL AND a.after_snapshot_id NOT IN (SELECT id FROM file_snapshots)) OR (a.before_snapshot_id IS NOT NULL AND a.before_snapshot_id NOT IN (SELECT id FROM file_snapshots))',
+      )
+      .pluck()
+      .get();
     expect(dangling).toBe(0);
     expect(verifyChains(ctx).breaks).toEqual([]);
     const blamed = blameFile(ctx, { file: 'USER.md' }).lines.map((l) => l.text);
@@ -131,7 +164,7 @@ describe('erasure while another connection reads', () => {
     generateDemoWorkspace(dir, { sessions: 6 });
     const { db } = openWorkspaceDatabase(dir);
     const ctx: ServiceContext = { db, workspaceDir: dir };
-    const value = (db.prepare("SELECT user_message_content FROM conversation_turns LIMIT 1").pluck().get() as string).slice(0, 12);
+    const value = (db.prepare('SELECT user_message_content FROM conversation_turns LIMIT 1').pluck().get() as string).slice(0, 12);
     const reader = new Database(db.name, { readonly: true });
     reader.prepare('BEGIN').run();
     reader.prepare('SELECT count(*) FROM conversation_turns').get();

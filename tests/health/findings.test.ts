@@ -52,9 +52,15 @@ describe('contradictions and duplicates in the demo memory', () => {
     expect(text).toContain(phone.detail.lines[0]!.text);
     for (const l of stale) expect(text).not.toContain(l.text);
     expect(changes).toHaveLength(1);
-    const write = ctx.db.prepare('SELECT source, status, related_audit_id FROM write_guardian_audit WHERE id = ?').get(changes[0]!.retryAuditId) as { source: string; status: string };
+    const write = ctx.db
+      .prepare('SELECT source, status, related_audit_id FROM write_guardian_audit WHERE id = ?')
+      .get(changes[0]!.retryAuditId) as { source: string; status: string };
     expect(write).toMatchObject({ source: 'retry', status: 'written' });
-    const corrections = ctx.db.prepare('SELECT audit_id, corrected_status, corrected_candidate_fact, retry_audit_id FROM behavior_corrections WHERE retry_audit_id = ?').all(changes[0]!.retryAuditId) as Array<{ audit_id: string; corrected_candidate_fact: string }>;
+    const corrections = ctx.db
+      .prepare(
+        'SELECT audit_id, corrected_status, corrected_candidate_fact, retry_audit_id FROM behavior_corrections WHERE retry_audit_id = ?',
+      )
+      .all(changes[0]!.retryAuditId) as Array<{ audit_id: string; corrected_candidate_fact: string }>;
     expect(corrections.map((c) => c.audit_id).sort()).toEqual([...new Set(staleWriters)].sort());
     expect(corrections[0]!.corrected_candidate_fact).toContain('phone for urgent issues');
     // The kept line is now attributed to its original write, the file's newest version to the curator write.
@@ -93,9 +99,15 @@ describe('contradictions and duplicates in the demo memory', () => {
     const ctx = demo();
     const open = scanMemoryHealth(ctx).open;
     const coffee = open.find((f) => f.attribute === 'preference' && /coffee/.test(f.detail.lines[0]?.text ?? ''))!;
-    const merged = await resolveFinding(ctx, { id: coffee.id, action: 'merge', text: 'User no longer drinks coffee; prefers chai latte in the morning.' });
+    const merged = await resolveFinding(ctx, {
+      id: coffee.id,
+      action: 'merge',
+      text: 'User no longer drinks coffee; prefers chai latte in the morning.',
+    });
     expect(merged.finding.status).toBe('merged');
-    expect(userLines(ctx).filter((l) => /no longer drinks coffee/.test(l))).toEqual(['- User no longer drinks coffee; prefers chai latte in the morning.']);
+    expect(userLines(ctx).filter((l) => /no longer drinks coffee/.test(l))).toEqual([
+      '- User no longer drinks coffee; prefers chai latte in the morning.',
+    ]);
     const other = open.find((f) => f.id !== coffee.id && f.kind !== 'secret')!;
     expect((await resolveFinding(ctx, { id: other.id, action: 'dismiss', reason: 'both true' })).finding.status).toBe('dismissed');
     await expect(resolveFinding(ctx, { id: 'nope', action: 'dismiss' })).rejects.toThrow(/not found/);
@@ -116,12 +128,17 @@ describe('secrets and personal data in memory', () => {
     const now = userLines(ctx).join('\n');
     expect(now).not.toContain(email);
     expect(now).toContain(REMOVED_MARK);
-    const correction = ctx.db.prepare('SELECT corrected_status, apply_to_future, correction_pattern FROM behavior_corrections WHERE audit_id = ?').get(writer) as { corrected_status: string; apply_to_future: number; correction_pattern: string };
+    const correction = ctx.db
+      .prepare('SELECT corrected_status, apply_to_future, correction_pattern FROM behavior_corrections WHERE audit_id = ?')
+      .get(writer) as { corrected_status: string; apply_to_future: number; correction_pattern: string };
     expect(correction).toMatchObject({ corrected_status: 'refused', apply_to_future: 1 });
     expect(correction.correction_pattern).toContain('<EMAIL>');
     expect(correction.correction_pattern).not.toContain(email);
     expect(change.correctionIds).toHaveLength(1);
-    const curatorFact = ctx.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE id = ?').pluck().get(change.retryAuditId) as string;
+    const curatorFact = ctx.db
+      .prepare('SELECT candidate_fact FROM write_guardian_audit WHERE id = ?')
+      .pluck()
+      .get(change.retryAuditId) as string;
     expect(curatorFact).toContain(REMOVED_MARK);
     expect(curatorFact).not.toContain(email);
     expect(listFindings(ctx, { status: 'open', kind: 'secret' }).some((f) => f.id === secretFinding!.id)).toBe(false);

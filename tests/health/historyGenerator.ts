@@ -60,8 +60,21 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
   let last: { auditId: string; kind: OpKind; before: TrackedLine[]; touched: Set<number> } | null = null;
 
   const newDecision = () => {
-    const turn = rec.insertTurn({ sessionId: 'gen:session', userMessage: { content: `turn at ${now}` }, agentReply: { content: 'ok' }, createdAt: now });
-    decisionId = rec.insertDecision({ turnId: turn.id, sessionId: 'gen:session', decision: 'UPDATE_USER', reason: 'generated', candidateFact: 'x', llmCall: { model: 'gen' }, createdAt: now });
+    const turn = rec.insertTurn({
+      sessionId: 'gen:session',
+      userMessage: { content: `turn at ${now}` },
+      agentReply: { content: 'ok' },
+      createdAt: now,
+    });
+    decisionId = rec.insertDecision({
+      turnId: turn.id,
+      sessionId: 'gen:session',
+      decision: 'UPDATE_USER',
+      reason: 'generated',
+      candidateFact: 'x',
+      llmCall: { model: 'gen' },
+      createdAt: now,
+    });
   };
 
   /** Applies one operation to a copy of the lines; returns the new lines and the ids it touched. */
@@ -115,7 +128,15 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
       auditId = recordExternalChanges(ctx, [file])[0]!.auditId; // the file was just changed on disk
       counts.external++;
     } else {
-      auditId = rec.recordWrite({ targetFile: file, decisionId, before: beforeText, after: afterText, status: 'written', source: 'plugin', createdAt: now }).auditId;
+      auditId = rec.recordWrite({
+        targetFile: file,
+        decisionId,
+        before: beforeText,
+        after: afterText,
+        status: 'written',
+        source: 'plugin',
+        createdAt: now,
+      }).auditId;
       counts.plugin++;
     }
     for (const l of next) if (l.producer === '(pending)') l.producer = auditId;
@@ -140,12 +161,24 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
 
   // The first version: a header and a few facts.
   newDecision();
-  lines = [{ id: -1, text: '# USER', producer: '' }, { id: -2, text: 'Who the user is and how they like to work.', producer: '' }, { id: -3, text: '## Learned', producer: '' }];
+  lines = [
+    { id: -1, text: '# USER', producer: '' },
+    { id: -2, text: 'Who the user is and how they like to work.', producer: '' },
+    { id: -3, text: '## Learned', producer: '' },
+  ];
   for (let k = 0; k < 8; k++) {
     const id = nextId++;
     lines.push({ id, text: factText(id, 1), producer: '' });
   }
-  const first = rec.recordWrite({ targetFile: file, decisionId, before: null, after: render(lines), status: 'written', source: 'plugin', createdAt: now });
+  const first = rec.recordWrite({
+    targetFile: file,
+    decisionId,
+    before: null,
+    after: render(lines),
+    status: 'written',
+    source: 'plugin',
+    createdAt: now,
+  });
   fs.writeFileSync(filePath, render(lines));
   for (const l of lines) l.producer = first.auditId;
   recordExternalChanges(ctx, [file]);
@@ -158,7 +191,20 @@ export async function generateHistory(dir: string, writes: number, seed = 7): Pr
     } else {
       const size = lines.length;
       const r = rand();
-      const kind: OpKind = size > 120 ? (r < 0.6 ? 'delete' : 'reword') : r < 0.35 ? 'add' : r < 0.5 ? 'delete' : r < 0.75 ? 'reword' : r < 0.93 ? 'move' : 'consolidate';
+      const kind: OpKind =
+        size > 120
+          ? r < 0.6
+            ? 'delete'
+            : 'reword'
+          : r < 0.35
+            ? 'add'
+            : r < 0.5
+              ? 'delete'
+              : r < 0.75
+                ? 'reword'
+                : r < 0.93
+                  ? 'move'
+                  : 'consolidate';
       applyWrite(kind, i % 20 === 7);
     }
     if (i % Math.max(1, Math.floor(writes / 8)) === 0) {

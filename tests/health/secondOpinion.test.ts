@@ -24,7 +24,9 @@ beforeAll(async () => {
       const lines = body.messages[1].content as string;
       if (/Nova/.test(lines)) return void res.writeHead(500).end('boom');
       const verdict = /phone/.test(lines) ? 'contradiction' : 'none';
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: `Sure: {"verdict": "${verdict}", "reason": "checked"}` } }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ choices: [{ message: { content: `Sure: {"verdict": "${verdict}", "reason": "checked"}` } }] }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -46,7 +48,10 @@ describe('second opinion from an OpenAI-compatible endpoint', () => {
     const dir = tempWorkspace();
     generateDemoWorkspace(dir);
     const settings = path.join(dir, '.openclaw-reflection', 'workbench.json');
-    fs.writeFileSync(settings, JSON.stringify({ memoryHealth: { secondOpinion: { enabled: true, baseUrl, model: 'mock-1', apiKeyEnv: 'HEALTH_TEST_KEY' } } }));
+    fs.writeFileSync(
+      settings,
+      JSON.stringify({ memoryHealth: { secondOpinion: { enabled: true, baseUrl, model: 'mock-1', apiKeyEnv: 'HEALTH_TEST_KEY' } } }),
+    );
     process.env.HEALTH_TEST_KEY = 'k-123';
     const { db } = openWorkspaceDatabase(dir);
     const ctx = { db, workspaceDir: dir };
@@ -57,8 +62,12 @@ describe('second opinion from an OpenAI-compatible endpoint', () => {
     const stored = listFindings(ctx, { status: 'open' });
     const phone = stored.find((f) => f.attribute === 'phone')!;
     expect(phone.detail.secondOpinion).toEqual({ verdict: 'contradiction', reason: 'checked', model: 'mock-1' });
-    expect(stored.find((f) => f.kind === 'contradiction' && f.attribute === 'preference')?.detail.secondOpinion).toMatchObject({ verdict: 'none' });
-    expect(stored.find((f) => f.detail.lines.some((l) => /Nova/.test(l.text)))?.detail.secondOpinion).toMatchObject({ error: expect.stringMatching(/HTTP 500/) });
+    expect(stored.find((f) => f.kind === 'contradiction' && f.attribute === 'preference')?.detail.secondOpinion).toMatchObject({
+      verdict: 'none',
+    });
+    expect(stored.find((f) => f.detail.lines.some((l) => /Nova/.test(l.text)))?.detail.secondOpinion).toMatchObject({
+      error: expect.stringMatching(/HTTP 500/),
+    });
     expect(stored.filter((f) => f.kind === 'secret').every((f) => !f.detail.secondOpinion)).toBe(true);
     db.close();
   });

@@ -10,11 +10,39 @@ describe('secrets in writes as they arrive', () => {
     const dir = tempWorkspace();
     const rec = openRecorder({ workspaceDir: dir });
     const key = 'sk-proj-123456Ab9xQ12345678Zt7LmN123456';
-    const secret = await rec.recordWrite({ targetFile: 'TOOLS.md', before: '# TOOLS\n', after: `# TOOLS\n- OpenAI key for the build box: ${key}\n`, status: 'written', source: 'retry', createdAt: 1000 });
-    const email = await rec.recordWrite({ targetFile: 'USER.md', before: '# USER\n', after: '# USER\n- Work email: ana.lima@example.com\n', status: 'written', source: 'retry', createdAt: 2000 });
-    const clean = await rec.recordWrite({ targetFile: 'SOUL.md', before: '# SOUL\n', after: '# SOUL\n- Be direct.\n', status: 'written', source: 'retry', createdAt: 3000 });
+    const secret = await rec.recordWrite({
+      targetFile: 'TOOLS.md',
+      before: '# TOOLS\n',
+      after: `# TOOLS\n- OpenAI key for the build box: ${key}\n`,
+      status: 'written',
+      source: 'retry',
+      createdAt: 1000,
+    });
+    const email = await rec.recordWrite({
+      targetFile: 'USER.md',
+      before: '# USER\n',
+      after: '# USER\n- Work email: ana.lima@example.com\n',
+      status: 'written',
+      source: 'retry',
+      createdAt: 2000,
+    });
+    const clean = await rec.recordWrite({
+      targetFile: 'SOUL.md',
+      before: '# SOUL\n',
+      after: '# SOUL\n- Be direct.\n',
+      status: 'written',
+      source: 'retry',
+      createdAt: 3000,
+    });
     // Removing a line that held a key adds nothing sensitive: not flagged.
-    const removal = await rec.recordWrite({ targetFile: 'TOOLS.md', before: `# TOOLS\n- OpenAI key for the build box: ${key}\n`, after: '# TOOLS\n', status: 'written', source: 'retry', createdAt: 4000 });
+    const removal = await rec.recordWrite({
+      targetFile: 'TOOLS.md',
+      before: `# TOOLS\n- OpenAI key for the build box: ${key}\n`,
+      after: '# TOOLS\n',
+      status: 'written',
+      source: 'retry',
+      createdAt: 4000,
+    });
     rec.close();
     const { db } = openWorkspaceDatabase(dir);
     const flags = flagsForAudits(db, [secret.auditId, email.auditId, clean.auditId, removal.auditId]);

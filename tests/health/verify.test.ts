@@ -15,7 +15,10 @@ function demo(): ServiceContext {
 }
 
 const middle = (ctx: ServiceContext) =>
-  ctx.db.prepare("SELECT seq, audit_id FROM memory_versions WHERE file_name = 'USER.md' ORDER BY seq LIMIT 1 OFFSET 3").get() as { seq: number; audit_id: string };
+  ctx.db.prepare("SELECT seq, audit_id FROM memory_versions WHERE file_name = 'USER.md' ORDER BY seq LIMIT 1 OFFSET 3").get() as {
+    seq: number;
+    audit_id: string;
+  };
 
 describe('tamper evidence', () => {
   it('a recorded workspace verifies, with every written write in a chain', () => {
@@ -23,7 +26,12 @@ describe('tamper evidence', () => {
     const r = verifyChains(ctx);
     expect(r.breaks).toEqual([]);
     expect(r.ok).toBe(true);
-    const written = ctx.db.prepare("SELECT count(*) FROM write_guardian_audit WHERE status IN ('written','rolled_back') AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL)").pluck().get();
+    const written = ctx.db
+      .prepare(
+        "SELECT count(*) FROM write_guardian_audit WHERE status IN ('written','rolled_back') AND (after_snapshot_id IS NOT NULL OR diff IS NOT NULL)",
+      )
+      .pluck()
+      .get();
     expect(r.files.reduce((n, f) => n + f.versions, 0)).toBe(written);
     ctx.db.close();
   });
@@ -31,7 +39,11 @@ describe('tamper evidence', () => {
   it('reports content edited in the database', () => {
     const ctx = demo();
     const v = middle(ctx);
-    ctx.db.prepare("UPDATE file_snapshots SET content = content || 'x' WHERE id = (SELECT after_snapshot_id FROM write_guardian_audit WHERE id = ?)").run(v.audit_id);
+    ctx.db
+      .prepare(
+        "UPDATE file_snapshots SET content = content || 'x' WHERE id = (SELECT after_snapshot_id FROM write_guardian_audit WHERE id = ?)",
+      )
+      .run(v.audit_id);
     const r = verifyChains(ctx);
     expect(r.ok).toBe(false);
     expect(r.breaks).toContainEqual(expect.objectContaining({ kind: 'edited_content', fileName: 'USER.md', seq: v.seq }));
@@ -79,7 +91,8 @@ describe('history recorded out of order', () => {
     const dir = tempWorkspace();
     const { db } = openWorkspaceDatabase(dir);
     const rec = new RecorderCore(db);
-    const w = (before: string | null, after: string, at: number) => rec.recordWrite({ targetFile: 'USER.md', before, after, status: 'written', source: 'retry', createdAt: at }).auditId;
+    const w = (before: string | null, after: string, at: number) =>
+      rec.recordWrite({ targetFile: 'USER.md', before, after, status: 'written', source: 'retry', createdAt: at }).auditId;
     const a = w(null, '- one\n', 1000);
     const c = w('- one\n- two\n', '- one\n- two\n- three\n', 3000);
     const b = w('- one\n', '- one\n- two\n', 2000); // imported late
@@ -89,7 +102,9 @@ describe('history recorded out of order', () => {
     const ctx = { db, workspaceDir: dir };
     const r = verifyChains(ctx);
     expect(r.breaks).toEqual([]);
-    expect(r.events).toEqual([expect.objectContaining({ fileName: 'USER.md', fromSeq: 2, reason: expect.stringMatching(/recorded after later ones/) })]);
+    expect(r.events).toEqual([
+      expect.objectContaining({ fileName: 'USER.md', fromSeq: 2, reason: expect.stringMatching(/recorded after later ones/) }),
+    ]);
     expect(blameFile(ctx, { file: 'USER.md' }).lines.map((l) => l.write?.auditId)).toEqual([a, b, c]);
     // More old history imported right after: one event covers the run, and the chain still verifies.
     w(null, '- zero\n', 500);
@@ -110,7 +125,9 @@ describe('deleted writes', () => {
     ctx.db.prepare('DELETE FROM write_guardian_audit WHERE id = ?').run(v.audit_id);
     const r = verifyChains(ctx);
     expect(r.breaks).toEqual([]);
-    expect(r.events).toContainEqual(expect.objectContaining({ fileName: 'USER.md', fromSeq: v.seq, reason: expect.stringMatching(/deleted/) }));
+    expect(r.events).toContainEqual(
+      expect.objectContaining({ fileName: 'USER.md', fromSeq: v.seq, reason: expect.stringMatching(/deleted/) }),
+    );
     ctx.db.close();
   });
 });

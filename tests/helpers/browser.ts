@@ -75,7 +75,9 @@ export interface BrowserSession extends WorkbenchServer {
 }
 
 /** A fresh Chromium (its own user-data-dir) as a persistent context; close() also removes the profile. */
-export async function launchChromium(viewport = { width: 1400, height: 900 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function launchChromium(
+  viewport = { width: 1400, height: 900 },
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install -y chromium`);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-chromium-'));
   try {

@@ -41,7 +41,8 @@ function columnsOf(db: Db, table: string): Set<string> {
 /** Inserts rows (objects keyed by column) into a table, in one transaction. Objects and arrays are stored as JSON. */
 export function insertData(db: Db, table: string, rows: Row[]): void {
   const known = columnsOf(db, table);
-  const toSql = (v: unknown) => (v !== null && typeof v === 'object' && !Buffer.isBuffer(v) ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v);
+  const toSql = (v: unknown) =>
+    v !== null && typeof v === 'object' && !Buffer.isBuffer(v) ? JSON.stringify(v) : typeof v === 'boolean' ? Number(v) : v;
   db.transaction(() => {
     for (const row of rows) {
       const cols = Object.keys(row);

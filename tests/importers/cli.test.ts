@@ -13,8 +13,14 @@ describe('reflection import (CLI)', () => {
     const ok = cli('import', 'reflection-logs', pluginRoot, '--plugin-workspace', pluginWorkspace, '--workspace', ws, '--json');
     expect(ok.status).toBe(0);
     const report = JSON.parse(ok.stdout);
-    expect(report).toMatchObject({ importer: 'reflection-logs', status: 'ok', inserted: { conversation_turns: 6, memory_gate_decisions: 5, memory_gate_failures: 1 } });
-    expect(report.summary).toMatch(/^Imported 1 conversation, 6 turns, 5 memory_gate decisions, 1 failed memory_gate run, 3 write_guardian outcomes/);
+    expect(report).toMatchObject({
+      importer: 'reflection-logs',
+      status: 'ok',
+      inserted: { conversation_turns: 6, memory_gate_decisions: 5, memory_gate_failures: 1 },
+    });
+    expect(report.summary).toMatch(
+      /^Imported 1 conversation, 6 turns, 5 memory_gate decisions, 1 failed memory_gate run, 3 write_guardian outcomes/,
+    );
 
     const partial = writeFile(path.join(ws, 'in', 'mixed.jsonl'), '{"type":"session","version":3,"id":"m"}\nnot json\n');
     const p = cli('import', 'openclaw', partial, '--workspace', ws);

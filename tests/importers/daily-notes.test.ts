@@ -87,7 +87,11 @@ describe('import daily notes', () => {
   it('imports, searches and shows notes from the CLI', () => {
     const ws = tempWorkspace();
     buildWorkspace(ws);
-    const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args, '--workspace', ws], { encoding: 'utf8', timeout: 60_000 });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args, '--workspace', ws], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     const imported = cli('import', 'daily-notes', '--json');
     expect(imported.status).toBe(0);
     expect(JSON.parse(imported.stdout).inserted).toEqual({ daily_notes: 2 });

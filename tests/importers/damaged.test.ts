@@ -74,7 +74,10 @@ describe('damaged input', () => {
     const ctx = newContext();
     const file = path.join(ctx.workspaceDir, 'sessions', 'probe.jsonl');
     damagedFile(file, good, JSON.stringify({ type: 'message', id: 5, parentId: 7, timestamp: false, message: { role: 1, content: 2 } }));
-    fs.appendFileSync(file, `${JSON.stringify({ type: 'hologram', id: 'ffff0001', parentId: 'f11d1d2e', timestamp: '2026-08-03T08:06:00.000Z' })}\n`);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ type: 'hologram', id: 'ffff0001', parentId: 'f11d1d2e', timestamp: '2026-08-03T08:06:00.000Z' })}\n`,
+    );
     const report = await importOpenClaw(ctx, { source: file });
     expect(report.status).toBe('partial');
     expect(reasons(report)).toEqual([
@@ -98,8 +101,13 @@ describe('damaged input', () => {
     const ctx = newContext();
     const dir = path.join(ctx.workspaceDir, 'evals');
     const scenarios = lines(path.join(evalsDir, 'shared', 'scenarios.jsonl'));
-    damagedFile(path.join(dir, 'shared', 'scenarios.jsonl'), scenarios, JSON.stringify({ scenario_id: 1, task_type: [], title: 2, current_user_message: {}, current_agent_reply: null }));
-    for (const f of ['memory-gate/benchmark.jsonl', 'write-guardian/benchmark.jsonl']) fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+    damagedFile(
+      path.join(dir, 'shared', 'scenarios.jsonl'),
+      scenarios,
+      JSON.stringify({ scenario_id: 1, task_type: [], title: 2, current_user_message: {}, current_agent_reply: null }),
+    );
+    for (const f of ['memory-gate/benchmark.jsonl', 'write-guardian/benchmark.jsonl'])
+      fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
     fs.copyFileSync(path.join(evalsDir, 'memory-gate', 'benchmark.jsonl'), path.join(dir, 'memory-gate', 'benchmark.jsonl'));
     fs.copyFileSync(path.join(evalsDir, 'write-guardian', 'benchmark.jsonl'), path.join(dir, 'write-guardian', 'benchmark.jsonl'));
     const report = await importEvals(ctx, { source: dir });

@@ -30,13 +30,35 @@ function distinctScenarios(dir: string, task?: string): Set<string> {
 
 /** A results file in the shape of the plugin's evals/run.mjs output. */
 function resultsFile(runId: string, modelId: string, ids: string[], pass: (i: number) => boolean) {
-  const results = ids.map((scenarioId, i) => ({ scenarioId, pass: pass(i), decisionPass: pass(i), candidatePass: pass(i), judgeUsed: false, actualDecision: 'NO_WRITE', expectedDecision: 'UPDATE_USER' }));
+  const results = ids.map((scenarioId, i) => ({
+    scenarioId,
+    pass: pass(i),
+    decisionPass: pass(i),
+    candidatePass: pass(i),
+    judgeUsed: false,
+    actualDecision: 'NO_WRITE',
+    expectedDecision: 'UPDATE_USER',
+  }));
   return {
     runId,
     timestamp: '2026-03-08T17:56:26.650Z',
     suite: 'memory-gate',
     baselineModelId: modelId,
-    models: [{ modelId, modelLabel: `Model ${modelId}`, suite: 'memory-gate', startedAt: '2026-03-08T17:56:12.302Z', finishedAt: '2026-03-08T17:56:26.650Z', summary: { total: ids.length, passed: results.filter((r) => r.pass).length, errorCounts: { provider_error: 0, schema_error: 0, execution_error: 0 } }, results }],
+    models: [
+      {
+        modelId,
+        modelLabel: `Model ${modelId}`,
+        suite: 'memory-gate',
+        startedAt: '2026-03-08T17:56:12.302Z',
+        finishedAt: '2026-03-08T17:56:26.650Z',
+        summary: {
+          total: ids.length,
+          passed: results.filter((r) => r.pass).length,
+          errorCounts: { provider_error: 0, schema_error: 0, execution_error: 0 },
+        },
+        results,
+      },
+    ],
     comparison: { ranking: [], baselineDiffs: [], hardestCases: [], disagreementCases: [] },
   };
 }
@@ -50,30 +72,56 @@ describe('import evals', () => {
     expect(report.status).toBe('ok');
     expect(report.skippedCount).toBe(0);
     expect(report.inserted.dataset_samples).toBe(expected.size);
-    expect(new Set(ctx.db.prepare("SELECT json_extract(content, '$.gold.scenarioId') FROM dataset_samples WHERE collection_strategy = 'gold_eval'").pluck().all())).toEqual(expected);
+    expect(
+      new Set(
+        ctx.db
+          .prepare("SELECT json_extract(content, '$.gold.scenarioId') FROM dataset_samples WHERE collection_strategy = 'gold_eval'")
+          .pluck()
+          .all(),
+      ),
+    ).toEqual(expected);
     expect(count(ctx.db, "dataset_samples WHERE collection_strategy = 'gold_eval' AND annotation_status = 'approved'")).toBe(80);
-    const versionsOf = (id: string) => ctx.db.prepare('SELECT version FROM eval_scenario_versions WHERE scenario_id = ? ORDER BY version').pluck().all(id);
+    const versionsOf = (id: string) =>
+      ctx.db.prepare('SELECT version FROM eval_scenario_versions WHERE scenario_id = ? ORDER BY version').pluck().all(id);
     expect(versionsOf('mg2_user_prefers_brutal_honesty')).toEqual(['current', 'v2']);
-    const v1 = ctx.db.prepare("SELECT scenario_id FROM eval_scenario_versions WHERE version = 'v1-research' AND task_type = 'memory_gate'").pluck().all() as string[];
+    const v1 = ctx.db
+      .prepare("SELECT scenario_id FROM eval_scenario_versions WHERE version = 'v1-research' AND task_type = 'memory_gate'")
+      .pluck()
+      .all() as string[];
     expect(v1).toHaveLength(16);
     expect(versionsOf(v1[0]!)).toEqual(['v1-research']);
     expect(count(ctx.db, "eval_scenario_versions WHERE version = 'v1-research' AND task_type = 'write_guardian'")).toBe(16);
 
-    const gate = ctx.db.prepare("SELECT * FROM dataset_samples WHERE source_key = 'gold_eval:memory_gate:mg2_user_prefers_brutal_honesty'").get() as Record<string, string>;
+    const gate = ctx.db
+      .prepare("SELECT * FROM dataset_samples WHERE source_key = 'gold_eval:memory_gate:mg2_user_prefers_brutal_honesty'")
+      .get() as Record<string, string>;
     const content = JSON.parse(gate.content!);
     expect(content.memoryGate.output).toEqual({ decision: 'UPDATE_USER', candidateFact: 'prefers direct technical feedback' });
     expect(content.gold.versions).toEqual(['current', 'v2']);
     expect(content.memoryGate.allowedCandidateFactVariants).toContain('wants direct technical feedback');
     const turn = ctx.db.prepare('SELECT * FROM conversation_turns WHERE id = ?').get(gate.turn_id) as Record<string, string>;
-    expect(turn).toMatchObject({ session_id: 'eval:mg2_user_prefers_brutal_honesty', user_message_content: '你就按很直接的 code review 风格来。' });
-    expect(ctx.db.prepare('SELECT role || \':\' || message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').pluck().all(gate.turn_id)).toEqual([
+    expect(turn).toMatchObject({
+      session_id: 'eval:mg2_user_prefers_brutal_honesty',
+      user_message_content: '你就按很直接的 code review 风格来。',
+    });
+    expect(
+      ctx.db
+        .prepare("SELECT role || ':' || message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number")
+        .pluck()
+        .all(gate.turn_id),
+    ).toEqual([
       'user:以后别太委婉，问题直接指出来。',
       'agent:可以，我会直接指出问题和风险。',
       'user:你就按很直接的 code review 风格来。',
       'agent:后续我会保持直接、明确的技术反馈。',
     ]);
 
-    const wg = JSON.parse(ctx.db.prepare("SELECT content FROM dataset_samples WHERE source_key = 'gold_eval:write_guardian:wg_user_refuse_one_off_emotion'").pluck().get() as string);
+    const wg = JSON.parse(
+      ctx.db
+        .prepare("SELECT content FROM dataset_samples WHERE source_key = 'gold_eval:write_guardian:wg_user_refuse_one_off_emotion'")
+        .pluck()
+        .get() as string,
+    );
     expect(wg).toMatchObject({
       type: 'write_guardian_decision',
       candidateFact: 'feels annoyed today',
@@ -82,7 +130,9 @@ describe('import evals', () => {
       decision: 'refused',
     });
     // UPDATE_TOOLS is part of the decision enum and comes in like the others.
-    expect(count(ctx.db, "dataset_samples WHERE json_extract(content, '$.memoryGate.output.decision') = 'UPDATE_TOOLS'")).toBeGreaterThan(0);
+    expect(count(ctx.db, "dataset_samples WHERE json_extract(content, '$.memoryGate.output.decision') = 'UPDATE_TOOLS'")).toBeGreaterThan(
+      0,
+    );
 
     const before = dataCounts(ctx.db);
     const again = await importEvals(ctx, { source: evalsDir });
@@ -103,8 +153,14 @@ describe('import evals', () => {
     const root = path.join(ctx.workspaceDir, 'plugin');
     fs.cpSync(evalsDir, path.join(root, 'evals', 'datasets'), { recursive: true });
     const ids = gateIds.slice(0, 6);
-    writeFile(path.join(root, 'evals', 'results', '2026-03-09-memory-gate-model-a.json'), JSON.stringify(resultsFile('run-a', 'model-a', ids, (i) => i !== 0)));
-    writeFile(path.join(root, 'evals', 'results', '2026-03-09-memory-gate-model-b.json'), JSON.stringify(resultsFile('run-b', 'model-b', ids.slice(0, 5), (i) => i % 2 === 0)));
+    writeFile(
+      path.join(root, 'evals', 'results', '2026-03-09-memory-gate-model-a.json'),
+      JSON.stringify(resultsFile('run-a', 'model-a', ids, (i) => i !== 0)),
+    );
+    writeFile(
+      path.join(root, 'evals', 'results', '2026-03-09-memory-gate-model-b.json'),
+      JSON.stringify(resultsFile('run-b', 'model-b', ids.slice(0, 5), (i) => i % 2 === 0)),
+    );
     writeFile(path.join(root, 'evals', 'results', 'broken.json'), '{"runId": 5}');
     const report = await importEvals(ctx, { source: root });
     expect(report.inserted).toMatchObject({ eval_runs: 2, eval_results: 11 });
@@ -140,8 +196,14 @@ describe('import evals', () => {
         JSON.stringify({ scenario_id: 'c', task_type: 'write_guardian', title: 't', candidate_fact: 5, target_file: 'USER.md' }),
       ].join('\n') + '\n',
     );
-    writeFile(path.join(dir, 'memory-gate', 'benchmark.jsonl'), `${JSON.stringify({ scenario_id: 'a', expected_decision: 'NO_WRITE' })}\n${JSON.stringify({ scenario_id: 'z', expected_decision: 'NO_WRITE' })}\n`);
-    writeFile(path.join(dir, 'write-guardian', 'benchmark.jsonl'), `${JSON.stringify({ scenario_id: 'c', expected_should_write: true })}\n`);
+    writeFile(
+      path.join(dir, 'memory-gate', 'benchmark.jsonl'),
+      `${JSON.stringify({ scenario_id: 'a', expected_decision: 'NO_WRITE' })}\n${JSON.stringify({ scenario_id: 'z', expected_decision: 'NO_WRITE' })}\n`,
+    );
+    writeFile(
+      path.join(dir, 'write-guardian', 'benchmark.jsonl'),
+      `${JSON.stringify({ scenario_id: 'c', expected_should_write: true })}\n`,
+    );
     const report = await importEvals(ctx, { source: dir });
     expect(report.status).toBe('partial');
     expect(report.inserted.dataset_samples).toBe(1);

@@ -23,7 +23,14 @@ export const count = (db: DB, table: string): number => db.prepare(`SELECT count
 /** Row counts of every table an import writes data into. */
 export function dataCounts(db: DB): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const t of ['sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples']) {
+  for (const t of [
+    'sessions',
+    'conversation_turns',
+    'conversation_contexts',
+    'memory_gate_decisions',
+    'write_guardian_audit',
+    'dataset_samples',
+  ]) {
     out[t] = count(db, t);
   }
   return out;
@@ -36,5 +43,8 @@ export function writeFile(file: string, content: string | Buffer): string {
 }
 
 export function lines(file: string): string[] {
-  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
 }

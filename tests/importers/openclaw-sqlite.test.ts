@@ -35,9 +35,19 @@ const LONG = `长回复 ${'这是一个足够长、会被压缩存储的回答�
 type Ev = Record<string, unknown>;
 let n = 0;
 const at = (i: number) => new Date(T0 + i * 1000).toISOString();
-const user = (id: string, parent: string | null, text: string): Ev => ({ type: 'message', id, parentId: parent, timestamp: at(++n), message: { role: 'user', content: [{ type: 'text', text }] } });
+const user = (id: string, parent: string | null, text: string): Ev => ({
+  type: 'message',
+  id,
+  parentId: parent,
+  timestamp: at(++n),
+  message: { role: 'user', content: [{ type: 'text', text }] },
+});
 const reply = (id: string, parent: string, text: string): Ev => ({
-  type: 'message', id, parentId: parent, timestamp: at(++n), message: { role: 'assistant', content: [{ type: 'text', text }], model: 'gpt-x', provider: 'openai', stopReason: 'stop' },
+  type: 'message',
+  id,
+  parentId: parent,
+  timestamp: at(++n),
+  message: { role: 'assistant', content: [{ type: 'text', text }], model: 'gpt-x', provider: 'openai', stopReason: 'stop' },
 });
 
 /** OpenClaw stores an event compressed (level 1) when it is 1 KiB or more and compression saves enough. */
@@ -57,16 +67,32 @@ function buildState(root: string): { db: Database.Database; file: string } {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.exec(SCHEMA);
-  const entry = { sessionId: 'win-2', sessionStartedAt: T0, updatedAt: T0 + 60_000, chatType: 'direct', lastChannel: 'telegram', displayName: 'Ada' };
+  const entry = {
+    sessionId: 'win-2',
+    sessionStartedAt: T0,
+    updatedAt: T0 + 60_000,
+    chatType: 'direct',
+    lastChannel: 'telegram',
+    displayName: 'Ada',
+  };
   db.prepare('INSERT INTO session_nodes VALUES (?, ?, ?, 1, ?, NULL, NULL, ?)').run(KEY, 'win-2', JSON.stringify(entry), T0, T0);
   db.prepare('INSERT INTO session_windows VALUES (?, ?, NULL, NULL), (?, ?, ?, ?)').run('win-1', KEY, 'win-2', KEY, 'win-1', 'daily');
 
   // The older window went cold: its events live in sessions/cold/<sha256>.jsonl.zst.
-  const coldEvents = [{ type: 'session', id: 'win-1', timestamp: at(0) }, user('c1', null, 'cold question'), reply('c2', 'c1', 'cold answer')];
+  const coldEvents = [
+    { type: 'session', id: 'win-1', timestamp: at(0) },
+    user('c1', null, 'cold question'),
+    reply('c2', 'c1', 'cold answer'),
+  ];
   const coldBytes = Buffer.from(compress(Buffer.from(`${coldEvents.map((e) => JSON.stringify(e)).join('\n')}\n`), 3));
   const sha = createHash('sha256').update(coldBytes).digest('hex');
   writeFile(path.join(root, 'agents', 'main', 'sessions', 'cold', `${sha}.jsonl.zst`), coldBytes);
-  db.prepare("INSERT INTO session_transcript_cold_archives VALUES ('win-1', 'g1', ?, ?, 3, 0, ?, 3, ?, 'file', NULL)").run(`${sha}.jsonl.zst`, sha, coldBytes.length, T0);
+  db.prepare("INSERT INTO session_transcript_cold_archives VALUES ('win-1', 'g1', ?, ?, 3, 0, ?, 3, ?, 'file', NULL)").run(
+    `${sha}.jsonl.zst`,
+    sha,
+    coldBytes.length,
+    T0,
+  );
 
   const hot: Ev[] = [
     { type: 'session', id: 'win-2', timestamp: at(10) },
@@ -88,13 +114,24 @@ function buildFileStore(root: string): void {
   writeFile(path.join(dir, 'file-s.jsonl'), lines(live));
   // A compaction checkpoint copy holds the same entries again, and a trajectory is not a transcript.
   writeFile(path.join(dir, 'file-s.checkpoint.0b7e3c1a-5d2f-4a8b-9c6d-1e2f3a4b5c6d.jsonl'), lines(live));
-  writeFile(path.join(dir, 'file-s.trajectory.jsonl'), lines([{ type: 'message', id: 't1', parentId: null, timestamp: at(31), message: { role: 'user', content: 'tool trace' } }]));
-  const archived = [{ type: 'session', id: 'old-s', timestamp: at(40) }, user('o1', null, 'archived question'), reply('o2', 'o1', 'archived answer')];
+  writeFile(
+    path.join(dir, 'file-s.trajectory.jsonl'),
+    lines([{ type: 'message', id: 't1', parentId: null, timestamp: at(31), message: { role: 'user', content: 'tool trace' } }]),
+  );
+  const archived = [
+    { type: 'session', id: 'old-s', timestamp: at(40) },
+    user('o1', null, 'archived question'),
+    reply('o2', 'o1', 'archived answer'),
+  ];
   writeFile(path.join(dir, 'old-s.jsonl.reset.2026-11-19T08-00-00.000Z.zst'), Buffer.from(compress(Buffer.from(lines(archived)), 3)));
 }
 
 const turnsOf = (db: Database.Database, session: string) =>
-  db.prepare('SELECT user_message_content AS u, agent_message_content AS a, user_metadata AS meta, id FROM conversation_turns WHERE session_id = ? ORDER BY created_at').all(session) as Array<{ u: string; a: string; meta: string; id: string }>;
+  db
+    .prepare(
+      'SELECT user_message_content AS u, agent_message_content AS a, user_metadata AS meta, id FROM conversation_turns WHERE session_id = ? ORDER BY created_at',
+    )
+    .all(session) as Array<{ u: string; a: string; meta: string; id: string }>;
 
 describe('import openclaw: the SQLite store and compressed archives', () => {
   beforeAll(async () => {
@@ -118,14 +155,22 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     expect(afterReset.afterReset).toBe(true);
     expect(afterReset.before).toEqual([expect.objectContaining({ kind: 'reset', entryId: 'r1' })]);
     // The context after a reset starts again: the earlier exchange is not in it.
-    expect(ctx.db.prepare('SELECT message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').pluck().all(turns[2]!.id)).toEqual(['after the reset', 'fresh answer']);
-    expect(ctx.db.prepare("SELECT json_extract(metadata, '$.openclaw.displayName') FROM sessions WHERE id = ?").pluck().get(SESSION)).toBe('Ada');
+    expect(
+      ctx.db.prepare('SELECT message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').pluck().all(turns[2]!.id),
+    ).toEqual(['after the reset', 'fresh answer']);
+    expect(ctx.db.prepare("SELECT json_extract(metadata, '$.openclaw.displayName') FROM sessions WHERE id = ?").pluck().get(SESSION)).toBe(
+      'Ada',
+    );
 
     expect(turnsOf(ctx.db, 'openclaw:file-s').map((t) => t.u)).toEqual(['file question']);
     expect(turnsOf(ctx.db, 'openclaw:old-s').map((t) => t.u)).toEqual(['archived question']);
     expect(count(ctx.db, "sessions WHERE id LIKE '%checkpoint%' OR id LIKE '%trajectory%'")).toBe(0);
     expect(count(ctx.db, "conversation_turns WHERE user_message_content = 'tool trace'")).toBe(0);
-    expect(report.ignored).toMatchObject({ 'checkpoint copies (not session transcripts)': 1, 'trajectories (not session transcripts)': 1, 'reset boundaries marked': 1 });
+    expect(report.ignored).toMatchObject({
+      'checkpoint copies (not session transcripts)': 1,
+      'trajectories (not session transcripts)': 1,
+      'reset boundaries marked': 1,
+    });
     expect(count(ctx.db, 'conversation_turns')).toBe(5);
 
     // Nothing new: nothing added, nothing read twice.
@@ -140,7 +185,11 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     row(db, 'win-2', 8, reply('a3', 'u3', more));
     const third = await importOpenClaw(ctx, { source: root });
     expect(third.inserted.conversation_turns).toBe(1);
-    expect(turnsOf(ctx.db, SESSION).map((t) => t.a).at(-1)).toBe(more);
+    expect(
+      turnsOf(ctx.db, SESSION)
+        .map((t) => t.a)
+        .at(-1),
+    ).toBe(more);
     expect(count(ctx.db, 'conversation_turns')).toBe(6);
     db.close();
   });
@@ -167,7 +216,7 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     const locked = buildState(lockedRoot).db;
     locked.pragma('journal_mode = DELETE');
     locked.exec('BEGIN EXCLUSIVE');
-    locked.prepare("UPDATE session_nodes SET updated_at = updated_at + 1").run();
+    locked.prepare('UPDATE session_nodes SET updated_at = updated_at + 1').run();
     const busy = await importOpenClaw(other, { source: lockedRoot });
     expect(busy.notes.join(' ')).toMatch(/busy/);
     locked.exec('COMMIT');
@@ -221,7 +270,9 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     db.exec(`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT NOT NULL, PRIMARY KEY (session_id, seq));
       CREATE TABLE session_nodes (session_key TEXT PRIMARY KEY, current_session_id TEXT);
       CREATE TABLE session_transcript_cold_archives (session_id TEXT PRIMARY KEY);`);
-    [user('p1', null, 'plain question'), reply('p2', 'p1', 'plain answer')].forEach((e, i) => db.prepare("INSERT INTO transcript_events VALUES ('old-1', ?, ?)").run(i + 1, JSON.stringify(e)));
+    [user('p1', null, 'plain question'), reply('p2', 'p1', 'plain answer')].forEach((e, i) =>
+      db.prepare("INSERT INTO transcript_events VALUES ('old-1', ?, ?)").run(i + 1, JSON.stringify(e)),
+    );
     db.close();
     const report = await importOpenClaw(ctx, { source: path.join(ctx.workspaceDir, 'state') });
     expect(report.skipped).toEqual([]);

@@ -54,10 +54,19 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
       ['Anything else?', ['UPDATE_USER:Stable timezone.']],
       ['Sure, Sam.', []], // queued when the plugin restarted: never judged
     ]);
-    const audits = ctx.db.prepare('SELECT a.status, a.target_file, a.candidate_fact, t.agent_message_content AS reply FROM write_guardian_audit a JOIN conversation_turns t ON t.id = a.turn_id ORDER BY a.created_at').all();
+    const audits = ctx.db
+      .prepare(
+        'SELECT a.status, a.target_file, a.candidate_fact, t.agent_message_content AS reply FROM write_guardian_audit a JOIN conversation_turns t ON t.id = a.turn_id ORDER BY a.created_at',
+      )
+      .all();
     expect(audits).toEqual([
       { status: 'written', target_file: 'USER.md', candidate_fact: 'prefers British English', reply: 'Noted. Let me check your settings.' },
-      { status: 'refused', target_file: 'TOOLS.md', candidate_fact: 'bluebird refers to the staging box', reply: 'Got it, bluebird is staging.' },
+      {
+        status: 'refused',
+        target_file: 'TOOLS.md',
+        candidate_fact: 'bluebird refers to the staging box',
+        reply: 'Got it, bluebird is staging.',
+      },
     ]);
     // Interleaved session: its own decisions, in its own order.
     expect(decisionsByReply(ctx, S2)).toEqual([
@@ -72,19 +81,39 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     const key = 'channel:discord:channel:300';
     const at = (ms: number) => new Date(Date.UTC(2026, 2, 21, 9) + ms).toISOString();
     const snap = (ms: number, role: string, message: string, id: string) =>
-      JSON.stringify({ timestamp: at(ms), level: 'info', component: 'MessageHandler', event: 'Buffer message snapshot', details: { hookName: role === 'user' ? 'message:received' : 'before_message_write', bufferMessage: { id, role, message, timestamp: Date.parse(at(ms)), sessionKey: key, channelId: 'discord', metadata: {} } }, sessionKey: key });
+      JSON.stringify({
+        timestamp: at(ms),
+        level: 'info',
+        component: 'MessageHandler',
+        event: 'Buffer message snapshot',
+        details: {
+          hookName: role === 'user' ? 'message:received' : 'before_message_write',
+          bufferMessage: { id, role, message, timestamp: Date.parse(at(ms)), sessionKey: key, channelId: 'discord', metadata: {} },
+        },
+        sessionKey: key,
+      });
     const decision = (ms: number, reason: string) =>
-      JSON.stringify({ timestamp: at(ms), level: 'info', component: 'MessageHandler', event: 'memory_gate decision evaluated', details: { decision: 'NO_WRITE', reason, hasCandidateFact: false }, sessionKey: key });
+      JSON.stringify({
+        timestamp: at(ms),
+        level: 'info',
+        component: 'MessageHandler',
+        event: 'memory_gate decision evaluated',
+        details: { decision: 'NO_WRITE', reason, hasCandidateFact: false },
+        sessionKey: key,
+      });
     const root = path.join(ctx.workspaceDir, 'plugin');
-    writeFile(path.join(root, 'logs', 'reflection-2026-03-21.log'), [
-      snap(0, 'user', 'and prod?', '01KM6A0000000000000000000U'),
-      snap(100, 'agent', 'Checking prod.', '01KM6A0000000000000000000A'),
-      snap(120, 'agent', 'Prod is kingfisher.', '01KM6A0000000000000000000B'),
-      snap(140, 'agent', 'Anything else?', '01KM6A0000000000000000000C'),
-      decision(1100, 'judged: Checking prod.'),
-      decision(2100, 'judged: Anything else?'),
-      decision(3100, 'judged: Anything else?'),
-    ].join('\n') + '\n');
+    writeFile(
+      path.join(root, 'logs', 'reflection-2026-03-21.log'),
+      [
+        snap(0, 'user', 'and prod?', '01KM6A0000000000000000000U'),
+        snap(100, 'agent', 'Checking prod.', '01KM6A0000000000000000000A'),
+        snap(120, 'agent', 'Prod is kingfisher.', '01KM6A0000000000000000000B'),
+        snap(140, 'agent', 'Anything else?', '01KM6A0000000000000000000C'),
+        decision(1100, 'judged: Checking prod.'),
+        decision(2100, 'judged: Anything else?'),
+        decision(3100, 'judged: Anything else?'),
+      ].join('\n') + '\n',
+    );
     await importReflectionLogs(ctx, { source: root });
     expect(decisionsByReply(ctx, key)).toEqual([
       ['Checking prod.', ['NO_WRITE:judged: Checking prod.']],
@@ -96,7 +125,12 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
   it('continues from state saved by the previous version (no gate queue in it) without failing', async () => {
     const ctx = newContext();
     const { root } = copyFixture(ctx.workspaceDir);
-    saveState(ctx.db, 'reflection-logs', { model: 'old/model', windowSize: 10, sessions: { [S1]: { window: [], lastTurnId: 'gone', lastAt: Date.UTC(2026, 2, 20) } } }, 0);
+    saveState(
+      ctx.db,
+      'reflection-logs',
+      { model: 'old/model', windowSize: 10, sessions: { [S1]: { window: [], lastTurnId: 'gone', lastAt: Date.UTC(2026, 2, 20) } } },
+      0,
+    );
     const report = await importReflectionLogs(ctx, { source: root });
     expect(report.skippedCount).toBe(1); // only the fixture's orphan decision after the restart
     expect(count(ctx.db, 'memory_gate_decisions')).toBe(7);
@@ -108,7 +142,10 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     const report = await importReflectionLogs(ctx, { source: root });
     expect(report.ignored['repeated snapshots of the same reply (the hook fired twice)']).toBe(1);
     expect(report.ignored['turns already imported from OpenClaw transcripts']).toBeUndefined();
-    const replies = ctx.db.prepare('SELECT agent_message_content FROM conversation_turns WHERE session_id = ? ORDER BY turn_number').pluck().all(S2);
+    const replies = ctx.db
+      .prepare('SELECT agent_message_content FROM conversation_turns WHERE session_id = ? ORDER BY turn_number')
+      .pluck()
+      .all(S2);
     expect(replies).toEqual(['Got it, bluebird is staging.', "It's bluebird. Done.", 'Done.']);
   });
 
@@ -117,7 +154,9 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     const { root } = copyFixture(ctx.workspaceDir);
     await importReflectionLogs(ctx, { source: root });
     const failures = ctx.db
-      .prepare('SELECT f.kind, f.reason, t.agent_message_content AS reply FROM memory_gate_failures f JOIN conversation_turns t ON t.id = f.turn_id ORDER BY f.created_at')
+      .prepare(
+        'SELECT f.kind, f.reason, t.agent_message_content AS reply FROM memory_gate_failures f JOIN conversation_turns t ON t.id = f.turn_id ORDER BY f.created_at',
+      )
       .all();
     expect(failures).toEqual([
       { kind: 'llm_request_failed', reason: 'LLM request failed: Provider request failed with status 503', reply: 'Done.' },
@@ -127,8 +166,15 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     // Not a NO_WRITE anywhere: neither in decisions nor in the stats view.
     expect(count(ctx.db, "memory_gate_decisions WHERE reason LIKE 'LLM request failed%'")).toBe(0);
     expect(ctx.db.prepare('SELECT sum(no_write_count) FROM memory_gate_stats').pluck().get()).toBe(4);
-    expect(ctx.db.prepare("SELECT outcome FROM memory_gate_decisions WHERE reason = 'Stable timezone.'").pluck().get()).toBe('guardian_unavailable');
-    expect(count(ctx.db, 'write_guardian_audit WHERE turn_id IN (SELECT id FROM conversation_turns WHERE agent_message_content = \'Anything else?\')')).toBe(0);
+    expect(ctx.db.prepare("SELECT outcome FROM memory_gate_decisions WHERE reason = 'Stable timezone.'").pluck().get()).toBe(
+      'guardian_unavailable',
+    );
+    expect(
+      count(
+        ctx.db,
+        "write_guardian_audit WHERE turn_id IN (SELECT id FROM conversation_turns WHERE agent_message_content = 'Anything else?')",
+      ),
+    ).toBe(0);
   });
 
   it('folds a snapshot into the transcript turn of the same reply (exact text first), naming the reason', async () => {
@@ -139,11 +185,17 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     core.upsertSession({ id: S2, channelId: 'telegram', createdAt: 1, lastActivityAt: 1 });
     const at = Date.parse('2026-03-20T09:00:05.100Z');
     const user = { content: 'What is the staging box called again?' };
-    const bluebird = core.insertTurn({ sessionId: S2, userMessage: user, agentReply: { content: "It's bluebird. Done." }, createdAt: at }).id;
+    const bluebird = core.insertTurn({
+      sessionId: S2,
+      userMessage: user,
+      agentReply: { content: "It's bluebird. Done." },
+      createdAt: at,
+    }).id;
     const done = core.insertTurn({ sessionId: S2, userMessage: user, agentReply: { content: 'Done.' }, createdAt: at + 1100 }).id;
     const report = await importReflectionLogs(ctx, { source: root });
     expect(report.ignored['turns already imported from OpenClaw transcripts']).toBe(2);
-    const on = (turn: string) => ctx.db.prepare('SELECT reason FROM memory_gate_decisions WHERE turn_id = ? ORDER BY created_at').pluck().all(turn);
+    const on = (turn: string) =>
+      ctx.db.prepare('SELECT reason FROM memory_gate_decisions WHERE turn_id = ? ORDER BY created_at').pluck().all(turn);
     expect(on(bluebird)).toEqual(['Recall, nothing new.', 'Same reply again.']);
     expect(ctx.db.prepare('SELECT kind FROM memory_gate_failures WHERE turn_id = ?').pluck().all(done)).toEqual(['llm_request_failed']);
   });
@@ -153,9 +205,16 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     const { root } = copyFixture(ctx.workspaceDir);
     await importReflectionLogs(ctx, { source: root });
     // A database imported by an older version holds the failure as a NO_WRITE decision.
-    const turn = ctx.db.prepare("SELECT id, session_id FROM conversation_turns WHERE agent_message_content = 'Done.'").get() as { id: string; session_id: string };
-    ctx.db.prepare(`INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, llm_model, source, created_at)
-      VALUES ('old-failure', ?, ?, 'NO_WRITE', 'LLM request failed: Provider request failed with status 429', 'm', 'import:reflection-logs', 1773997208101)`).run(turn.id, turn.session_id);
+    const turn = ctx.db.prepare("SELECT id, session_id FROM conversation_turns WHERE agent_message_content = 'Done.'").get() as {
+      id: string;
+      session_id: string;
+    };
+    ctx.db
+      .prepare(
+        `INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, llm_model, source, created_at)
+      VALUES ('old-failure', ?, ?, 'NO_WRITE', 'LLM request failed: Provider request failed with status 429', 'm', 'import:reflection-logs', 1773997208101)`,
+      )
+      .run(turn.id, turn.session_id);
     await collectSamples(ctx, { autoApprove: true });
     expect(count(ctx.db, 'dataset_samples')).toBeGreaterThan(0);
     expect(count(ctx.db, "dataset_samples WHERE decision_id = 'old-failure'")).toBe(0);
@@ -175,7 +234,9 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     fs.writeFileSync(log, lines(LOG).join('\n') + '\n');
     await importReflectionLogs(ctx, { source: root });
     const writes = ctx.db
-      .prepare("SELECT target_file AS file, source, json_extract(metadata, '$.origin') AS origin, lines_removed AS removed FROM write_guardian_audit WHERE source IN ('external', 'consolidation') ORDER BY target_file")
+      .prepare(
+        "SELECT target_file AS file, source, json_extract(metadata, '$.origin') AS origin, lines_removed AS removed FROM write_guardian_audit WHERE source IN ('external', 'consolidation') ORDER BY target_file",
+      )
       .all();
     expect(writes).toEqual([
       { file: 'MEMORY.md', source: 'consolidation', origin: 'consolidation', removed: 1 },
@@ -209,7 +270,8 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
     fs.copyFileSync(LOG, copy.log);
     await importReflectionLogs(fresh, { source: copy.root });
     expect({ ...dataCounts(fresh.db), failures: count(fresh.db, 'memory_gate_failures') }).toEqual(before);
-    const ids = (db: typeof ctx.db) => db.prepare('SELECT id FROM memory_gate_decisions UNION ALL SELECT id FROM write_guardian_audit ORDER BY 1').pluck().all();
+    const ids = (db: typeof ctx.db) =>
+      db.prepare('SELECT id FROM memory_gate_decisions UNION ALL SELECT id FROM write_guardian_audit ORDER BY 1').pluck().all();
     expect(ids(fresh.db)).toEqual(ids(ctx.db));
   });
 
@@ -227,7 +289,9 @@ describe('reflection-logs attribution (synthetic plugin log)', () => {
       ]),
     );
     expect(count(ctx.db, 'memory_gate_decisions')).toBe(7);
-    await expect(importReflectionLogs(ctx, { source: path.join(logs, 'reflection-2026-03-19.log') })).rejects.toThrow(/is a FIFO, not a log file/);
+    await expect(importReflectionLogs(ctx, { source: path.join(logs, 'reflection-2026-03-19.log') })).rejects.toThrow(
+      /is a FIFO, not a log file/,
+    );
 
     const live = newContext();
     const liveRoot = copyFixture(live.workspaceDir).root;

@@ -2,7 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importReflectionLogs } from '../../src/core/importers';
-import { count, dataCounts, guardianLogFixture, lines, newContext, pluginRoot, pluginRootDebug, pluginWorkspace, writeFile } from './helpers';
+import {
+  count,
+  dataCounts,
+  guardianLogFixture,
+  lines,
+  newContext,
+  pluginRoot,
+  pluginRootDebug,
+  pluginWorkspace,
+  writeFile,
+} from './helpers';
 
 const SESSION = 'channel:discord:channel:1478342210';
 const DAY1 = path.join(pluginRoot, 'logs', 'reflection-2026-03-10.log');
@@ -23,11 +33,22 @@ describe('import reflection-logs', () => {
     const report = await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace });
     expect(report.status).toBe('ok');
     expect(report.skippedCount).toBe(0);
-    expect(report.inserted).toMatchObject({ sessions: 1, conversation_turns: 6, memory_gate_decisions: 5, memory_gate_failures: 1, write_guardian_audit: 3 });
+    expect(report.inserted).toMatchObject({
+      sessions: 1,
+      conversation_turns: 6,
+      memory_gate_decisions: 5,
+      memory_gate_failures: 1,
+      write_guardian_audit: 3,
+    });
 
     const sessions = ctx.db.prepare('SELECT * FROM sessions').all() as Array<Record<string, unknown>>;
     expect(sessions).toHaveLength(1);
-    expect(sessions[0]).toMatchObject({ id: SESSION, channel_id: 'discord', conversation_target: 'channel:1478342210', account_id: 'default' });
+    expect(sessions[0]).toMatchObject({
+      id: SESSION,
+      channel_id: 'discord',
+      conversation_target: 'channel:1478342210',
+      account_id: 'default',
+    });
 
     const turns = ctx.db.prepare('SELECT * FROM conversation_turns ORDER BY turn_number').all() as TurnRow[];
     expect(turns.map((t) => [t.user_message_content, t.agent_message_content])).toEqual([
@@ -42,7 +63,12 @@ describe('import reflection-logs', () => {
       ["btw 'home-server' in ssh means devbox.internal", 'Noted: home-server → devbox.internal.'],
     ]);
     expect(turns.map((t) => t.turn_number)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(turns[0]).toMatchObject({ id: '01KKBFWJCTV37E3S3E28JT97KB', user_message_id: '1480001112223334445', user_from: 'discord:channel:1478342210', created_at: 1773133515162 });
+    expect(turns[0]).toMatchObject({
+      id: '01KKBFWJCTV37E3S3E28JT97KB',
+      user_message_id: '1480001112223334445',
+      user_from: 'discord:channel:1478342210',
+      created_at: 1773133515162,
+    });
 
     // One user message that produced two decisions is two turns, each with its own NO_WRITE.
     const calendar = ctx.db
@@ -53,7 +79,11 @@ describe('import reflection-logs', () => {
       .all("What's on my calendar tomorrow?");
     expect(calendar).toEqual([
       { agent: 'Let me check your calendar.', decision: 'NO_WRITE', reason: 'Routine one-off calendar lookup; nothing durable.' },
-      { agent: 'Tomorrow: 10:00 design review, 15:30 dentist.', decision: 'NO_WRITE', reason: 'One-off schedule information; not a stable fact.' },
+      {
+        agent: 'Tomorrow: 10:00 design review, 15:30 dentist.',
+        decision: 'NO_WRITE',
+        reason: 'One-off schedule information; not a stable fact.',
+      },
     ]);
 
     // Every decision carries the configured model and nothing the logs do not hold.
@@ -77,13 +107,20 @@ describe('import reflection-logs', () => {
       ['refused', 'MEMORY.md'],
       ['failed', 'TOOLS.md'],
     ]);
-    expect(audits[0]).toMatchObject({ candidate_fact: 'prefers short replies without long intros', source: 'plugin', turn_id: turns[0]!.id });
+    expect(audits[0]).toMatchObject({
+      candidate_fact: 'prefers short replies without long intros',
+      source: 'plugin',
+      turn_id: turns[0]!.id,
+    });
     expect(audits[1]).toMatchObject({
       reason: 'MEMORY.md already records that MongoDB failed for the ledger service and Postgres was chosen; no change needed.',
       candidate_fact: 'MongoDB attempt for the ledger service failed due to multi-document transactions; Postgres was chosen instead',
       turn_id: turns[3]!.id,
     });
-    expect(audits[2]).toMatchObject({ reason: 'Lock file is already being held', candidate_fact: 'home-server SSH alias refers to devbox.internal' });
+    expect(audits[2]).toMatchObject({
+      reason: 'Lock file is already being held',
+      candidate_fact: 'home-server SSH alias refers to devbox.internal',
+    });
     for (const a of audits) {
       expect(a.diff).toBeNull();
       expect(a.before_snapshot_id).toBeNull();
@@ -93,17 +130,23 @@ describe('import reflection-logs', () => {
       expect(decision.turn_id).toBe(a.turn_id);
     }
     // The audit log's candidate fact also completes the decision it belongs to.
-    expect(ctx.db.prepare('SELECT candidate_fact FROM memory_gate_decisions WHERE id = ?').pluck().get(audits[1]!.decision_id)).toMatch(/^MongoDB attempt/);
+    expect(ctx.db.prepare('SELECT candidate_fact FROM memory_gate_decisions WHERE id = ?').pluck().get(audits[1]!.decision_id)).toMatch(
+      /^MongoDB attempt/,
+    );
 
     // Context windows: the last windowSize (10) snapshots since the plugin started, current pair included.
     const windows = turns.map((t) => count(ctx.db, `conversation_contexts WHERE turn_id = '${t.id}'`));
     expect(windows).toEqual([2, 4, 5, 7, 9, 10]);
-    const last = ctx.db.prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').all(turns[5]!.id) as Array<{ role: string; message: string }>;
+    const last = ctx.db
+      .prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number')
+      .all(turns[5]!.id) as Array<{ role: string; message: string }>;
     expect(last[0]).toEqual({ role: 'agent', message: "Got it — I'll keep replies short and skip the intros." });
     expect(last.at(-1)).toEqual({ role: 'agent', message: 'Noted: home-server → devbox.internal.' });
 
     // The canonicalization mapping links OpenClaw's key to the same session.
-    expect(ctx.db.prepare('SELECT session_id FROM session_aliases WHERE alias = ?').pluck().get('agent:main:discord:channel:1478342210')).toBe(SESSION);
+    expect(
+      ctx.db.prepare('SELECT session_id FROM session_aliases WHERE alias = ?').pluck().get('agent:main:discord:channel:1478342210'),
+    ).toBe(SESSION);
     expect(ctx.db.prepare('SELECT status FROM import_runs').pluck().all()).toEqual(['ok']);
   });
 
@@ -119,7 +162,9 @@ describe('import reflection-logs', () => {
     // The debug line says memory_gate saw 2 recent messages: the session buffer was new.
     expect(count(ctx.db, `conversation_contexts WHERE turn_id = '${turn.id}'`)).toBe(2);
     expect(ctx.db.prepare('SELECT llm_model FROM memory_gate_decisions WHERE turn_id = ?').pluck().get(turn.id)).toBe('x-ai/grok-4.1-fast');
-    expect(ctx.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE turn_id = ?').pluck().get(turn.id)).toBe('prefers to be called Siro');
+    expect(ctx.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE turn_id = ?').pluck().get(turn.id)).toBe(
+      'prefers to be called Siro',
+    );
 
     const before = dataCounts(ctx.db);
     const again1 = await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace });
@@ -166,7 +211,8 @@ describe('import reflection-logs', () => {
     expect(dataCounts(ctx.db)).toEqual(dataCounts(whole.db));
     const facts = (db: typeof ctx.db) => db.prepare('SELECT status, candidate_fact FROM write_guardian_audit ORDER BY created_at').all();
     expect(facts(ctx.db)).toEqual(facts(whole.db));
-    const ctxRows = (db: typeof ctx.db) => db.prepare('SELECT turn_id, sequence_number, message FROM conversation_contexts ORDER BY turn_id, sequence_number').all();
+    const ctxRows = (db: typeof ctx.db) =>
+      db.prepare('SELECT turn_id, sequence_number, message FROM conversation_contexts ORDER BY turn_id, sequence_number').all();
     expect(ctxRows(ctx.db)).toEqual(ctxRows(whole.db));
   });
 
@@ -199,7 +245,9 @@ describe('import reflection-logs', () => {
     const ctx = newContext();
     writeFile(path.join(ctx.workspaceDir, 'USER.md'), '# User\n- prefers short replies\n');
     await importReflectionLogs(ctx, { source: pluginRoot, workspace: pluginWorkspace });
-    expect(ctx.db.prepare("SELECT content FROM file_snapshots WHERE file_name = 'USER.md'").pluck().all()).toEqual(['# User\n- prefers short replies\n']);
+    expect(ctx.db.prepare("SELECT content FROM file_snapshots WHERE file_name = 'USER.md'").pluck().all()).toEqual([
+      '# User\n- prefers short replies\n',
+    ]);
     expect(count(ctx.db, "file_state WHERE file_name = 'USER.md' AND snapshot_id IS NOT NULL")).toBe(1);
   });
 });

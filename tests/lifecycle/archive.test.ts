@@ -18,25 +18,48 @@ function setup() {
   const dir = tempWorkspace();
   const { db } = openWorkspaceDatabase(dir);
   const core = new RecorderCore(db);
-  for (const [id, target] of [['channel:discord:kept', 'kept'], ['channel:discord:private', 'private']] as const) {
+  for (const [id, target] of [
+    ['channel:discord:kept', 'kept'],
+    ['channel:discord:private', 'private'],
+  ] as const) {
     core.upsertSession({ id, channelId: 'discord', conversationTarget: target, accountId: 'acct', createdAt: D10, lastActivityAt: D10 });
   }
   /** A turn with a gate decision and, for UPDATE_USER, a write; returns the turn id. */
   const turn = (sessionId: string, at: number, text: string, write = false) => {
     const t = core.insertTurn({ sessionId, userMessage: { content: text }, agentReply: { content: `re: ${text}` }, createdAt: at });
     const decisionId = core.insertDecision({
-      turnId: t.id, sessionId, decision: write ? 'UPDATE_USER' : 'NO_WRITE', reason: 'r', candidateFact: write ? `fact ${text}` : undefined,
-      llmCall: { model: 'm' }, createdAt: at + 1000,
+      turnId: t.id,
+      sessionId,
+      decision: write ? 'UPDATE_USER' : 'NO_WRITE',
+      reason: 'r',
+      candidateFact: write ? `fact ${text}` : undefined,
+      llmCall: { model: 'm' },
+      createdAt: at + 1000,
     });
     if (write) {
-      core.recordWrite({ decisionId, turnId: t.id, sessionId, targetFile: 'USER.md', before: '# User\n', after: `# User\n- fact ${text}\n`, status: 'written', createdAt: at + 2000 });
+      core.recordWrite({
+        decisionId,
+        turnId: t.id,
+        sessionId,
+        targetFile: 'USER.md',
+        before: '# User\n',
+        after: `# User\n- fact ${text}\n`,
+        status: 'written',
+        createdAt: at + 2000,
+      });
     }
     return t.id;
   };
   return { dir, db, core, turn };
 }
 
-const readLines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as ArchiveLine);
+const readLines = (file: string) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ArchiveLine);
 
 describe('conversation archives', () => {
   it('writes scheduled daily archives on the cron schedule, appends late turns, removes old files, skips excluded sessions', async () => {
@@ -44,7 +67,18 @@ describe('conversation archives', () => {
     addExclusion({ db, workspaceDir: dir }, { kind: 'session', value: 'channel:discord:private' });
     const clock = new FakeClock(D10 + 8 * HOUR);
     const runs: number[] = [];
-    const schedule = startArchiveSchedule({ db, workspaceDir: dir }, { schedule: '0 0 * * *', retentionDays: 2, clock, onRun: (_r, at) => runs.push(at), onError: (e) => { throw e; } });
+    const schedule = startArchiveSchedule(
+      { db, workspaceDir: dir },
+      {
+        schedule: '0 0 * * *',
+        retentionDays: 2,
+        clock,
+        onRun: (_r, at) => runs.push(at),
+        onError: (e) => {
+          throw e;
+        },
+      },
+    );
     const settle = () => schedule.idle();
     expect(schedule.nextRunAt()).toBe(D10 + DAY);
 
@@ -87,13 +121,19 @@ describe('conversation archives', () => {
     // Closed for two days: at start, the missed run is made up at once.
     turn('channel:discord:kept', D10 + 3 * DAY + 2 * HOUR, 'thursday');
     clock['t'] = D10 + 5 * DAY + 3 * HOUR;
-    const restarted = startConfiguredArchive({ db, workspaceDir: dir }, { storage: { jsonlExport: { enabled: true, retentionDays: 30 } } }, { clock, onRun: (_r, at) => runs.push(at) })!;
+    const restarted = startConfiguredArchive(
+      { db, workspaceDir: dir },
+      { storage: { jsonlExport: { enabled: true, retentionDays: 30 } } },
+      { clock, onRun: (_r, at) => runs.push(at) },
+    )!;
     await restarted.idle();
     expect(runs.at(-1)).toBe(D10 + 5 * DAY + 3 * HOUR);
     expect(readLines(path.join(exportsDir(dir), 'conversations-2026-03-13.jsonl')).map((l) => l.turn.user.content)).toEqual(['thursday']);
     expect(restarted.nextRunAt()).toBe(D10 + 6 * DAY);
     restarted.stop();
-    expect(startConfiguredArchive({ db, workspaceDir: dir }, { storage: { jsonlExport: { enabled: false, retentionDays: 30 } } })).toBeNull();
+    expect(
+      startConfiguredArchive({ db, workspaceDir: dir }, { storage: { jsonlExport: { enabled: false, retentionDays: 30 } } }),
+    ).toBeNull();
     db.close();
   });
 
@@ -116,7 +156,21 @@ describe('conversation archives', () => {
     await expect(exportConversations({ db, workspaceDir: dir }, { since: 5, until: 5 })).rejects.toThrow(/since: must be before until/);
     db.close();
 
-    const cli = spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'export-conversations', '--since', '2026-03-10T00:00:00Z', '--until', '2026-03-10T00:10:00Z', '--workspace', dir, '--json'], { encoding: 'utf8' });
+    const cli = spawnSync(
+      'node',
+      [
+        path.join(repoRoot, 'bin', 'reflection.cjs'),
+        'export-conversations',
+        '--since',
+        '2026-03-10T00:00:00Z',
+        '--until',
+        '2026-03-10T00:10:00Z',
+        '--workspace',
+        dir,
+        '--json',
+      ],
+      { encoding: 'utf8' },
+    );
     expect(cli.stderr).toBe('');
     const res = JSON.parse(cli.stdout) as { file: string; turns: number };
     expect(res.turns).toBe(10);

@@ -90,7 +90,9 @@ describe('backup', () => {
     await expect(backupDatabase({ db, workspaceDir: dir }, { output: target })).rejects.toThrow(/already exists/);
     expect(fs.readFileSync(target, 'utf8')).toBe('keep me');
     db.close();
-    const r = spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'backup', '--workspace', dir, '--json'], { encoding: 'utf8' });
+    const r = spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'backup', '--workspace', dir, '--json'], {
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     const result = JSON.parse(r.stdout) as { file: string; integrity: string };
     expect(result.integrity).toBe('ok');

@@ -6,10 +6,17 @@ import { generateDemoWorkspace, TOUR_SESSION_ID } from '../../src/core/demo';
 import { addExclusion, listExclusions, purgeExclusion, removeExclusion } from '../../src/core/lifecycle/exclusions';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
-const count = (db: DB, sql: string, ...args: unknown[]) => db.prepare(sql).pluck().get(...args) as number;
+const count = (db: DB, sql: string, ...args: unknown[]) =>
+  db
+    .prepare(sql)
+    .pluck()
+    .get(...args) as number;
 
 function addSample(db: DB, sessionId: string, key: string): void {
-  const d = db.prepare('SELECT id, turn_id FROM memory_gate_decisions WHERE session_id = ? LIMIT 1').get(sessionId) as { id: string; turn_id: string };
+  const d = db.prepare('SELECT id, turn_id FROM memory_gate_decisions WHERE session_id = ? LIMIT 1').get(sessionId) as {
+    id: string;
+    turn_id: string;
+  };
   db.prepare(
     `INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, session_id, content, annotation_status, source_key, created_at)
      VALUES (?, 'memory_gate_negative', ?, ?, ?, '{}', 'approved', ?, 1)`,
@@ -23,7 +30,9 @@ describe('opt-out exclusions', () => {
     const { db } = openWorkspaceDatabase(dir);
     const ctx = { db, workspaceDir: dir };
     const tour = db.prepare('SELECT channel_id, conversation_target, account_id FROM sessions WHERE id = ?').get(TOUR_SESSION_ID) as {
-      channel_id: string; conversation_target: string; account_id: string;
+      channel_id: string;
+      conversation_target: string;
+      account_id: string;
     };
     const bySession = addExclusion(ctx, { kind: 'session', value: TOUR_SESSION_ID, reason: 'asked to be forgotten' });
     expect(bySession.sessions).toBe(1);
@@ -32,14 +41,20 @@ describe('opt-out exclusions', () => {
     expect(() => addExclusion(ctx, { kind: 'session', value: TOUR_SESSION_ID })).toThrow(/already excluded/);
     expect(() => addExclusion(ctx, { kind: 'target', value: 'no-colon' })).toThrow(/expected "<channel>:<target>"/);
     expect(() => addExclusion(ctx, { kind: 'account', value: '  ' })).toThrow(/empty/);
-    db.prepare("INSERT INTO session_aliases (alias, session_id, source, created_at) VALUES ('agent:main:discord:dm-alex', ?, 'test', 1)").run(TOUR_SESSION_ID);
+    db.prepare(
+      "INSERT INTO session_aliases (alias, session_id, source, created_at) VALUES ('agent:main:discord:dm-alex', ?, 'test', 1)",
+    ).run(TOUR_SESSION_ID);
     removeExclusion(ctx, bySession.id);
     const byAlias = addExclusion(ctx, { kind: 'session', value: 'agent:main:discord:dm-alex' });
     expect(byAlias.value).toBe(TOUR_SESSION_ID); // an OpenClaw key names the same session
     expect(byAlias.sessions).toBe(1);
     const future = addExclusion(ctx, { kind: 'account', value: 'nobody-yet' });
     expect(future.sessions).toBe(0);
-    expect(listExclusions(ctx).map((e) => e.kind).sort()).toEqual(['account', 'session', 'target']);
+    expect(
+      listExclusions(ctx)
+        .map((e) => e.kind)
+        .sort(),
+    ).toEqual(['account', 'session', 'target']);
     expect(count(db, 'SELECT count(*) FROM excluded_sessions')).toBe(1);
 
     removeExclusion(ctx, byAlias.id);
@@ -62,15 +77,28 @@ describe('opt-out exclusions', () => {
     expect(turnsOfTour).toBeGreaterThan(3);
     expect(auditsOfTour).toBeGreaterThan(0);
     const totalTurns = count(db, 'SELECT count(*) FROM conversation_turns');
-    const tourText = db.prepare('SELECT user_message_content FROM conversation_turns WHERE session_id = ? ORDER BY turn_number LIMIT 1').pluck().get(TOUR_SESSION_ID) as string;
+    const tourText = db
+      .prepare('SELECT user_message_content FROM conversation_turns WHERE session_id = ? ORDER BY turn_number LIMIT 1')
+      .pluck()
+      .get(TOUR_SESSION_ID) as string;
     // snapshots referenced by this session's audits only, and those shared with other sessions' writes
-    const onlyTour = db.prepare(`
+    const onlyTour = db
+      .prepare(
+        `
       SELECT s.id FROM file_snapshots s WHERE EXISTS (SELECT 1 FROM write_guardian_audit a WHERE a.session_id = ? AND s.id IN (a.before_snapshot_id, a.after_snapshot_id))
         AND NOT EXISTS (SELECT 1 FROM write_guardian_audit a WHERE (a.session_id IS NOT ? ) AND s.id IN (a.before_snapshot_id, a.after_snapshot_id))
-        AND NOT EXISTS (SELECT 1 FROM file_state f WHERE f.snapshot_id = s.id)`).pluck().all(TOUR_SESSION_ID, TOUR_SESSION_ID) as string[];
-    const shared = db.prepare(`
+        AND NOT EXISTS (SELECT 1 FROM file_state f WHERE f.snapshot_id = s.id)`,
+      )
+      .pluck()
+      .all(TOUR_SESSION_ID, TOUR_SESSION_ID) as string[];
+    const shared = db
+      .prepare(
+        `
       SELECT s.id FROM file_snapshots s WHERE EXISTS (SELECT 1 FROM write_guardian_audit a WHERE a.session_id = ? AND s.id IN (a.before_snapshot_id, a.after_snapshot_id))
-        AND EXISTS (SELECT 1 FROM write_guardian_audit a WHERE a.session_id IS NOT ? AND s.id IN (a.before_snapshot_id, a.after_snapshot_id))`).pluck().all(TOUR_SESSION_ID, TOUR_SESSION_ID) as string[];
+        AND EXISTS (SELECT 1 FROM write_guardian_audit a WHERE a.session_id IS NOT ? AND s.id IN (a.before_snapshot_id, a.after_snapshot_id))`,
+      )
+      .pluck()
+      .all(TOUR_SESSION_ID, TOUR_SESSION_ID) as string[];
     expect(onlyTour.length + shared.length).toBeGreaterThan(0);
 
     const ex = addExclusion(ctx, { kind: 'session', value: TOUR_SESSION_ID });
@@ -87,13 +115,23 @@ describe('opt-out exclusions', () => {
       expect(count(db, `SELECT count(*) FROM ${table} WHERE session_id = ?`, TOUR_SESSION_ID)).toBe(0);
     }
     expect(count(db, 'SELECT count(*) FROM sessions WHERE id = ?', TOUR_SESSION_ID)).toBe(0);
-    expect(count(db, 'SELECT count(*) FROM conversation_contexts c WHERE NOT EXISTS (SELECT 1 FROM conversation_turns t WHERE t.id = c.turn_id)')).toBe(0);
+    expect(
+      count(
+        db,
+        'SELECT count(*) FROM conversation_contexts c WHERE NOT EXISTS (SELECT 1 FROM conversation_turns t WHERE t.id = c.turn_id)',
+      ),
+    ).toBe(0);
     expect(count(db, 'SELECT count(*) FROM conversation_turns')).toBe(totalTurns - turnsOfTour);
     expect(count(db, "SELECT count(*) FROM dataset_samples WHERE id = 's-other'")).toBe(1);
     for (const id of onlyTour) expect(count(db, 'SELECT count(*) FROM file_snapshots WHERE id = ?', id)).toBe(0);
     for (const id of shared) expect(count(db, 'SELECT count(*) FROM file_snapshots WHERE id = ?', id)).toBe(1);
     const phrase = `"${tourText.slice(0, 20).replace(/"/g, '""')}"`;
-    const stillStored = count(db, "SELECT count(*) FROM conversation_turns WHERE instr(user_message_content, ?) > 0 OR instr(agent_message_content, ?) > 0", tourText.slice(0, 20), tourText.slice(0, 20));
+    const stillStored = count(
+      db,
+      'SELECT count(*) FROM conversation_turns WHERE instr(user_message_content, ?) > 0 OR instr(agent_message_content, ?) > 0',
+      tourText.slice(0, 20),
+      tourText.slice(0, 20),
+    );
     expect(count(db, 'SELECT count(*) FROM turns_fts WHERE turns_fts MATCH ?', phrase)).toBe(stillStored);
     expect(() => db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('integrity-check')")).not.toThrow();
     expect(db.pragma('foreign_key_check')).toEqual([]);
@@ -106,7 +144,8 @@ describe('opt-out exclusions', () => {
   it('works from the CLI', () => {
     const dir = tempWorkspace();
     generateDemoWorkspace(dir, { sessions: 4, seed: 2 });
-    const cli = (...args: string[]) => spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args, '--workspace', dir], { encoding: 'utf8' });
+    const cli = (...args: string[]) =>
+      spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), ...args, '--workspace', dir], { encoding: 'utf8' });
     const added = cli('exclude', 'add', '--session', TOUR_SESSION_ID, '--reason', 'opt-out', '--json');
     expect(added.status).toBe(0);
     const id = (JSON.parse(added.stdout) as { id: string }).id;

@@ -29,13 +29,17 @@ function runStandIn(config: Record<string, unknown>, dir: string, onLine: (r: Re
   return new Promise((resolve) => child.on('exit', resolve));
 }
 
-const content = (db: DB, id: string | null) => (id ? (db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(id) as string) : null);
+const content = (db: DB, id: string | null) =>
+  id ? (db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(id) as string) : null;
 
 async function settle(capture: LiveCapture, db: DB, expectedAudits: number, allowUnattached = false): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     await capture.sync();
-    const pending = db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written' AND after_snapshot_id IS NULL").pluck().get() as number;
+    const pending = db
+      .prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written' AND after_snapshot_id IS NULL")
+      .pluck()
+      .get() as number;
     const audits = db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin'").pluck().get() as number;
     if ((audits === expectedAudits && (pending === 0 || allowUnattached)) || Date.now() > deadline) return;
     await sleep(100);
@@ -59,17 +63,21 @@ describe('live capture', () => {
     let restarting: Promise<void> | undefined;
     // Paced so that a memory file is written about once a second: every write can be told apart even on a loaded machine
     // (the burst test below covers writes that cannot).
-    const exited = runStandIn({ pluginRoot, workspace, turns: TURNS, rollAt: 40, restartAt: 20, externalAt: 12, pauseMs: [80, 140] }, workspace, (r) => {
-      reported.push(r);
-      if (r.type === 'progress' && r.i === 30) {
-        // The workbench closes for a moment while the plugin keeps going, then opens again.
-        restarting = (async () => {
-          await capture.stop();
-          await sleep(400);
-          capture = start();
-        })();
-      }
-    });
+    const exited = runStandIn(
+      { pluginRoot, workspace, turns: TURNS, rollAt: 40, restartAt: 20, externalAt: 12, pauseMs: [80, 140] },
+      workspace,
+      (r) => {
+        reported.push(r);
+        if (r.type === 'progress' && r.i === 30) {
+          // The workbench closes for a moment while the plugin keeps going, then opens again.
+          restarting = (async () => {
+            await capture.stop();
+            await sleep(400);
+            capture = start();
+          })();
+        }
+      },
+    );
     expect(await exited).toBe(0);
     await restarting;
     const writes = reported.filter((r) => r.type === 'write');
@@ -85,8 +93,21 @@ describe('live capture', () => {
     expect(db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get()).toBe(TURNS);
     expect(db.prepare("SELECT count(*) FROM memory_gate_decisions WHERE llm_model = 'stand-in-model'").pluck().get()).toBe(TURNS);
     // every write outcome, once, with its candidate fact
-    const audits = db.prepare(`SELECT id, target_file AS file, status, candidate_fact AS fact, before_snapshot_id AS b, after_snapshot_id AS a, diff, lines_added AS added
-      FROM write_guardian_audit WHERE source = 'plugin' ORDER BY created_at`).all() as { id: string; file: string; status: string; fact: string | null; b: string | null; a: string | null; diff: string | null; added: number | null }[];
+    const audits = db
+      .prepare(
+        `SELECT id, target_file AS file, status, candidate_fact AS fact, before_snapshot_id AS b, after_snapshot_id AS a, diff, lines_added AS added
+      FROM write_guardian_audit WHERE source = 'plugin' ORDER BY created_at`,
+      )
+      .all() as {
+      id: string;
+      file: string;
+      status: string;
+      fact: string | null;
+      b: string | null;
+      a: string | null;
+      diff: string | null;
+      added: number | null;
+    }[];
     expect(audits.filter((a) => a.status === 'written')).toHaveLength(writes.length);
     expect(audits.filter((a) => a.status === 'refused')).toHaveLength(refused.length);
     expect(writes.length).toBeGreaterThan(25);
@@ -102,13 +123,19 @@ describe('live capture', () => {
       expect(a!.added).toBe(1);
     }
     // the manual edit is the one external write; every provisional change was claimed
-    const ext = db.prepare("SELECT target_file AS file, before_snapshot_id AS b, after_snapshot_id AS a FROM write_guardian_audit WHERE source = 'external'").all() as { file: string; b: string; a: string }[];
+    const ext = db
+      .prepare(
+        "SELECT target_file AS file, before_snapshot_id AS b, after_snapshot_id AS a FROM write_guardian_audit WHERE source = 'external'",
+      )
+      .all() as { file: string; b: string; a: string }[];
     expect(ext).toHaveLength(1);
     expect(ext[0]!.file).toBe(external[0]!.file);
     expect(content(db, ext[0]!.b)).toBe(external[0]!.before);
     expect(content(db, ext[0]!.a)).toBe(external[0]!.after);
     // both daily files were followed to their end
-    const cursors = db.prepare("SELECT source_path AS p, byte_offset AS o FROM import_cursors WHERE importer = 'reflection-logs' ORDER BY source_path").all() as { p: string; o: number }[];
+    const cursors = db
+      .prepare("SELECT source_path AS p, byte_offset AS o FROM import_cursors WHERE importer = 'reflection-logs' ORDER BY source_path")
+      .all() as { p: string; o: number }[];
     expect(cursors.map((c) => path.basename(c.p))).toEqual(['reflection-2026-03-10.log', 'reflection-2026-03-11.log']);
     for (const c of cursors) expect(c.o).toBe(fs.statSync(c.p).size);
     // file_state points at the latest content of each file
@@ -139,13 +166,19 @@ describe('live capture', () => {
     await capture.sync();
     expect(db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get()).toBe(12);
     const writes = reported.filter((r) => r.type === 'write');
-    expect(db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written'").pluck().get()).toBe(writes.length);
+    expect(db.prepare("SELECT count(*) FROM write_guardian_audit WHERE source = 'plugin' AND status = 'written'").pluck().get()).toBe(
+      writes.length,
+    );
     // Files written once while closed get their diff; a file written several times cannot be split
     // into its writes, so that change stays one external write rather than a wrong diff on one of them.
     const perFile = new Map<string, number>();
     for (const w of writes) perFile.set(w.file!, (perFile.get(w.file!) ?? 0) + 1);
     for (const w of writes) {
-      const a = db.prepare("SELECT before_snapshot_id AS b, after_snapshot_id AS a FROM write_guardian_audit WHERE source = 'plugin' AND candidate_fact = ?").get(w.fact) as { b: string | null; a: string | null };
+      const a = db
+        .prepare(
+          "SELECT before_snapshot_id AS b, after_snapshot_id AS a FROM write_guardian_audit WHERE source = 'plugin' AND candidate_fact = ?",
+        )
+        .get(w.fact) as { b: string | null; a: string | null };
       if (perFile.get(w.file!) === 1) {
         expect(content(db, a.b)).toBe(w.before);
         expect(content(db, a.a)).toBe(w.after);
@@ -207,7 +240,11 @@ describe('live capture under a burst', () => {
     await capture.stop();
     let attached = 0;
     for (const w of writes) {
-      const a = db.prepare("SELECT id, before_snapshot_id AS b, after_snapshot_id AS a, lines_added AS added, json_extract(metadata, '$.liveCapture.coalescedInto') AS coalescedInto FROM write_guardian_audit WHERE source = 'plugin' AND candidate_fact = ?").get(w.fact) as { id: string; b: string | null; a: string | null; added: number | null; coalescedInto: string | null };
+      const a = db
+        .prepare(
+          "SELECT id, before_snapshot_id AS b, after_snapshot_id AS a, lines_added AS added, json_extract(metadata, '$.liveCapture.coalescedInto') AS coalescedInto FROM write_guardian_audit WHERE source = 'plugin' AND candidate_fact = ?",
+        )
+        .get(w.fact) as { id: string; b: string | null; a: string | null; added: number | null; coalescedInto: string | null };
       if (a.a) {
         attached++;
         expect(content(db, a.b)).toBe(w.before);
@@ -215,7 +252,12 @@ describe('live capture under a burst', () => {
         expect(a.added).toBe(1);
       } else {
         expect(a.coalescedInto, `write ${w.fact} has neither its diff nor the change it is part of`).not.toBeNull();
-        const covers = db.prepare("SELECT json_extract(metadata, '$.liveCapture.coversPluginWrites') FROM write_guardian_audit WHERE id = ? AND source = 'external'").pluck().get(a.coalescedInto) as string;
+        const covers = db
+          .prepare(
+            "SELECT json_extract(metadata, '$.liveCapture.coversPluginWrites') FROM write_guardian_audit WHERE id = ? AND source = 'external'",
+          )
+          .pluck()
+          .get(a.coalescedInto) as string;
         expect(JSON.parse(covers)).toContain(a.id);
       }
     }
@@ -230,9 +272,13 @@ describe('reflection watch (CLI)', () => {
     const pluginRoot = path.join(workspace, 'plugin');
     fs.cpSync(path.join(sharedDir, 'fixtures', 'reflection-plugin', 'plugin-root'), pluginRoot, { recursive: true });
     fs.cpSync(path.join(sharedDir, 'fixtures', 'reflection-plugin', 'workspace'), workspace, { recursive: true });
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'reflection.cjs'), 'watch', '--plugin-root', pluginRoot, '--workspace', workspace, '--json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(repoRoot, 'bin', 'reflection.cjs'), 'watch', '--plugin-root', pluginRoot, '--workspace', workspace, '--json'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const events: { event: string; inserted?: Record<string, number> }[] = [];
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
@@ -241,7 +287,10 @@ describe('reflection watch (CLI)', () => {
     const deadline = Date.now() + 20_000;
     while (!events.some((e) => e.event === 'imported') && Date.now() < deadline) await sleep(50);
     // a new day's file appears while it runs
-    const day2 = fs.readFileSync(path.join(sharedDir, 'fixtures', 'reflection-plugin', 'plugin-root-debug', 'logs', 'reflection-2026-03-11.log'), 'utf8');
+    const day2 = fs.readFileSync(
+      path.join(sharedDir, 'fixtures', 'reflection-plugin', 'plugin-root-debug', 'logs', 'reflection-2026-03-11.log'),
+      'utf8',
+    );
     fs.writeFileSync(path.join(pluginRoot, 'logs', 'reflection-2026-03-11.log'), day2);
     while (events.filter((e) => e.event === 'imported').length < 2 && Date.now() < deadline) await sleep(50);
     child.kill('SIGINT');
@@ -253,7 +302,14 @@ describe('reflection watch (CLI)', () => {
     const decisions = db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get() as number;
     expect(decisions).toBeGreaterThan(5);
     expect(db.prepare("SELECT count(*) FROM import_cursors WHERE importer = 'reflection-logs'").pluck().get()).toBe(2);
-    expect(db.prepare("SELECT candidate_fact FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' ORDER BY created_at LIMIT 1").pluck().get()).toBe('prefers short replies without long intros');
+    expect(
+      db
+        .prepare(
+          "SELECT candidate_fact FROM write_guardian_audit WHERE status = 'written' AND source = 'plugin' ORDER BY created_at LIMIT 1",
+        )
+        .pluck()
+        .get(),
+    ).toBe('prefers short replies without long intros');
     db.close();
   }, 60_000);
 });

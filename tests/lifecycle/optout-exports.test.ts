@@ -13,7 +13,9 @@ import { addExclusion } from '../../src/core/lifecycle/exclusions';
 import { tempWorkspace } from '../helpers/workspace';
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 describe('opt-out across collection and every export', () => {
@@ -24,18 +26,35 @@ describe('opt-out across collection and every export', () => {
     const ctx = { db, workspaceDir: dir, now: () => Date.UTC(2026, 5, 1) };
     // Collected before the opt-out: those samples exist and must still never be exported.
     await collectSamples(ctx, {});
-    const tourSamplesBefore = db.prepare('SELECT count(*) FROM dataset_samples WHERE session_id = ?').pluck().get(TOUR_SESSION_ID) as number;
+    const tourSamplesBefore = db
+      .prepare('SELECT count(*) FROM dataset_samples WHERE session_id = ?')
+      .pluck()
+      .get(TOUR_SESSION_ID) as number;
     expect(tourSamplesBefore).toBeGreaterThan(0);
     db.prepare("UPDATE dataset_samples SET annotation_status = 'approved'").run();
 
-    const tour = db.prepare('SELECT channel_id, conversation_target FROM sessions WHERE id = ?').get(TOUR_SESSION_ID) as { channel_id: string; conversation_target: string };
+    const tour = db.prepare('SELECT channel_id, conversation_target FROM sessions WHERE id = ?').get(TOUR_SESSION_ID) as {
+      channel_id: string;
+      conversation_target: string;
+    };
     addExclusion(ctx, { kind: 'target', value: `${tour.channel_id}:${tour.conversation_target}`, reason: 'opted out' });
     // Text only the excluded session holds, to look for in every output.
-    const own = (db.prepare(`SELECT user_message_content FROM conversation_turns t WHERE t.session_id = ?
-        AND NOT EXISTS (SELECT 1 FROM conversation_turns o WHERE o.session_id <> t.session_id AND o.user_message_content = t.user_message_content)`)
-      .pluck().all(TOUR_SESSION_ID) as string[]).filter((t) => t.length > 12 && !/["\n\r\\]/.test(t));
+    const own = (
+      db
+        .prepare(
+          `SELECT user_message_content FROM conversation_turns t WHERE t.session_id = ?
+        AND NOT EXISTS (SELECT 1 FROM conversation_turns o WHERE o.session_id <> t.session_id AND o.user_message_content = t.user_message_content)`,
+        )
+        .pluck()
+        .all(TOUR_SESSION_ID) as string[]
+    ).filter((t) => t.length > 12 && !/["\n\r\\]/.test(t));
     expect(own.length).toBeGreaterThan(2);
-    const other = db.prepare('SELECT user_message_content FROM conversation_turns WHERE session_id <> ? AND length(user_message_content) > 12 ORDER BY seq LIMIT 1').pluck().get(TOUR_SESSION_ID) as string;
+    const other = db
+      .prepare(
+        'SELECT user_message_content FROM conversation_turns WHERE session_id <> ? AND length(user_message_content) > 12 ORDER BY seq LIMIT 1',
+      )
+      .pluck()
+      .get(TOUR_SESSION_ID) as string;
 
     // Collecting again adds nothing of it.
     await collectSamples(ctx, {});

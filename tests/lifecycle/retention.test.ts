@@ -16,7 +16,11 @@ const NOW = DEMO_BASE_TIME + 22 * DAY;
 const DAYS = 10;
 const CUTOFF = NOW - DAYS * DAY;
 
-const one = (db: DB, sql: string, ...args: unknown[]) => db.prepare(sql).pluck().get(...args);
+const one = (db: DB, sql: string, ...args: unknown[]) =>
+  db
+    .prepare(sql)
+    .pluck()
+    .get(...args);
 const count = (db: DB, sql: string, ...args: unknown[]) => one(db, sql, ...args) as number;
 
 interface Protected {
@@ -34,18 +38,31 @@ function workspaceWithCuration(): { dir: string; db: DB; p: Protected } {
   const dir = tempWorkspace();
   generateDemoWorkspace(dir, { sessions: 12, seed: 9 });
   const { db } = openWorkspaceDatabase(dir);
-  const oldDecisions = db.prepare("SELECT id, turn_id, session_id FROM memory_gate_decisions WHERE created_at < ? AND decision = 'NO_WRITE' ORDER BY created_at LIMIT 2").all(CUTOFF - DAY) as { id: string; turn_id: string; session_id: string }[];
-  const oldAudits = db.prepare("SELECT id, before_snapshot_id AS b, after_snapshot_id AS a FROM write_guardian_audit WHERE created_at < ? AND status = 'written' ORDER BY created_at LIMIT 3").all(CUTOFF - DAY) as { id: string; b: string | null; a: string | null }[];
+  const oldDecisions = db
+    .prepare(
+      "SELECT id, turn_id, session_id FROM memory_gate_decisions WHERE created_at < ? AND decision = 'NO_WRITE' ORDER BY created_at LIMIT 2",
+    )
+    .all(CUTOFF - DAY) as { id: string; turn_id: string; session_id: string }[];
+  const oldAudits = db
+    .prepare(
+      "SELECT id, before_snapshot_id AS b, after_snapshot_id AS a FROM write_guardian_audit WHERE created_at < ? AND status = 'written' ORDER BY created_at LIMIT 3",
+    )
+    .all(CUTOFF - DAY) as { id: string; b: string | null; a: string | null }[];
   expect(oldDecisions.length).toBe(2);
   expect(oldAudits.length).toBe(3);
-  const sample = db.prepare(`INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, session_id, content, annotation_status, source_key, created_at)
+  const sample =
+    db.prepare(`INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, session_id, content, annotation_status, source_key, created_at)
     VALUES (?, 'memory_gate_negative', ?, ?, ?, '{}', ?, ?, ?)`);
   sample.run('approved-1', oldDecisions[0]!.turn_id, oldDecisions[0]!.id, oldDecisions[0]!.session_id, 'approved', 'k1', CUTOFF - DAY);
   sample.run('pending-1', oldDecisions[1]!.turn_id, oldDecisions[1]!.id, oldDecisions[1]!.session_id, 'pending', 'k2', CUTOFF - DAY);
-  db.prepare(`INSERT INTO behavior_corrections (id, audit_id, original_status, corrected_status, correction_reason, corrected_by, corrected_at)
-    VALUES ('corr-1', ?, 'written', 'refused', 'not durable', 'curator', ?)`).run(oldAudits[0]!.id, CUTOFF - DAY);
-  db.prepare(`INSERT INTO rollbacks (id, audit_id, rolled_back_at, rolled_back_by, reason, restored_snapshot_id, previous_status)
-    VALUES ('rb-1', ?, ?, 'curator', 'wrong fact', ?, 'written')`).run(oldAudits[1]!.id, CUTOFF - DAY, oldAudits[1]!.b);
+  db.prepare(
+    `INSERT INTO behavior_corrections (id, audit_id, original_status, corrected_status, correction_reason, corrected_by, corrected_at)
+    VALUES ('corr-1', ?, 'written', 'refused', 'not durable', 'curator', ?)`,
+  ).run(oldAudits[0]!.id, CUTOFF - DAY);
+  db.prepare(
+    `INSERT INTO rollbacks (id, audit_id, rolled_back_at, rolled_back_by, reason, restored_snapshot_id, previous_status)
+    VALUES ('rb-1', ?, ?, 'curator', 'wrong fact', ?, 'written')`,
+  ).run(oldAudits[1]!.id, CUTOFF - DAY, oldAudits[1]!.b);
   return {
     dir,
     db,
@@ -89,7 +106,9 @@ describe('retention', () => {
     expect(one(db, 'SELECT 1 FROM dataset_samples WHERE id = ?', p.pendingSample)).toBeUndefined();
     for (const audit of [p.correctedAudit, p.rolledBackAudit]) {
       expect(one(db, 'SELECT 1 FROM write_guardian_audit WHERE id = ?', audit)).toBe(1);
-      expect(one(db, 'SELECT 1 FROM memory_gate_decisions d JOIN write_guardian_audit a ON a.decision_id = d.id WHERE a.id = ?', audit)).toBe(1);
+      expect(
+        one(db, 'SELECT 1 FROM memory_gate_decisions d JOIN write_guardian_audit a ON a.decision_id = d.id WHERE a.id = ?', audit),
+      ).toBe(1);
     }
     expect(one(db, 'SELECT 1 FROM write_guardian_audit WHERE id = ?', p.plainOldAudit)).toBeUndefined();
     // the only old rows left are the kept ones
@@ -101,21 +120,31 @@ describe('retention', () => {
     expect(count(db, 'SELECT count(*) FROM conversation_turns WHERE created_at < ?', CUTOFF)).toBe(
       Object.values(result.kept.conversation_turns ?? {}).reduce((a, b) => a + b, 0),
     );
-    expect(result.deleted.conversation_turns).toBe(oldTurns - count(db, 'SELECT count(*) FROM conversation_turns WHERE created_at < ?', CUTOFF));
+    expect(result.deleted.conversation_turns).toBe(
+      oldTurns - count(db, 'SELECT count(*) FROM conversation_turns WHERE created_at < ?', CUTOFF),
+    );
     // snapshots: referenced ones all present (foreign keys hold), the memory files' current state kept
     expect(db.pragma('foreign_key_check')).toEqual([]);
     for (const s of fileStateSnapshots) expect(one(db, 'SELECT 1 FROM file_snapshots WHERE id = ?', s)).toBe(1);
     for (const s of p.plainOldAuditSnapshots) {
-      const stillReferenced = count(db, `SELECT count(*) FROM write_guardian_audit WHERE ? IN (before_snapshot_id, after_snapshot_id)`, s)
-        + count(db, 'SELECT count(*) FROM rollbacks WHERE ? IN (restored_snapshot_id, backup_snapshot_id)', s)
-        + count(db, 'SELECT count(*) FROM file_state WHERE snapshot_id = ?', s);
+      const stillReferenced =
+        count(db, `SELECT count(*) FROM write_guardian_audit WHERE ? IN (before_snapshot_id, after_snapshot_id)`, s) +
+        count(db, 'SELECT count(*) FROM rollbacks WHERE ? IN (restored_snapshot_id, backup_snapshot_id)', s) +
+        count(db, 'SELECT count(*) FROM file_state WHERE snapshot_id = ?', s);
       expect(count(db, 'SELECT count(*) FROM file_snapshots WHERE id = ?', s)).toBe(stillReferenced > 0 ? 1 : 0);
     }
     expect(result.deleted.file_snapshots ?? 0).toBeGreaterThan(0);
-    expect(count(db, `SELECT count(*) FROM file_snapshots s WHERE NOT EXISTS (SELECT 1 FROM write_guardian_audit a WHERE s.id IN (a.before_snapshot_id, a.after_snapshot_id))
-      AND NOT EXISTS (SELECT 1 FROM rollbacks r WHERE s.id IN (r.restored_snapshot_id, r.backup_snapshot_id)) AND NOT EXISTS (SELECT 1 FROM file_state f WHERE f.snapshot_id = s.id)`)).toBe(0);
+    expect(
+      count(
+        db,
+        `SELECT count(*) FROM file_snapshots s WHERE NOT EXISTS (SELECT 1 FROM write_guardian_audit a WHERE s.id IN (a.before_snapshot_id, a.after_snapshot_id))
+      AND NOT EXISTS (SELECT 1 FROM rollbacks r WHERE s.id IN (r.restored_snapshot_id, r.backup_snapshot_id)) AND NOT EXISTS (SELECT 1 FROM file_state f WHERE f.snapshot_id = s.id)`,
+      ),
+    ).toBe(0);
     // sessions with nothing left are gone, others stay
-    expect(count(db, 'SELECT count(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM conversation_turns t WHERE t.session_id = s.id)')).toBe(0);
+    expect(
+      count(db, 'SELECT count(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM conversation_turns t WHERE t.session_id = s.id)'),
+    ).toBe(0);
     expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(() => db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('integrity-check')")).not.toThrow();
 
@@ -136,7 +165,11 @@ describe('retention', () => {
     expect(r.days).toBe(400);
     expect(r.deleted).toEqual({});
     db.close();
-    const cli = spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'prune', '--dry-run', '--days', '10', '--workspace', dir, '--json'], { encoding: 'utf8' });
+    const cli = spawnSync(
+      'node',
+      [path.join(repoRoot, 'bin', 'reflection.cjs'), 'prune', '--dry-run', '--days', '10', '--workspace', dir, '--json'],
+      { encoding: 'utf8' },
+    );
     expect(cli.status).toBe(0);
     const out = JSON.parse(cli.stdout) as { dryRun: boolean; deleted: Record<string, number> };
     expect(out.dryRun).toBe(true);
@@ -149,7 +182,11 @@ describe('retention', () => {
       return n;
     };
     const before = turns();
-    const prune = (...extra: string[]) => spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'prune', '--days', '10', '--workspace', dir, ...extra], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const prune = (...extra: string[]) =>
+      spawnSync('node', [path.join(repoRoot, 'bin', 'reflection.cjs'), 'prune', '--days', '10', '--workspace', dir, ...extra], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     const unconfirmed = prune();
     expect(unconfirmed.status).not.toBe(0);
     expect(unconfirmed.stdout).toMatch(/would delete/);
@@ -171,7 +208,17 @@ describe('retention', () => {
     const runs: PruneResult[] = [];
     // Scheduled retention deletes only what a backup holds.
     await backupDatabase({ db, workspaceDir: dir, now: () => NOW }, {});
-    const schedule = startRetentionSchedule({ db, workspaceDir: dir }, { days: DAYS, clock, onRun: (r) => runs.push(r), onError: (e) => { throw e; } });
+    const schedule = startRetentionSchedule(
+      { db, workspaceDir: dir },
+      {
+        days: DAYS,
+        clock,
+        onRun: (r) => runs.push(r),
+        onError: (e) => {
+          throw e;
+        },
+      },
+    );
     await clock.advanceTo(NOW + 30_000, () => schedule.idle());
     expect(runs).toHaveLength(0);
     await clock.advanceTo(NOW + 61_000, () => schedule.idle());

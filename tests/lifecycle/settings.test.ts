@@ -27,7 +27,10 @@ describe('workspace settings', () => {
 
   it('validates the dataset collection section with the dataset schema, leaf by leaf', () => {
     const dir = tempWorkspace();
-    writeSettings(dir, JSON.stringify({ datasetCollection: { autoCollect: false, positiveCriteria: { minQualityScore: 1.5, notRolledBackWithinDays: 3 } } }));
+    writeSettings(
+      dir,
+      JSON.stringify({ datasetCollection: { autoCollect: false, positiveCriteria: { minQualityScore: 1.5, notRolledBackWithinDays: 3 } } }),
+    );
     const { settings, warnings } = loadSettings(dir);
     expect(warnings).toEqual(['datasetCollection.positiveCriteria.minQualityScore: must be at most 1']);
     expect(settings.datasetCollection.autoCollect).toBe(false);
@@ -40,7 +43,12 @@ describe('workspace settings', () => {
     writeSettings(
       dir,
       JSON.stringify({
-        storage: { busyTimeoutMs: 'slow', cacheSizePages: -4000, retentionDays: -3, jsonlExport: { enabled: true, schedule: 'every day', retentionDays: 7 } },
+        storage: {
+          busyTimeoutMs: 'slow',
+          cacheSizePages: -4000,
+          retentionDays: -3,
+          jsonlExport: { enabled: true, schedule: 'every day', retentionDays: 7 },
+        },
         writeGuardianAuditing: { maxSnapshotsPerFile: 20, enableRollback: 'yes' },
         pluginRoot: '/plugins/reflection',
         colour: 'blue',
@@ -56,7 +64,12 @@ describe('workspace settings', () => {
     expect(settings.storage.cacheSizePages).toBe(-4000);
     expect(settings.storage.retentionDays).toBeUndefined();
     expect(settings.storage.jsonlExport).toEqual({ enabled: true, retentionDays: 7 });
-    expect(settings.writeGuardianAuditing).toEqual({ enabled: true, storeFileSnapshots: true, enableRollback: true, maxSnapshotsPerFile: 20 });
+    expect(settings.writeGuardianAuditing).toEqual({
+      enabled: true,
+      storeFileSnapshots: true,
+      enableRollback: true,
+      maxSnapshotsPerFile: 20,
+    });
     expect(settings.pluginRoot).toBe('/plugins/reflection');
   });
 
@@ -77,7 +90,9 @@ describe('workspace settings', () => {
     expect(settings.storage.retentionDays).toBe(90);
     expect(settings.storage.jsonlExport).toEqual({ enabled: true, schedule: '0 3 * * *', retentionDays: 30 });
     expect(() => saveSettings(dir, { storage: { busyTimeoutMs: 'x' } })).toThrow('storage.busyTimeoutMs: expected a number');
-    expect(() => saveSettings(dir, { storage: { jsonlExport: { schedule: 'nope' } } })).toThrow(/storage\.jsonlExport\.schedule: not a valid cron/);
+    expect(() => saveSettings(dir, { storage: { jsonlExport: { schedule: 'nope' } } })).toThrow(
+      /storage\.jsonlExport\.schedule: not a valid cron/,
+    );
     expect(() => saveSettings(dir, { stroage: {} })).toThrow(/stroage: unknown setting/);
     expect(loadSettings(dir).settings.storage.busyTimeoutMs).toBe(5000);
     saveSettings(dir, { storage: { retentionDays: null } });

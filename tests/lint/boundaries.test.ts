@@ -62,7 +62,11 @@ const WRONG_WAY: Array<[string, string, string]> = [
   ['the api imports the CLI', 'src/api/planted.ts', "import { value } from '../cli/index';"],
   ['the shell imports browser mode', 'src/electron/planted.ts', "import { value } from '../web/server';"],
   ['browser mode imports the CLI', 'src/web/planted.ts', "import { value } from '../cli/index';"],
-  ['an electron module other than the entry loads electron at run time', 'src/electron/planted.ts', "import { BrowserWindow } from 'electron';\nexport const w = BrowserWindow;"],
+  [
+    'an electron module other than the entry loads electron at run time',
+    'src/electron/planted.ts',
+    "import { BrowserWindow } from 'electron';\nexport const w = BrowserWindow;",
+  ],
 ];
 
 describe('lint boundaries on a planted copy', () => {
@@ -75,7 +79,10 @@ describe('lint boundaries on a planted copy', () => {
 
   it('imports the right way pass: core → db and text, recorder → the health hook, api → core, transports → api, renderer → shared, electron types', async () => {
     const cases: Array<[string, string]> = [
-      ['src/core/planted.ts', "import { value as a } from './db/connection';\nimport { value as b } from './text/diff';\nexport const s = a + b;\n"],
+      [
+        'src/core/planted.ts',
+        "import { value as a } from './db/connection';\nimport { value as b } from './text/diff';\nexport const s = a + b;\n",
+      ],
       ['src/core/recorder/planted.ts', "import { value } from '../health/hook';\nexport const r = value;\n"],
       ['src/api/planted.ts', "import { value } from '../core/context';\nexport const v = value;\n"],
       ['src/web/planted.ts', "import { value } from '../api/runtime';\nexport const v = value;\n"],
@@ -88,26 +95,47 @@ describe('lint boundaries on a planted copy', () => {
   });
 
   it('an eslint-disable without a reason, or naming a rule that does not fire, fails', async () => {
-    const noReason = await lintPlanted('src/core/planted.ts', '// eslint-disable-next-line prefer-const\nlet x = 1;\nexport const y = x;\n');
+    const noReason = await lintPlanted(
+      'src/core/planted.ts',
+      '// eslint-disable-next-line prefer-const\nlet x = 1;\nexport const y = x;\n',
+    );
     expect(noReason.map((m) => m.rule)).toContain('house/disable-needs-reason');
-    const unused = await lintPlanted('src/core/planted.ts', '// eslint-disable-next-line prefer-const -- no reason needed\nexport const y = 1;\n');
-    expect(unused.some((m) => /Unused eslint-disable directive/.test(m.message)), JSON.stringify(unused)).toBe(true);
-    const withReason = await lintPlanted('src/core/planted.ts', '// eslint-disable-next-line prefer-const -- kept mutable on purpose\nlet x = 1;\nexport const y = x;\n');
+    const unused = await lintPlanted(
+      'src/core/planted.ts',
+      '// eslint-disable-next-line prefer-const -- no reason needed\nexport const y = 1;\n',
+    );
+    expect(
+      unused.some((m) => /Unused eslint-disable directive/.test(m.message)),
+      JSON.stringify(unused),
+    ).toBe(true);
+    const withReason = await lintPlanted(
+      'src/core/planted.ts',
+      '// eslint-disable-next-line prefer-const -- kept mutable on purpose\nlet x = 1;\nexport const y = x;\n',
+    );
     expect(withReason).toEqual([]);
   });
 
   it('a statement prepared outside src/core/db is flagged; inside a repository it is not', async () => {
     const prepared = "export const count = (db: { prepare(sql: string): { get(): unknown } }) => db.prepare('SELECT 1').get();\n";
-    const viaCache = "declare function stmt(db: unknown, sql: string): { get(): unknown };\nexport const count = (db: unknown) => stmt(db, 'SELECT 1').get();\n";
-    for (const [rel, code] of [['src/core/planted.ts', prepared], ['src/api/handlers/planted.ts', prepared], ['src/core/planted.ts', viaCache]] as const) {
+    const viaCache =
+      "declare function stmt(db: unknown, sql: string): { get(): unknown };\nexport const count = (db: unknown) => stmt(db, 'SELECT 1').get();\n";
+    for (const [rel, code] of [
+      ['src/core/planted.ts', prepared],
+      ['src/api/handlers/planted.ts', prepared],
+      ['src/core/planted.ts', viaCache],
+    ] as const) {
       const messages = await lintPlanted(rel, code);
-      expect(messages.filter((m) => m.rule === 'no-restricted-syntax').map((m) => m.line), `${rel}: ${JSON.stringify(messages)}`).toEqual([viaCache === code ? 2 : 1]);
+      expect(
+        messages.filter((m) => m.rule === 'no-restricted-syntax').map((m) => m.line),
+        `${rel}: ${JSON.stringify(messages)}`,
+      ).toEqual([viaCache === code ? 2 : 1]);
     }
     expect(await lintPlanted('src/core/db/repositories/planted.ts', prepared)).toEqual([]);
   });
 
   it('a hook called conditionally fails rules-of-hooks in the renderer', async () => {
-    const code = "import { useState } from 'react';\nexport function View({ on }: { on: boolean }) {\n  if (on) useState(0);\n  return null;\n}\n";
+    const code =
+      "import { useState } from 'react';\nexport function View({ on }: { on: boolean }) {\n  if (on) useState(0);\n  return null;\n}\n";
     const messages = await lintPlanted('src/renderer/src/planted.tsx', code);
     expect(messages.map((m) => m.rule)).toContain('react-hooks/rules-of-hooks');
   });
@@ -117,7 +145,9 @@ describe('the real tree', () => {
   it('passes lint with no errors', async () => {
     const eslint = new ESLint({ cwd: repoRoot });
     const results = await eslint.lintFiles(['src', 'tests', 'bench']);
-    const errors = results.flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => `${path.relative(repoRoot, r.filePath)}:${m.line} ${m.ruleId} ${m.message}`));
+    const errors = results.flatMap((r) =>
+      r.messages.filter((m) => m.severity === 2).map((m) => `${path.relative(repoRoot, r.filePath)}:${m.line} ${m.ruleId} ${m.message}`),
+    );
     expect(errors).toEqual([]);
   });
 });

@@ -13,7 +13,8 @@ describe('bulk settings', () => {
     expect(mmap).toBeGreaterThan(0);
     expect(ckpt).toBe(1000);
     const seen: number[][] = [];
-    const probe = () => seen.push([db.pragma('mmap_size', { simple: true }) as number, db.pragma('wal_autocheckpoint', { simple: true }) as number]);
+    const probe = () =>
+      seen.push([db.pragma('mmap_size', { simple: true }) as number, db.pragma('wal_autocheckpoint', { simple: true }) as number]);
     await withoutMmap(db, () =>
       withBulkCheckpoints(db, async () => {
         probe();
@@ -21,10 +22,18 @@ describe('bulk settings', () => {
         probe(); // the inner call ended: still the outer one's settings
       }),
     );
-    expect(seen).toEqual([[0, 16_384], [0, 16_384], [0, 16_384]]);
+    expect(seen).toEqual([
+      [0, 16_384],
+      [0, 16_384],
+      [0, 16_384],
+    ]);
     expect(db.pragma('mmap_size', { simple: true })).toBe(mmap);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(ckpt);
-    await expect(withBulkCheckpoints(db, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      withBulkCheckpoints(db, async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(ckpt);
     db.close();
   });

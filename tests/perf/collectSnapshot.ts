@@ -48,12 +48,22 @@ export async function collectSnapshot(dir: string): Promise<CollectSnapshot> {
 
 function snapshotOf(db: DB): CollectSnapshot {
   const rows = db
-    .prepare(`SELECT s.id, s.source_key, s.annotation_status, s.quality_score, s.labels, s.feedback_signals, s.pii_spans,
+    .prepare(
+      `SELECT s.id, s.source_key, s.annotation_status, s.quality_score, s.labels, s.feedback_signals, s.pii_spans,
         s.pii_redacted_content IS NOT NULL AS redacted, s.cluster_id, d.created_at, d.session_id
-      FROM dataset_samples s JOIN memory_gate_decisions d ON d.id = s.decision_id`)
+      FROM dataset_samples s JOIN memory_gate_decisions d ON d.id = s.decision_id`,
+    )
     .all() as {
-    id: string; source_key: string; annotation_status: string; quality_score: number | null; labels: string | null;
-    feedback_signals: string | null; pii_spans: string | null; redacted: number; cluster_id: string | null; created_at: number;
+    id: string;
+    source_key: string;
+    annotation_status: string;
+    quality_score: number | null;
+    labels: string | null;
+    feedback_signals: string | null;
+    pii_spans: string | null;
+    redacted: number;
+    cluster_id: string | null;
+    created_at: number;
   }[];
   // decisions are recorded one second apart from a fixed start, so their order names them
   const ordinals = [...new Set(rows.map((r) => r.created_at))].sort((a, b) => a - b);
@@ -68,10 +78,19 @@ function snapshotOf(db: DB): CollectSnapshot {
       quality: r.quality_score === null ? null : Math.round(r.quality_score * 1e6) / 1e6,
       labels: stable(r.labels),
       signals: stable(r.feedback_signals),
-      piiSpans: ((stable(r.pii_spans) ?? []) as NonNullable<SampleRecord['piiSpans']>).map(({ field, type, start, end, value }) => ({ field, type, start, end, value })),
+      piiSpans: ((stable(r.pii_spans) ?? []) as NonNullable<SampleRecord['piiSpans']>).map(({ field, type, start, end, value }) => ({
+        field,
+        type,
+        start,
+        end,
+        value,
+      })),
       redacted: r.redacted === 1,
     }))
-    .map(({ signals, piiSpans, ...rest }) => ({ ...rest, ...(signals === null ? {} : { signals }), ...(piiSpans.length ? { piiSpans } : {}) }) as SampleRecord)
+    .map(
+      ({ signals, piiSpans, ...rest }) =>
+        ({ ...rest, ...(signals === null ? {} : { signals }), ...(piiSpans.length ? { piiSpans } : {}) }) as SampleRecord,
+    )
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const byCluster = new Map<string, string[]>();
   for (const r of rows) {

@@ -27,7 +27,10 @@ const KEPT: Record<string, Record<string, string>> = {
 };
 
 function indexesOf(db: DB, table: string): string[] {
-  return (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").pluck().all(table) as string[]);
+  return db
+    .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name")
+    .pluck()
+    .all(table) as string[];
 }
 
 function plan(db: DB, sql: string): string {
@@ -44,8 +47,12 @@ describe('indexes of the tables collection writes', () => {
         for (const [index, sql] of Object.entries(kept)) expect(plan(db, sql), `${index}: ${sql}`).toContain(index);
       }
       // the dropped ones: their lookups still use an index
-      expect(plan(db, 'SELECT id FROM dataset_samples WHERE cluster_id = ?')).toMatch(/USING (COVERING )?INDEX idx_samples_cluster_filters/);
-      expect(plan(db, "SELECT id FROM dataset_feedback_signals WHERE turn_id = ? AND type = 'reject'")).toMatch(/USING INDEX sqlite_autoindex_dataset_feedback_signals/);
+      expect(plan(db, 'SELECT id FROM dataset_samples WHERE cluster_id = ?')).toMatch(
+        /USING (COVERING )?INDEX idx_samples_cluster_filters/,
+      );
+      expect(plan(db, "SELECT id FROM dataset_feedback_signals WHERE turn_id = ? AND type = 'reject'")).toMatch(
+        /USING INDEX sqlite_autoindex_dataset_feedback_signals/,
+      );
     } finally {
       db.close();
     }

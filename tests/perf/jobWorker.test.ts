@@ -84,7 +84,10 @@ describe('jobs in a worker thread', () => {
     expect(rt.jobs.cancel(jobId).state).toBe('cancelled');
     expect(await settle(rt, jobId)).toMatchObject({ state: 'cancelled', error: { kind: 'Cancelled' } });
     // the registry answers the same: the kind, not a message, says the curator stopped it
-    expect(await rt.registry.dispatch('jobs.get', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled' } } });
+    expect(await rt.registry.dispatch('jobs.get', { jobId })).toMatchObject({
+      ok: true,
+      value: { state: 'cancelled', error: { kind: 'Cancelled' } },
+    });
     const partial = rt.session.db.prepare('SELECT count(*) FROM dataset_samples').pluck().get() as number;
     const again = await call<{ jobId: string }>(rt, 'dataset.collect', { autoApprove: true });
     const rest = await settle(rt, again.jobId);

@@ -51,6 +51,8 @@ describe('UI during a long collection', () => {
     const result = running()!.result as { scanned: number; added: number };
     expect(result.scanned).toBe(DECISIONS);
     expect(result.added).toBeGreaterThan(DECISIONS);
-    console.log(`navigation during collect (ms): ${JSON.stringify(Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)])))}`);
+    console.log(
+      `navigation during collect (ms): ${JSON.stringify(Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v)])))}`,
+    );
   }, 300_000);
 });

@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precision, readFixture, recall, scoreDetectSecrets, scoreFixture, scoreGitleaks, scoreLabelled, scorePresidioFile, withInvisible } from '../../bench/pii-eval';
+import {
+  precision,
+  readFixture,
+  recall,
+  scoreDetectSecrets,
+  scoreFixture,
+  scoreGitleaks,
+  scoreLabelled,
+  scorePresidioFile,
+  withInvisible,
+} from '../../bench/pii-eval';
 import { generatedCases } from '../../bench/pii-generated';
 import { repoRoot, sharedDir } from '../helpers/workspace';
 import { detectPii } from '../../src/core/pii/index';
@@ -35,8 +45,23 @@ describe.skipIf(!haveData)('PII benchmark aims', () => {
 });
 
 describe('own test sets', () => {
-  const files = ['pii-zh.jsonl', 'pii-zh-hard.jsonl', 'pii-url-credentials.jsonl', 'pii-holdout.jsonl', 'pii-heldout-cn.jsonl', 'pii-heldout-2.jsonl'];
-  it.each(files.flatMap((f) => [[f, 'plain'], [f, 'invisible']] as const))('%s (%s): recall >= 0.95 and precision >= 0.90 per type, no leak', (file, variant) => {
+  const files = [
+    'pii-zh.jsonl',
+    'pii-zh-hard.jsonl',
+    'pii-url-credentials.jsonl',
+    'pii-holdout.jsonl',
+    'pii-heldout-cn.jsonl',
+    'pii-heldout-2.jsonl',
+  ];
+  it.each(
+    files.flatMap(
+      (f) =>
+        [
+          [f, 'plain'],
+          [f, 'invisible'],
+        ] as const,
+    ),
+  )('%s (%s): recall >= 0.95 and precision >= 0.90 per type, no leak', (file, variant) => {
     const r = scoreFixture(path.join(repoRoot, 'tests', 'fixtures', file), {}, variant);
     expect(r.rows).toBeGreaterThanOrEqual(20);
     for (const [type, t] of Object.entries(r.perType)) {

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { detectPii, detectionView, isValidChineseId, redact, type PiiType } from '../../src/core/pii/index';
 
-const ofType = (text: string, type: PiiType, opts = {}) => detectPii(text, opts).filter((s) => s.type === type).map((s) => s.value);
+const ofType = (text: string, type: PiiType, opts = {}) =>
+  detectPii(text, opts)
+    .filter((s) => s.type === type)
+    .map((s) => s.value);
 const ZWSP = '\u200b';
 
 describe('detection view: fold, strip invisible characters, map back', () => {
@@ -86,7 +89,7 @@ describe('Chinese passports', () => {
     expect(ofType('passport no. g87654321', 'CN_PASSPORT')).toEqual(['g87654321']);
     expect(ofType('外交护照 DE1234567 需要交回', 'CN_PASSPORT')).toEqual(['DE1234567']);
   });
-  it('takes other countries\' shapes right after a passport-number cue', () => {
+  it("takes other countries' shapes right after a passport-number cue", () => {
     expect(ofType('passport number: 123456789', 'CN_PASSPORT')).toEqual(['123456789']);
     expect(ofType('护照号码：P1234567', 'CN_PASSPORT')).toEqual(['P1234567']);
     expect(ofType('护照 2 本，passport photo 123', 'CN_PASSPORT')).toEqual([]);
@@ -114,7 +117,13 @@ describe('Chinese person names', () => {
     expect(ofType('王芳女士的快递放在前台', 'PERSON')).toEqual(['王芳']);
   });
   it('does not read verbs, subjects or generic titles as names', () => {
-    for (const text of ['我叫了外卖，老师说明天不上课', '历史老师布置了作业，班主任也来了', '我是高手，你放心', '各位老师好，这位先生请坐', '亲爱的朋友们']) {
+    for (const text of [
+      '我叫了外卖，老师说明天不上课',
+      '历史老师布置了作业，班主任也来了',
+      '我是高手，你放心',
+      '各位老师好，这位先生请坐',
+      '亲爱的朋友们',
+    ]) {
       expect(ofType(text, 'PERSON'), text).toEqual([]);
     }
   });

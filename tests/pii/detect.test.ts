@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { detectPii, isValidChineseId, type PiiSpan, type PiiType } from '../../src/core/pii/index';
 
 const found = (text: string, opts = {}) => detectPii(text, opts).map((s) => [s.type, s.value] as [PiiType, string]);
-const ofType = (text: string, type: PiiType, opts = {}) => detectPii(text, opts).filter((s) => s.type === type).map((s) => s.value);
+const ofType = (text: string, type: PiiType, opts = {}) =>
+  detectPii(text, opts)
+    .filter((s) => s.type === type)
+    .map((s) => s.value);
 
 describe('span contract', () => {
   it('gives stable ids and offsets into the JavaScript string, sorted and non-overlapping', () => {
@@ -27,7 +30,10 @@ describe('span contract', () => {
 
 describe('emails', () => {
   it('finds plain and punycode addresses', () => {
-    expect(ofType('write to info@presidio.site or anotherinfo@presidio.site', 'EMAIL')).toEqual(['info@presidio.site', 'anotherinfo@presidio.site']);
+    expect(ofType('write to info@presidio.site or anotherinfo@presidio.site', 'EMAIL')).toEqual([
+      'info@presidio.site',
+      'anotherinfo@presidio.site',
+    ]);
     expect(ofType('a@xn--d1acufc.xn--p1ai', 'EMAIL')).toEqual(['a@xn--d1acufc.xn--p1ai']);
   });
   it('rejects addresses without a top-level domain and masked local parts', () => {
@@ -38,7 +44,10 @@ describe('emails', () => {
 
 describe('phones', () => {
   it('finds US and international formats through libphonenumber', () => {
-    expect(ofType('My US number is (415) 555-0132, and my international one is +44 (20) 7123 4567', 'PHONE')).toEqual(['(415) 555-0132', '+44 (20) 7123 4567']);
+    expect(ofType('My US number is (415) 555-0132, and my international one is +44 (20) 7123 4567', 'PHONE')).toEqual([
+      '(415) 555-0132',
+      '+44 (20) 7123 4567',
+    ]);
     expect(ofType('Brazil: +55 11 98456 5666', 'PHONE')).toEqual(['+55 11 98456 5666']);
   });
   it('finds Chinese mobiles with or without +86 and separators', () => {
@@ -47,7 +56,11 @@ describe('phones', () => {
     expect(ofType('联系我：+86-15012345678', 'PHONE')).toEqual(['+86-15012345678']);
   });
   it('finds Chinese landlines', () => {
-    expect(ofType('座机010-62345678，深圳 0755-1234567，上海 (021)62345678', 'PHONE')).toEqual(['010-62345678', '0755-1234567', '(021)62345678']);
+    expect(ofType('座机010-62345678，深圳 0755-1234567，上海 (021)62345678', 'PHONE')).toEqual([
+      '010-62345678',
+      '0755-1234567',
+      '(021)62345678',
+    ]);
   });
   it('treats numbers inside URLs and keys as identifiers unless the key says phone', () => {
     expect(ofType('see https://example.com/item/4155550132 and agent:main:telegram:direct:7192195698', 'PHONE')).toEqual([]);
@@ -148,7 +161,18 @@ describe('IP addresses', () => {
     expect(ofType('Connect to [2001:db8::1]:8080', 'IP_ADDRESS')).toEqual(['2001:db8::1']);
   });
   it('validates octets and hextets and skips look-alikes', () => {
-    for (const text of ['256.256.256.256', '192.168.1', 'Version 1.2.3', 'version 1.2.3.4', 'Time 12:34:56', 'aa:bb:cc:dd:ee:ff', 'std::cout', '2001::db8::1', 'IP192.168.1.1text', 'Mobile: 03.93.92.16.85']) {
+    for (const text of [
+      '256.256.256.256',
+      '192.168.1',
+      'Version 1.2.3',
+      'version 1.2.3.4',
+      'Time 12:34:56',
+      'aa:bb:cc:dd:ee:ff',
+      'std::cout',
+      '2001::db8::1',
+      'IP192.168.1.1text',
+      'Mobile: 03.93.92.16.85',
+    ]) {
       expect(ofType(text, 'IP_ADDRESS'), text).toEqual([]);
     }
   });
@@ -156,11 +180,18 @@ describe('IP addresses', () => {
 
 describe('URLs with credentials', () => {
   it('finds user:password@host URLs, also when the password holds an @', () => {
-    expect(ofType('DATABASE_URL=postgres://app:Xk9!vQ2mz@db.internal:5432/prod', 'URL_CREDENTIALS')).toEqual(['postgres://app:Xk9!vQ2mz@db.internal:5432']);
+    expect(ofType('DATABASE_URL=postgres://app:Xk9!vQ2mz@db.internal:5432/prod', 'URL_CREDENTIALS')).toEqual([
+      'postgres://app:Xk9!vQ2mz@db.internal:5432',
+    ]);
     expect(ofType('proxy http://user:p@ss@proxy.example:8080', 'URL_CREDENTIALS')).toEqual(['http://user:p@ss@proxy.example:8080']);
   });
   it('ignores URLs without a password and templated or masked ones', () => {
-    for (const text of ['https://www.microsoft.com/store', 'http://localhost:8080/path', 'postgres://app:${DB_PASSWORD}@db:5432', 'https://user:****@example.com']) {
+    for (const text of [
+      'https://www.microsoft.com/store',
+      'http://localhost:8080/path',
+      'postgres://app:${DB_PASSWORD}@db:5432',
+      'https://user:****@example.com',
+    ]) {
       expect(ofType(text, 'URL_CREDENTIALS'), text).toEqual([]);
     }
   });
@@ -199,7 +230,7 @@ describe('API keys, tokens, private keys and passwords', () => {
       'token = process.env.API_TOKEN',
       'the password field is required; set token_url and secret_name',
       'secret_length = X25519.secret_length',
-      'credentialsId: \'ff083f76-7804-4ef1-80e4-fe975bb9141b\'',
+      "credentialsId: 'ff083f76-7804-4ef1-80e4-fe975bb9141b'",
       'const keyStr = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"',
       'public_key = "9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit"',
       'GITHUB_API_KEY=\nDYNATRACE_API_KEY=',
@@ -208,7 +239,10 @@ describe('API keys, tokens, private keys and passwords', () => {
       'promptTokens: z.number().optional(), max_tokens: 4096',
       "const cols = ['prompt_tokens', 'completion_tokens', 'write_status']",
     ]) {
-      expect(detectPii(text).filter((s) => s.type === 'API_KEY' || s.type === 'PASSWORD'), text).toEqual([]);
+      expect(
+        detectPii(text).filter((s) => s.type === 'API_KEY' || s.type === 'PASSWORD'),
+        text,
+      ).toEqual([]);
     }
   });
 
@@ -226,8 +260,11 @@ describe('API keys, tokens, private keys and passwords', () => {
   });
 
   it('ends an unterminated private key block with its base64 body, not at the end of the text', () => {
-    const text = 'pasted:\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEowIBAAKCAQEAu1SU1L\nabcDEF123+/=\n\nThanks, that is all.';
-    expect(ofType(text, 'PRIVATE_KEY')).toEqual(['-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEowIBAAKCAQEAu1SU1L\nabcDEF123+/=']);
+    const text =
+      'pasted:\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEowIBAAKCAQEAu1SU1L\nabcDEF123+/=\n\nThanks, that is all.';
+    expect(ofType(text, 'PRIVATE_KEY')).toEqual([
+      '-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIEowIBAAKCAQEAu1SU1L\nabcDEF123+/=',
+    ]);
   });
 });
 

@@ -41,27 +41,61 @@ function recordWorkspace(): { ws: string; ctx: Parameters<typeof collectSamples>
     for (const [user, fact] of TURNS) {
       clock += 600_000;
       const t = rec.insertTurn({ sessionId, userMessage: { content: user }, agentReply: { content: '好的' }, createdAt: clock });
-      const decisionId = rec.insertDecision({ turnId: t.id, sessionId, decision: 'UPDATE_USER', reason: 'personal detail', candidateFact: fact, llmCall: { model: 'm', latencyMs: 1 }, createdAt: clock + 1000 });
-      rec.recordWrite({ decisionId, turnId: t.id, sessionId, targetFile: 'USER.md', candidateFact: fact, before: '# USER\n', after: `# USER\n- ${fact}\n`, status: 'written', createdAt: clock + 2000 });
+      const decisionId = rec.insertDecision({
+        turnId: t.id,
+        sessionId,
+        decision: 'UPDATE_USER',
+        reason: 'personal detail',
+        candidateFact: fact,
+        llmCall: { model: 'm', latencyMs: 1 },
+        createdAt: clock + 1000,
+      });
+      rec.recordWrite({
+        decisionId,
+        turnId: t.id,
+        sessionId,
+        targetFile: 'USER.md',
+        candidateFact: fact,
+        before: '# USER\n',
+        after: `# USER\n- ${fact}\n`,
+        status: 'written',
+        createdAt: clock + 2000,
+      });
     }
   }
   return { ws, ctx: { db, workspaceDir: ws, now: () => clock + 40 * 86_400_000, actor: 'tester' } };
 }
 
 describe('dataset export with invisible characters inside PII', () => {
-  it.each(['alpaca', 'sharegpt', 'openai', 'raw'] as const)('%s: no value leaks, no zero-width character is left, one placeholder per value', async (format) => {
-    const { ws, ctx } = recordWorkspace();
-    await collectSamples(ctx);
-    const outDir = path.join(ws, `out-${format}`);
-    await exportDataset(ctx, { format, outDir, includeUnreviewed: true, includeBelowQuality: true });
-    const text = fs.readdirSync(outDir).filter((f) => f.endsWith('.jsonl')).map((f) => fs.readFileSync(path.join(outDir, f), 'utf8')).join('\n');
-    expect(text.length).toBeGreaterThan(500);
-    // Compare without separators and invisible characters: "4532 0151 1283 0366" must not survive in any spelling.
-    const squashed = text.replace(/\\u200b|\u200b|\s/g, '');
-    for (const [kind, value] of Object.entries(VALUES)) expect(squashed, kind).not.toContain(value.replace(/\u200b|\s/g, ''));
-    expect(text).not.toMatch(/\u200b|\\u200b/);
-    // Every value is the first of its type in its sample, and each sample numbers its own placeholders.
-    const placeholders = new Set(text.match(/\[[A-Z_]+_\d+\]/g));
-    expect([...placeholders].sort()).toEqual(['[API_KEY_1]', '[CN_ID_1]', '[CN_PASSPORT_1]', '[CREDIT_CARD_1]', '[EMAIL_1]', '[PERSON_1]', '[QQ_1]', '[WECHAT_1]']);
-  });
+  it.each(['alpaca', 'sharegpt', 'openai', 'raw'] as const)(
+    '%s: no value leaks, no zero-width character is left, one placeholder per value',
+    async (format) => {
+      const { ws, ctx } = recordWorkspace();
+      await collectSamples(ctx);
+      const outDir = path.join(ws, `out-${format}`);
+      await exportDataset(ctx, { format, outDir, includeUnreviewed: true, includeBelowQuality: true });
+      const text = fs
+        .readdirSync(outDir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => fs.readFileSync(path.join(outDir, f), 'utf8'))
+        .join('\n');
+      expect(text.length).toBeGreaterThan(500);
+      // Compare without separators and invisible characters: "4532 0151 1283 0366" must not survive in any spelling.
+      const squashed = text.replace(/\\u200b|\u200b|\s/g, '');
+      for (const [kind, value] of Object.entries(VALUES)) expect(squashed, kind).not.toContain(value.replace(/\u200b|\s/g, ''));
+      expect(text).not.toMatch(/\u200b|\\u200b/);
+      // Every value is the first of its type in its sample, and each sample numbers its own placeholders.
+      const placeholders = new Set(text.match(/\[[A-Z_]+_\d+\]/g));
+      expect([...placeholders].sort()).toEqual([
+        '[API_KEY_1]',
+        '[CN_ID_1]',
+        '[CN_PASSPORT_1]',
+        '[CREDIT_CARD_1]',
+        '[EMAIL_1]',
+        '[PERSON_1]',
+        '[QQ_1]',
+        '[WECHAT_1]',
+      ]);
+    },
+  );
 });

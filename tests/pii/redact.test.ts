@@ -72,7 +72,12 @@ describe('resolveOverlaps', () => {
   });
 
   it('is deterministic whatever the input order', () => {
-    const spans = [span('EMAIL', 5, 20, 0.9), span('URL_CREDENTIALS', 0, 25, 0.95), span('PHONE', 30, 41, 0.75), span('PERSON', 28, 35, 0.3)];
+    const spans = [
+      span('EMAIL', 5, 20, 0.9),
+      span('URL_CREDENTIALS', 0, 25, 0.95),
+      span('PHONE', 30, 41, 0.75),
+      span('PERSON', 28, 35, 0.3),
+    ];
     const a = resolveOverlaps(spans);
     const b = resolveOverlaps([...spans].reverse());
     expect(a).toEqual(b);

@@ -69,7 +69,12 @@ export interface MockLlm {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const completion = (message: Record<string, unknown>) => JSON.stringify({ id: 'mock', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }] });
+const completion = (message: Record<string, unknown>) =>
+  JSON.stringify({
+    id: 'mock',
+    object: 'chat.completion',
+    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop' }],
+  });
 
 function section(prompt: string, title: string): string {
   const start = prompt.indexOf(`${title}\n`);
@@ -107,7 +112,12 @@ export async function startMockLlm(options: MockLlmOptions): Promise<MockLlm> {
     if (body.tools) return guardianStep(body, userPrompt);
     if (body.response_format?.json_schema?.schema?.required?.includes('proposed_updates')) {
       const updates = options.consolidation?.() ?? {};
-      return { status: 200, json: completion({ content: JSON.stringify({ decision: Object.keys(updates).length ? 'WRITE_CLEANUP' : 'NO_WRITE', proposed_updates: updates }) }) };
+      return {
+        status: 200,
+        json: completion({
+          content: JSON.stringify({ decision: Object.keys(updates).length ? 'WRITE_CLEANUP' : 'NO_WRITE', proposed_updates: updates }),
+        }),
+      };
     }
     const reply = section(userPrompt, 'Current agent reply:');
     const user = section(userPrompt, 'Current user message:');
@@ -125,12 +135,21 @@ export async function startMockLlm(options: MockLlmOptions): Promise<MockLlm> {
     const toolResults = body.messages.filter((m) => m.role === 'tool');
     // Step 1: read. Step 2: write or finish. Step 3: finish after the write.
     if (toolResults.length === 0) {
-      return { status: 200, json: completion({ content: null, tool_calls: [{ id: 'r1', type: 'function', function: { name: 'read', arguments: '{}' } }] }) };
+      return {
+        status: 200,
+        json: completion({ content: null, tool_calls: [{ id: 'r1', type: 'function', function: { name: 'read', arguments: '{}' } }] }),
+      };
     }
     if (toolResults.length === 1) {
       const next = options.guardian?.(file, String(toolResults[0]!.content ?? ''), fact) ?? null;
       if (next === null) return { status: 200, json: completion({ content: `${file} already covers this; no change.` }) };
-      return { status: 200, json: completion({ content: null, tool_calls: [{ id: 'w1', type: 'function', function: { name: 'write', arguments: JSON.stringify({ content: next }) } }] }) };
+      return {
+        status: 200,
+        json: completion({
+          content: null,
+          tool_calls: [{ id: 'w1', type: 'function', function: { name: 'write', arguments: JSON.stringify({ content: next }) } }],
+        }),
+      };
     }
     return { status: 200, json: completion({ content: 'Updated.' }) };
   }
@@ -233,7 +252,8 @@ export async function activatePlugin(options: ActivateOptions): Promise<PluginIn
     registerHook: (event: string, handler: Handler) => addHook(event, handler),
     on: (event: string, handler: Handler) => addHook(event, handler),
     registerCommand: () => undefined,
-    registerGatewayMethod: (name: string, handler: PluginInstance['gatewayMethods'] extends Map<string, infer H> ? H : never) => gatewayMethods.set(name, handler),
+    registerGatewayMethod: (name: string, handler: PluginInstance['gatewayMethods'] extends Map<string, infer H> ? H : never) =>
+      gatewayMethods.set(name, handler),
     registerTool: (tool: { name: string }) => tools.set(tool.name, tool),
   };
   function addHook(event: string, handler: Handler) {
@@ -261,13 +281,22 @@ export async function activatePlugin(options: ActivateOptions): Promise<PluginIn
     userMessage(session, text, messageId) {
       fire(
         'message_received',
-        { from: `${session.channelId}:${session.target}`, content: text, timestamp: Date.now(), metadata: { to: session.target, messageId } },
+        {
+          from: `${session.channelId}:${session.target}`,
+          content: text,
+          timestamp: Date.now(),
+          metadata: { to: session.target, messageId },
+        },
         { channelId: session.channelId, accountId: 'default', conversationId: session.target },
       );
     },
     assistantMessage(session, text) {
       const sessionKey = `agent:main:${session.channelId}:${session.target}`;
-      fire('before_message_write', { message: { role: 'assistant', content: [{ type: 'text', text }], timestamp: Date.now() }, sessionKey }, { sessionKey, channelId: session.channelId });
+      fire(
+        'before_message_write',
+        { message: { role: 'assistant', content: [{ type: 'text', text }], timestamp: Date.now() }, sessionKey },
+        { sessionKey, channelId: session.channelId },
+      );
     },
   };
 }
@@ -288,7 +317,13 @@ export function pluginLogLines(logsDir: string): Array<Record<string, unknown>> 
     .readdirSync(logsDir)
     .filter((f) => f.endsWith('.log'))
     .sort()
-    .flatMap((f) => fs.readFileSync(path.join(logsDir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>));
+    .flatMap((f) =>
+      fs
+        .readFileSync(path.join(logsDir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+    );
 }
 
 export const countEvents = (logsDir: string, event: string) => pluginLogLines(logsDir).filter((l) => l.event === event).length;

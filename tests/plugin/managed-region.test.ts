@@ -14,7 +14,12 @@ import { tempWorkspace } from '../helpers/workspace';
 const START = '<!-- reflection:managed:start -->';
 const END = '<!-- reflection:managed:end -->';
 const fact = (id: string, text: string, at: string) => ({
-  id, fileName: 'USER.md', text, status: 'active', createdAt: at, updatedAt: at,
+  id,
+  fileName: 'USER.md',
+  text,
+  status: 'active',
+  createdAt: at,
+  updatedAt: at,
   provenance: { sessionKey: 's1', sourceMessageId: `m-${id}`, decision: 'UPDATE_USER', reason: 'r', recordedAt: at },
 });
 
@@ -26,15 +31,37 @@ function workspaceWithTwoFacts() {
   core.upsertSession({ id: 's1', channelId: 'discord', createdAt: 1, lastActivityAt: 1 });
   const turn = core.insertTurn({ sessionId: 's1', userMessage: { content: 'u' }, agentReply: { content: 'a' }, createdAt: 1000 }).id;
   const write = (fact: string, before: string, after: string, at: number) => {
-    const decisionId = core.insertDecision({ turnId: turn, sessionId: 's1', decision: 'UPDATE_USER', reason: 'r', candidateFact: fact, llmCall: { model: 'm' }, createdAt: at });
-    return core.recordWrite({ decisionId, turnId: turn, sessionId: 's1', targetFile: 'USER.md', candidateFact: fact, before, after, status: 'written', createdAt: at }).auditId;
+    const decisionId = core.insertDecision({
+      turnId: turn,
+      sessionId: 's1',
+      decision: 'UPDATE_USER',
+      reason: 'r',
+      candidateFact: fact,
+      llmCall: { model: 'm' },
+      createdAt: at,
+    });
+    return core.recordWrite({
+      decisionId,
+      turnId: turn,
+      sessionId: 's1',
+      targetFile: 'USER.md',
+      candidateFact: fact,
+      before,
+      after,
+      status: 'written',
+      createdAt: at,
+    }).auditId;
   };
   const v1 = `# USER\n- likes tea\n\n${START}\n- likes tea\n${END}\n`;
   const first = write('likes tea', '# USER\n', v1, 2000);
   const v2 = `# USER\n- likes tea\n- lives in Leeds\n\n${START}\n- likes tea\n- lives in Leeds\n${END}\n`;
   write('lives in Leeds', v1, v2, 3000);
   fs.writeFileSync(path.join(ws, 'USER.md'), v2);
-  const store = { facts: [fact('fact_A', 'likes tea', '2026-01-01T00:00:02.000Z'), fact('fact_B', 'lives in Leeds', '2026-01-01T00:00:03.000Z')], factEvents: [], proposals: [] as unknown[] };
+  const store = {
+    facts: [fact('fact_A', 'likes tea', '2026-01-01T00:00:02.000Z'), fact('fact_B', 'lives in Leeds', '2026-01-01T00:00:03.000Z')],
+    factEvents: [],
+    proposals: [] as unknown[],
+  };
   const storeFile = path.join(ws, '.openclaw-reflection', 'memory-management-store.json');
   fs.writeFileSync(storeFile, `${JSON.stringify(store, null, 2)}\n`);
   return { ws, db, first, storeFile, store };
@@ -46,7 +73,10 @@ describe('managed region with rollback (synthetic store)', () => {
     await rollbackWrite({ db, workspaceDir: ws }, { auditId: first });
     expect(fs.readFileSync(path.join(ws, 'USER.md'), 'utf8')).toBe(`# USER\n- lives in Leeds\n\n${START}\n- lives in Leeds\n${END}\n`);
     const store = JSON.parse(fs.readFileSync(storeFile, 'utf8'));
-    expect(store.facts.map((f: { id: string; status: string }) => [f.id, f.status])).toEqual([['fact_A', 'deleted'], ['fact_B', 'active']]);
+    expect(store.facts.map((f: { id: string; status: string }) => [f.id, f.status])).toEqual([
+      ['fact_A', 'deleted'],
+      ['fact_B', 'active'],
+    ]);
     expect(store.factEvents).toEqual([expect.objectContaining({ factId: 'fact_A', type: 'deleted', fileName: 'USER.md' })]);
   });
 
@@ -63,10 +93,24 @@ describe('managed region with rollback (synthetic store)', () => {
   it('after a crash between the store and the file write, the file decides which store version stands', () => {
     const { ws, storeFile } = workspaceWithTwoFacts();
     const current = fs.readFileSync(path.join(ws, 'USER.md'), 'utf8');
-    const planned = planManaged(ws, { file: 'USER.md', fact: 'likes tea', sessionKey: 's1', at: 2000, direction: 'remove' }, current, '# USER\n- lives in Leeds\n', 5000)!;
+    const planned = planManaged(
+      ws,
+      { file: 'USER.md', fact: 'likes tea', sessionKey: 's1', at: 2000, direction: 'remove' },
+      current,
+      '# USER\n- lives in Leeds\n',
+      5000,
+    )!;
     const marker = path.join(ws, '.openclaw-reflection', 'memory-management-store.workbench-pending.json');
     const crash = (fileWritten: boolean) => {
-      fs.writeFileSync(marker, JSON.stringify({ file: 'USER.md', storeBefore: planned.plan.storeBefore, storeAfter: planned.plan.storeAfter, fileHash: createHash('sha256').update(planned.content!).digest('hex') }));
+      fs.writeFileSync(
+        marker,
+        JSON.stringify({
+          file: 'USER.md',
+          storeBefore: planned.plan.storeBefore,
+          storeAfter: planned.plan.storeAfter,
+          fileHash: createHash('sha256').update(planned.content!).digest('hex'),
+        }),
+      );
       fs.writeFileSync(storeFile, planned.plan.storeAfter); // the store was written ...
       fs.writeFileSync(path.join(ws, 'USER.md'), fileWritten ? planned.content! : current); // ... the file maybe not
       settleManagedStore(ws);

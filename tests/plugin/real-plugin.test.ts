@@ -8,7 +8,19 @@ import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
 import { importReflectionLogs } from '../../src/core/importers';
 import { startLiveCapture } from '../../src/core/lifecycle/live';
 import { tempWorkspace } from '../helpers/workspace';
-import { MISSING_PLUGIN, activatePlugin, appendFact, countEvents, pluginRoot, pluginSource, startMockLlm, until, type GateRule, type MockLlm, type TestSession } from './harness';
+import {
+  MISSING_PLUGIN,
+  activatePlugin,
+  appendFact,
+  countEvents,
+  pluginRoot,
+  pluginSource,
+  startMockLlm,
+  until,
+  type GateRule,
+  type MockLlm,
+  type TestSession,
+} from './harness';
 
 const source = pluginSource('main');
 if (!source) console.warn(MISSING_PLUGIN('main'));
@@ -19,7 +31,8 @@ const S2: TestSession = { channelId: 'telegram', target: 'group:200' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The mock gate names the reply it judged in its reason, so attribution can be checked exactly. */
-const judged = (decision: 'NO_WRITE' | 'UPDATE_USER' | 'UPDATE_MEMORY', delayMs: number, fact?: string): ((reply: string) => GateRule) =>
+const judged =
+  (decision: 'NO_WRITE' | 'UPDATE_USER' | 'UPDATE_MEMORY', delayMs: number, fact?: string): ((reply: string) => GateRule) =>
   (reply) => ({ delayMs, answer: { decision, reason: `judged: ${reply}`, ...(fact ? { candidate_fact: fact } : {}) } });
 
 let llm: MockLlm | undefined;
@@ -35,7 +48,9 @@ function context(workspaceDir: string): { db: DB; workspaceDir: string } {
 /** Every decision with the reply of the turn it was attributed to. */
 function attribution(db: DB): Array<{ reply: string; reason: string; decision: string }> {
   return db
-    .prepare('SELECT t.agent_message_content AS reply, d.reason, d.decision FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id ORDER BY d.created_at')
+    .prepare(
+      'SELECT t.agent_message_content AS reply, d.reason, d.decision FROM memory_gate_decisions d JOIN conversation_turns t ON t.id = d.turn_id ORDER BY d.created_at',
+    )
     .all() as Array<{ reply: string; reason: string; decision: string }>;
 }
 
@@ -49,11 +64,14 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
       'Got it, bluebird is staging.': judged('UPDATE_MEMORY', 700, 'bluebird is the staging box'),
       "You're welcome.": judged('NO_WRITE', 200),
     };
-    llm = await startMockLlm({ gate: (reply) => {
+    llm = await startMockLlm({
+      gate: (reply) => {
         const rule = rules[reply];
         if (!rule) throw new Error(`no gate rule for the reply ${reply}`);
         return rule(reply);
-      }, guardian: appendFact });
+      },
+      guardian: appendFact,
+    });
     const root = pluginRoot(source!);
     const live = context(workspace);
     const capture = startLiveCapture(live, { pluginRoot: root, pollIntervalMs: 100 });
@@ -69,10 +87,21 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
     await until(() => llm!.gateCalls.some((c) => c.reply === 'Done: British English from now on.'), 10_000, 'the second run of S1');
     plugin.userMessage(S1, 'thanks', 'm-2');
     plugin.assistantMessage(S1, "You're welcome.");
-    await until(() => countEvents(plugin.logsDir, 'memory_gate decision evaluated') === 4 && countEvents(plugin.logsDir, 'write_guardian applied update') === 2, 20_000, 'four decisions and two writes');
+    await until(
+      () =>
+        countEvents(plugin.logsDir, 'memory_gate decision evaluated') === 4 &&
+        countEvents(plugin.logsDir, 'write_guardian applied update') === 2,
+      20_000,
+      'four decisions and two writes',
+    );
 
     // The plugin's own view: each run judged the reply that queued it (no reply arrived while one waited).
-    expect(llm.gateCalls.map((c) => c.reply).sort()).toEqual(['Done: British English from now on.', 'Got it, bluebird is staging.', 'Noted. Let me check your settings.', "You're welcome."]);
+    expect(llm.gateCalls.map((c) => c.reply).sort()).toEqual([
+      'Done: British English from now on.',
+      'Got it, bluebird is staging.',
+      'Noted. Let me check your settings.',
+      "You're welcome.",
+    ]);
     const imported = context(tempWorkspace('plugin-db-'));
     const report = await importReflectionLogs(imported, { source: root, workspace });
     expect(report.skippedCount).toBe(0);
@@ -82,14 +111,21 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
       const rows = attribution(db);
       expect(rows).toHaveLength(4);
       for (const r of rows) expect(r.reason).toBe(`judged: ${r.reply}`);
-      const writes = db.prepare("SELECT t.agent_message_content AS reply, a.target_file AS file, a.candidate_fact AS fact FROM write_guardian_audit a JOIN conversation_turns t ON t.id = a.turn_id WHERE a.source = 'plugin' ORDER BY a.target_file").all();
+      const writes = db
+        .prepare(
+          "SELECT t.agent_message_content AS reply, a.target_file AS file, a.candidate_fact AS fact FROM write_guardian_audit a JOIN conversation_turns t ON t.id = a.turn_id WHERE a.source = 'plugin' ORDER BY a.target_file",
+        )
+        .all();
       expect(writes).toEqual([
         { reply: 'Got it, bluebird is staging.', file: 'MEMORY.md', fact: 'bluebird is the staging box' },
         { reply: 'Noted. Let me check your settings.', file: 'USER.md', fact: 'prefers British English' },
       ]);
     }
     // Live capture also has the real diff of the write on the turn it belongs to.
-    const diff = live.db.prepare("SELECT a.diff FROM write_guardian_audit a WHERE a.source = 'plugin' AND a.target_file = 'USER.md'").pluck().get() as string;
+    const diff = live.db
+      .prepare("SELECT a.diff FROM write_guardian_audit a WHERE a.source = 'plugin' AND a.target_file = 'USER.md'")
+      .pluck()
+      .get() as string;
     expect(diff).toContain('+- prefers British English');
   });
 
@@ -114,7 +150,12 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
     const ctx = context(tempWorkspace('plugin-db-'));
     await importReflectionLogs(ctx, { source: root, workspace });
     expect(attribution(ctx.db)).toEqual([{ reply: 'Yes, back now.', reason: 'judged: Yes, back now.', decision: 'NO_WRITE' }]);
-    const lost = ctx.db.prepare("SELECT t.agent_message_content FROM memory_gate_failures f JOIN conversation_turns t ON t.id = f.turn_id WHERE f.kind = 'lost_in_restart' ORDER BY t.turn_number").pluck().all();
+    const lost = ctx.db
+      .prepare(
+        "SELECT t.agent_message_content FROM memory_gate_failures f JOIN conversation_turns t ON t.id = f.turn_id WHERE f.kind = 'lost_in_restart' ORDER BY t.turn_number",
+      )
+      .pluck()
+      .all();
     expect(lost).toEqual(['Hi! Working on it.', 'Still working.']);
   });
 
@@ -161,8 +202,16 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
     const rows = attribution(ctx.db);
     expect(rows).toHaveLength(6);
     for (const r of rows) expect(r.reason).toBe(`judged: ${r.reply}`);
-    const failure = ctx.db.prepare('SELECT f.kind, f.reason, t.agent_message_content AS reply FROM memory_gate_failures f JOIN conversation_turns t ON t.id = f.turn_id').get();
-    expect(failure).toMatchObject({ kind: 'llm_request_failed', reply: 'Sorry, one moment.', reason: expect.stringContaining('status 503') });
+    const failure = ctx.db
+      .prepare(
+        'SELECT f.kind, f.reason, t.agent_message_content AS reply FROM memory_gate_failures f JOIN conversation_turns t ON t.id = f.turn_id',
+      )
+      .get();
+    expect(failure).toMatchObject({
+      kind: 'llm_request_failed',
+      reply: 'Sorry, one moment.',
+      reason: expect.stringContaining('status 503'),
+    });
     expect(ctx.db.prepare('SELECT sum(no_write_count) FROM memory_gate_stats').pluck().get()).toBe(6);
   });
 
@@ -175,7 +224,9 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
     await until(() => countEvents(plugin.logsDir, 'UPDATE_* skipped because write_guardian is unavailable') === 1, 5000, 'the outage line');
     const ctx = context(tempWorkspace('plugin-db-'));
     await importReflectionLogs(ctx, { source: root });
-    expect(ctx.db.prepare('SELECT decision, outcome FROM memory_gate_decisions').all()).toEqual([{ decision: 'UPDATE_USER', outcome: 'guardian_unavailable' }]);
+    expect(ctx.db.prepare('SELECT decision, outcome FROM memory_gate_decisions').all()).toEqual([
+      { decision: 'UPDATE_USER', outcome: 'guardian_unavailable' },
+    ]);
     expect(ctx.db.prepare('SELECT count(*) FROM write_guardian_audit').pluck().get()).toBe(0);
   });
 
@@ -192,15 +243,35 @@ describe.skipIf(!source)('the real plugin (main) through the importer and live c
     const capture = startLiveCapture(ctx, { pluginRoot: root, pollIntervalMs: 100 });
     await capture.sync();
     // The scheduler fires once a day; run the plugin's own scheduler code now, with its own logger.
-    const { ConsolidationScheduler } = (await import(/* @vite-ignore */ path.join(plugin.srcDir, 'consolidation', 'index.ts'))) as { ConsolidationScheduler: new (...a: unknown[]) => { runConsolidation(): Promise<void> } };
-    const { FileLogger } = (await import(/* @vite-ignore */ path.join(plugin.srcDir, 'logger.ts'))) as { FileLogger: new (root: string, level: string) => unknown };
-    const { LLMService } = (await import(/* @vite-ignore */ path.join(plugin.srcDir, 'llm', 'service.ts'))) as { LLMService: new (c: unknown) => unknown };
-    const scheduler = new ConsolidationScheduler({ workspaceDir: workspace, schedule: '0 2 * * *' }, new FileLogger(root, 'info'), new LLMService({ baseURL: llm.url, apiKey: 'k', model: 'mock/gate-model' }));
+    const { ConsolidationScheduler } = (await import(/* @vite-ignore */ path.join(plugin.srcDir, 'consolidation', 'index.ts'))) as {
+      ConsolidationScheduler: new (...a: unknown[]) => { runConsolidation(): Promise<void> };
+    };
+    const { FileLogger } = (await import(/* @vite-ignore */ path.join(plugin.srcDir, 'logger.ts'))) as {
+      FileLogger: new (root: string, level: string) => unknown;
+    };
+    const { LLMService } = (await import(/* @vite-ignore */ path.join(plugin.srcDir, 'llm', 'service.ts'))) as {
+      LLMService: new (c: unknown) => unknown;
+    };
+    const scheduler = new ConsolidationScheduler(
+      { workspaceDir: workspace, schedule: '0 2 * * *' },
+      new FileLogger(root, 'info'),
+      new LLMService({ baseURL: llm.url, apiKey: 'k', model: 'mock/gate-model' }),
+    );
     await scheduler.runConsolidation();
     expect(fs.readFileSync(path.join(workspace, 'MEMORY.md'), 'utf8')).not.toContain('staging is bluebird');
-    await until(() => (ctx.db.prepare("SELECT count(*) FROM write_guardian_audit WHERE json_extract(metadata, '$.origin') = 'consolidation'").pluck().get() as number) === 1, 5000, 'the consolidation write');
+    await until(
+      () =>
+        (ctx.db
+          .prepare("SELECT count(*) FROM write_guardian_audit WHERE json_extract(metadata, '$.origin') = 'consolidation'")
+          .pluck()
+          .get() as number) === 1,
+      5000,
+      'the consolidation write',
+    );
     await capture.stop();
-    const write = ctx.db.prepare("SELECT target_file, source, diff FROM write_guardian_audit WHERE json_extract(metadata, '$.origin') = 'consolidation'").get() as { target_file: string; source: string; diff: string };
+    const write = ctx.db
+      .prepare("SELECT target_file, source, diff FROM write_guardian_audit WHERE json_extract(metadata, '$.origin') = 'consolidation'")
+      .get() as { target_file: string; source: string; diff: string };
     expect(write.target_file).toBe('MEMORY.md');
     expect(write.source).toBe('consolidation');
     expect(write.diff).toContain('-- staging is bluebird');

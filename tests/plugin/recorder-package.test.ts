@@ -10,11 +10,25 @@ describe('packed recorder', () => {
   it('loads with require() and import on plain Node from a packed tarball, and records through its writer thread', () => {
     const dir = tempWorkspace('recorder-pack-');
     // prepack builds dist/recorder; --json names the tarball.
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const [pack] = packed;
     if (!pack) throw new Error('npm pack packed nothing');
     const files = pack.files.map((f) => f.path);
-    expect(files).toEqual(expect.arrayContaining(['dist/recorder/index.cjs', 'dist/recorder/index.mjs', 'dist/recorder/worker.cjs', 'dist/recorder/types/recorder/index.d.ts', 'migrations/0110_plugin_logs.sql']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/recorder/index.cjs',
+        'dist/recorder/index.mjs',
+        'dist/recorder/worker.cjs',
+        'dist/recorder/types/recorder/index.d.ts',
+        'migrations/0110_plugin_logs.sql',
+      ]),
+    );
     expect(files.some((f) => f.startsWith('tests/') || f.startsWith('node_modules/'))).toBe(false);
 
     // npm's layout: the package under node_modules, and the one runtime dependency the entry needs.
@@ -26,8 +40,14 @@ describe('packed recorder', () => {
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'plugin-project', private: true }));
 
     const workspace = tempWorkspace('recorder-pack-ws-');
-    const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
-    expect(node(['-e', "const r = require('reflection-workbench/recorder'); console.log(typeof r.createRecorder, typeof r.openRecorder)"]).trim()).toBe('function function');
+    const node = (args: string[]) =>
+      execFileSync(process.execPath, args, { cwd: project, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    expect(
+      node([
+        '-e',
+        "const r = require('reflection-workbench/recorder'); console.log(typeof r.createRecorder, typeof r.openRecorder)",
+      ]).trim(),
+    ).toBe('function function');
     const esm = node([
       '--input-type=module',
       '-e',
@@ -39,7 +59,10 @@ describe('packed recorder', () => {
        console.log(JSON.stringify(await r.close()));`,
     ]);
     expect(JSON.parse(esm)).toMatchObject({ recorded: 3, dropped: 0, failed: 0, queued: 0 });
-    const diff = node(['-e', `const db = require('better-sqlite3')(${JSON.stringify(path.join(workspace, '.openclaw-reflection', 'reflection.db'))}); console.log(db.prepare('SELECT diff FROM write_guardian_audit').pluck().get())`]);
+    const diff = node([
+      '-e',
+      `const db = require('better-sqlite3')(${JSON.stringify(path.join(workspace, '.openclaw-reflection', 'reflection.db'))}); console.log(db.prepare('SELECT diff FROM write_guardian_audit').pluck().get())`,
+    ]);
     expect(diff).toContain('+- likes tea');
   });
 });

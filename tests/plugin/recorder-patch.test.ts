@@ -7,7 +7,18 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
 import { importReflectionLogs } from '../../src/core/importers';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
-import { MISSING_PLUGIN, activatePlugin, appendFact, countEvents, pluginRoot, pluginSource, startMockLlm, until, type MockLlm, type TestSession } from './harness';
+import {
+  MISSING_PLUGIN,
+  activatePlugin,
+  appendFact,
+  countEvents,
+  pluginRoot,
+  pluginSource,
+  startMockLlm,
+  until,
+  type MockLlm,
+  type TestSession,
+} from './harness';
 
 const source = pluginSource('main');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -23,9 +34,17 @@ function documentedPatch(): string {
 /** Turns, decisions and writes, keyed by what both sources know. */
 function rowsOf(db: DB) {
   return {
-    turns: db.prepare('SELECT id, session_id, user_message_content AS user, agent_message_content AS reply FROM conversation_turns ORDER BY id').all(),
-    decisions: db.prepare('SELECT turn_id, session_id, decision, reason, candidate_fact FROM memory_gate_decisions ORDER BY turn_id, created_at').all(),
-    writes: db.prepare('SELECT turn_id, target_file, status, candidate_fact FROM write_guardian_audit WHERE source = \'plugin\' ORDER BY turn_id, created_at').all(),
+    turns: db
+      .prepare('SELECT id, session_id, user_message_content AS user, agent_message_content AS reply FROM conversation_turns ORDER BY id')
+      .all(),
+    decisions: db
+      .prepare('SELECT turn_id, session_id, decision, reason, candidate_fact FROM memory_gate_decisions ORDER BY turn_id, created_at')
+      .all(),
+    writes: db
+      .prepare(
+        "SELECT turn_id, target_file, status, candidate_fact FROM write_guardian_audit WHERE source = 'plugin' ORDER BY turn_id, created_at",
+      )
+      .all(),
   };
 }
 
@@ -45,10 +64,13 @@ describe.skipIf(!source)('the documented recorder patch on the real plugin', () 
     fs.copyFileSync(path.join(repoRoot, 'package.json'), path.join(pkg, 'package.json'));
     fs.symlinkSync(path.join(repoRoot, 'migrations'), path.join(pkg, 'migrations'), 'dir');
     fs.symlinkSync(path.join(repoRoot, 'node_modules'), path.join(pkg, 'node_modules'), 'dir');
-    execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-recorder.mjs'), path.join(pkg, 'dist', 'recorder')], { cwd: repoRoot, stdio: 'ignore' });
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-recorder.mjs'), path.join(pkg, 'dist', 'recorder')], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+    });
   }, 120_000);
 
-  it('records turn, decision and write with content; the rows equal the log importer\'s for the same run', async () => {
+  it("records turn, decision and write with content; the rows equal the log importer's for the same run", async () => {
     const workspace = tempWorkspace('patched-ws-');
     fs.writeFileSync(path.join(workspace, 'USER.md'), '# USER\n');
     const rules: Record<string, { decision: 'NO_WRITE' | 'UPDATE_USER' | 'UPDATE_TOOLS'; fact?: string; delayMs: number }> = {
@@ -60,7 +82,10 @@ describe.skipIf(!source)('the documented recorder patch on the real plugin', () 
       gate: (reply) => {
         const rule = rules[reply];
         if (!rule) throw new Error(`no gate rule for the reply ${reply}`);
-        return { delayMs: rule.delayMs, answer: { decision: rule.decision, reason: `judged: ${reply}`, ...(rule.fact ? { candidate_fact: rule.fact } : {}) } };
+        return {
+          delayMs: rule.delayMs,
+          answer: { decision: rule.decision, reason: `judged: ${reply}`, ...(rule.fact ? { candidate_fact: rule.fact } : {}) },
+        };
       },
       // write_guardian writes USER.md and refuses TOOLS.md
       guardian: (file, current, fact) => (file === 'USER.md' ? appendFact(file, current, fact) : null),
@@ -75,10 +100,21 @@ describe.skipIf(!source)('the documented recorder patch on the real plugin', () 
     await sleep(300);
     plugin.assistantMessage(S1, 'Done: British English from now on.');
     plugin.assistantMessage(S2, 'Got it, bluebird is staging.');
-    await until(() => countEvents(plugin.logsDir, 'memory_gate decision evaluated') === 3 && countEvents(plugin.logsDir, 'write_guardian refused update') === 2 /* WriteGuardian and MessageHandler lines */ && countEvents(plugin.logsDir, 'write_guardian applied update') === 1, 20_000, 'the run');
+    await until(
+      () =>
+        countEvents(plugin.logsDir, 'memory_gate decision evaluated') === 3 &&
+        countEvents(plugin.logsDir, 'write_guardian refused update') === 2 /* WriteGuardian and MessageHandler lines */ &&
+        countEvents(plugin.logsDir, 'write_guardian applied update') === 1,
+      20_000,
+      'the run',
+    );
 
     const recorded = openWorkspaceDatabase(workspace).db;
-    await until(() => (recorded.prepare('SELECT count(*) FROM write_guardian_audit').pluck().get() as number) === 2, 10_000, 'the recorder to write');
+    await until(
+      () => (recorded.prepare('SELECT count(*) FROM write_guardian_audit').pluck().get() as number) === 2,
+      10_000,
+      'the recorder to write',
+    );
     const tailed = openWorkspaceDatabase(tempWorkspace('tailed-')).db;
     await importReflectionLogs({ db: tailed, workspaceDir: workspace }, { source: root, workspace, recordExternalChanges: false });
 

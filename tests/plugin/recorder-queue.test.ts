@@ -22,9 +22,27 @@ const count = (ws: string, table: string) => {
 /** Records one reply the way the plugin patch does: turn, decision, write with before/after content. */
 function recordReply(recorder: ReturnType<typeof createRecorder>, i: number) {
   const sessionId = `channel:discord:channel:${i % 3}`;
-  const turnId = recorder.recordTurn({ sessionId, channelId: 'discord', userMessage: { content: `message ${i}` }, agentReply: { content: `reply ${i}` }, context: [{ role: 'user', message: `message ${i}`, timestamp: Date.now() }] });
-  const decisionId = recorder.recordDecision({ turnId, sessionId, decision: 'UPDATE_MEMORY', reason: 'durable', candidateFact: `fact ${i}` });
-  recorder.recordWrite({ decisionId, status: 'written', targetFile: 'MEMORY.md', before: `# MEMORY\n${'- old\n'.repeat(i % 50)}`, after: `# MEMORY\n${'- old\n'.repeat(i % 50)}- fact ${i}\n` });
+  const turnId = recorder.recordTurn({
+    sessionId,
+    channelId: 'discord',
+    userMessage: { content: `message ${i}` },
+    agentReply: { content: `reply ${i}` },
+    context: [{ role: 'user', message: `message ${i}`, timestamp: Date.now() }],
+  });
+  const decisionId = recorder.recordDecision({
+    turnId,
+    sessionId,
+    decision: 'UPDATE_MEMORY',
+    reason: 'durable',
+    candidateFact: `fact ${i}`,
+  });
+  recorder.recordWrite({
+    decisionId,
+    status: 'written',
+    targetFile: 'MEMORY.md',
+    before: `# MEMORY\n${'- old\n'.repeat(i % 50)}`,
+    after: `# MEMORY\n${'- old\n'.repeat(i % 50)}- fact ${i}\n`,
+  });
 }
 
 describe('queued recorder', () => {
@@ -37,11 +55,18 @@ describe('queued recorder', () => {
     await recorder.flush();
     const dbFile = fs.readdirSync(path.join(ws, '.openclaw-reflection')).find((f) => f.endsWith('.db'))!;
     // Another process takes the write lock and keeps it for 5 s.
-    const holder = spawn(process.execPath, ['-e', `
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const db = require('better-sqlite3')(${JSON.stringify(path.join(ws, '.openclaw-reflection', dbFile))});
       db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n');
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5000);
-      db.exec('COMMIT'); db.close();`], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+      db.exec('COMMIT'); db.close();`,
+      ],
+      { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const holderDone = new Promise((r) => holder.once('exit', r));
     await new Promise<void>((r) => holder.stdout!.once('data', () => r()));
     const lockedAt = Date.now();
@@ -69,7 +94,9 @@ describe('queued recorder', () => {
     const delayP99 = loop.percentile(99) / 1e6;
     const callP99 = callMs.sort((a, b) => a - b)[Math.floor(callMs.length * 0.99)] ?? NaN;
     const delayMax = loop.max / 1e6;
-    console.log(`recorder under a 5 s lock: ${replies} replies (3 events each); reply recorded in p99 ${callP99.toFixed(2)} ms, slowest ${slowestCall.toFixed(2)} ms; event-loop delay p99 ${delayP99.toFixed(1)} ms, max ${delayMax.toFixed(1)} ms; ${waitingDuringLock} events queued while locked, written in ${closeMs.toFixed(0)} ms after`);
+    console.log(
+      `recorder under a 5 s lock: ${replies} replies (3 events each); reply recorded in p99 ${callP99.toFixed(2)} ms, slowest ${slowestCall.toFixed(2)} ms; event-loop delay p99 ${delayP99.toFixed(1)} ms, max ${delayMax.toFixed(1)} ms; ${waitingDuringLock} events queued while locked, written in ${closeMs.toFixed(0)} ms after`,
+    );
     expect(waitingDuringLock).toBeGreaterThan(0); // the writer really was held up
     // What the recorder itself holds the loop for: a reply's three calls return within a few ms (printed
     // above; 0.8-2.7 ms at p99 here). The bounds are functional, not a benchmark: a recorder that waited
@@ -99,23 +126,30 @@ describe('queued recorder', () => {
     expect(errors).toEqual([expect.stringMatching(/^recorder: decision: decision: /)]);
     expect(stats).toMatchObject({ recorded: 5, invalid: 1, failed: 0 });
     const { db } = openWorkspaceDatabase(ws);
-    expect(db.prepare('SELECT decision, llm_model, llm_latency_ms, prompt_tokens, outcome FROM memory_gate_decisions ORDER BY decision').all()).toEqual([
+    expect(
+      db.prepare('SELECT decision, llm_model, llm_latency_ms, prompt_tokens, outcome FROM memory_gate_decisions ORDER BY decision').all(),
+    ).toEqual([
       { decision: 'NO_WRITE', llm_model: 'unknown', llm_latency_ms: null, prompt_tokens: null, outcome: 'skipped' },
       { decision: 'UPDATE_USER', llm_model: 'unknown', llm_latency_ms: null, prompt_tokens: null, outcome: null },
     ]);
-    expect(db.prepare('SELECT target_file, status, reason FROM write_guardian_audit').all()).toEqual([{ target_file: 'USER.md', status: 'skipped', reason: 'missing candidate fact' }]);
+    expect(db.prepare('SELECT target_file, status, reason FROM write_guardian_audit').all()).toEqual([
+      { target_file: 'USER.md', status: 'skipped', reason: 'missing candidate fact' },
+    ]);
     db.close();
   });
 
   it('a process that exits without close() spools what is queued; the next recorder replays it and reports the drops', async () => {
     const ws = tempWorkspace('recorder-crash-');
     const script = path.join(ws, 'crash.ts');
-    fs.writeFileSync(script, `
+    fs.writeFileSync(
+      script,
+      `
       import { createRecorder } from ${JSON.stringify(path.join(repoRoot, 'src', 'recorder'))};
       const r = createRecorder({ workspaceDir: ${JSON.stringify(ws)}, maxQueue: 40 });
       for (let i = 0; i < 50; i++) r.recordTurn({ id: 'T' + String(i).padStart(25, '0'), sessionId: 's', userMessage: { content: 'u' + i }, agentReply: { content: 'a' + i } });
       process.exit(0); // the gateway goes down before the writer caught up
-    `);
+    `,
+    );
     const run = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
     expect(fs.readdirSync(path.join(ws, '.openclaw-reflection')).filter((f) => f.startsWith('recorder-spool-'))).toHaveLength(1);

@@ -33,7 +33,11 @@ describe('renderer errors', () => {
     // the message no longer decides: these are failures the curator must see
     expect(isCancelled(new ApiError('Conflict', 'export cancelled', 'dataset.export'))).toBe(false);
     expect(isCancelled(new Error('the request was aborted'))).toBe(false);
-    expect(readableError('Collect', new ApiError('Cancelled', '', 'dataset.collect'))).toEqual({ action: 'Collect', kind: 'Cancelled', message: 'cancelled' });
+    expect(readableError('Collect', new ApiError('Cancelled', '', 'dataset.collect'))).toEqual({
+      action: 'Collect',
+      kind: 'Cancelled',
+      message: 'cancelled',
+    });
   });
 
   it('a job aborted through the client rejects with kind Cancelled, end to end over the registry', async () => {

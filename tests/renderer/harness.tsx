@@ -71,4 +71,3 @@ export function mount(ui: ReactNode) {
   );
   return { ...transport, api, client, view };
 }
-

@@ -18,7 +18,15 @@ import {
 import { mount, recordingTransport, type DataEvent } from './harness';
 
 /** Shows one channel's answer; `opts` as useApiQuery takes them. */
-function Reader({ channel, live, throttleMs }: { channel: 'guardian.list' | 'dataset.exports' | 'settings.get'; live?: boolean; throttleMs?: number }) {
+function Reader({
+  channel,
+  live,
+  throttleMs,
+}: {
+  channel: 'guardian.list' | 'dataset.exports' | 'settings.get';
+  live?: boolean;
+  throttleMs?: number;
+}) {
   const q = useApiQuery(channel, {} as never, { live, throttleMs });
   const data = q.data as { n: number } | undefined;
   return <p data-testid={channel}>{data ? `${channel} #${data.n}` : 'loading'}</p>;
@@ -33,7 +41,12 @@ afterEach(() => {
 
 describe('keyed queries', () => {
   it('load once and make no further calls while the view is idle for 5 s', async () => {
-    const t = mount(<><Reader channel="guardian.list" /><Reader channel="dataset.exports" /></>);
+    const t = mount(
+      <>
+        <Reader channel="guardian.list" />
+        <Reader channel="dataset.exports" />
+      </>,
+    );
     await waitFor(() => expect(shown('guardian.list')).toBe('guardian.list #1'));
     await waitFor(() => expect(shown('dataset.exports')).toBe('dataset.exports #1'));
     vi.useFakeTimers();
@@ -44,7 +57,12 @@ describe('keyed queries', () => {
   });
 
   it('reload only the queries that read an area the change event names', async () => {
-    const t = mount(<><Reader channel="guardian.list" /><Reader channel="dataset.exports" /></>);
+    const t = mount(
+      <>
+        <Reader channel="guardian.list" />
+        <Reader channel="dataset.exports" />
+      </>,
+    );
     await waitFor(() => expect(shown('dataset.exports')).toBe('dataset.exports #1'));
     t.emit({ areas: ['writes'] });
     await waitFor(() => expect(shown('guardian.list')).toBe('guardian.list #2'));
@@ -56,7 +74,12 @@ describe('keyed queries', () => {
   });
 
   it('an event without areas (another process wrote) reloads everything on screen; a named source only its areas', async () => {
-    const t = mount(<><Reader channel="guardian.list" /><Reader channel="dataset.exports" /></>);
+    const t = mount(
+      <>
+        <Reader channel="guardian.list" />
+        <Reader channel="dataset.exports" />
+      </>,
+    );
     await waitFor(() => expect(shown('dataset.exports')).toBe('dataset.exports #1'));
     t.emit({});
     await waitFor(() => expect(shown('guardian.list')).toBe('guardian.list #2'));

@@ -50,8 +50,13 @@ describe('parseTime', () => {
 
 describe('parseTimeRange', () => {
   it('parses both ends and refuses a range that ends before it starts', () => {
-    expect(parseTimeRange({ since: '7d', until: '2026-03-14' }, now)).toEqual({ since: now - 7 * 86_400_000, until: Date.UTC(2026, 2, 14) });
+    expect(parseTimeRange({ since: '7d', until: '2026-03-14' }, now)).toEqual({
+      since: now - 7 * 86_400_000,
+      until: Date.UTC(2026, 2, 14),
+    });
     expect(parseTimeRange({}, now)).toEqual({ since: undefined, until: undefined });
-    expect(() => parseTimeRange({ since: '1d', until: '2d' }, now, { since: '--since', until: '--until' })).toThrow(/--since: must be before --until/);
+    expect(() => parseTimeRange({ since: '1d', until: '2d' }, now, { since: '--since', until: '--until' })).toThrow(
+      /--since: must be before --until/,
+    );
   });
 });

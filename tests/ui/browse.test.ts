@@ -51,8 +51,12 @@ describe('browsing', () => {
         return chips.length > 0 && chips.every((c) => c.toLowerCase() === 'update user');
       })
       .toBe(true);
-    const expected = (ui.db.prepare(`SELECT count(*) AS n FROM memory_gate_decisions WHERE decision = 'UPDATE_USER'`).get() as { n: number }).n;
-    await expect.poll(() => page.locator('[data-testid=decision-row]').count()).toBe(Math.min(expected, await page.locator('[data-testid=decision-row]').count()));
+    const expected = (
+      ui.db.prepare(`SELECT count(*) AS n FROM memory_gate_decisions WHERE decision = 'UPDATE_USER'`).get() as { n: number }
+    ).n;
+    await expect
+      .poll(() => page.locator('[data-testid=decision-row]').count())
+      .toBe(Math.min(expected, await page.locator('[data-testid=decision-row]').count()));
     // A reload returns to the same view.
     await page.reload();
     await page.waitForSelector('[data-testid=decision-row]');
@@ -67,7 +71,11 @@ describe('browsing', () => {
   it('searches a Chinese phrase and highlights the matches', async () => {
     const { page } = ui;
     const phrase = '发票请寄到';
-    const expected = (ui.db.prepare(`SELECT count(*) AS n FROM conversation_turns WHERE user_message_content LIKE '%' || ? || '%'`).get(phrase) as { n: number }).n;
+    const expected = (
+      ui.db.prepare(`SELECT count(*) AS n FROM conversation_turns WHERE user_message_content LIKE '%' || ? || '%'`).get(phrase) as {
+        n: number;
+      }
+    ).n;
     expect(expected).toBeGreaterThan(0);
     await go(page, '#/search', '[data-testid=view-search]');
     await page.getByLabel('Search text').fill(phrase);
@@ -88,8 +96,20 @@ describe('browsing', () => {
     const recorder = openRecorder({ workspaceDir: ui.dir });
     try {
       const now = Date.now();
-      await recorder.upsertSession({ id: 'channel:telegram:live-check', channelId: 'telegram', conversationTarget: 'live-check', createdAt: now, lastActivityAt: now });
-      await recorder.insertTurn({ sessionId: 'channel:telegram:live-check', turnNumber: 0, userMessage: { content: '实时刷新 live refresh' }, agentReply: { content: 'ok' }, createdAt: now });
+      await recorder.upsertSession({
+        id: 'channel:telegram:live-check',
+        channelId: 'telegram',
+        conversationTarget: 'live-check',
+        createdAt: now,
+        lastActivityAt: now,
+      });
+      await recorder.insertTurn({
+        sessionId: 'channel:telegram:live-check',
+        turnNumber: 0,
+        userMessage: { content: '实时刷新 live refresh' },
+        agentReply: { content: 'ok' },
+        createdAt: now,
+      });
     } finally {
       recorder.close();
     }

@@ -28,7 +28,9 @@ const port = () => Number(new URL(served.origin).port);
 function latestWrite(): string {
   const db = new Database(dbPathFor(dir), { readonly: true });
   try {
-    return (db.prepare(`SELECT id FROM write_guardian_audit WHERE status = 'written' ORDER BY created_at DESC LIMIT 1`).get() as { id: string }).id;
+    return (
+      db.prepare(`SELECT id FROM write_guardian_audit WHERE status = 'written' ORDER BY created_at DESC LIMIT 1`).get() as { id: string }
+    ).id;
   } finally {
     db.close();
   }
@@ -49,14 +51,26 @@ describe('change events', () => {
     events.length = 0;
     const rowsBefore = idempotencyRows();
     for (let i = 0; i < 3; i++) {
-      const r = await call(port(), served.token, 'guardian.rollback', { auditId, reason: 'preview', dryRun: true }, { 'Idempotency-Key': `dry-${i}` });
+      const r = await call(
+        port(),
+        served.token,
+        'guardian.rollback',
+        { auditId, reason: 'preview', dryRun: true },
+        { 'Idempotency-Key': `dry-${i}` },
+      );
       expect(r.status).toBe(200);
     }
     served.runtime.session.checkDataVersion();
     expect(dataEvents()).toEqual([]);
     expect(idempotencyRows()).toBe(rowsBefore);
 
-    const r = await call(port(), served.token, 'guardian.rollback', { auditId, reason: 'not a lasting fact' }, { 'Idempotency-Key': 'real-1' });
+    const r = await call(
+      port(),
+      served.token,
+      'guardian.rollback',
+      { auditId, reason: 'not a lasting fact' },
+      { 'Idempotency-Key': 'real-1' },
+    );
     expect(r.status).toBe(200);
     expect(idempotencyRows()).toBe(rowsBefore + 1);
     const [event] = dataEvents();

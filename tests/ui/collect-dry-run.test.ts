@@ -18,9 +18,28 @@ beforeAll(async () => {
   const t = Date.now() - 3_600_000;
   for (let i = 0; i < 4; i++) {
     const sessionId = `dup-${i}`;
-    await rec.upsertSession({ id: sessionId, channelId: 'telegram', conversationTarget: `dup-${i}`, createdAt: t + i, lastActivityAt: t + i });
-    const turn = await rec.insertTurn({ sessionId, userMessage: { content: 'Please remember that I drink my coffee black, no sugar.' }, agentReply: { content: 'Noted.' }, createdAt: t + i });
-    await rec.insertDecision({ turnId: turn.id, sessionId, decision: 'UPDATE_USER', reason: 'a lasting preference', candidateFact: 'User drinks coffee black, no sugar.', llmCall: { model: 'test' }, createdAt: t + i });
+    await rec.upsertSession({
+      id: sessionId,
+      channelId: 'telegram',
+      conversationTarget: `dup-${i}`,
+      createdAt: t + i,
+      lastActivityAt: t + i,
+    });
+    const turn = await rec.insertTurn({
+      sessionId,
+      userMessage: { content: 'Please remember that I drink my coffee black, no sugar.' },
+      agentReply: { content: 'Noted.' },
+      createdAt: t + i,
+    });
+    await rec.insertDecision({
+      turnId: turn.id,
+      sessionId,
+      decision: 'UPDATE_USER',
+      reason: 'a lasting preference',
+      candidateFact: 'User drinks coffee black, no sugar.',
+      llmCall: { model: 'test' },
+      createdAt: t + i,
+    });
   }
   rec.close();
   fs.mkdirSync(path.join(dir, '.openclaw-reflection'), { recursive: true });

@@ -14,7 +14,8 @@ afterAll(async () => {
   await ui?.close();
 });
 
-const statusOf = (id: string) => (ui.db.prepare('SELECT annotation_status AS s FROM dataset_samples WHERE id = ?').get(id) as { s: string }).s;
+const statusOf = (id: string) =>
+  (ui.db.prepare('SELECT annotation_status AS s FROM dataset_samples WHERE id = ?').get(id) as { s: string }).s;
 const shownSample = () => ui.page.locator('[data-testid=review-sample]').getAttribute('data-sample-id');
 
 describe('dataset curation', () => {
@@ -79,7 +80,9 @@ describe('dataset curation', () => {
   it('rejects one PII span and shows its value in the redacted text', async () => {
     const { page } = ui;
     const sample = ui.db
-      .prepare(`SELECT id, pii_spans FROM dataset_samples WHERE contains_pii = 1 AND pii_spans IS NOT NULL ORDER BY created_at DESC LIMIT 1`)
+      .prepare(
+        `SELECT id, pii_spans FROM dataset_samples WHERE contains_pii = 1 AND pii_spans IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
+      )
       .get() as { id: string; pii_spans: string } | undefined;
     if (!sample) throw new Error('no collected sample contains PII');
     const spans = JSON.parse(sample.pii_spans) as { id: string; value: string; type: string; accepted: boolean }[];
@@ -95,10 +98,19 @@ describe('dataset curation', () => {
     await expect.poll(() => page.locator(`[data-testid=review-sample] .pii.keep`).count()).toBeGreaterThan(0);
     await expect
       .poll(() => {
-        const row = ui.db.prepare('SELECT pii_spans, pii_redacted_content FROM dataset_samples WHERE id = ?').get(sample.id) as { pii_spans: string; pii_redacted_content: string | null };
+        const row = ui.db.prepare('SELECT pii_spans, pii_redacted_content FROM dataset_samples WHERE id = ?').get(sample.id) as {
+          pii_spans: string;
+          pii_redacted_content: string | null;
+        };
         // Keeping a value keeps every span of it: the export hides a value wherever it appears.
-        const same = (JSON.parse(row.pii_spans) as { value: string; type: string; accepted: boolean }[]).filter((s) => s.value === span.value && s.type === span.type);
-        return same.length > 0 && same.every((s) => !s.accepted) && (row.pii_redacted_content === null || row.pii_redacted_content.includes(span.value));
+        const same = (JSON.parse(row.pii_spans) as { value: string; type: string; accepted: boolean }[]).filter(
+          (s) => s.value === span.value && s.type === span.type,
+        );
+        return (
+          same.length > 0 &&
+          same.every((s) => !s.accepted) &&
+          (row.pii_redacted_content === null || row.pii_redacted_content.includes(span.value))
+        );
       })
       .toBe(true);
     await noErrorsOnScreen(page);
@@ -140,7 +152,9 @@ describe('dataset curation', () => {
     await page.locator('[data-testid=write-export]').click();
     await page.locator('[data-testid=export-result]').waitFor({ timeout: 30_000 });
 
-    const exp = ui.db.prepare(`SELECT file_path, files, include_pii, total_samples FROM dataset_exports WHERE export_name = 'ui-openai'`).get() as {
+    const exp = ui.db
+      .prepare(`SELECT file_path, files, include_pii, total_samples FROM dataset_exports WHERE export_name = 'ui-openai'`)
+      .get() as {
       file_path: string;
       files: string;
       include_pii: number;

@@ -32,11 +32,15 @@ afterAll(async () => {
 });
 
 const userMd = () => fs.readFileSync(path.join(dir, 'USER.md'), 'utf8');
-const snapshot = (id: string | null) => (id ? (db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(id) as string) : '');
+const snapshot = (id: string | null) =>
+  id ? (db.prepare('SELECT content FROM file_snapshots WHERE id = ?').pluck().get(id) as string) : '';
 
 describe('memory health', () => {
   it('shows a blame gutter; a line opens its write, decision and turn, with rollback one click away', async () => {
-    const write = db.prepare("SELECT id FROM write_guardian_audit WHERE target_file = 'USER.md' AND status = 'written' ORDER BY created_at DESC LIMIT 1").pluck().get() as string;
+    const write = db
+      .prepare("SELECT id FROM write_guardian_audit WHERE target_file = 'USER.md' AND status = 'written' ORDER BY created_at DESC LIMIT 1")
+      .pluck()
+      .get() as string;
     await go(page, `#/writes?id=${write}&tab=blame`, '[data-testid=blame-line]');
     const lines = page.locator('[data-testid=blame-line]');
     expect(await lines.count()).toBe(userMd().replace(/\n$/, '').split('\n').length);
@@ -44,7 +48,9 @@ describe('memory health', () => {
     const auditId = (await phoneLine.getAttribute('data-audit'))!;
     const text = (await phoneLine.locator('td').nth(2).innerText()).trim();
     // The blamed write is the one that introduced this line: absent before it, present after it.
-    const a = db.prepare('SELECT before_snapshot_id, after_snapshot_id, decision_id FROM write_guardian_audit WHERE id = ?').get(auditId) as { before_snapshot_id: string | null; after_snapshot_id: string; decision_id: string };
+    const a = db
+      .prepare('SELECT before_snapshot_id, after_snapshot_id, decision_id FROM write_guardian_audit WHERE id = ?')
+      .get(auditId) as { before_snapshot_id: string | null; after_snapshot_id: string; decision_id: string };
     expect(snapshot(a.after_snapshot_id)).toContain(text);
     expect(snapshot(a.before_snapshot_id)).not.toContain(text);
     await phoneLine.click();
@@ -74,21 +80,34 @@ describe('memory health', () => {
     await phone.locator('input[type=radio]').first().check();
     const keptNumber = /\+1 415 555 0\d+/.exec(phoneLines[0] ?? '')![0];
     await phone.locator('[data-testid=finding-keep]').click();
-    await page.waitForFunction(() => !document.querySelector('[data-testid=finding][data-attribute=phone]'), undefined, { timeout: 15_000 });
-    const phonesNow = userMd().split('\n').filter((l) => /phone for urgent issues/.test(l));
+    await page.waitForFunction(() => !document.querySelector('[data-testid=finding][data-attribute=phone]'), undefined, {
+      timeout: 15_000,
+    });
+    const phonesNow = userMd()
+      .split('\n')
+      .filter((l) => /phone for urgent issues/.test(l));
     expect(phonesNow).toHaveLength(1);
     expect(phonesNow[0]).toContain(keptNumber);
-    const curator = db.prepare("SELECT id FROM write_guardian_audit WHERE source = 'retry' AND target_file = 'USER.md' ORDER BY created_at DESC LIMIT 1").pluck().get() as string;
-    expect(db.prepare('SELECT count(*) FROM behavior_corrections WHERE retry_audit_id = ?').pluck().get(curator)).toBe(phoneLines.length - 1);
+    const curator = db
+      .prepare("SELECT id FROM write_guardian_audit WHERE source = 'retry' AND target_file = 'USER.md' ORDER BY created_at DESC LIMIT 1")
+      .pluck()
+      .get() as string;
+    expect(db.prepare('SELECT count(*) FROM behavior_corrections WHERE retry_audit_id = ?').pluck().get(curator)).toBe(
+      phoneLines.length - 1,
+    );
     await noErrorsOnScreen(page);
   }, 60_000);
 
   it('flags a write that stored an email in the Writes list and removes the value in one click', async () => {
     const flagged = db
-      .prepare("SELECT f.audit_id FROM audit_secret_flags f JOIN write_guardian_audit a ON a.id = f.audit_id WHERE f.kinds LIKE '%EMAIL%' AND a.target_file = 'USER.md' AND a.status = 'written' ORDER BY a.created_at DESC LIMIT 1")
+      .prepare(
+        "SELECT f.audit_id FROM audit_secret_flags f JOIN write_guardian_audit a ON a.id = f.audit_id WHERE f.kinds LIKE '%EMAIL%' AND a.target_file = 'USER.md' AND a.status = 'written' ORDER BY a.created_at DESC LIMIT 1",
+      )
       .pluck()
       .get() as string;
-    const email = /[\w.]+@example\.com/.exec(db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(flagged) as string)![0];
+    const email = /[\w.]+@example\.com/.exec(
+      db.prepare('SELECT diff FROM write_guardian_audit WHERE id = ?').pluck().get(flagged) as string,
+    )![0];
     expect(userMd()).toContain(email);
     await go(page, '#/writes?file=USER.md', `[data-testid=write-row][data-id="${flagged}"]`);
     const row = page.locator(`[data-testid=write-row][data-id="${flagged}"]`);
@@ -111,7 +130,12 @@ describe('memory health', () => {
   }, 60_000);
 
   it('verifies the chain and erases a value across history from the Health view', async () => {
-    const email = /[\w.]+@example\.(?:com|cn)/.exec(db.prepare("SELECT user_message_content FROM conversation_turns WHERE user_message_content LIKE '%@example.%' LIMIT 1").pluck().get() as string)![0];
+    const email = /[\w.]+@example\.(?:com|cn)/.exec(
+      db
+        .prepare("SELECT user_message_content FROM conversation_turns WHERE user_message_content LIKE '%@example.%' LIMIT 1")
+        .pluck()
+        .get() as string,
+    )![0];
     await go(page, '#/health', '[data-testid=verify-card]');
     await page.locator('[data-testid=verify-card] button').click();
     await page.locator('[data-testid=verify-result]').waitFor({ timeout: 15_000 });

@@ -86,9 +86,15 @@ describe('a change reloads only the views that show it', () => {
     // Nothing on this screen reads settings: lists, details and the status bar declare their areas, and
     // components that do not (useAsync) learnt theirs from the channels they called.
     expect(calls).toEqual([]);
-    const corrected = await ui.wb.runtime.registry.dispatch('guardian.correct', { auditId: id, status: 'refused', reason: 'not a lasting fact' });
+    const corrected = await ui.wb.runtime.registry.dispatch('guardian.correct', {
+      auditId: id,
+      status: 'refused',
+      reason: 'not a lasting fact',
+    });
     expect(corrected.ok).toBe(true);
-    await expect.poll(() => [...new Set(calls)].sort(), { timeout: 5000 }).toEqual(expect.arrayContaining(['guardian.list', 'guardian.show']));
+    await expect
+      .poll(() => [...new Set(calls)].sort(), { timeout: 5000 })
+      .toEqual(expect.arrayContaining(['guardian.list', 'guardian.show']));
     // Views of other areas stay as they are.
     expect(calls.filter((c) => /^(gate|sessions|turns|search|settings|exclusions)\./.test(c))).toEqual([]);
   });
@@ -105,12 +111,21 @@ describe('status-bar counts', () => {
     const rec = openRecorder({ workspaceDir: ui.dir });
     const now = Date.now();
     await rec.upsertSession({ id: 'idle-test-session', channelId: 'cli', createdAt: now, lastActivityAt: now });
-    await rec.insertTurn({ sessionId: 'idle-test-session', userMessage: { content: 'hello' }, agentReply: { content: 'hi' }, createdAt: now });
+    await rec.insertTurn({
+      sessionId: 'idle-test-session',
+      userMessage: { content: 'hello' },
+      agentReply: { content: 'hi' },
+      createdAt: now,
+    });
     rec.close();
     await expect.poll(sessionsShown, { timeout: 8000 }).toBe(before + 1);
     // The list that shows sessions reloaded too (it was at the top).
     await expect.poll(() => ui.page.locator('[data-testid=session-row]').count(), { timeout: 8000 }).toBeGreaterThan(0);
-    await ui.page.getByText('idle-test-session').first().waitFor({ timeout: 8000 }).catch(() => undefined);
+    await ui.page
+      .getByText('idle-test-session')
+      .first()
+      .waitFor({ timeout: 8000 })
+      .catch(() => undefined);
     await ui.wb.screenshot('statusbar-after-external-write');
   });
 });

@@ -23,7 +23,9 @@ function run(model: string, ids: string[], failFirst: number) {
     runId: `run-${model}`,
     timestamp: '2026-03-08T17:56:26.650Z',
     suite: 'memory-gate',
-    models: [{ modelId: model, modelLabel: model.toUpperCase(), results: ids.map((scenarioId, i) => ({ scenarioId, pass: i >= failFirst })) }],
+    models: [
+      { modelId: model, modelLabel: model.toUpperCase(), results: ids.map((scenarioId, i) => ({ scenarioId, pass: i >= failFirst })) },
+    ],
   };
 }
 
@@ -31,10 +33,17 @@ beforeAll(async () => {
   ui = await startUi(3);
   const root = path.join(ui.dir, 'plugin');
   fs.cpSync(evalsDir, path.join(root, 'evals', 'datasets'), { recursive: true });
-  const ids = fs.readFileSync(path.join(evalsDir, 'memory-gate', 'benchmark.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).scenario_id as string);
+  const ids = fs
+    .readFileSync(path.join(evalsDir, 'memory-gate', 'benchmark.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).scenario_id as string);
   writeFile(path.join(root, 'evals', 'results', 'a.json'), JSON.stringify(run('model-a', ids, 1)));
   writeFile(path.join(root, 'evals', 'results', 'b.json'), JSON.stringify(run('model-b', ids, 6)));
-  const session = ui.db.prepare('SELECT id, created_at AS at FROM sessions ORDER BY created_at LIMIT 1').get() as { id: string; at: number };
+  const session = ui.db.prepare('SELECT id, created_at AS at FROM sessions ORDER BY created_at LIMIT 1').get() as {
+    id: string;
+    at: number;
+  };
   sessionId = session.id;
   writeFile(path.join(ui.dir, 'oc', 'memory', `${localDay(session.at)}.md`), NOTE);
   const { db } = openWorkspaceDatabase(ui.dir);

@@ -21,9 +21,32 @@ beforeAll(async () => {
   const t = Date.now() + 60_000;
   await rec.upsertSession({ id: 'lists-session', channelId: 'telegram', conversationTarget: 'lists', createdAt: t, lastActivityAt: t + 2 });
   for (const [i, fact] of [FACT_A, FACT_B].entries()) {
-    const turn = await rec.insertTurn({ sessionId: 'lists-session', userMessage: { content: `note ${fact}` }, agentReply: { content: 'noted' }, createdAt: t + i });
-    const decisionId = await rec.insertDecision({ turnId: turn.id, sessionId: 'lists-session', decision: 'UPDATE_USER', reason: 'a fact about the user', candidateFact: fact, llmCall: { model: 'test' }, createdAt: t + i });
-    const w = await rec.recordWrite({ decisionId, turnId: turn.id, sessionId: 'lists-session', targetFile: 'USER.md', candidateFact: fact, status: 'written', before: i ? `- ${FACT_A}\n` : '', after: i ? `- ${FACT_A}\n- ${fact}\n` : `- ${fact}\n`, createdAt: t + i });
+    const turn = await rec.insertTurn({
+      sessionId: 'lists-session',
+      userMessage: { content: `note ${fact}` },
+      agentReply: { content: 'noted' },
+      createdAt: t + i,
+    });
+    const decisionId = await rec.insertDecision({
+      turnId: turn.id,
+      sessionId: 'lists-session',
+      decision: 'UPDATE_USER',
+      reason: 'a fact about the user',
+      candidateFact: fact,
+      llmCall: { model: 'test' },
+      createdAt: t + i,
+    });
+    const w = await rec.recordWrite({
+      decisionId,
+      turnId: turn.id,
+      sessionId: 'lists-session',
+      targetFile: 'USER.md',
+      candidateFact: fact,
+      status: 'written',
+      before: i ? `- ${FACT_A}\n` : '',
+      after: i ? `- ${FACT_A}\n- ${fact}\n` : `- ${fact}\n`,
+      createdAt: t + i,
+    });
     if (i) writeB = w.auditId;
     else writeA = w.auditId;
   }
@@ -48,7 +71,14 @@ async function wordVisible(page: Page, selector: string, word: string): Promise<
         range.setEnd(n, at + w.length);
         const r = range.getBoundingClientRect();
         const box = cell.getBoundingClientRect();
-        return r.width > 0 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && r.right <= box.right + 1 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+        return (
+          r.width > 0 &&
+          r.top >= box.top - 1 &&
+          r.bottom <= box.bottom + 1 &&
+          r.right <= box.right + 1 &&
+          r.bottom <= window.innerHeight &&
+          r.right <= window.innerWidth
+        );
       }
       return false;
     },
@@ -97,8 +127,12 @@ describe('lists at 1280×800', () => {
     const check = async () => {
       const layout = await page.locator('[data-testid=write-detail] [data-testid=diff-view]').getAttribute('data-layout');
       // Inline, Monaco shrinks the original editor to its line-number gutter; side by side it is half the frame.
-      const originalWidth = await page.locator('[data-testid=write-detail] .editor.original').evaluate((el) => el.getBoundingClientRect().width);
-      const modifiedWidth = await page.locator('[data-testid=write-detail] .editor.modified').evaluate((el) => el.getBoundingClientRect().width);
+      const originalWidth = await page
+        .locator('[data-testid=write-detail] .editor.original')
+        .evaluate((el) => el.getBoundingClientRect().width);
+      const modifiedWidth = await page
+        .locator('[data-testid=write-detail] .editor.modified')
+        .evaluate((el) => el.getBoundingClientRect().width);
       const text = await caption.innerText();
       expect(layout).toBe(originalWidth > modifiedWidth / 2 ? 'side-by-side' : 'inline');
       if (layout === 'inline') expect(text).toMatch(/one column/);
@@ -113,7 +147,9 @@ describe('lists at 1280×800', () => {
     const splitter = page.getByRole('separator', { name: /Resize the list/ });
     await splitter.focus();
     for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowLeft');
-    await expect.poll(() => page.locator('[data-testid=write-detail] [data-testid=diff-view]').getAttribute('data-layout'), { timeout: 10_000 }).toBe('side-by-side');
+    await expect
+      .poll(() => page.locator('[data-testid=write-detail] [data-testid=diff-view]').getAttribute('data-layout'), { timeout: 10_000 })
+      .toBe('side-by-side');
     const wide = await check();
     expect([narrow, wide]).toContain('side-by-side');
     await ui.wb.screenshot('lists-diff-caption-1920');

@@ -18,7 +18,9 @@ describe('renderer never renders HTML from strings', () => {
     expect(files.length).toBeGreaterThan(20);
     const offenders = files.flatMap((f) => {
       const text = fs.readFileSync(f, 'utf8');
-      return /dangerouslySetInnerHTML|\.innerHTML|\.outerHTML|insertAdjacentHTML|document\.write/.test(text) ? [path.relative(repoRoot, f)] : [];
+      return /dangerouslySetInnerHTML|\.innerHTML|\.outerHTML|insertAdjacentHTML|document\.write/.test(text)
+        ? [path.relative(repoRoot, f)]
+        : [];
     });
     expect(offenders).toEqual([]);
   });

@@ -21,7 +21,15 @@ function tableCounts(): Record<string, number> {
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'api_idempotency' ORDER BY name")
     .pluck()
     .all() as string[];
-  return Object.fromEntries(tables.map((t) => [t, (ui.db.prepare(`SELECT count(*) FROM "${t.replace(/"/g, '""')}"`).pluck().get() as number)]));
+  return Object.fromEntries(
+    tables.map((t) => [
+      t,
+      ui.db
+        .prepare(`SELECT count(*) FROM "${t.replace(/"/g, '""')}"`)
+        .pluck()
+        .get() as number,
+    ]),
+  );
 }
 
 describe('privacy and strategy settings', () => {
@@ -32,7 +40,9 @@ describe('privacy and strategy settings', () => {
     const form = page.locator('[data-testid=strategy-form]');
     const minQ = form.getByLabel('Minimum quality score');
     await minQ.fill('1.5');
-    await expect.poll(() => page.locator('[data-testid=strategy-problems]').innerText()).toContain('datasetCollection.positiveCriteria.minQualityScore');
+    await expect
+      .poll(() => page.locator('[data-testid=strategy-problems]').innerText())
+      .toContain('datasetCollection.positiveCriteria.minQualityScore');
     expect(await form.getByRole('button', { name: 'Save strategy' }).isDisabled()).toBe(true);
     expect(fs.existsSync(settingsFile())).toBe(false);
 
@@ -45,7 +55,11 @@ describe('privacy and strategy settings', () => {
     await ui.wb.screenshot('datasets-strategy-form');
 
     const saved = JSON.parse(fs.readFileSync(settingsFile(), 'utf8')) as {
-      datasetCollection: { positiveCriteria: Record<string, unknown>; negativeCriteria: Record<string, unknown>; privacyFiltering: { redactPatterns: string[] } };
+      datasetCollection: {
+        positiveCriteria: Record<string, unknown>;
+        negativeCriteria: Record<string, unknown>;
+        privacyFiltering: { redactPatterns: string[] };
+      };
     };
     expect(saved.datasetCollection.positiveCriteria.minQualityScore).toBe(0.55);
     expect(saved.datasetCollection.positiveCriteria.notRolledBackWithinDays).toBe(14);
@@ -58,7 +72,12 @@ describe('privacy and strategy settings', () => {
 
   it('adds a session exclusion through the UI, and a purge dry run shows counts and changes nothing', async () => {
     const { page } = ui;
-    const session = ui.db.prepare('SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM conversation_turns t WHERE t.session_id = s.id) ORDER BY s.id LIMIT 1').pluck().get() as string;
+    const session = ui.db
+      .prepare(
+        'SELECT s.id FROM sessions s WHERE EXISTS (SELECT 1 FROM conversation_turns t WHERE t.session_id = s.id) ORDER BY s.id LIMIT 1',
+      )
+      .pluck()
+      .get() as string;
     const turns = ui.db.prepare('SELECT count(*) FROM conversation_turns WHERE session_id = ?').pluck().get(session) as number;
     expect(turns).toBeGreaterThan(0);
 
@@ -70,7 +89,12 @@ describe('privacy and strategy settings', () => {
     await panel.getByRole('button', { name: 'Exclude' }).click();
     const row = panel.locator('[data-testid=exclusion-row]', { hasText: session });
     await row.waitFor();
-    const stored = ui.db.prepare('SELECT id, kind, value, reason FROM exclusions').all() as { id: string; kind: string; value: string; reason: string }[];
+    const stored = ui.db.prepare('SELECT id, kind, value, reason FROM exclusions').all() as {
+      id: string;
+      kind: string;
+      value: string;
+      reason: string;
+    }[];
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ kind: 'session', value: session, reason: 'user asked to be forgotten' });
     expect(await row.innerText()).toContain('user asked to be forgotten');

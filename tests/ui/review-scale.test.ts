@@ -37,7 +37,9 @@ describe('PII review at scale', () => {
     const ctx = ui.wb.runtime.session.serviceContext();
     const value = listPiiValues(ctx).find((v) => v.workspaceSamples >= 2 && v.redacted === v.spans)!;
     expect(value).toBeDefined();
-    const sampleId = (ui.db.prepare('SELECT id FROM dataset_samples WHERE instr(lower(pii_spans), lower(?)) > 0 LIMIT 1').get(value.value) as { id: string }).id;
+    const sampleId = (
+      ui.db.prepare('SELECT id FROM dataset_samples WHERE instr(lower(pii_spans), lower(?)) > 0 LIMIT 1').get(value.value) as { id: string }
+    ).id;
     const before = spansOf(value.value);
     expect(before.redacted).toBe(before.spans);
     await go(page, `#/review?status=all&id=${sampleId}`, '[data-testid=privacy-panel]');
@@ -67,13 +69,19 @@ describe('queue filters, sort and bulk actions', () => {
     const { page } = ui;
     await go(page, '#/review', '[data-testid=review-filters]');
     await page.locator('[data-testid=filter-type]').selectOption('memory_gate_positive');
-    const open = n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending'");
+    const open = n(
+      "SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending'",
+    );
     expect(open).toBeGreaterThan(1);
     await expect.poll(() => page.locator('[data-testid=review-position]').innerText()).toBe(`Sample 1 of ${open}`);
     await page.locator('[data-testid=filter-sort]').selectOption('quality_asc');
-    const lowest = (ui.db
-      .prepare("SELECT id FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending' ORDER BY coalesce(quality_score, -1) ASC, id ASC LIMIT 1")
-      .get() as { id: string }).id;
+    const lowest = (
+      ui.db
+        .prepare(
+          "SELECT id FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending' ORDER BY coalesce(quality_score, -1) ASC, id ASC LIMIT 1",
+        )
+        .get() as { id: string }
+    ).id;
     await expect.poll(shownSample).toBe(lowest);
     expect((await page.locator('[data-testid=review-sample]').innerText()).toLowerCase()).toContain('memory gate positive');
     await page.locator('[data-testid=bulk-approve]').click();
@@ -81,13 +89,19 @@ describe('queue filters, sort and bulk actions', () => {
     await expect.poll(() => dialog.innerText()).toContain(`Approve ${open} samples?`);
     await ui.wb.screenshot('review-filters-bulk-confirm');
     await dialog.getByRole('button', { name: `Approve ${open}` }).click();
-    await expect.poll(() => n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'approved'")).toBeGreaterThanOrEqual(open);
+    await expect
+      .poll(() =>
+        n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'approved'"),
+      )
+      .toBeGreaterThanOrEqual(open);
     await expect.poll(() => page.locator('[data-testid=review-position]').innerText()).toBe('The queue is empty');
     await ui.wb.screenshot('review-filters-bulk-approved');
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('u');
     await expect
-      .poll(() => n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending'"))
+      .poll(() =>
+        n("SELECT count(*) AS n FROM dataset_samples WHERE sample_type = 'memory_gate_positive' AND annotation_status = 'pending'"),
+      )
       .toBe(open);
     await expect.poll(() => page.locator('[data-testid=review-position]').innerText()).toBe(`Sample 1 of ${open}`);
     await noErrorsOnScreen(page);
@@ -99,7 +113,8 @@ describe('guidelines, notes, reasons, skip, history and keys', () => {
     const { page } = ui;
     await go(page, '#/review', '[data-testid=guidelines-panel]');
     await page.locator('[data-testid=guidelines-panel]').getByRole('button', { name: 'edit' }).click();
-    const md = '# Team rules\n\n- **Approve** facts the user stated\n- Reject guesses\n\n<img src=x onerror="window.__pwned=1"> is text\n\n[bad](javascript:alert(1)) [docs](https://example.com)';
+    const md =
+      '# Team rules\n\n- **Approve** facts the user stated\n- Reject guesses\n\n<img src=x onerror="window.__pwned=1"> is text\n\n[bad](javascript:alert(1)) [docs](https://example.com)';
     await page.locator('[data-testid=guidelines-editor]').fill(md);
     await page.locator('[data-testid=reasons-editor]').fill('Wrong fact\nNot worth remembering\nPrivate data');
     await page.locator('[data-testid=review-settings-save]').click();
@@ -135,14 +150,20 @@ describe('guidelines, notes, reasons, skip, history and keys', () => {
     await page.locator('[data-testid=review-notes]').fill('contradicts USER.md');
     await page.locator('[data-testid=reject-reasons]').getByRole('button', { name: 'Private data' }).click();
     await expect
-      .poll(() => ui.db.prepare('SELECT annotation_status AS s, reject_reason AS r, annotation_notes AS t FROM dataset_samples WHERE id = ?').get(first))
+      .poll(() =>
+        ui.db
+          .prepare('SELECT annotation_status AS s, reject_reason AS r, annotation_notes AS t FROM dataset_samples WHERE id = ?')
+          .get(first),
+      )
       .toEqual({ s: 'rejected', r: 'Private data', t: 'contradicts USER.md' });
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     const second = (await shownSample())!;
     await page.keyboard.press('Shift+R');
     await page.locator('[data-testid=reason-picker]').waitFor();
     await page.keyboard.press('2');
-    await expect.poll(() => ui.db.prepare('SELECT reject_reason AS r FROM dataset_samples WHERE id = ?').get(second)).toEqual({ r: 'Not worth remembering' });
+    await expect
+      .poll(() => ui.db.prepare('SELECT reject_reason AS r FROM dataset_samples WHERE id = ?').get(second))
+      .toEqual({ r: 'Not worth remembering' });
     expect(await page.locator('[data-testid=view-review]').count()).toBe(1);
     const third = (await shownSample())!;
     await page.keyboard.press('s');

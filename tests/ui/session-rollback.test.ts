@@ -31,10 +31,35 @@ beforeAll(async () => {
   const write = async (key: keyof typeof ids, file: 'USER.md' | 'MEMORY.md', fact: string, at: number, userText: string) => {
     const before = read(file);
     const after = `${before}${before && !before.endsWith('\n') ? '\n' : ''}- ${fact}\n`;
-    const turn = await rec.insertTurn({ sessionId: SESSION, userMessage: { content: userText }, agentReply: { content: 'noted' }, createdAt: at });
-    const decisionId = await rec.insertDecision({ turnId: turn.id, sessionId: SESSION, decision: file === 'USER.md' ? 'UPDATE_USER' : 'UPDATE_MEMORY', reason: 'worth keeping', candidateFact: fact, llmCall: { model: 'test' }, createdAt: at });
+    const turn = await rec.insertTurn({
+      sessionId: SESSION,
+      userMessage: { content: userText },
+      agentReply: { content: 'noted' },
+      createdAt: at,
+    });
+    const decisionId = await rec.insertDecision({
+      turnId: turn.id,
+      sessionId: SESSION,
+      decision: file === 'USER.md' ? 'UPDATE_USER' : 'UPDATE_MEMORY',
+      reason: 'worth keeping',
+      candidateFact: fact,
+      llmCall: { model: 'test' },
+      createdAt: at,
+    });
     fs.writeFileSync(path.join(ui.dir, file), after);
-    ids[key] = (await rec.recordWrite({ decisionId, turnId: turn.id, sessionId: SESSION, targetFile: file, candidateFact: fact, status: 'written', before: before || null, after, createdAt: at })).auditId;
+    ids[key] = (
+      await rec.recordWrite({
+        decisionId,
+        turnId: turn.id,
+        sessionId: SESSION,
+        targetFile: file,
+        candidateFact: fact,
+        status: 'written',
+        before: before || null,
+        after,
+        createdAt: at,
+      })
+    ).auditId;
   };
   userBefore = read('USER.md');
   await write('w1', 'MEMORY.md', 'Project Kestrel starts in May', t, 'Kestrel starts in May');
@@ -85,7 +110,9 @@ describe('session rollback', () => {
     expect([status(ids.w1), status(ids.w2), status(ids.w3)]).toEqual(['written', 'rolled_back', 'rolled_back']);
     expect(read('USER.md')).toBe(userBefore);
     expect(read('MEMORY.md')).toContain('edited by hand');
-    const reasons = ui.db.prepare('SELECT DISTINCT reason FROM rollbacks WHERE audit_id IN (?, ?)').all(ids.w2, ids.w3) as { reason: string }[];
+    const reasons = ui.db.prepare('SELECT DISTINCT reason FROM rollbacks WHERE audit_id IN (?, ?)').all(ids.w2, ids.w3) as {
+      reason: string;
+    }[];
     expect(reasons).toEqual([{ reason: 'This chat was a role-play; none of it is true.' }]);
     await noErrorsOnScreen(page);
     await ui.wb.screenshot('session-rollback-results');

@@ -24,9 +24,15 @@ describe('Settings view', () => {
     await go(page, '#/settings', '[data-testid=view-settings]');
     const save = page.getByRole('button', { name: 'Save settings' });
     await page.getByLabel('Retention days', { exact: true }).fill('0.5');
-    await page.getByText(/storage\.retentionDays/).first().waitFor({ timeout: 10_000 });
+    await page
+      .getByText(/storage\.retentionDays/)
+      .first()
+      .waitFor({ timeout: 10_000 });
     await page.getByLabel('Archive schedule').fill('every day');
-    await page.getByText(/storage\.jsonlExport\.schedule/).first().waitFor({ timeout: 10_000 });
+    await page
+      .getByText(/storage\.jsonlExport\.schedule/)
+      .first()
+      .waitFor({ timeout: 10_000 });
     expect(await save.isDisabled()).toBe(true);
     await page.locator('[data-testid=settings-invalid]').waitFor();
     await ui.wb.screenshot('settings-invalid');
@@ -41,7 +47,10 @@ describe('Settings view', () => {
     await expect.poll(() => save.isDisabled(), { timeout: 10_000 }).toBe(false);
     await save.click();
     await page.locator('[data-testid=settings-saved]').waitFor();
-    const saved = stored() as { pluginRoot?: string; storage?: { retentionDays?: number; jsonlExport?: { enabled?: boolean; schedule?: string } } };
+    const saved = stored() as {
+      pluginRoot?: string;
+      storage?: { retentionDays?: number; jsonlExport?: { enabled?: boolean; schedule?: string } };
+    };
     expect(saved.pluginRoot).toBe(pluginRoot);
     expect(saved.storage?.retentionDays).toBe(30);
     expect(saved.storage?.jsonlExport).toMatchObject({ enabled: true, schedule: '0 3 * * *' });
@@ -77,7 +86,9 @@ describe('privacy follow-ups', () => {
 describe('retry', () => {
   it('asks for a reason before saving, and keeps it in the audit', async () => {
     const { page } = ui;
-    const a = ui.db.prepare(`SELECT id FROM write_guardian_audit WHERE status = 'written' AND candidate_fact IS NOT NULL ORDER BY created_at LIMIT 1`).get() as { id: string };
+    const a = ui.db
+      .prepare(`SELECT id FROM write_guardian_audit WHERE status = 'written' AND candidate_fact IS NOT NULL ORDER BY created_at LIMIT 1`)
+      .get() as { id: string };
     await go(page, `#/writes?id=${a.id}&tab=retry`, '[data-testid=retry-flow]');
     await page.getByLabel('Corrected fact').fill('User prefers oolong tea');
     await page.getByRole('button', { name: 'Preview with this fact' }).click();
@@ -87,13 +98,36 @@ describe('retry', () => {
     await page.getByLabel('Retry reason').fill('The user said oolong.');
     await save.click();
     await page.locator('[data-testid=retry-saved]').waitFor({ timeout: 10_000 });
-    const row = ui.db.prepare(`SELECT reason FROM write_guardian_audit WHERE related_audit_id = ? AND source = 'retry' ORDER BY created_at DESC LIMIT 1`).get(a.id) as { reason: string };
+    const row = ui.db
+      .prepare(`SELECT reason FROM write_guardian_audit WHERE related_audit_id = ? AND source = 'retry' ORDER BY created_at DESC LIMIT 1`)
+      .get(a.id) as { reason: string };
     expect(row.reason).toBe('The user said oolong.');
   });
 });
 
 describe('status chips', () => {
-  const KINDS = ['written', 'approved', 'auto_approved', 'refused', 'rejected', 'failed', 'rolled_back', 'needs_review', 'skipped', 'conflict', 'pending', 'external', 'retry', 'rollback', 'no_write', 'update_memory', 'update_user', 'update_soul', 'update_identity', 'update_tools'];
+  const KINDS = [
+    'written',
+    'approved',
+    'auto_approved',
+    'refused',
+    'rejected',
+    'failed',
+    'rolled_back',
+    'needs_review',
+    'skipped',
+    'conflict',
+    'pending',
+    'external',
+    'retry',
+    'rollback',
+    'no_write',
+    'update_memory',
+    'update_user',
+    'update_soul',
+    'update_identity',
+    'update_tools',
+  ];
 
   for (const scheme of ['light', 'dark'] as const) {
     it(`meet WCAG AA (4.5:1) at their size, ${scheme} scheme`, async () => {

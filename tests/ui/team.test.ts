@@ -38,7 +38,11 @@ async function curatorPage(name: string): Promise<Page> {
 }
 
 const shown = (page: Page) => page.locator('[data-testid=review-sample]').getAttribute('data-sample-id');
-const row = (id: string) => ui.db.prepare('SELECT annotation_status AS status, annotated_by AS by FROM dataset_samples WHERE id = ?').get(id) as { status: string; by: string };
+const row = (id: string) =>
+  ui.db.prepare('SELECT annotation_status AS status, annotated_by AS by FROM dataset_samples WHERE id = ?').get(id) as {
+    status: string;
+    by: string;
+  };
 
 describe('two curators in two browsers', () => {
   let ann: Page;
@@ -49,7 +53,9 @@ describe('two curators in two browsers', () => {
     ann = await curatorPage('ann');
     await go(ann, '#/review', '[data-testid=review-sample]');
     const annFirst = (await shown(ann))!;
-    await expect.poll(() => ui.db.prepare('SELECT curator FROM review_reservations WHERE sample_id = ?').get(annFirst)).toEqual({ curator: 'ann' });
+    await expect
+      .poll(() => ui.db.prepare('SELECT curator FROM review_reservations WHERE sample_id = ?').get(annFirst))
+      .toEqual({ curator: 'ann' });
     bob = await curatorPage('bob');
     await go(bob, '#/review', '[data-testid=review-sample]');
     const bobFirst = (await shown(bob))!;
@@ -75,7 +81,9 @@ describe('two curators in two browsers', () => {
     await go(page, '#/stats', '[data-testid=agreement-panel]');
     await page.getByLabel('Share of labelled samples (%)').fill('100');
     await page.locator('[data-testid=second-pass-preview]').click();
-    await expect.poll(() => page.locator('[data-testid=agreement-panel]').innerText()).toContain('4 of 4 samples go to a different curator');
+    await expect
+      .poll(() => page.locator('[data-testid=agreement-panel]').innerText())
+      .toContain('4 of 4 samples go to a different curator');
     await page.locator('[data-testid=second-pass-start]').click();
     await expect.poll(() => page.locator('[data-testid=agreement-summary]').innerText()).toContain('4 waiting');
     // Ann is never served her own labels for a second look.
@@ -95,7 +103,9 @@ describe('two curators in two browsers', () => {
       if (!agree) disagreed = id;
       const label = agree ? first : first === 'approved' ? 'rejected' : 'approved';
       await bob.keyboard.press(label === 'approved' ? 'a' : 'r');
-      await expect.poll(() => ui.db.prepare('SELECT second_label AS l, second_curator AS c FROM review_second_pass WHERE sample_id = ?').get(id)).toEqual({ l: label, c: 'bob' });
+      await expect
+        .poll(() => ui.db.prepare('SELECT second_label AS l, second_curator AS c FROM review_second_pass WHERE sample_id = ?').get(id))
+        .toEqual({ l: label, c: 'bob' });
       // the first label stands until a lead decides
       expect(row(id)).toEqual({ status: first, by: 'ann' });
       if (i < 3) await expect.poll(() => shown(bob)).not.toBe(id);
@@ -124,7 +134,9 @@ describe('two curators in two browsers', () => {
   it('refuses a revoked curator at once', async () => {
     const { revokeCurator } = await import('../../src/core/curation/curators');
     revokeCurator(ui.wb.runtime.session.serviceContext(), 'bob');
-    const status = await bob.evaluate(async () => (await fetch('/api/curators.me', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status);
+    const status = await bob.evaluate(
+      async () => (await fetch('/api/curators.me', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status,
+    );
     expect(status).toBe(401);
   });
 });

@@ -60,7 +60,8 @@ describe('writes', () => {
     expect(await diff.locator('.line-insert').count()).toBeGreaterThan(0);
     expect(await diff.locator('.line-delete').count()).toBeGreaterThan(0);
     // The fact this write added is on screen in the modified side.
-    const fact = (ui.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE id = ?').get(audit.id) as { candidate_fact: string }).candidate_fact;
+    const fact = (ui.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE id = ?').get(audit.id) as { candidate_fact: string })
+      .candidate_fact;
     await expect.poll(async () => flat(await diff.innerText())).toContain(flat(fact).slice(0, 20));
     await noErrorsOnScreen(page);
     await ui.wb.screenshot('writes-diff');
@@ -70,7 +71,8 @@ describe('writes', () => {
     const { page } = ui;
     const audit = latestWrite();
     const file = path.join(ui.dir, audit.target_file);
-    const before = (ui.db.prepare('SELECT content FROM file_snapshots WHERE id = ?').get(audit.before_snapshot_id) as { content: string }).content;
+    const before = (ui.db.prepare('SELECT content FROM file_snapshots WHERE id = ?').get(audit.before_snapshot_id) as { content: string })
+      .content;
     expect(fs.readFileSync(file, 'utf8')).not.toBe(before);
 
     await go(page, `#/writes?id=${audit.id}&tab=rollback`, '[data-testid=rollback-flow]');
@@ -99,7 +101,9 @@ describe('writes', () => {
   it('records a correction side by side, validated, with a draft that survives navigating away', async () => {
     const { page } = ui;
     const audit = ui.db
-      .prepare(`SELECT id, candidate_fact FROM write_guardian_audit WHERE status = 'written' AND candidate_fact IS NOT NULL ORDER BY created_at ASC LIMIT 1`)
+      .prepare(
+        `SELECT id, candidate_fact FROM write_guardian_audit WHERE status = 'written' AND candidate_fact IS NOT NULL ORDER BY created_at ASC LIMIT 1`,
+      )
       .get() as { id: string; candidate_fact: string };
     await go(page, `#/corrections?audit=${audit.id}`, '[data-testid=correction-form]');
     const original = page.locator('[data-testid=correction-original]');
@@ -109,7 +113,8 @@ describe('writes', () => {
     await page.getByRole('radio', { name: 'should have written' }).check();
     await page.getByRole('button', { name: 'Record correction' }).click();
     await page.getByText('Say why the original was wrong.').waitFor();
-    const count = () => (ui.db.prepare('SELECT count(*) AS n FROM behavior_corrections WHERE audit_id = ?').get(audit.id) as { n: number }).n;
+    const count = () =>
+      (ui.db.prepare('SELECT count(*) AS n FROM behavior_corrections WHERE audit_id = ?').get(audit.id) as { n: number }).n;
     expect(count()).toBe(0);
 
     const fact = 'The user prefers short answers in the morning.';
@@ -130,7 +135,9 @@ describe('writes', () => {
     await page.getByRole('button', { name: 'Record correction' }).click();
     await page.locator('[data-testid=correction-saved]').waitFor();
     const row = ui.db
-      .prepare('SELECT corrected_status, corrected_candidate_fact, corrected_target_file, correction_reason, apply_to_future, correction_pattern FROM behavior_corrections WHERE audit_id = ?')
+      .prepare(
+        'SELECT corrected_status, corrected_candidate_fact, corrected_target_file, correction_reason, apply_to_future, correction_pattern FROM behavior_corrections WHERE audit_id = ?',
+      )
       .get(audit.id) as Record<string, unknown>;
     expect(row).toEqual({
       corrected_status: 'written',

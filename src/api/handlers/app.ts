@@ -6,7 +6,11 @@ import { backupDatabase } from '../../core/lifecycle/backup';
 import { loadSettings, saveSettings, type LoadedSettings } from '../../core/lifecycle/settings';
 import type { Handlers } from '../registry';
 
-const settingsDto = (s: LoadedSettings) => ({ file: s.file, values: s.settings as unknown as Record<string, unknown>, problems: s.warnings });
+const settingsDto = (s: LoadedSettings) => ({
+  file: s.file,
+  values: s.settings as unknown as Record<string, unknown>,
+  problems: s.warnings,
+});
 
 export const appHandlers = {
   'app.info': (_input, env) => ({ mode: env.mode, version: env.version }),
@@ -30,7 +34,8 @@ export const appHandlers = {
   },
 
   // The renderer is untrusted: a name in the backups folder, or a path the user picked in a save dialog.
-  'backup.create': (input, env) => backupDatabase(env.session.serviceContext(), { output: pathPolicyOf(env.session).backupTarget(input.file) }),
+  'backup.create': (input, env) =>
+    backupDatabase(env.session.serviceContext(), { output: pathPolicyOf(env.session).backupTarget(input.file) }),
 
   'exports.startDrag': (input, env) => {
     if (!env.startDrag) throw new AppError('Invalid', 'drag-out needs the desktop app; in the browser use the download link');

@@ -15,7 +15,11 @@ import { sampleRowDto } from './dataset';
 export const curationHandlers = {
   'review.queue': (input, env) => {
     const page = listQueue(env.session.serviceContext(), input);
-    return { items: page.items.map((s) => ({ ...sampleRowDto(s), annotatedBy: s.annotatedBy })), nextCursor: page.nextCursor, total: page.total };
+    return {
+      items: page.items.map((s) => ({ ...sampleRowDto(s), annotatedBy: s.annotatedBy })),
+      nextCursor: page.nextCursor,
+      total: page.total,
+    };
   },
   'review.reserve': (input, env) => reserveSamples(env.session.serviceContext(), input.ids),
   'review.release': (input, env) => ({ released: releaseSamples(env.session.serviceContext(), input.ids) }),

@@ -41,7 +41,10 @@ const datasetConfig = (dir: string) => loadSettings(dir).settings.datasetCollect
 function summaryOf(content: unknown): string {
   const c = (content ?? {}) as Record<string, unknown>;
   for (const key of ['correctFact', 'incorrectFact', 'candidateFact']) if (typeof c[key] === 'string' && c[key]) return c[key] as string;
-  const conv = (Array.isArray(c.conversation) ? c.conversation : Array.isArray(c.context) ? c.context : []) as Array<{ role?: string; message?: string }>;
+  const conv = (Array.isArray(c.conversation) ? c.conversation : Array.isArray(c.context) ? c.context : []) as Array<{
+    role?: string;
+    message?: string;
+  }>;
   const msg = [...conv].reverse().find((m) => m?.role === 'user')?.message ?? conv[0]?.message;
   return typeof msg === 'string' ? msg.slice(0, 300) : '';
 }
@@ -65,8 +68,15 @@ export const sampleRowDto = (s: DatasetSample): SampleRow => ({
 
 function sampleDetailDto(ctx: ServiceContext, s: DatasetSample): SampleDetail {
   const spans: PiiSpanDto[] = s.piiSpans.map((p) => ({
-    id: p.id, type: p.type, start: p.start, end: p.end, value: p.value, confidence: p.confidence, detector: p.detector,
-    decision: p.accepted ? 'redact' : 'keep', field: p.field,
+    id: p.id,
+    type: p.type,
+    start: p.start,
+    end: p.end,
+    value: p.value,
+    confidence: p.confidence,
+    detector: p.detector,
+    decision: p.accepted ? 'redact' : 'keep',
+    field: p.field,
   }));
   let turn: SampleDetail['turn'] = null;
   let context: SampleDetail['context'] = [];
@@ -116,15 +126,36 @@ function fileRole(name: string): ExportFileDto['role'] {
 }
 
 function exportRowDto(r: DatasetExportRow): ExportRow {
-  const files = (r.files ? (JSON.parse(r.files) as Array<{ name?: string; path?: string; bytes?: number; sha256?: string; downloadName?: string | null }>) : []).map((f) => {
+  const files = (
+    r.files
+      ? (JSON.parse(r.files) as Array<{ name?: string; path?: string; bytes?: number; sha256?: string; downloadName?: string | null }>)
+      : []
+  ).map((f) => {
     const name = path.basename(f.name ?? f.path ?? '');
-    return { name, role: fileRole(name), bytes: f.bytes ?? 0, sha256: f.sha256 ?? '', ...(f.downloadName ? { downloadName: path.basename(f.downloadName) } : {}) };
+    return {
+      name,
+      role: fileRole(name),
+      bytes: f.bytes ?? 0,
+      sha256: f.sha256 ?? '',
+      ...(f.downloadName ? { downloadName: path.basename(f.downloadName) } : {}),
+    };
   });
   return {
-    id: r.id, name: r.export_name, format: r.export_format, sampleTypes: JSON.parse(r.sample_types) as SampleType[],
-    totalSamples: r.total_samples ?? 0, trainSamples: r.train_samples ?? 0, validationSamples: r.validation_samples ?? 0,
-    avgQualityScore: r.avg_quality_score, includePii: r.include_pii === 1, path: r.file_path, bytes: r.file_size_bytes,
-    checksum: r.checksum, files, exportedBy: r.exported_by, exportedAt: r.exported_at,
+    id: r.id,
+    name: r.export_name,
+    format: r.export_format,
+    sampleTypes: JSON.parse(r.sample_types) as SampleType[],
+    totalSamples: r.total_samples ?? 0,
+    trainSamples: r.train_samples ?? 0,
+    validationSamples: r.validation_samples ?? 0,
+    avgQualityScore: r.avg_quality_score,
+    includePii: r.include_pii === 1,
+    path: r.file_path,
+    bytes: r.file_size_bytes,
+    checksum: r.checksum,
+    files,
+    exportedBy: r.exported_by,
+    exportedAt: r.exported_at,
     summary: r.summary ? (JSON.parse(r.summary) as ExportSummary) : null,
   };
 }
@@ -136,9 +167,21 @@ function exportById(db: DB, id: string): ExportRow {
 }
 
 interface ExportInput {
-  format: ExportFormat; name?: string; sampleTypes?: SampleType[]; trainSplit: number; onlyApproved: boolean;
-  minQuality?: number; includePii: boolean; seed?: number; since?: number; until?: number; overwrite?: boolean;
-  includeUnreviewed?: boolean; includeBelowQuality?: boolean; balance?: boolean; splitBy?: 'session' | 'turn';
+  format: ExportFormat;
+  name?: string;
+  sampleTypes?: SampleType[];
+  trainSplit: number;
+  onlyApproved: boolean;
+  minQuality?: number;
+  includePii: boolean;
+  seed?: number;
+  since?: number;
+  until?: number;
+  overwrite?: boolean;
+  includeUnreviewed?: boolean;
+  includeBelowQuality?: boolean;
+  balance?: boolean;
+  splitBy?: 'session' | 'turn';
 }
 
 function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
@@ -170,9 +213,17 @@ function exportOptions(env: HandlerEnv, input: ExportInput): ExportOptions {
 export const datasetHandlers = {
   'dataset.list': (input, env) => {
     const page = listSamples(env.session.serviceContext(), {
-      status: input.status, type: input.type, qualityAbove: input.qualityAbove, sessionId: input.sessionId, limit: input.limit, cursor: input.cursor,
+      status: input.status,
+      type: input.type,
+      qualityAbove: input.qualityAbove,
+      sessionId: input.sessionId,
+      limit: input.limit,
+      cursor: input.cursor,
     });
-    const near = nearDuplicateCounts(env.session.serviceContext(), page.items.map((x) => x.id));
+    const near = nearDuplicateCounts(
+      env.session.serviceContext(),
+      page.items.map((x) => x.id),
+    );
     return { items: page.items.map((x) => ({ ...sampleRowDto(x), nearDuplicates: near.get(x.id) ?? 0 })), nextCursor: page.nextCursor };
   },
   'dataset.get': (input, env) => {
@@ -183,7 +234,11 @@ export const datasetHandlers = {
     const ctx = env.session.serviceContext();
     const previousStatus: AnnotationStatus = getSample(ctx, input.id).annotationStatus;
     const s = await reviewSample(ctx, {
-      sampleId: input.id, action: input.action, notes: input.notes, reason: input.reason, content: input.content as SampleContent | undefined,
+      sampleId: input.id,
+      action: input.action,
+      notes: input.notes,
+      reason: input.reason,
+      content: input.content as SampleContent | undefined,
       config: datasetConfig(env.session.dir),
     });
     return { sample: sampleRowDto(s), reviewId: String(findLastEventSeqOfSample(ctx.db, input.id) ?? ''), previousStatus };
@@ -203,12 +258,22 @@ export const datasetHandlers = {
   'dataset.collect': async (input, ctx, env) => {
     const started = performance.now();
     const r = await collectSamples(ctx, {
-      since: input.since, until: input.until, sessionId: input.sessionId, type: input.type, autoApprove: input.autoApprove,
-      dryRun: input.dryRun, config: datasetConfig(env.session.dir),
+      since: input.since,
+      until: input.until,
+      sessionId: input.sessionId,
+      type: input.type,
+      autoApprove: input.autoApprove,
+      dryRun: input.dryRun,
+      config: datasetConfig(env.session.dir),
     });
     return {
-      dryRun: r.dryRun, scanned: r.decisionsScanned, added: r.addedTotal, skippedDuplicates: r.alreadyCollected + r.duplicates,
-      byType: r.added, byStatus: r.byStatus, elapsedMs: Math.round(performance.now() - started),
+      dryRun: r.dryRun,
+      scanned: r.decisionsScanned,
+      added: r.addedTotal,
+      skippedDuplicates: r.alreadyCollected + r.duplicates,
+      byType: r.added,
+      byStatus: r.byStatus,
+      elapsedMs: Math.round(performance.now() - started),
     };
   },
   'dataset.stats': (_input, env) => datasetStats(env.session.serviceContext()),
@@ -224,20 +289,31 @@ export const datasetHandlers = {
     const records = await previewExport(ctx, opts, input.limit);
     const counts = exportSelectionCounts(ctx, opts);
     return {
-      format: input.format, records: records.map((r) => r.text.replace(/\r?\n$/, '')), fileName: dataFileName(input.format, 'train'),
-      total: counts.total, includePii: input.includePii, withPii: counts.withPii,
+      format: input.format,
+      records: records.map((r) => r.text.replace(/\r?\n$/, '')),
+      fileName: dataFileName(input.format, 'train'),
+      total: counts.total,
+      includePii: input.includePii,
+      withPii: counts.withPii,
     };
   },
   'dataset.setPiiSpanDecision': (input, env) => {
     const ctx = env.session.serviceContext();
-    return sampleDetailDto(ctx, setPiiSpanDecision(ctx, { sampleId: input.sampleId, spanId: input.spanId, accepted: input.decision === 'redact' }));
+    return sampleDetailDto(
+      ctx,
+      setPiiSpanDecision(ctx, { sampleId: input.sampleId, spanId: input.spanId, accepted: input.decision === 'redact' }),
+    );
   },
   'dataset.writerQuality': (_input, env) => writerQuality(env.session.serviceContext()),
   'dataset.cluster': (input, env) => sampleCluster(env.session.serviceContext(), input.id),
   'dataset.pickRepresentative': (input, env) => pickRepresentative(env.session.serviceContext(), input.id),
   'dataset.markMissedWrite': (input, env) =>
     markMissedWrite(env.session.serviceContext(), {
-      decisionId: input.decisionId, fact: input.fact, file: input.file, reason: input.reason, config: datasetConfig(env.session.dir),
+      decisionId: input.decisionId,
+      fact: input.fact,
+      file: input.file,
+      reason: input.reason,
+      config: datasetConfig(env.session.dir),
     }),
   'dataset.exports': (input, env) => {
     return listDatasetExports(env.session.db, input.limit).map(exportRowDto);

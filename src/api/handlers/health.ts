@@ -14,7 +14,17 @@ import {
 } from '../../core/health';
 import type { Handlers } from '../registry';
 
-type HealthChannel = 'health.blame' | 'health.scan' | 'health.findings' | 'health.resolve' | 'health.removeSecrets' | 'health.writeFlags' | 'health.summary' | 'health.verify' | 'health.erase' | 'health.secondOpinion';
+type HealthChannel =
+  | 'health.blame'
+  | 'health.scan'
+  | 'health.findings'
+  | 'health.resolve'
+  | 'health.removeSecrets'
+  | 'health.writeFlags'
+  | 'health.summary'
+  | 'health.verify'
+  | 'health.erase'
+  | 'health.secondOpinion';
 
 export const healthHandlers: Pick<Handlers, HealthChannel> = {
   'health.blame': (input, env) => blameFile(env.session.serviceContext(), input),

@@ -41,8 +41,16 @@ export class JobManager {
     const jobId = ulid();
     const controller = new AbortController();
     const status: JobStatus = {
-      jobId, channel, state: 'running', done: 0, total: null, label: null,
-      startedAt: this.now(), finishedAt: null, result: null, error: null,
+      jobId,
+      channel,
+      state: 'running',
+      done: 0,
+      total: null,
+      label: null,
+      startedAt: this.now(),
+      finishedAt: null,
+      result: null,
+      error: null,
     };
     const entry = { status, controller, lastPush: 0 };
     this.jobs.set(jobId, entry);

@@ -38,7 +38,8 @@ function workerEnv(db: DB, job: WorkerJobData, base: ServiceContext): HandlerEnv
 
 async function runJob(job: WorkerJobData): Promise<FromJobWorker> {
   const handler = handlers[job.channel] as WorkerHandler | undefined;
-  if (typeof handler !== 'function') return { type: 'failed', error: { kind: 'Internal', message: `${job.channel} cannot run in a job worker` } };
+  if (typeof handler !== 'function')
+    return { type: 'failed', error: { kind: 'Internal', message: `${job.channel} cannot run in a job worker` } };
   const controller = new AbortController();
   parentPort!.on('message', (m: ToJobWorker) => {
     if (m.type === 'cancel') controller.abort();

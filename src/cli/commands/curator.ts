@@ -10,7 +10,7 @@ type CuratorOptions = GlobalOptions & { lead?: boolean; as?: string };
 
 export function register(program: Command): void {
   const curator = program.command('curator').description('curators of a shared workspace and their browser-mode tokens');
-  withWorkspace(curator.command('add <name>').description("add a curator and print their token (shown once)"))
+  withWorkspace(curator.command('add <name>').description('add a curator and print their token (shown once)'))
     .option('--lead', 'a lead: adjudicates second-pass disagreements')
     .action(
       action(async (name: string, opts: CuratorOptions) =>
@@ -33,7 +33,13 @@ export function register(program: Command): void {
         if (!list.length) return void process.stdout.write('No curators yet: add one with `reflection curator add <name>`.\n');
         const t = table({ head: ['Name', 'Role', 'Token', 'Added (UTC)', 'Revoked (UTC)'] });
         for (const c of list) {
-          t.push([c.name, c.role, c.isLocal ? 'local (desktop)' : c.hasToken ? 'active' : 'revoked', time(c.createdAt), c.revokedAt ? time(c.revokedAt) : '']);
+          t.push([
+            c.name,
+            c.role,
+            c.isLocal ? 'local (desktop)' : c.hasToken ? 'active' : 'revoked',
+            time(c.createdAt),
+            c.revokedAt ? time(c.revokedAt) : '',
+          ]);
         }
         process.stdout.write(`${t.toString()}\n`);
       }),
@@ -45,7 +51,9 @@ export function register(program: Command): void {
         if (!name.trim()) throw new AppError('Invalid', 'curator revoke: a name is required');
         const c = revokeCurator({ db, workspaceDir: dir }, name);
         if (opts.json) return printJson(c);
-        process.stdout.write(`Curator ${c.name} revoked: their token no longer opens the workbench. Their past actions stay attributed to them.\n`);
+        process.stdout.write(
+          `Curator ${c.name} revoked: their token no longer opens the workbench. Their past actions stay attributed to them.\n`,
+        );
       }),
     ),
   );

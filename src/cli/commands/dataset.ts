@@ -6,7 +6,16 @@ import pc from 'picocolors';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
 import { AppError } from '../../shared/errors';
 import { parseTime } from '../../core/text/time';
-import { ANNOTATION_STATUSES, EXPORT_FORMATS, MEMORY_FILES, SAMPLE_TYPES, type AnnotationStatus, type ExportFormat, type MemoryFileName, type SampleType } from '../../shared/domain';
+import {
+  ANNOTATION_STATUSES,
+  EXPORT_FORMATS,
+  MEMORY_FILES,
+  SAMPLE_TYPES,
+  type AnnotationStatus,
+  type ExportFormat,
+  type MemoryFileName,
+  type SampleType,
+} from '../../shared/domain';
 import { loadSettings } from '../../core/lifecycle/settings';
 import { refuseFilledFolder } from '../../core/lifecycle/outputFiles';
 import type { ServiceContext } from '../../core/context';
@@ -63,7 +72,15 @@ function printSamples(items: DatasetSample[]): void {
   const table = new Table({ head: ['id', 'type', 'status', 'quality', 'pii', 'session', 'output'] });
   for (const s of items) {
     const task = taskOf(s.piiRedactedContent ?? s.content);
-    table.push([s.id, s.sampleType, s.annotationStatus, s.qualityScore?.toFixed(2) ?? '', s.containsPii ? 'yes' : '', short(s.sessionId, 28), short(task.output, 50)]);
+    table.push([
+      s.id,
+      s.sampleType,
+      s.annotationStatus,
+      s.qualityScore?.toFixed(2) ?? '',
+      s.containsPii ? 'yes' : '',
+      short(s.sessionId, 28),
+      short(task.output, 50),
+    ]);
   }
   process.stdout.write(`${table.toString()}\n`);
 }
@@ -76,7 +93,14 @@ function showSample(s: DatasetSample): string {
     `session ${s.sessionId}  quality ${s.qualityScore ?? 'n/a'}` +
       (f ? ` (clarity ${f.conversationClarity}, confidence ${f.decisionConfidence}, verifiability ${f.factVerifiability})` : ''),
     s.labels.reviewReasons?.length ? pc.yellow(`review: ${s.labels.reviewReasons.join(', ')}`) : '',
-    s.containsPii ? pc.yellow(`PII: ${s.piiSpans.filter((p) => p.accepted).map((p) => p.type).join(', ')} (shown redacted)`) : '',
+    s.containsPii
+      ? pc.yellow(
+          `PII: ${s.piiSpans
+            .filter((p) => p.accepted)
+            .map((p) => p.type)
+            .join(', ')} (shown redacted)`,
+        )
+      : '',
     pc.dim(task.instruction),
     task.input,
     pc.cyan(task.output),
@@ -135,7 +159,9 @@ function answerReader(): { next: (prompt: string) => Promise<string | null>; clo
 const num = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
 
 function printWriterQuality(w: WriterQuality): void {
-  process.stdout.write(`writer quality from ${w.judgedDecisions} curator-judged decisions: gate accuracy ${num(w.gateAccuracy)}, over-write rate ${num(w.overWriteRate)} (${w.overWrites} of ${w.judgedWrites} writes)\n`);
+  process.stdout.write(
+    `writer quality from ${w.judgedDecisions} curator-judged decisions: gate accuracy ${num(w.gateAccuracy)}, over-write rate ${num(w.overWriteRate)} (${w.overWrites} of ${w.judgedWrites} writes)\n`,
+  );
   const gate = new Table({ head: ['gate decision', 'predicted', 'should be', 'precision', 'recall'] });
   for (const g of w.gate) gate.push([g.decision, g.predicted, g.support, num(g.precision), num(g.recall)]);
   const guardian = new Table({ head: ['guardian action', 'judged', 'correct', 'accuracy'] });
@@ -156,7 +182,12 @@ function printExportSummary(s: ExportSummary): void {
       (b.kto ? `; KTO desirable ${b.kto.desirable} / undesirable ${b.kto.undesirable}` : '') +
       '\n' +
       `near duplicates: ${s.folded.total} folded (${s.folded.approved} approved` +
-      (s.folded.samples.length ? `: ${s.folded.samples.slice(0, 10).map((x) => `${x.sampleId} -> ${x.keptSampleId}`).join(', ')}${s.folded.samples.length > 10 ? ', …' : ''}` : '') +
+      (s.folded.samples.length
+        ? `: ${s.folded.samples
+            .slice(0, 10)
+            .map((x) => `${x.sampleId} -> ${x.keptSampleId}`)
+            .join(', ')}${s.folded.samples.length > 10 ? ', …' : ''}`
+        : '') +
       `); ${s.identicalDropped.count} identical records dropped\n` +
       (s.tokens ? `tokens (${s.tokens.encoding}): ${s.tokens.total} in all, longest ${s.tokens.max} of ${s.tokens.limit}\n` : '') +
       `languages: ${s.languages.join(', ') || 'n/a'}\n` +
@@ -164,16 +195,48 @@ function printExportSummary(s: ExportSummary): void {
   );
 }
 
-type CollectCommandOptions = GlobalOptions & { since?: string; until?: string; session?: string; type: string; autoApprove?: boolean; dryRun?: boolean };
-type ListOptions = GlobalOptions & { status?: string; type?: string; qualityAbove?: string; limit: string; needsReview?: boolean; cursor?: string };
+type CollectCommandOptions = GlobalOptions & {
+  since?: string;
+  until?: string;
+  session?: string;
+  type: string;
+  autoApprove?: boolean;
+  dryRun?: boolean;
+};
+type ListOptions = GlobalOptions & {
+  status?: string;
+  type?: string;
+  qualityAbove?: string;
+  limit: string;
+  needsReview?: boolean;
+  cursor?: string;
+};
 type StatsOptions = GlobalOptions & { daily?: boolean; byType?: boolean; byStatus?: boolean; qualityDistribution?: boolean };
 type ExportCommandOptions = GlobalOptions & {
-  format: string; output?: string; overwrite?: boolean; trainSplit: string; seed: string; onlyApproved?: boolean; minQuality?: string;
-  since?: string; until?: string; includePii?: boolean; bom?: boolean; splitBy: string; includeUnreviewed?: boolean;
-  includeBelowQuality?: boolean; balance?: boolean;
+  format: string;
+  output?: string;
+  overwrite?: boolean;
+  trainSplit: string;
+  seed: string;
+  onlyApproved?: boolean;
+  minQuality?: string;
+  since?: string;
+  until?: string;
+  includePii?: boolean;
+  bom?: boolean;
+  splitBy: string;
+  includeUnreviewed?: boolean;
+  includeBelowQuality?: boolean;
+  balance?: boolean;
 };
 type MissedWriteOptions = GlobalOptions & { fact: string; file: string; reason: string };
-type EvalExportCommandOptions = GlobalOptions & { output: string; trainSplit: string; splitBy: string; seed: string; includeUnreviewed?: boolean };
+type EvalExportCommandOptions = GlobalOptions & {
+  output: string;
+  trainSplit: string;
+  splitBy: string;
+  seed: string;
+  includeUnreviewed?: boolean;
+};
 
 export function register(program: Command): void {
   const dataset = program.command('dataset').description('collect, review and export fine-tuning datasets');
@@ -208,13 +271,9 @@ function registerCollection(dataset: Command): void {
       .option('--cursor <cursor>', 'continue after a previous page'),
   ).action(action(datasetList));
 
-
   for (const verb of ['approve', 'reject'] as const) {
     withWorkspace(
-      dataset
-        .command(`${verb} <sampleId>`)
-        .description(`${verb} one sample`)
-        .option('--notes <text>', 'annotation notes'),
+      dataset.command(`${verb} <sampleId>`).description(`${verb} one sample`).option('--notes <text>', 'annotation notes'),
     ).action(action((sampleId: string, opts: GlobalOptions & { notes?: string }) => datasetReviewOne(verb, sampleId, opts)));
   }
 
@@ -241,7 +300,9 @@ function registerReports(dataset: Command): void {
   withWorkspace(
     dataset
       .command('quality')
-      .description('quality report: the writer judged by the curator (gate precision/recall, guardian accuracy, over-writes, churn, weekly trend), factor distributions and the weakest samples')
+      .description(
+        'quality report: the writer judged by the curator (gate precision/recall, guardian accuracy, over-writes, churn, weekly trend), factor distributions and the weakest samples',
+      )
       .option('-l, --limit <n>', 'how many weakest samples', '10'),
   ).action(action(datasetQuality));
 }
@@ -285,9 +346,9 @@ function registerExports(dataset: Command): void {
       .option('--pick', 'make this sample the representative its cluster exports'),
   ).action(action(datasetCluster));
 
-  withWorkspace(dataset.command('recluster').description('recompute near-duplicate clusters of every sample (after a dedupe setting changed)')).action(
-    action(datasetRecluster),
-  );
+  withWorkspace(
+    dataset.command('recluster').description('recompute near-duplicate clusters of every sample (after a dedupe setting changed)'),
+  ).action(action(datasetRecluster));
 
   withWorkspace(
     dataset
@@ -302,7 +363,8 @@ function registerExports(dataset: Command): void {
 }
 
 async function datasetCollect(opts: CollectCommandOptions): Promise<void> {
-  if (!['all', 'positive', 'negative'].includes(opts.type)) throw new AppError('Invalid', `--type: expected all, positive or negative (got ${opts.type})`);
+  if (!['all', 'positive', 'negative'].includes(opts.type))
+    throw new AppError('Invalid', `--type: expected all, positive or negative (got ${opts.type})`);
   const result = await withDatabase(opts, ({ db }, dir) =>
     collectSamples(
       { db, workspaceDir: dir, progress: opts.json ? undefined : progressPrinter('decisions') },
@@ -321,10 +383,19 @@ async function datasetCollect(opts: CollectCommandOptions): Promise<void> {
   const verb = result.dryRun ? 'would add' : 'added';
   process.stdout.write(
     `${result.decisionsScanned} decisions scanned; ${verb} ${result.addedTotal} samples ` +
-      `(${Object.entries(result.added).filter(([, n]) => n).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}); ` +
+      `(${
+        Object.entries(result.added)
+          .filter(([, n]) => n)
+          .map(([t, n]) => `${t} ${n}`)
+          .join(', ') || 'none'
+      }); ` +
       `${result.alreadyCollected} already collected; ${result.duplicates} near or exact duplicates clustered; ` +
       `${result.signalsStored} feedback signals stored\n` +
-      `status: ${Object.entries(result.byStatus).map(([s, n]) => `${s} ${n}`).join(', ') || 'n/a'}\n`,
+      `status: ${
+        Object.entries(result.byStatus)
+          .map(([s, n]) => `${s} ${n}`)
+          .join(', ') || 'n/a'
+      }\n`,
   );
   if (!result.privacyChecked) process.stderr.write('warning: no PII detector available; samples are marked privacy_checked = 0\n');
 }
@@ -349,7 +420,9 @@ async function datasetList(opts: ListOptions): Promise<void> {
 }
 
 async function datasetReviewOne(verb: 'approve' | 'reject', sampleId: string, opts: GlobalOptions & { notes?: string }): Promise<void> {
-  const s = await withDatabase(opts, ({ db }, dir) => reviewSample({ db, workspaceDir: dir }, { sampleId, action: verb, notes: opts.notes }));
+  const s = await withDatabase(opts, ({ db }, dir) =>
+    reviewSample({ db, workspaceDir: dir }, { sampleId, action: verb, notes: opts.notes }),
+  );
   if (opts.json) printJson(s);
   else process.stdout.write(`${s.id}: ${s.annotationStatus}\n`);
 }
@@ -372,7 +445,12 @@ async function datasetReview(opts: GlobalOptions & { status: string }): Promise<
 }
 
 /** Asks about every sample of one status, page by page; false when the curator quit (or input ended). */
-async function reviewStatus(ctx: ServiceContext, reader: ReturnType<typeof answerReader>, status: AnnotationStatus, counts: ReviewCounts): Promise<boolean> {
+async function reviewStatus(
+  ctx: ServiceContext,
+  reader: ReturnType<typeof answerReader>,
+  status: AnnotationStatus,
+  counts: ReviewCounts,
+): Promise<boolean> {
   let cursor: string | undefined;
   do {
     const page = listSamples(ctx, { status, limit: 20, cursor });
@@ -397,18 +475,39 @@ async function datasetStatsCommand(opts: StatsOptions): Promise<void> {
   const stats = await withDatabase(opts, ({ db }, dir) => datasetStats({ db, workspaceDir: dir }));
   if (opts.json) return printJson(stats);
   const all = !opts.daily && !opts.byType && !opts.byStatus && !opts.qualityDistribution;
-  process.stdout.write(`${stats.total} samples in ${stats.clusters} clusters; ${stats.containsPii} contain PII; ${stats.unscored} unscored\n`);
+  process.stdout.write(
+    `${stats.total} samples in ${stats.clusters} clusters; ${stats.containsPii} contain PII; ${stats.unscored} unscored\n`,
+  );
   const print = (head: string[], rows: (string | number | null)[][]) => {
     const t = new Table({ head });
     for (const r of rows) t.push(r.map((x) => (x === null ? '' : x)));
     process.stdout.write(`${t.toString()}\n`);
   };
-  if (all || opts.byType) print(['type', 'count', 'avg quality'], stats.byType.map((r) => [r.sampleType, r.count, r.avgQuality]));
-  if (all || opts.byStatus) print(['status', 'count'], Object.entries(stats.byStatus).map(([status, count]) => [status, count ?? 0]));
-  if (opts.daily) print(['date', 'samples', 'approved', 'rejected'], stats.daily.map((r) => [r.date, r.count, r.approved, r.rejected]));
+  if (all || opts.byType)
+    print(
+      ['type', 'count', 'avg quality'],
+      stats.byType.map((r) => [r.sampleType, r.count, r.avgQuality]),
+    );
+  if (all || opts.byStatus)
+    print(
+      ['status', 'count'],
+      Object.entries(stats.byStatus).map(([status, count]) => [status, count ?? 0]),
+    );
+  if (opts.daily)
+    print(
+      ['date', 'samples', 'approved', 'rejected'],
+      stats.daily.map((r) => [r.date, r.count, r.approved, r.rejected]),
+    );
   if (all || opts.qualityDistribution) {
     const max = Math.max(1, ...stats.qualityDistribution.map((b) => b.count));
-    print(['quality', 'count', ''], stats.qualityDistribution.map((b) => [`${b.from.toFixed(1)}-${b.to.toFixed(1)}`, b.count, '#'.repeat(Math.round((b.count / max) * 40))]));
+    print(
+      ['quality', 'count', ''],
+      stats.qualityDistribution.map((b) => [
+        `${b.from.toFixed(1)}-${b.to.toFixed(1)}`,
+        b.count,
+        '#'.repeat(Math.round((b.count / max) * 40)),
+      ]),
+    );
   }
 }
 
@@ -426,7 +525,8 @@ async function datasetQuality(opts: GlobalOptions & { limit: string }): Promise<
 }
 
 async function datasetExport(opts: ExportCommandOptions): Promise<void> {
-  if (!EXPORT_FORMATS.includes(opts.format as ExportFormat)) throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
+  if (!EXPORT_FORMATS.includes(opts.format as ExportFormat))
+    throw new AppError('Invalid', `--format: expected one of ${EXPORT_FORMATS.join(', ')}`);
   if (opts.output) refuseFilledFolder(path.resolve(opts.output), opts.overwrite);
   const result = await withDatabase(opts, ({ db }, dir) =>
     exportDataset(
@@ -460,25 +560,43 @@ async function datasetExport(opts: ExportCommandOptions): Promise<void> {
   if (result.includePii) process.stderr.write('warning: personal data was exported as recorded (--include-pii)\n');
   const tokens = result.summary.tokens;
   if (tokens && tokens.overLimit) {
-    process.stderr.write(`warning: ${tokens.overLimit} examples exceed ${tokens.limit} tokens (${tokens.encoding}, ${tokens.model}): ${tokens.sampleIds.join(', ')}\n`);
+    process.stderr.write(
+      `warning: ${tokens.overLimit} examples exceed ${tokens.limit} tokens (${tokens.encoding}, ${tokens.model}): ${tokens.sampleIds.join(', ')}\n`,
+    );
   }
 }
 
 async function datasetMissedWrite(decisionId: string, opts: MissedWriteOptions): Promise<void> {
-  if (!MEMORY_FILES.includes(opts.file as MemoryFileName)) throw new AppError('Invalid', `--file: expected one of ${MEMORY_FILES.join(', ')}`);
+  if (!MEMORY_FILES.includes(opts.file as MemoryFileName))
+    throw new AppError('Invalid', `--file: expected one of ${MEMORY_FILES.join(', ')}`);
   const r = await withDatabase(opts, ({ db }, dir) =>
-    markMissedWrite({ db, workspaceDir: dir }, { decisionId, fact: opts.fact, file: opts.file as MemoryFileName, reason: opts.reason, config: datasetConfig(dir) }),
+    markMissedWrite(
+      { db, workspaceDir: dir },
+      { decisionId, fact: opts.fact, file: opts.file as MemoryFileName, reason: opts.reason, config: datasetConfig(dir) },
+    ),
   );
   if (opts.json) return printJson(r);
-  process.stdout.write(`missed write ${r.correctionId}: ${r.decision}; ${r.addedSamples} samples added, ${r.supersededSamples} superseded\n`);
+  process.stdout.write(
+    `missed write ${r.correctionId}: ${r.decision}; ${r.addedSamples} samples added, ${r.supersededSamples} superseded\n`,
+  );
 }
 
 async function datasetCluster(sampleId: string, opts: GlobalOptions & { pick?: boolean }): Promise<void> {
-  const view = await withDatabase(opts, ({ db }, dir) => (opts.pick ? pickRepresentative : sampleCluster)({ db, workspaceDir: dir }, sampleId));
+  const view = await withDatabase(opts, ({ db }, dir) =>
+    (opts.pick ? pickRepresentative : sampleCluster)({ db, workspaceDir: dir }, sampleId),
+  );
   if (opts.json) return printJson(view);
   const t = new Table({ head: ['', 'id', 'type', 'status', 'quality', 'corrected', 'edited'] });
   for (const m of view.members) {
-    t.push([m.id === view.representativeId ? '*' : '', m.id, m.sampleType, m.annotationStatus, m.qualityScore ?? '', m.corrected ? 'yes' : '', m.edited ? 'yes' : '']);
+    t.push([
+      m.id === view.representativeId ? '*' : '',
+      m.id,
+      m.sampleType,
+      m.annotationStatus,
+      m.qualityScore ?? '',
+      m.corrected ? 'yes' : '',
+      m.edited ? 'yes' : '',
+    ]);
   }
   process.stdout.write(`${t.toString()}\n* exported (${view.representativeBecause}); ${view.members.length - 1} near-duplicates\n`);
 }
@@ -494,11 +612,17 @@ async function datasetEvalExport(opts: EvalExportCommandOptions): Promise<void> 
     exportEvalSet(
       { db, workspaceDir: dir },
       {
-        outDir: path.resolve(opts.output), trainSplit: parseUnit(opts.trainSplit, '--train-split'), splitBy: opts.splitBy as 'session' | 'turn',
-        seed: opts.seed, includeUnreviewed: opts.includeUnreviewed, config: datasetConfig(dir),
+        outDir: path.resolve(opts.output),
+        trainSplit: parseUnit(opts.trainSplit, '--train-split'),
+        splitBy: opts.splitBy as 'session' | 'turn',
+        seed: opts.seed,
+        includeUnreviewed: opts.includeUnreviewed,
+        config: datasetConfig(dir),
       },
     ),
   );
   if (opts.json) return printJson(r);
-  process.stdout.write(`${r.scenarios} scenarios (${r.memoryGateCases} memory_gate, ${r.writeGuardianCases} write_guardian) in ${r.outDir}\n`);
+  process.stdout.write(
+    `${r.scenarios} scenarios (${r.memoryGateCases} memory_gate, ${r.writeGuardianCases} write_guardian) in ${r.outDir}\n`,
+  );
 }

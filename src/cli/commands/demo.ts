@@ -8,7 +8,9 @@ import { int } from './gate';
 export function register(program: Command): void {
   program
     .command('demo <dir>')
-    .description('create a demo workspace: memory files, English and Chinese conversations, decisions and writes (deterministic for a seed)')
+    .description(
+      'create a demo workspace: memory files, English and Chinese conversations, decisions and writes (deterministic for a seed)',
+    )
     .option('--sessions <n>', 'number of sessions (default 40)', int('--sessions'))
     .option('--seed <seed>', 'seed: the same seed makes the same workspace (default 1)')
     .option('--turns-per-session <n>', 'turns in each session (default: 4 to 20 at random)', int('--turns-per-session'))
@@ -17,7 +19,10 @@ export function register(program: Command): void {
     .action(
       action(async (dir: string, opts: Record<string, unknown>) => {
         const showBar = Boolean(process.stderr.isTTY) && !opts.json;
-        const bar = new cliProgress.SingleBar({ format: 'demo [{bar}] {value}/{total} turns', stream: process.stderr }, cliProgress.Presets.shades_classic);
+        const bar = new cliProgress.SingleBar(
+          { format: 'demo [{bar}] {value}/{total} turns', stream: process.stderr },
+          cliProgress.Presets.shades_classic,
+        );
         let started = false;
         const summary = generateDemoWorkspace(path.resolve(dir), {
           sessions: opts.sessions as number | undefined,

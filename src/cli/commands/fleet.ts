@@ -15,9 +15,13 @@ function ratio(value: string): number {
 }
 
 function tableList(value: string): AnalyticsTable[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const n of names) {
-    if (!(ANALYTICS_TABLES as readonly string[]).includes(n)) throw new AppError('Invalid', `--tables: unknown table ${n} (known: ${ANALYTICS_TABLES.join(', ')})`);
+    if (!(ANALYTICS_TABLES as readonly string[]).includes(n))
+      throw new AppError('Invalid', `--tables: unknown table ${n} (known: ${ANALYTICS_TABLES.join(', ')})`);
   }
   return names as AnalyticsTable[];
 }
@@ -76,7 +80,9 @@ async function fleetExportCommand(workspaces: string[], opts: Record<string, unk
     includePii: Boolean(opts.includePii),
   });
   if (opts.json) return printJson(result);
-  const lines = result.members.map((m) => `  ${m.agent}: +${m.added} (${m.train} train, ${m.validation} validation, ${m.folded} folded as duplicates)`);
+  const lines = result.members.map(
+    (m) => `  ${m.agent}: +${m.added} (${m.train} train, ${m.validation} validation, ${m.folded} folded as duplicates)`,
+  );
   for (const s of result.skipped) lines.push(`  skipped ${s.dir}: ${s.kind}: ${s.reason}`);
   process.stdout.write(`Fleet export run ${result.runId} into ${result.outDir}: ${result.added} new rows\n${lines.join('\n')}\n`);
   if (result.skipped.length) process.exitCode = 3;
@@ -84,14 +90,23 @@ async function fleetExportCommand(workspaces: string[], opts: Record<string, unk
 
 async function exportTablesCommand(workspaces: string[], opts: Record<string, unknown>): Promise<void> {
   if (opts.format !== 'parquet') throw new AppError('Invalid', `--format: only parquet is supported (got ${String(opts.format)})`);
-  const dirs = [...(opts.root ? discoverWorkspaces(opts.root as string) : []), ...workspaces, ...(opts.workspace ? [opts.workspace as string] : [])];
+  const dirs = [
+    ...(opts.root ? discoverWorkspaces(opts.root as string) : []),
+    ...workspaces,
+    ...(opts.workspace ? [opts.workspace as string] : []),
+  ];
   if (!dirs.length) dirs.push(process.cwd());
   const tables = (opts.tables as AnalyticsTable[] | undefined) ?? [...ANALYTICS_TABLES];
   const outDir = path.resolve(opts.out as string);
   prepareTablesDir(outDir, tables, Boolean(opts.overwrite));
   const all = openAll([...new Set(dirs.map((d) => path.resolve(d)))].sort());
   try {
-    const summary = exportTables(all.opened, { outDir, tables, includePii: Boolean(opts.includePii), metadata: { exporter: EXPORTER_VERSION } });
+    const summary = exportTables(all.opened, {
+      outDir,
+      tables,
+      includePii: Boolean(opts.includePii),
+      metadata: { exporter: EXPORTER_VERSION },
+    });
     if (opts.json) return printJson({ outDir, tables: summary, skipped: all.skipped });
     const lines = summary.map((t) => `  ${t.table}: ${t.rows} rows in ${t.files.length} files`);
     for (const s of all.skipped) lines.push(`  skipped ${s.dir}: ${s.kind}: ${s.reason}`);

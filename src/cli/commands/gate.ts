@@ -6,12 +6,7 @@ import pc from 'picocolors';
 import { GATE_DECISIONS, type ConversationContextItem, type GateDecision } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../../core/context';
-import {
-  exportDecisions,
-  gateStats,
-  listDecisions,
-  showDecision,
-} from '../../core/gate';
+import { exportDecisions, gateStats, listDecisions, showDecision } from '../../core/gate';
 import type { DecisionExportFormat, DecisionFilters, GateStatsGrouping } from '../../core/gate';
 import { refuseExisting } from '../../core/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace, type GlobalOptions } from '../context';
@@ -25,7 +20,9 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /** Text safe to print: no escape sequences or control characters; newlines kept only when asked. */
 export function clean(text: string | null | undefined, keepNewlines = false): string {
-  const s = String(text ?? '').replace(ESCAPES, '').replace(CONTROLS, ' ');
+  const s = String(text ?? '')
+    .replace(ESCAPES, '')
+    .replace(CONTROLS, ' ');
   return keepNewlines ? s.replace(/\r\n?/g, '\n') : s.replace(/\s+/g, ' ').trim();
 }
 
@@ -33,10 +30,17 @@ export function clean(text: string | null | undefined, keepNewlines = false): st
 function charWidth(cp: number): number {
   if (cp < 0x1100) return 1;
   if (
-    (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) || (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) || (cp >= 0x1f300 && cp <= 0x1faff) || (cp >= 0x20000 && cp <= 0x3fffd)
-  ) return 2;
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1faff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  )
+    return 2;
   return 1;
 }
 
@@ -132,7 +136,11 @@ export function register(program: Command): void {
       .option('--cursor <cursor>', 'continue after the last page (printed under the table)'),
   ).action(action(gateList));
 
-  withWorkspace(gate.command('show <id>').description('one decision with its turn, write outcomes and (with -c) full context; id may be a unique prefix'))
+  withWorkspace(
+    gate
+      .command('show <id>')
+      .description('one decision with its turn, write outcomes and (with -c) full context; id may be a unique prefix'),
+  )
     .option('-c, --with-context', "include the turn's full context window")
     .action(action(gateShow));
 
@@ -145,7 +153,9 @@ export function register(program: Command): void {
   ).action(action(gateStatsCommand));
 
   addFilterOptions(
-    withWorkspace(gate.command('export').description('export decisions with their conversation text (oldest first; opted-out sessions are left out)'))
+    withWorkspace(
+      gate.command('export').description('export decisions with their conversation text (oldest first; opted-out sessions are left out)'),
+    )
       .option('-f, --format <format>', 'json, csv or markdown', 'json')
       .option('-o, --output <file>', 'write to this file (default: standard output)')
       .option('--bom', 'CSV: start with a UTF-8 byte order mark (for Excel)')
@@ -164,7 +174,8 @@ async function gateList(sessionKey: string | undefined, opts: Opts): Promise<voi
       withContext: Boolean(opts.withContext),
     });
     if (opts.json) return printJson(page);
-    if (!page.items.length) return void process.stdout.write(`No decisions match${page.scanned ? ` among the newest ${page.scanned}` : ''}.\n`);
+    if (!page.items.length)
+      return void process.stdout.write(`No decisions match${page.scanned ? ` among the newest ${page.scanned}` : ''}.\n`);
     const t = table({ head: ['Decision id', 'Time (UTC)', 'Session', 'Decision', 'Write', 'Conversation', 'Candidate fact / reason'] });
     for (const d of page.items) {
       t.push([
@@ -184,7 +195,9 @@ async function gateList(sessionKey: string | undefined, opts: Opts): Promise<voi
       }
     }
     const scannedNote = page.scanned ? ` (text under 3 characters: looked at the newest ${page.scanned} decisions)` : '';
-    process.stdout.write(`${page.items.length} decision(s)${scannedNote}${page.nextCursor ? `; more with --cursor ${page.nextCursor}` : ''}\n`);
+    process.stdout.write(
+      `${page.items.length} decision(s)${scannedNote}${page.nextCursor ? `; more with --cursor ${page.nextCursor}` : ''}\n`,
+    );
   });
 }
 
@@ -206,7 +219,10 @@ async function gateShow(id: string, opts: Opts): Promise<void> {
       ['Agent', clean(detail.turn.agentReply)],
     );
     for (const w of detail.writes) {
-      t.push([`Write ${w.status}`, `${w.targetFile}  ${time(w.createdAt)}  ${clean(w.reason ?? '')}${w.lineChanges ? `  (+${w.lineChanges.added} -${w.lineChanges.removed} ~${w.lineChanges.modified})` : ''}`]);
+      t.push([
+        `Write ${w.status}`,
+        `${w.targetFile}  ${time(w.createdAt)}  ${clean(w.reason ?? '')}${w.lineChanges ? `  (+${w.lineChanges.added} -${w.lineChanges.removed} ~${w.lineChanges.modified})` : ''}`,
+      ]);
     }
     process.stdout.write(`${t.toString()}\n`);
     for (const w of detail.writes) if (w.diff) process.stdout.write(`\n${clean(w.diff, true)}\n`);
@@ -225,14 +241,20 @@ async function gateStatsCommand(opts: Opts): Promise<void> {
     const t = table({ head: ['Decision', 'Count', 'Share', 'Avg latency (ms)'] });
     const { total, byDecision, avgLatencyByDecision, avgLatencyMs } = stats.totals;
     for (const d of GATE_DECISIONS) {
-      t.push([DECISION_COLORS[d](d), byDecision[d], total ? `${((100 * byDecision[d]) / total).toFixed(1)}%` : '—', avgLatencyByDecision[d] ?? '—']);
+      t.push([
+        DECISION_COLORS[d](d),
+        byDecision[d],
+        total ? `${((100 * byDecision[d]) / total).toFixed(1)}%` : '—',
+        avgLatencyByDecision[d] ?? '—',
+      ]);
     }
     t.push([pc.bold('Total'), total, '', avgLatencyMs ?? '—']);
     process.stdout.write(`${t.toString()}\n`);
     if (groupBy !== 'none') {
       const label = groupBy === 'daily' ? 'Day' : groupBy === 'weekly' ? 'Week of' : 'Session';
       const g = table({ head: [label, 'Total', ...GATE_DECISIONS.map((d) => d.replace('UPDATE_', '')), 'Avg ms', 'Sessions'] });
-      for (const r of stats.buckets) g.push([clip(r.key, 36), r.total, ...GATE_DECISIONS.map((d) => r.byDecision[d]), r.avgLatencyMs ?? '—', r.sessionCount]);
+      for (const r of stats.buckets)
+        g.push([clip(r.key, 36), r.total, ...GATE_DECISIONS.map((d) => r.byDecision[d]), r.avgLatencyMs ?? '—', r.sessionCount]);
       process.stdout.write(`\n${g.toString()}\n`);
     }
   });
@@ -250,7 +272,14 @@ async function gateExport(opts: Opts): Promise<void> {
     });
     if (file && fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new AppError('Invalid', `--output: ${file} is a folder`);
     if (file) refuseExisting([path.resolve(file)], Boolean(opts.overwrite));
-    const result = await exportDecisions(ctxOf(db, dir), { ...filtersFrom(opts), format, bom: Boolean(opts.bom), includePii: Boolean(opts.includePii), file, output: file ? undefined : process.stdout });
+    const result = await exportDecisions(ctxOf(db, dir), {
+      ...filtersFrom(opts),
+      format,
+      bom: Boolean(opts.bom),
+      includePii: Boolean(opts.includePii),
+      file,
+      output: file ? undefined : process.stdout,
+    });
     if (file) process.stderr.write(`exported ${result.rows} decision(s) as ${format} to ${file}\n`);
   });
 }

@@ -26,8 +26,6 @@ import { refuseExisting } from '../../core/lifecycle/outputFiles';
 import { action, printJson, withDatabase, withWorkspace } from '../context';
 import type { Opts } from './gate';
 
-
-
 const time = (ms: number) => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 const short = (s: string | null | undefined, n = 60) => (s ? (s.length > n ? `${s.slice(0, n - 1)}…` : s).replace(/\s+/g, ' ') : '');
 const int = (v: string) => {
@@ -41,7 +39,17 @@ export function colorDiff(diff: string, color = Boolean(process.stdout.isTTY)): 
   const c = pc.createColors(color);
   return diff
     .split('\n')
-    .map((l) => (l.startsWith('+++') || l.startsWith('---') ? c.bold(l) : l.startsWith('+') ? c.green(l) : l.startsWith('-') ? c.red(l) : l.startsWith('@@') ? c.cyan(l) : l))
+    .map((l) =>
+      l.startsWith('+++') || l.startsWith('---')
+        ? c.bold(l)
+        : l.startsWith('+')
+          ? c.green(l)
+          : l.startsWith('-')
+            ? c.red(l)
+            : l.startsWith('@@')
+              ? c.cyan(l)
+              : l,
+    )
     .join('\n');
 }
 
@@ -56,7 +64,8 @@ function context(db: ServiceContext['db'], dir: string, by?: unknown): ServiceCo
 async function prepare(ctx: ServiceContext): Promise<void> {
   for (const m of await reconcilePending(ctx)) process.stderr.write(`${m}\n`);
   const ext = recordExternalChanges(ctx);
-  if (ext.length) process.stderr.write(`recorded ${ext.length} external change(s): ${ext.map((e) => `${e.fileName} (${e.kind})`).join(', ')}\n`);
+  if (ext.length)
+    process.stderr.write(`recorded ${ext.length} external change(s): ${ext.map((e) => `${e.fileName} (${e.kind})`).join(', ')}\n`);
 }
 
 export function register(program: Command): void {
@@ -78,11 +87,13 @@ function registerInspection(g: Command): void {
     .option('--cursor <cursor>', 'next page (from a previous --json output)')
     .action(action(guardianList));
 
-  withWorkspace(g.command('show <auditId>').description('an audit with its decision, turn, diff, rollbacks and corrections'))
-    .action(action(guardianShow));
+  withWorkspace(g.command('show <auditId>').description('an audit with its decision, turn, diff, rollbacks and corrections')).action(
+    action(guardianShow),
+  );
 
-  withWorkspace(g.command('diff <auditId>').description('the unified diff of one write (coloured on a terminal)'))
-    .action(action(guardianDiff));
+  withWorkspace(g.command('diff <auditId>').description('the unified diff of one write (coloured on a terminal)')).action(
+    action(guardianDiff),
+  );
 
   withWorkspace(g.command('history').description('every version of one memory file: who changed it and why'))
     .requiredOption('-f, --file <file>', 'the memory file, e.g. USER.md')
@@ -144,20 +155,36 @@ function registerRepairs(g: Command): void {
     .option('-f, --file <file>', 'only this file')
     .action(action(guardianPruneSnapshots));
 
-  withWorkspace(g.command('reconcile').description('finish or cancel workbench writes a crash left unfinished, and record external edits'))
-    .action(action(guardianReconcile));
+  withWorkspace(
+    g.command('reconcile').description('finish or cancel workbench writes a crash left unfinished, and record external edits'),
+  ).action(action(guardianReconcile));
 }
 
 async function guardianList(sessionKey: string | undefined, opts: Opts): Promise<void> {
   await withDatabase(opts, ({ db }, dir) => {
     const page = listAudits(context(db, dir), {
-      sessionId: sessionKey, limit: opts.limit as number, file: opts.file as string, status: opts.status as string, source: opts.source as string,
-      since: opts.since as string, until: opts.until as string, withDiff: Boolean(opts.withDiff), cursor: opts.cursor as string,
+      sessionId: sessionKey,
+      limit: opts.limit as number,
+      file: opts.file as string,
+      status: opts.status as string,
+      source: opts.source as string,
+      since: opts.since as string,
+      until: opts.until as string,
+      withDiff: Boolean(opts.withDiff),
+      cursor: opts.cursor as string,
     });
     if (opts.json) return printJson(page);
     const t = table(['id', 'time', 'file', 'status', 'source', 'lines +/-/~', 'fact / reason']);
     for (const a of page.items) {
-      t.push([a.id, time(a.createdAt), a.targetFile, a.status, a.source, a.lineChanges ? `${a.lineChanges.added}/${a.lineChanges.removed}/${a.lineChanges.modified}` : '', short(a.candidateFact ?? a.reason)]);
+      t.push([
+        a.id,
+        time(a.createdAt),
+        a.targetFile,
+        a.status,
+        a.source,
+        a.lineChanges ? `${a.lineChanges.added}/${a.lineChanges.removed}/${a.lineChanges.modified}` : '',
+        short(a.candidateFact ?? a.reason),
+      ]);
     }
     console.log(page.items.length ? t.toString() : 'no audits match');
     if (opts.withDiff) for (const a of page.items) if (a.diff) console.log(`\n${pc.bold(a.id)}\n${colorDiff(a.diff)}`);
@@ -175,12 +202,21 @@ async function guardianShow(auditId: string, opts: Opts): Promise<void> {
     if (a.candidateFact) console.log(`fact: ${a.candidateFact}`);
     if (a.reason) console.log(`reason: ${a.reason}`);
     if (d.decision) console.log(`decision: ${d.decision.decision} — ${d.decision.reason} (${d.decision.model})`);
-    if (d.turn) console.log(`turn #${d.turn.turnNumber}:\n  user: ${short(d.turn.userMessage, 200)}\n  agent: ${short(d.turn.agentReply, 200)}`);
+    if (d.turn)
+      console.log(`turn #${d.turn.turnNumber}:\n  user: ${short(d.turn.userMessage, 200)}\n  agent: ${short(d.turn.agentReply, 200)}`);
     if (d.related) console.log(`related: ${d.related.id} (${d.related.source}, ${d.related.status})`);
-    if (d.rollback) console.log(`rolled back ${time(d.rollback.rolledBackAt)} by ${d.rollback.rolledBackBy} (${d.rollback.mode}): ${d.rollback.reason}; rollback audit ${d.rollback.rollbackAuditId}`);
+    if (d.rollback)
+      console.log(
+        `rolled back ${time(d.rollback.rolledBackAt)} by ${d.rollback.rolledBackBy} (${d.rollback.mode}): ${d.rollback.reason}; rollback audit ${d.rollback.rollbackAuditId}`,
+      );
     for (const f of d.followUps) console.log(`follow-up: ${f.id} (${f.source}, ${f.status}) ${short(f.reason)}`);
-    for (const c of d.corrections) console.log(`correction ${c.id}: should be ${c.correctedStatus}${c.correctedCandidateFact ? ` "${c.correctedCandidateFact}"` : ''}${c.correctedTargetFile ? ` in ${c.correctedTargetFile}` : ''} — ${c.correctionReason}${c.applyToFuture ? ' [apply to future]' : ''}`);
-    console.log(`file now: ${d.file.exists ? 'exists' : 'absent'}${d.file.matchesAfter === null ? '' : d.file.matchesAfter ? ', unchanged since this write' : ', changed since this write'}`);
+    for (const c of d.corrections)
+      console.log(
+        `correction ${c.id}: should be ${c.correctedStatus}${c.correctedCandidateFact ? ` "${c.correctedCandidateFact}"` : ''}${c.correctedTargetFile ? ` in ${c.correctedTargetFile}` : ''} — ${c.correctionReason}${c.applyToFuture ? ' [apply to future]' : ''}`,
+      );
+    console.log(
+      `file now: ${d.file.exists ? 'exists' : 'absent'}${d.file.matchesAfter === null ? '' : d.file.matchesAfter ? ', unchanged since this write' : ', changed since this write'}`,
+    );
     if (a.diff) console.log(`\n${colorDiff(a.diff)}`);
   });
 }
@@ -202,7 +238,14 @@ async function guardianHistory(opts: Opts): Promise<void> {
     const t = table(['audit', 'time', 'who', 'why', 'lines +/-/~', 'status']);
     for (const h of page.items) {
       const st = h.rolledBack ? `rolled back by ${h.rolledBack.by}` : h.status;
-      t.push([h.auditId, time(h.createdAt), short(h.actor, 40), short(h.reason, 50), h.lineChanges ? `${h.lineChanges.added}/${h.lineChanges.removed}/${h.lineChanges.modified}` : '', st]);
+      t.push([
+        h.auditId,
+        time(h.createdAt),
+        short(h.actor, 40),
+        short(h.reason, 50),
+        h.lineChanges ? `${h.lineChanges.added}/${h.lineChanges.removed}/${h.lineChanges.modified}` : '',
+        st,
+      ]);
     }
     console.log(page.items.length ? t.toString() : `no recorded versions of ${opts.file}`);
     if (page.nextCursor) console.log(`more: --cursor ${page.nextCursor}`);
@@ -213,10 +256,20 @@ async function guardianExport(opts: Opts): Promise<void> {
   await withDatabase(opts, async ({ db }, dir) => {
     if (opts.output) refuseExisting([path.resolve(opts.output as string)], Boolean(opts.overwrite));
     const out = opts.output ? fs.createWriteStream(path.resolve(opts.output as string)) : process.stdout;
-    const res = await exportAudits(context(db, dir), {
-      format: opts.format as AuditExportFormat, includeContent: Boolean(opts.includeContent), includePii: Boolean(opts.includePii), sessionKey: opts.session as string,
-      file: opts.file as string, status: opts.status as string, since: opts.since as string, until: opts.until as string,
-    }, out);
+    const res = await exportAudits(
+      context(db, dir),
+      {
+        format: opts.format as AuditExportFormat,
+        includeContent: Boolean(opts.includeContent),
+        includePii: Boolean(opts.includePii),
+        sessionKey: opts.session as string,
+        file: opts.file as string,
+        status: opts.status as string,
+        since: opts.since as string,
+        until: opts.until as string,
+      },
+      out,
+    );
     if (opts.output) {
       await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
       process.stderr.write(`exported ${res.count} audit(s) as ${res.format} to ${opts.output}\n`);
@@ -240,15 +293,27 @@ async function guardianRollback(auditId: string | undefined, opts: Opts): Promis
     }
     console.log(colorDiff(r.diff));
     const verb = r.dryRun ? 'would' : 'did';
-    console.log(`${verb} ${r.deletesFile ? `delete ${r.targetFile}` : `restore ${r.targetFile}`} (${r.mode})${r.rollbackAuditId ? `; rollback audit ${r.rollbackAuditId}` : ''}${r.reappliesAuditId ? `; re-applies ${r.reappliesAuditId}` : ''}`);
+    console.log(
+      `${verb} ${r.deletesFile ? `delete ${r.targetFile}` : `restore ${r.targetFile}`} (${r.mode})${r.rollbackAuditId ? `; rollback audit ${r.rollbackAuditId}` : ''}${r.reappliesAuditId ? `; re-applies ${r.reappliesAuditId}` : ''}`,
+    );
     if (r.dryRun && r.resultContent !== null && !opts.json) console.log(`\n--- resulting ${r.targetFile} ---\n${r.resultContent}`);
   });
 }
 
-async function rollbackWholeSession(ctx: ServiceContext, opts: Opts, common: { reason: string; by: string; dryRun: boolean; force: boolean }): Promise<void> {
-  const res = await rollbackSession(ctx, { sessionKey: opts.session as string, since: opts.since as string, until: opts.until as string, ...common });
+async function rollbackWholeSession(
+  ctx: ServiceContext,
+  opts: Opts,
+  common: { reason: string; by: string; dryRun: boolean; force: boolean },
+): Promise<void> {
+  const res = await rollbackSession(ctx, {
+    sessionKey: opts.session as string,
+    since: opts.since as string,
+    until: opts.until as string,
+    ...common,
+  });
   if (opts.json) return printJson(res);
-  for (const i of res.items) console.log(`${i.ok ? pc.green('ok  ') : pc.red('FAIL')} ${i.auditId} ${i.targetFile} ${i.ok ? i.result?.mode : i.error?.message}`);
+  for (const i of res.items)
+    console.log(`${i.ok ? pc.green('ok  ') : pc.red('FAIL')} ${i.auditId} ${i.targetFile} ${i.ok ? i.result?.mode : i.error?.message}`);
   console.log(`${res.dryRun ? 'would roll back' : 'rolled back'} ${res.rolledBack}, failed ${res.failed}`);
   if (res.failed) process.exitCode = 1;
 }
@@ -258,21 +323,39 @@ async function guardianRetry(auditId: string, opts: Opts): Promise<void> {
     const ctx = context(db, dir, opts.by);
     const content = opts.contentFile ? fs.readFileSync(path.resolve(opts.contentFile as string), 'utf8') : undefined;
     if (!opts.dryRun) await prepare(ctx);
-    const r = await retryWrite(ctx, { auditId, fact: opts.fact as string, file: opts.file as string, content, reason: opts.reason as string, by: opts.by as string, dryRun: Boolean(opts.dryRun) });
+    const r = await retryWrite(ctx, {
+      auditId,
+      fact: opts.fact as string,
+      file: opts.file as string,
+      content,
+      reason: opts.reason as string,
+      by: opts.by as string,
+      dryRun: Boolean(opts.dryRun),
+    });
     if (opts.json) return printJson(r);
     console.log(colorDiff(r.diff));
-    console.log(r.dryRun ? `\n--- proposed ${r.targetFile} ---\n${r.proposedContent}` : `wrote ${r.targetFile}; retry audit ${r.retryAuditId}`);
+    console.log(
+      r.dryRun ? `\n--- proposed ${r.targetFile} ---\n${r.proposedContent}` : `wrote ${r.targetFile}; retry audit ${r.retryAuditId}`,
+    );
   });
 }
 
 async function guardianCorrect(auditId: string, opts: Opts): Promise<void> {
   await withDatabase(opts, ({ db }, dir) => {
     const c = correctWrite(context(db, dir, opts.by), {
-      auditId, status: opts.status as 'written' | 'refused', reason: opts.reason as string, fact: opts.fact as string, file: opts.file as string,
-      applyToFuture: Boolean(opts.applyToFuture), pattern: opts.pattern as string, by: opts.by as string,
+      auditId,
+      status: opts.status as 'written' | 'refused',
+      reason: opts.reason as string,
+      fact: opts.fact as string,
+      file: opts.file as string,
+      applyToFuture: Boolean(opts.applyToFuture),
+      pattern: opts.pattern as string,
+      by: opts.by as string,
     });
     if (opts.json) return printJson(c);
-    console.log(`correction ${c.id} recorded for ${c.auditId}: ${c.originalStatus} → ${c.correctedStatus}${c.applyToFuture ? ' (applies to future samples)' : ''}`);
+    console.log(
+      `correction ${c.id} recorded for ${c.auditId}: ${c.originalStatus} → ${c.correctedStatus}${c.applyToFuture ? ' (applies to future samples)' : ''}`,
+    );
   });
 }
 

@@ -44,7 +44,8 @@ export function printReport(r: ImportReport): void {
   if (Object.keys(r.inserted).length) process.stdout.write(`${table.toString()}\n`);
   if (r.skippedCount) {
     process.stdout.write(pc.yellow(`Skipped ${r.skippedCount} line(s):\n`));
-    for (const s of r.skipped.slice(0, 50)) process.stdout.write(`  ${path.relative(process.cwd(), s.file) || s.file}:${s.line}  ${s.reason}\n`);
+    for (const s of r.skipped.slice(0, 50))
+      process.stdout.write(`  ${path.relative(process.cwd(), s.file) || s.file}:${s.line}  ${s.reason}\n`);
     if (r.skippedCount > 50) process.stdout.write(`  ... and ${r.skippedCount - 50} more (see --json)\n`);
   }
   for (const p of r.pending) process.stdout.write(pc.dim(`Left for next time: ${p.file}:${p.line}  ${p.reason}\n`));
@@ -71,14 +72,19 @@ async function run(opts: ImportOptions, fn: (ctx: ServiceContext) => Promise<Imp
 const maxLineBytes = (opts: ImportOptions) => (opts.maxLineMb ? Math.max(1, Number(opts.maxLineMb)) * 1024 * 1024 : undefined);
 
 export function register(program: Command): void {
-  const cmd = program.command('import').description('Import what the plugin and OpenClaw already recorded (run again to add only what is new)');
+  const cmd = program
+    .command('import')
+    .description('Import what the plugin and OpenClaw already recorded (run again to add only what is new)');
 
   withWorkspace(
     cmd
       .command('reflection-logs <source>')
       .description('Reflection plugin logs: <pluginRoot>, its logs/ folder, or one reflection-YYYY-MM-DD.log')
       .option('--guardian-log <file>', 'write-guardian.log.jsonl (default: <workspace>/.openclaw-reflection/write-guardian.log.jsonl)')
-      .option('--plugin-workspace <dir>', 'OpenClaw workspace holding .openclaw-reflection/write-guardian.log.jsonl, when it is not --workspace')
+      .option(
+        '--plugin-workspace <dir>',
+        'OpenClaw workspace holding .openclaw-reflection/write-guardian.log.jsonl, when it is not --workspace',
+      )
       .option('--max-line-mb <n>', 'skip lines longer than this (default 16)'),
   ).action(
     action(async (source: string, opts: ImportOptions) =>
@@ -96,7 +102,9 @@ export function register(program: Command): void {
   withWorkspace(
     cmd
       .command('openclaw <source>')
-      .description('OpenClaw sessions: a state dir (file store and per-agent SQLite store), an agents/<id>/sessions dir, an openclaw-agent.sqlite, or one transcript')
+      .description(
+        'OpenClaw sessions: a state dir (file store and per-agent SQLite store), an agents/<id>/sessions dir, an openclaw-agent.sqlite, or one transcript',
+      )
       .option('--max-line-mb <n>', 'skip lines longer than this (default 16)'),
   ).action(
     action(async (source: string, opts: ImportOptions) =>
@@ -113,7 +121,11 @@ export function register(program: Command): void {
   ).action(action(async (source: string, opts: ImportOptions) => run(opts, (ctx) => importEvals(ctx, { source: path.resolve(source) }))));
 
   withWorkspace(
-    cmd.command('daily-notes [source]').description("OpenClaw's daily memory notes (memory/YYYY-MM-DD.md) as read-only documents: an OpenClaw workspace (default: --workspace), its memory/ folder, or one note"),
+    cmd
+      .command('daily-notes [source]')
+      .description(
+        "OpenClaw's daily memory notes (memory/YYYY-MM-DD.md) as read-only documents: an OpenClaw workspace (default: --workspace), its memory/ folder, or one note",
+      ),
   ).action(
     action(async (source: string | undefined, opts: ImportOptions) =>
       run(opts, (ctx) => importDailyNotes(ctx, { source: path.resolve(source ?? ctx.workspaceDir) })),

@@ -18,11 +18,17 @@ function printWarnings(warnings: string[]): void {
 function registerSettings(program: Command): void {
   const settings = program.command('settings').description('workspace settings (.openclaw-reflection/workbench.json)');
 
-  withWorkspace(settings.command('get [key]').description('print all settings, or one dotted key (e.g. storage.retentionDays)')).action(action(settingsGet));
+  withWorkspace(settings.command('get [key]').description('print all settings, or one dotted key (e.g. storage.retentionDays)')).action(
+    action(settingsGet),
+  );
 
-  withWorkspace(settings.command('set <key> <value>').description('set one dotted key; the value is read as JSON when it parses (null unsets)')).action(action(settingsSet));
+  withWorkspace(
+    settings.command('set <key> <value>').description('set one dotted key; the value is read as JSON when it parses (null unsets)'),
+  ).action(action(settingsSet));
 
-  withWorkspace(settings.command('validate').description('check the settings file; lists every ignored value')).action(action(settingsValidate));
+  withWorkspace(settings.command('validate').description('check the settings file; lists every ignored value')).action(
+    action(settingsValidate),
+  );
 }
 
 function registerBackup(program: Command): void {
@@ -36,7 +42,9 @@ function registerBackup(program: Command): void {
 }
 
 function registerExclude(program: Command): void {
-  const exclude = program.command('exclude').description('opt-out: sessions, channel targets or accounts that are never collected or exported');
+  const exclude = program
+    .command('exclude')
+    .description('opt-out: sessions, channel targets or accounts that are never collected or exported');
 
   withWorkspace(
     exclude
@@ -50,7 +58,9 @@ function registerExclude(program: Command): void {
 
   withWorkspace(exclude.command('list').description('list exclusions')).action(action(excludeList));
 
-  withWorkspace(exclude.command('remove <id>').description('lift an exclusion (purged data does not come back)')).action(action(excludeRemove));
+  withWorkspace(exclude.command('remove <id>').description('lift an exclusion (purged data does not come back)')).action(
+    action(excludeRemove),
+  );
 
   withWorkspace(
     exclude
@@ -74,7 +84,9 @@ function registerExportConversations(program: Command): void {
 }
 
 function printPrune(r: PruneResult): void {
-  process.stdout.write(`${r.dryRun ? 'would delete' : 'deleted'} data older than ${r.days} days (before ${new Date(r.cutoff).toISOString()}):\n`);
+  process.stdout.write(
+    `${r.dryRun ? 'would delete' : 'deleted'} data older than ${r.days} days (before ${new Date(r.cutoff).toISOString()}):\n`,
+  );
   const del = Object.entries(r.deleted);
   if (!del.length) process.stdout.write('  nothing\n');
   for (const [t, n] of del) process.stdout.write(`  ${t}: ${n}\n`);
@@ -84,7 +96,10 @@ function printPrune(r: PruneResult): void {
     for (const [why, n] of Object.entries(reasons)) process.stdout.write(`  ${t}: ${n} (${why})\n`);
   }
   if (r.dryRun && r.needsForce) {
-    const copy = r.safeCopyUntil === null ? 'no backup or conversation archive exists' : `the last backup or archive holds data up to ${new Date(r.safeCopyUntil).toISOString()}`;
+    const copy =
+      r.safeCopyUntil === null
+        ? 'no backup or conversation archive exists'
+        : `the last backup or archive holds data up to ${new Date(r.safeCopyUntil).toISOString()}`;
     process.stdout.write(`warning: this deletes data no copy holds (${copy}); make a backup first or add --force\n`);
   }
   if (!r.dryRun && r.freedPages) process.stdout.write(`incremental vacuum freed ${r.freedPages} pages\n`);
@@ -103,7 +118,9 @@ function registerPrune(program: Command): void {
   withWorkspace(
     program
       .command('prune')
-      .description('delete conversations, decisions and audits older than the retention limit (irreversible; kept: every curated sample and what it references)')
+      .description(
+        'delete conversations, decisions and audits older than the retention limit (irreversible; kept: every curated sample and what it references)',
+      )
       .option('--days <n>', `age limit in whole days, at least ${MIN_RETENTION_DAYS} (default: storage.retentionDays)`, (v) => Number(v))
       .option('--dry-run', 'show what would go and why things are kept; delete nothing')
       .option('--yes', 'delete without asking (the preview is still printed)')
@@ -115,7 +132,9 @@ function registerWatch(program: Command): void {
   withWorkspace(
     program
       .command('watch')
-      .description("follow a running plugin: its logs and the five memory files, live (Ctrl-C to stop); runs the scheduled archive too when enabled")
+      .description(
+        'follow a running plugin: its logs and the five memory files, live (Ctrl-C to stop); runs the scheduled archive too when enabled',
+      )
       .option('--plugin-root <dir>', 'the plugin root holding logs/ (default: pluginRoot from the settings)')
       .option('--quiet', 'print only errors'),
   ).action(action(watchCommand));
@@ -154,16 +173,23 @@ function settingsValidate(opts: GlobalOptions): void {
 }
 
 async function backupCommand(opts: GlobalOptions & { output?: string; overwrite?: boolean }): Promise<void> {
-  const result = await withDatabase(opts, ({ db }, dir) => backupDatabase({ db, workspaceDir: dir }, { output: opts.output, overwrite: opts.overwrite }));
+  const result = await withDatabase(opts, ({ db }, dir) =>
+    backupDatabase({ db, workspaceDir: dir }, { output: opts.output, overwrite: opts.overwrite }),
+  );
   if (opts.json) printJson(result);
-  else process.stdout.write(`backup written to ${result.file} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.pages} pages, integrity ${result.integrity}, ${result.elapsedMs.toFixed(0)} ms)\n`);
+  else
+    process.stdout.write(
+      `backup written to ${result.file} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.pages} pages, integrity ${result.integrity}, ${result.elapsedMs.toFixed(0)} ms)\n`,
+    );
 }
 
 async function excludeAdd(opts: GlobalOptions & { session?: string; target?: string; account?: string; reason?: string }): Promise<void> {
   const given = (['session', 'target', 'account'] as const).filter((k) => opts[k] !== undefined);
   const [kind] = given;
   if (given.length !== 1 || !kind) throw new AppError('Invalid', 'exclude add: give exactly one of --session, --target, --account');
-  const ex = await withDatabase(opts, ({ db }, dir) => addExclusion({ db, workspaceDir: dir }, { kind, value: opts[kind] as string, reason: opts.reason }));
+  const ex = await withDatabase(opts, ({ db }, dir) =>
+    addExclusion({ db, workspaceDir: dir }, { kind, value: opts[kind] as string, reason: opts.reason }),
+  );
   if (opts.json) printJson(ex);
   else process.stdout.write(`excluded ${ex.kind} ${ex.value} (id ${ex.id}; matches ${ex.sessions} session(s) now)\n`);
 }
@@ -173,7 +199,9 @@ async function excludeList(opts: GlobalOptions): Promise<void> {
   if (opts.json) return printJson(list);
   if (!list.length) return void process.stdout.write('no exclusions\n');
   for (const e of list) {
-    process.stdout.write(`${e.id}  ${e.kind.padEnd(7)}  ${e.value}  sessions=${e.sessions}  ${new Date(e.createdAt).toISOString()}${e.reason ? `  (${e.reason})` : ''}\n`);
+    process.stdout.write(
+      `${e.id}  ${e.kind.padEnd(7)}  ${e.value}  sessions=${e.sessions}  ${new Date(e.createdAt).toISOString()}${e.reason ? `  (${e.reason})` : ''}\n`,
+    );
   }
 }
 
@@ -184,16 +212,24 @@ async function excludeRemove(id: string, opts: GlobalOptions): Promise<void> {
 }
 
 async function excludePurge(id: string, opts: GlobalOptions & { yes?: boolean; dryRun?: boolean }): Promise<void> {
-  const result = await withDatabase(opts, ({ db }, dir) => purgeExclusion({ db, workspaceDir: dir }, id, { confirm: opts.yes, dryRun: opts.dryRun }));
+  const result = await withDatabase(opts, ({ db }, dir) =>
+    purgeExclusion({ db, workspaceDir: dir }, id, { confirm: opts.yes, dryRun: opts.dryRun }),
+  );
   if (opts.json) return printJson(result);
-  process.stdout.write(`${result.dryRun ? 'would delete' : 'deleted'} (${result.sessionIds.length} session(s) of ${result.exclusion.kind} ${result.exclusion.value}):\n`);
+  process.stdout.write(
+    `${result.dryRun ? 'would delete' : 'deleted'} (${result.sessionIds.length} session(s) of ${result.exclusion.kind} ${result.exclusion.value}):\n`,
+  );
   for (const [t, n] of Object.entries(result.deleted)) process.stdout.write(`  ${t}: ${n}\n`);
 }
 
-async function exportConversationsCommand(opts: GlobalOptions & { since?: string; until?: string; output?: string; overwrite?: boolean }): Promise<void> {
+async function exportConversationsCommand(
+  opts: GlobalOptions & { since?: string; until?: string; output?: string; overwrite?: boolean },
+): Promise<void> {
   const since = parseTime(opts.since, '--since', Date.now());
   const until = parseTime(opts.until, '--until', Date.now());
-  const r = await withDatabase(opts, ({ db }, dir) => exportConversations({ db, workspaceDir: dir }, { since, until, output: opts.output, overwrite: opts.overwrite }));
+  const r = await withDatabase(opts, ({ db }, dir) =>
+    exportConversations({ db, workspaceDir: dir }, { since, until, output: opts.output, overwrite: opts.overwrite }),
+  );
   if (opts.json) printJson(r);
   else process.stdout.write(`${r.turns} turns written to ${r.file} (${(r.bytes / 1024).toFixed(0)} KiB)\n`);
 }
@@ -205,7 +241,8 @@ async function pruneCommand(opts: GlobalOptions & { days?: number; dryRun?: bool
     if (opts.dryRun || Object.keys(preview.deleted).length === 0) return opts.json ? printJson(preview) : printPrune(preview);
     if (!opts.json) printPrune(preview);
     if (!opts.yes) {
-      if (!process.stdin.isTTY) throw new AppError('Invalid', 'prune is irreversible: pass --yes to confirm it (or run it in a terminal to be asked)');
+      if (!process.stdin.isTTY)
+        throw new AppError('Invalid', 'prune is irreversible: pass --yes to confirm it (or run it in a terminal to be asked)');
       if (!(await askYes('Delete these rows for good? [y/N] '))) throw new AppError('Conflict', 'prune cancelled: nothing was deleted');
     }
     const r = pruneOldData(ctx, { days: preview.days, confirm: true, previewToken: preview.previewToken, force: opts.force });
@@ -218,7 +255,9 @@ async function watchCommand(opts: GlobalOptions & { pluginRoot?: string; quiet?:
   const { db } = openWorkspaceDatabase(dir, { config: loadSettings(dir).settings.storage });
   const out = (o: Record<string, unknown>, text: string) => {
     if (opts.quiet) return;
-    process.stdout.write(opts.json ? `${JSON.stringify({ at: new Date().toISOString(), ...o })}\n` : `${new Date().toISOString()} ${text}\n`);
+    process.stdout.write(
+      opts.json ? `${JSON.stringify({ at: new Date().toISOString(), ...o })}\n` : `${new Date().toISOString()} ${text}\n`,
+    );
   };
   const lifecycle = startWorkspaceLifecycle(
     { db, workspaceDir: dir },
@@ -229,12 +268,19 @@ async function watchCommand(opts: GlobalOptions & { pluginRoot?: string; quiet?:
           const n = Object.entries(e.report.inserted).filter(([, v]) => v > 0);
           if (n.length) out({ event: 'imported', inserted: e.report.inserted }, `imported ${n.map(([k, v]) => `${v} ${k}`).join(', ')}`);
         } else if (e.type === 'changed') out({ event: 'changed', file: e.file, auditId: e.auditId }, `${e.file} changed`);
-        else if (e.type === 'attached') out({ event: 'attached', file: e.file, auditId: e.auditId }, `${e.file}: diff attached to write ${e.auditId}`);
+        else if (e.type === 'attached')
+          out({ event: 'attached', file: e.file, auditId: e.auditId }, `${e.file}: diff attached to write ${e.auditId}`);
         else process.stderr.write(`error: ${(e.error as Error)?.message ?? String(e.error)}\n`);
       },
       onArchiveError: (e) => process.stderr.write(`archive error: ${(e as Error).message}\n`),
       onPrune: (r) => {
-        if (Object.keys(r.deleted).length) out({ event: 'pruned', deleted: r.deleted }, `retention: deleted ${Object.entries(r.deleted).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+        if (Object.keys(r.deleted).length)
+          out(
+            { event: 'pruned', deleted: r.deleted },
+            `retention: deleted ${Object.entries(r.deleted)
+              .map(([k, v]) => `${v} ${k}`)
+              .join(', ')}`,
+          );
       },
       onPruneError: (e) => process.stderr.write(`retention error: ${(e as Error).message}\n`),
     },
@@ -245,7 +291,10 @@ async function watchCommand(opts: GlobalOptions & { pluginRoot?: string; quiet?:
     db.close();
     throw new AppError('Invalid', 'plugin-root: give --plugin-root or set pluginRoot in the settings');
   }
-  out({ event: 'watching' }, `watching ${opts.pluginRoot ?? lifecycle.settings.pluginRoot} for ${dir}${lifecycle.archive ? ' (scheduled archive on)' : ''}; Ctrl-C to stop`);
+  out(
+    { event: 'watching' },
+    `watching ${opts.pluginRoot ?? lifecycle.settings.pluginRoot} for ${dir}${lifecycle.archive ? ' (scheduled archive on)' : ''}; Ctrl-C to stop`,
+  );
   const keepAlive = setInterval(() => undefined, 1 << 30);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

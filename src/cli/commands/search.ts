@@ -20,7 +20,9 @@ function highlighted(h: SearchHit): string {
 }
 
 export function register(program: Command): void {
-  withWorkspace(program.command('search <query>').description('full-text search over conversation turns, reasons and candidate facts (Chinese works)'))
+  withWorkspace(
+    program.command('search <query>').description('full-text search over conversation turns, reasons and candidate facts (Chinese works)'),
+  )
     .option('-l, --limit <n>', 'how many hits (default 20)', int('--limit'))
     .option('--scope <scope>', 'all, turns or decisions', 'all')
     .option('-S, --session <sessionKey>', 'only this session')
@@ -29,17 +31,35 @@ export function register(program: Command): void {
         withDatabase(opts, ({ db }, dir) => {
           const kinds = SCOPES[String(opts.scope)];
           if (!kinds) throw new AppError('Invalid', `--scope: expected all, turns or decisions, got ${String(opts.scope)}`);
-          const result = search({ db, workspaceDir: dir }, { text: query, limit: (opts.limit as number | undefined) ?? 20, kinds, sessionId: opts.session as string | undefined });
+          const result = search(
+            { db, workspaceDir: dir },
+            { text: query, limit: (opts.limit as number | undefined) ?? 20, kinds, sessionId: opts.session as string | undefined },
+          );
           if (opts.json) return printJson(result);
           if (!result.items.length) {
-            process.stdout.write(`No matches for "${clean(query)}"${result.mode === 'scan' ? ` in the newest ${result.scanned} rows` : ''}.\n`);
+            process.stdout.write(
+              `No matches for "${clean(query)}"${result.mode === 'scan' ? ` in the newest ${result.scanned} rows` : ''}.\n`,
+            );
             return;
           }
-          const t = table({ head: ['Time (UTC)', 'Session', 'Where', 'Id', 'Match'], colWidths: [21, 30, 16, 28, 70], wordWrap: true, wrapOnWordBoundary: false });
+          const t = table({
+            head: ['Time (UTC)', 'Session', 'Where', 'Id', 'Match'],
+            colWidths: [21, 30, 16, 28, 70],
+            wordWrap: true,
+            wrapOnWordBoundary: false,
+          });
           for (const h of result.items) {
-            t.push([time(h.createdAt), clip(h.sessionId, 28), `${h.kind === 'turn' ? 'turn' : `${h.decision}`}\n${h.field}`, h.id, highlighted(h)]);
+            t.push([
+              time(h.createdAt),
+              clip(h.sessionId, 28),
+              `${h.kind === 'turn' ? 'turn' : `${h.decision}`}\n${h.field}`,
+              h.id,
+              highlighted(h),
+            ]);
           }
-          process.stdout.write(`${t.toString()}\n${result.items.length} hit(s)${result.mode === 'scan' ? ` (short query: looked at the newest ${result.scanned} rows)` : ''}\n`);
+          process.stdout.write(
+            `${t.toString()}\n${result.items.length} hit(s)${result.mode === 'scan' ? ` (short query: looked at the newest ${result.scanned} rows)` : ''}\n`,
+          );
         }),
       ),
     );

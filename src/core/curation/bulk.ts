@@ -20,15 +20,16 @@ export interface BulkInput {
   dryRun?: boolean;
 }
 
-
 export function bulkReview(ctx: ServiceContext, input: BulkInput): BulkResult {
-  if (!['approve', 'reject', 'needs_review'].includes(input.action)) throw new AppError('Invalid', 'bulk review: action must be approve, reject or needs_review');
+  if (!['approve', 'reject', 'needs_review'].includes(input.action))
+    throw new AppError('Invalid', 'bulk review: action must be approve, reject or needs_review');
   const { filter, viewer } = queueSelection(ctx, input.filter);
   if (input.dryRun) return { batchId: null, count: countReviewQueue(ctx.db, filter, viewer), dryRun: true };
   const batchId = ulid();
   const count = writeTx(ctx.db, () => {
     const ids = listReviewQueueIds(ctx.db, filter, viewer, BULK_LIMIT + 1);
-    if (ids.length > BULK_LIMIT) throw new AppError('Invalid', `bulk review: the filter selects more than ${BULK_LIMIT} samples; narrow it`);
+    if (ids.length > BULK_LIMIT)
+      throw new AppError('Invalid', `bulk review: the filter selects more than ${BULK_LIMIT} samples; narrow it`);
     for (const id of ids) applyStatusInTx(ctx, id, { action: input.action, reason: input.reason, notes: input.notes, batchId });
     return ids.length;
   });

@@ -6,8 +6,16 @@ import type { Curator } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { writeTx, type DB } from '../db/connection';
 import {
-  findActiveCuratorByTokenHash, findCuratorByName, hasLocalCurator, insertCurator, listCuratorRows, reissueCuratorToken, revokeCuratorToken,
-  upsertLocalCurator, type CuratorRole, type CuratorRow,
+  findActiveCuratorByTokenHash,
+  findCuratorByName,
+  hasLocalCurator,
+  insertCurator,
+  listCuratorRows,
+  reissueCuratorToken,
+  revokeCuratorToken,
+  upsertLocalCurator,
+  type CuratorRole,
+  type CuratorRow,
 } from '../db/repositories/curators';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 
@@ -20,7 +28,6 @@ export const curatorNameSchema = z
   .min(1, 'a curator name is required')
   .max(64, 'a curator name has at most 64 characters')
   .regex(/^[\p{L}\p{N}][\p{L}\p{N} ._@-]*$/u, 'a curator name uses letters, digits, spaces, dot, dash, underscore or @');
-
 
 const toCurator = (r: CuratorRow): Curator => ({
   name: r.name,

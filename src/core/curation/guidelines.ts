@@ -41,7 +41,8 @@ export function getGuidelines(ctx: ServiceContext): { markdown: string; updatedA
 
 export function setGuidelines(ctx: ServiceContext, markdown: string): { markdown: string; updatedAt: number } {
   if (typeof markdown !== 'string') throw new AppError('Invalid', 'guidelines must be text');
-  if (markdown.length > MAX_GUIDELINES_CHARS) throw new AppError('Invalid', `guidelines are longer than ${MAX_GUIDELINES_CHARS} characters`);
+  if (markdown.length > MAX_GUIDELINES_CHARS)
+    throw new AppError('Invalid', `guidelines are longer than ${MAX_GUIDELINES_CHARS} characters`);
   const file = fileOf(ctx, GUIDELINES_FILE);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   writeFileAtomic.sync(file, markdown);

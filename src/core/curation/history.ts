@@ -4,7 +4,6 @@ import type { HistoryEntry } from '../../shared/contract/curation';
 import { actorOf, type ServiceContext } from '../context';
 import { listReviewHistory } from '../db/repositories/reviewPasses';
 
-
 export function reviewHistory(ctx: ServiceContext, limit = 20): HistoryEntry[] {
   return listReviewHistory(ctx.db, actorOf(ctx), limit);
 }

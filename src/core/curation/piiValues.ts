@@ -10,8 +10,18 @@ import { AppError } from '../../shared/errors';
 import { defaultStateDir } from '../lifecycle/stateDir';
 import { writeTx } from '../db/connection';
 import {
-  findValueDecision, insertValueDecision, insertValueDecisionSample, listActiveValueRules, listSamplesWithSpanText, listSpanUses, listValueDecisions,
-  listValueDecisionSamples, markValueDecisionUndone, updateSampleSpans, type SampleSpansRow as SpanRow, type ValueDecisionRow,
+  findValueDecision,
+  insertValueDecision,
+  insertValueDecisionSample,
+  listActiveValueRules,
+  listSamplesWithSpanText,
+  listSpanUses,
+  listValueDecisions,
+  listValueDecisionSamples,
+  markValueDecisionUndone,
+  updateSampleSpans,
+  type SampleSpansRow as SpanRow,
+  type ValueDecisionRow,
 } from '../db/repositories/piiValues';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { redactContent, type StoredPiiSpan } from '../dataset/privacy';
@@ -35,7 +45,9 @@ const globalFile = () => path.join(defaultStateDir(), 'pii-value-decisions.json'
 function readGlobalRules(): ValueRule[] {
   try {
     const parsed = JSON.parse(fs.readFileSync(globalFile(), 'utf8')) as unknown;
-    return Array.isArray(parsed) ? (parsed as ValueRule[]).filter((r) => typeof r?.value === 'string' && (r.decision === 'redact' || r.decision === 'keep')) : [];
+    return Array.isArray(parsed)
+      ? (parsed as ValueRule[]).filter((r) => typeof r?.value === 'string' && (r.decision === 'redact' || r.decision === 'keep'))
+      : [];
   } catch {
     return [];
   }
@@ -76,7 +88,12 @@ export function applyValueRules(
     if (r.appliesAfter !== undefined && sample.createdAt <= r.appliesAfter) continue;
     const key = normalizeValue(r.value);
     const cur = best.get(key);
-    if (!cur || SCOPE_RANK[r.scope] > SCOPE_RANK[cur.scope] || (SCOPE_RANK[r.scope] === SCOPE_RANK[cur.scope] && r.createdAt >= cur.createdAt)) best.set(key, r);
+    if (
+      !cur ||
+      SCOPE_RANK[r.scope] > SCOPE_RANK[cur.scope] ||
+      (SCOPE_RANK[r.scope] === SCOPE_RANK[cur.scope] && r.createdAt >= cur.createdAt)
+    )
+      best.set(key, r);
   }
   let changed = false;
   const out = spans.map((s) => {
@@ -90,7 +107,12 @@ export function applyValueRules(
 }
 
 /** Samples in scope that hold the value, with their spans parsed. */
-function samplesWithValue(ctx: ServiceContext, value: string, scope: PiiScope, sessionId: string | null): { row: SpanRow; spans: StoredPiiSpan[] }[] {
+function samplesWithValue(
+  ctx: ServiceContext,
+  value: string,
+  scope: PiiScope,
+  sessionId: string | null,
+): { row: SpanRow; spans: StoredPiiSpan[] }[] {
   const key = normalizeValue(value);
   // A cheap prefilter on the JSON text; the exact match is made on the parsed spans.
   const needle = JSON.stringify(key).slice(1, -1);
@@ -105,7 +127,10 @@ function samplesWithValue(ctx: ServiceContext, value: string, scope: PiiScope, s
 /** Every distinct PII value of the workspace (or a session) with how many samples hold it. */
 export function listPiiValues(ctx: ServiceContext, input: { sessionId?: string; limit?: number } = {}): PiiValue[] {
   const rows = listSpanUses(ctx.db);
-  const byValue = new Map<string, { value: string; type: string; all: Set<string>; inSession: Set<string>; spans: number; redacted: number }>();
+  const byValue = new Map<
+    string,
+    { value: string; type: string; all: Set<string>; inSession: Set<string>; spans: number; redacted: number }
+  >();
   for (const r of rows) {
     if (typeof r.value !== 'string') continue;
     const key = normalizeValue(r.value);
@@ -118,7 +143,14 @@ export function listPiiValues(ctx: ServiceContext, input: { sessionId?: string; 
   }
   return [...byValue.values()]
     .filter((v) => !input.sessionId || v.inSession.size > 0)
-    .map((v) => ({ value: v.value, type: v.type, sessionSamples: input.sessionId ? v.inSession.size : null, workspaceSamples: v.all.size, spans: v.spans, redacted: v.redacted }))
+    .map((v) => ({
+      value: v.value,
+      type: v.type,
+      sessionSamples: input.sessionId ? v.inSession.size : null,
+      workspaceSamples: v.all.size,
+      spans: v.spans,
+      redacted: v.redacted,
+    }))
     .sort((a, b) => b.workspaceSamples - a.workspaceSamples || a.value.localeCompare(b.value))
     .slice(0, input.limit ?? 500);
 }
@@ -144,7 +176,8 @@ export type { ValueDecisionRow };
 export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): ValueDecisionRow & { dryRun: boolean } {
   if (typeof input.value !== 'string' || !input.value.trim()) throw new AppError('Invalid', 'PII value decision: value is required');
   if (!PII_SCOPES.includes(input.scope)) throw new AppError('Invalid', `PII value decision: scope must be one of ${PII_SCOPES.join(', ')}`);
-  if (input.decision !== 'redact' && input.decision !== 'keep') throw new AppError('Invalid', 'PII value decision: decision must be redact or keep');
+  if (input.decision !== 'redact' && input.decision !== 'keep')
+    throw new AppError('Invalid', 'PII value decision: decision must be redact or keep');
   const sessionId = input.scope === 'session' ? (input.sessionId ?? null) : null;
   if (input.scope === 'session' && !sessionId) throw new AppError('Invalid', 'PII value decision: a session decision needs sessionId');
   const key = normalizeValue(input.value);
@@ -152,7 +185,18 @@ export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): Va
   return writeTx(ctx.db, () => {
     const hits = samplesWithValue(ctx, input.value, input.scope, sessionId);
     const spanCount = hits.reduce((n, h) => n + h.spans.filter((s) => normalizeValue(s.value) === key).length, 0);
-    const base = { value: input.value, scope: input.scope, sessionId, decision: input.decision, actor: actorOf(ctx), samples: hits.length, spans: spanCount, createdAt: now, undoneAt: null, undoneBy: null };
+    const base = {
+      value: input.value,
+      scope: input.scope,
+      sessionId,
+      decision: input.decision,
+      actor: actorOf(ctx),
+      samples: hits.length,
+      spans: spanCount,
+      createdAt: now,
+      undoneAt: null,
+      undoneBy: null,
+    };
     if (input.dryRun) return { id: 0, ...base, dryRun: true };
     const id = insertValueDecision(ctx.db, base);
     const accepted = input.decision === 'redact';
@@ -166,7 +210,11 @@ export function decidePiiValue(ctx: ServiceContext, input: DecideValueInput): Va
       insertValueDecisionSample(ctx.db, id, row.id, JSON.stringify(prev));
       saveSpans(ctx, row, next);
     }
-    if (input.scope === 'global') writeGlobalRules([...readGlobalRules().filter((r) => normalizeValue(r.value) !== key), { value: input.value, scope: 'global', sessionId: null, decision: input.decision, createdAt: now }]);
+    if (input.scope === 'global')
+      writeGlobalRules([
+        ...readGlobalRules().filter((r) => normalizeValue(r.value) !== key),
+        { value: input.value, scope: 'global', sessionId: null, decision: input.decision, createdAt: now },
+      ]);
     return { id, ...base, dryRun: false };
   });
 }
@@ -180,7 +228,9 @@ export function undoPiiValueDecision(ctx: ServiceContext, id: number): ValueDeci
     const members = listValueDecisionSamples(ctx.db, id);
     for (const m of members) {
       const prev = JSON.parse(m.prev_accepted) as Record<string, boolean>;
-      const spans = (m.pii_spans ? (JSON.parse(m.pii_spans) as StoredPiiSpan[]) : []).map((s) => (s.id in prev ? { ...s, accepted: prev[s.id] ?? s.accepted } : s));
+      const spans = (m.pii_spans ? (JSON.parse(m.pii_spans) as StoredPiiSpan[]) : []).map((s) =>
+        s.id in prev ? { ...s, accepted: prev[s.id] ?? s.accepted } : s,
+      );
       saveSpans(ctx, m, spans);
     }
     markValueDecisionUndone(ctx.db, id, nowOf(ctx), actorOf(ctx));
@@ -195,10 +245,21 @@ export function listPiiValueDecisions(ctx: ServiceContext, limit = 100): ValueDe
 
 /** A stored sample row with the value rules applied to its spans and redaction (the export's view of it). */
 export function rowWithValueRules<
-  R extends { session_id: string; created_at: number; content: string; pii_spans: string | null; pii_redacted_content: string | null; contains_pii: number },
+  R extends {
+    session_id: string;
+    created_at: number;
+    content: string;
+    pii_spans: string | null;
+    pii_redacted_content: string | null;
+    contains_pii: number;
+  },
 >(row: R, rules: (ValueRule & { appliesAfter?: number })[]): R {
   if (!rules.length || !row.pii_spans) return row;
-  const spans = applyValueRules(JSON.parse(row.pii_spans) as StoredPiiSpan[], { sessionId: row.session_id, createdAt: row.created_at }, rules);
+  const spans = applyValueRules(
+    JSON.parse(row.pii_spans) as StoredPiiSpan[],
+    { sessionId: row.session_id, createdAt: row.created_at },
+    rules,
+  );
   if (!spans) return row;
   const anyAccepted = spans.some((s) => s.accepted);
   return {

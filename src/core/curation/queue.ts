@@ -35,7 +35,10 @@ export interface QueuePage {
   total: number;
 }
 
-export function listQueue(ctx: ServiceContext, input: { filter?: ReviewFilter; sort?: QueueSort; limit?: number; cursor?: string }): QueuePage {
+export function listQueue(
+  ctx: ServiceContext,
+  input: { filter?: ReviewFilter; sort?: QueueSort; limit?: number; cursor?: string },
+): QueuePage {
   const sort = input.sort ?? 'newest';
   if (!QUEUE_SORTS.includes(sort)) throw new AppError('Invalid', `review queue: sort must be one of ${QUEUE_SORTS.join(', ')}`);
   const limit = input.limit ?? 100;

@@ -9,9 +9,9 @@ import type { ReserveResult } from '../../shared/contract/curation';
 
 export const RESERVATION_MS = 5 * 60_000;
 
-
 function checkIds(ids: unknown): string[] {
-  if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string' || !x)) throw new AppError('Invalid', 'reservations: ids must be sample ids');
+  if (!Array.isArray(ids) || ids.some((x) => typeof x !== 'string' || !x))
+    throw new AppError('Invalid', 'reservations: ids must be sample ids');
   if (ids.length > 50) throw new AppError('Invalid', 'reservations: at most 50 samples at a time');
   return ids as string[];
 }

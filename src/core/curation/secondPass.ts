@@ -5,8 +5,16 @@ import type { AgreementReport } from '../../shared/contract/curation';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import {
-  countSecondPassAdjudicated, countSecondPassWaiting, findSecondPass, insertSecondPass, listOpenDisagreements, listReviewerActionCounts,
-  listSamplesForSecondPass, listSecondPassCurators, listSecondPassLabelPairs, markSecondPassAdjudicated,
+  countSecondPassAdjudicated,
+  countSecondPassWaiting,
+  findSecondPass,
+  insertSecondPass,
+  listOpenDisagreements,
+  listReviewerActionCounts,
+  listSamplesForSecondPass,
+  listSecondPassCurators,
+  listSecondPassLabelPairs,
+  markSecondPassAdjudicated,
 } from '../db/repositories/reviewPasses';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import { applyStatusInTx, STATUS_FOR, type StatusAction } from '../dataset/review';
@@ -23,7 +31,8 @@ export interface SecondPassInput {
 
 /** Sends labelled samples not yet in a second pass to the second-pass queue. */
 export function startSecondPass(ctx: ServiceContext, input: SecondPassInput): { added: number; eligible: number; dryRun: boolean } {
-  if (!(typeof input.share === 'number' && input.share > 0 && input.share <= 1)) throw new AppError('Invalid', 'second pass: share must be above 0 and at most 1');
+  if (!(typeof input.share === 'number' && input.share > 0 && input.share <= 1))
+    throw new AppError('Invalid', 'second pass: share must be above 0 and at most 1');
   const rows = listSamplesForSecondPass(ctx.db);
   // A random share that is the same for the same seed: order by a keyed hash and take the first part.
   const seed = input.seed ?? String(nowOf(ctx));
@@ -41,7 +50,6 @@ export function startSecondPass(ctx: ServiceContext, input: SecondPassInput): { 
 }
 
 export type Disagreement = AgreementReport['disagreements'][number];
-
 
 export function agreementReport(ctx: ServiceContext, limit = 200): AgreementReport {
   const pairs = listSecondPassLabelPairs(ctx.db).map((p) => [p.a, p.b] as const);

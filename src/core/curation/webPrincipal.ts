@@ -12,7 +12,10 @@ interface PrincipalLike {
 }
 
 /** Wraps the server's token check so that curator tokens are valid too (principal id "curator:<name>"). */
-export function withCuratorTokens<P extends PrincipalLike>(base: (token: string) => P | null, db: () => DB): (token: string) => PrincipalLike | null {
+export function withCuratorTokens<P extends PrincipalLike>(
+  base: (token: string) => P | null,
+  db: () => DB,
+): (token: string) => PrincipalLike | null {
   return (token) => {
     const owner = base(token);
     if (owner) return owner;

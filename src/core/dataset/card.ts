@@ -51,7 +51,12 @@ export function llamaFactoryEntry(format: ExportFormat, file: string): Record<st
         tags: { role_tag: 'role', content_tag: 'content', user_tag: 'user', assistant_tag: 'assistant', system_tag: 'system' },
       };
     case 'ranking':
-      return { file_name: file, formatting: 'alpaca', ranking: true, columns: { prompt: 'instruction', query: 'input', chosen: 'chosen', rejected: 'rejected' } };
+      return {
+        file_name: file,
+        formatting: 'alpaca',
+        ranking: true,
+        columns: { prompt: 'instruction', query: 'input', chosen: 'chosen', rejected: 'rejected' },
+      };
     case 'kto':
       return { file_name: file, formatting: 'alpaca', columns: { prompt: 'prompt', response: 'completion', kto_tag: 'label' } };
     case 'parquet':
@@ -174,7 +179,10 @@ function balanceLines(s: ExportSummary): string[] {
   const gate = b.memory_gate.write + b.memory_gate.no_write;
   const wg = b.write_guardian.write + b.write_guardian.refuse + b.write_guardian.skip;
   const lines = [];
-  if (gate) lines.push(`- memory_gate: write ${b.memory_gate.write}${pct(b.memory_gate.write, gate)}, NO_WRITE ${b.memory_gate.no_write}${pct(b.memory_gate.no_write, gate)}`);
+  if (gate)
+    lines.push(
+      `- memory_gate: write ${b.memory_gate.write}${pct(b.memory_gate.write, gate)}, NO_WRITE ${b.memory_gate.no_write}${pct(b.memory_gate.no_write, gate)}`,
+    );
   if (wg) lines.push(`- write_guardian: write ${b.write_guardian.write}, refuse ${b.write_guardian.refuse}, skip ${b.write_guardian.skip}`);
   if (b.kto) lines.push(`- KTO: desirable ${b.kto.desirable}, undesirable ${b.kto.undesirable}`);
   if (s.included.balanced) lines.push(`- balanced on request: ${s.balancedOut} samples of majority labels left out`);
@@ -192,10 +200,11 @@ export function writeDatasetCard(outDir: string, c: CardInput): string {
     `# OpenClaw Reflection dataset (${c.format})`,
     '',
     'Supervision data for memory_gate and write_guardian, collected and curated with Reflection Workbench.',
-    'Each record trains one decision: the gate\'s decision, fact and reason, or the guardian\'s action.',
+    "Each record trains one decision: the gate's decision, fact and reason, or the guardian's action.",
     '',
     `- Exported: ${new Date(c.exportedAt).toISOString()}`,
-    `- Included: ${s.included.statuses.join(', ')} samples` + (s.included.minQuality !== null ? ` with quality >= ${s.included.minQuality}` : ', any quality'),
+    `- Included: ${s.included.statuses.join(', ')} samples` +
+      (s.included.minQuality !== null ? ` with quality >= ${s.included.minQuality}` : ', any quality'),
     `- Sample types: ${s.included.sampleTypes.join(', ')}`,
     `- Records: ${c.total} (average quality ${c.avgQuality ?? 'n/a'})`,
     `- Split: ${split}`,

@@ -13,13 +13,25 @@ export function sampleCluster(ctx: ServiceContext, sampleId: string): SampleClus
   const clusterId = findClusterIdOfSample(ctx.db, sampleId);
   if (clusterId === undefined) throw new AppError('NotFound', `dataset sample ${sampleId} not found`);
   const members = listClusterMembers(ctx.db, clusterId).map((m) => ({
-    id: m.id, sampleType: m.sample_type, annotationStatus: m.annotation_status, qualityScore: m.quality_score,
-    corrected: m.corrected === 1, edited: m.edited === 1, picked: m.picked === 1, createdAt: m.created_at,
+    id: m.id,
+    sampleType: m.sample_type,
+    annotationStatus: m.annotation_status,
+    qualityScore: m.quality_score,
+    corrected: m.corrected === 1,
+    edited: m.edited === 1,
+    picked: m.picked === 1,
+    createdAt: m.created_at,
   }));
   const pick = members.find((m) => m.picked);
   const corrected = members.find((m) => m.corrected || m.edited);
   const rep = pick ?? corrected ?? members[0];
-  const because: SampleCluster['representativeBecause'] = pick ? 'pick' : corrected ? (corrected.corrected ? 'corrected' : 'edited') : 'first';
+  const because: SampleCluster['representativeBecause'] = pick
+    ? 'pick'
+    : corrected
+      ? corrected.corrected
+        ? 'corrected'
+        : 'edited'
+      : 'first';
   return { clusterId, members, representativeId: rep?.id ?? sampleId, representativeBecause: because };
 }
 

@@ -7,7 +7,13 @@ import type { AnnotationStatus, SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { withBulkCheckpoints, withoutMmap } from '../db/bulk';
-import { countDecisionsInWindow, lastDecisionSeq, listDecisionPage, listSourceKeysOfDecisions, type CollectWindow } from '../db/repositories/collect';
+import {
+  countDecisionsInWindow,
+  lastDecisionSeq,
+  listDecisionPage,
+  listSourceKeysOfDecisions,
+  type CollectWindow,
+} from '../db/repositories/collect';
 import { mainWriterWaiting, pauseForUncountedWriters } from '../db/writeGate';
 import { nowOf, type ServiceContext } from '../context';
 import { listFutureCorrections } from '../guardian/corrections';
@@ -154,7 +160,12 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
       const rows = listDecisionPage(ctx.db, w, after, pageSize);
       if (!rows.length) break;
       after = rows[rows.length - 1]!.seq; // not empty, checked above
-      run.collected = new Set(listSourceKeysOfDecisions(ctx.db, rows.map((r) => r.id)));
+      run.collected = new Set(
+        listSourceKeysOfDecisions(
+          ctx.db,
+          rows.map((r) => r.id),
+        ),
+      );
       await collectPage(ctx, run, rows);
     }
   } finally {
@@ -168,11 +179,16 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
  * but at most TX_BUDGET_MS, and ends at once when main has a writer waiting (live capture while this
  * runs in a job worker): that writer waits for one decision, not for the page.
  */
-async function collectPage(ctx: ServiceContext, run: CollectRun & { total: number }, rows: ReturnType<typeof listDecisionPage>): Promise<void> {
-  for (let i = 0; i < rows.length && !ctx.signal?.aborted; ) {
+async function collectPage(
+  ctx: ServiceContext,
+  run: CollectRun & { total: number },
+  rows: ReturnType<typeof listDecisionPage>,
+): Promise<void> {
+  for (let i = 0; i < rows.length && !ctx.signal?.aborted;) {
     const started = performance.now();
     const work = () => {
-      do collectDecision(run, rows[i++]!); // i < rows.length, checked by the loops
+      do
+        collectDecision(run, rows[i++]!); // i < rows.length, checked by the loops
       while (i < rows.length && !txDone(performance.now() - started));
     };
     const from = i;

@@ -88,7 +88,10 @@ export function teachingUnit(content: SampleContent): string {
     return `guardian\n${content.candidateFact}\n${content.targetFile}\n${t.decision ?? ''} ${t.targetFile ?? ''}`;
   }
   const conv = content.type === 'annotated_turn' ? content.context : content.conversation;
-  const judged = content.type === 'annotated_turn' ? `${content.memoryGate.input.currentUserMessage}\n${content.memoryGate.input.currentAgentReply}` : judgedTurn(conv);
+  const judged =
+    content.type === 'annotated_turn'
+      ? `${content.memoryGate.input.currentUserMessage}\n${content.memoryGate.input.currentAgentReply}`
+      : judgedTurn(conv);
   const step = content.type === 'annotated_turn' ? 'turn' : 'gate';
   return `${step}\n${judged}\n${t.decision ?? ''} ${t.fact ?? ''}`;
 }
@@ -130,7 +133,6 @@ class RecentCache<K, V> {
     }
   }
 }
-
 
 export interface ClusterAssignment {
   fingerprint: string;
@@ -188,9 +190,17 @@ export class Deduper {
    * A dry run stores nothing, yet must find the duplicates the real run finds among the samples it
    * would add: index() keeps those in memory instead (unbounded: they are what the run would store).
    */
-  private readonly planned: { byFingerprint: Map<string, { id: string; clusterId: string }>; bands: Map<number, string[]>; leaders: Map<string, Leader> } | null;
+  private readonly planned: {
+    byFingerprint: Map<string, { id: string; clusterId: string }>;
+    bands: Map<number, string[]>;
+    leaders: Map<string, Leader>;
+  } | null;
 
-  constructor(private readonly db: DB, private readonly cfg: DatasetCollectionConfig['dedupe'], opts: DeduperOptions = {}) {
+  constructor(
+    private readonly db: DB,
+    private readonly cfg: DatasetCollectionConfig['dedupe'],
+    opts: DeduperOptions = {},
+  ) {
     this.planned = opts.dryRun ? { byFingerprint: new Map(), bands: new Map(), leaders: new Map() } : null;
     ensureDedupeSchema(db);
     const stored = countLeadersAndBandRows(db);
@@ -222,12 +232,23 @@ export class Deduper {
     const plannedExact = this.planned?.byFingerprint.get(fp);
     if (plannedExact) return { ...base, clusterId: plannedExact.clusterId, duplicateOf: plannedExact.id, similarity: 1 };
     const near = this.nearest(unit, sig, keys);
-    if (near.best) return { ...base, clusterId: near.best.cluster, duplicateOf: near.best.id, similarity: near.best.sim, relatedSampleIds: near.related };
+    if (near.best)
+      return {
+        ...base,
+        clusterId: near.best.cluster,
+        duplicateOf: near.best.id,
+        similarity: near.best.sim,
+        relatedSampleIds: near.related,
+      };
     return { ...base, clusterId: sampleId, relatedSampleIds: near.related };
   }
 
   /** The closest same-lesson leader among the band candidates, and up to five related ones. */
-  private nearest(unit: string, sig: Uint32Array, keys: number[]): { best?: { id: string; cluster: string; sim: number }; related: string[] } {
+  private nearest(
+    unit: string,
+    sig: Uint32Array,
+    keys: number[],
+  ): { best?: { id: string; cluster: string; sim: number }; related: string[] } {
     let best: { id: string; cluster: string; sim: number } | undefined;
     let related: Map<string, number> | undefined;
     let mine: Float64Array | undefined;
@@ -250,7 +271,13 @@ export class Deduper {
       }
     }
     if (!related) return { best, related: NO_IDS };
-    return { best, related: [...related.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([id]) => id) };
+    return {
+      best,
+      related: [...related.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([id]) => id),
+    };
   }
 
   /** Records a stored sample; one that opened a cluster is indexed, so later samples find it (leader clustering). */
@@ -384,7 +411,11 @@ export function repairBandIndex(db: DB): number {
   const rows = listLeadersWithoutBands(db)
     .flatMap((l) => bandKeys(blobToSignature(l.signature), namespaceOfNormalized(l.unit)).map((k) => ({ k, id: l.sample_id })))
     .sort((a, b) => a.k - b.k || byId(a.id, b.id));
-  insertBandRows(db, rows.map((r) => r.k), rows.map((r) => r.id));
+  insertBandRows(
+    db,
+    rows.map((r) => r.k),
+    rows.map((r) => r.id),
+  );
   return rows.length;
 }
 

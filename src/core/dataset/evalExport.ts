@@ -11,9 +11,20 @@ import { exportContent } from './export';
 import { planExport, resolveExport, type ExportOptions } from './exportPlan';
 import { loadPiiDetector } from './privacy';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
-import { SAMPLE_COLUMNS, sampleFromRow, type DatasetSample, type Message, type SampleContent, type StoredSampleRow, type WriteGuardianSample } from './types';
+import {
+  SAMPLE_COLUMNS,
+  sampleFromRow,
+  type DatasetSample,
+  type Message,
+  type SampleContent,
+  type StoredSampleRow,
+  type WriteGuardianSample,
+} from './types';
 
-export interface EvalExportOptions extends Pick<ExportOptions, 'trainSplit' | 'splitBy' | 'seed' | 'includeUnreviewed' | 'minQuality' | 'includeBelowQuality' | 'config'> {
+export interface EvalExportOptions extends Pick<
+  ExportOptions,
+  'trainSplit' | 'splitBy' | 'seed' | 'includeUnreviewed' | 'minQuality' | 'includeBelowQuality' | 'config'
+> {
   outDir: string;
 }
 
@@ -41,7 +52,7 @@ interface Scenario {
   notes: string;
 }
 
-const title = (text: string) => (text.replace(/\s+/g, ' ').trim().slice(0, 80) || 'untitled');
+const title = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 80) || 'untitled';
 
 function gateCase(s: DatasetSample, c: SampleContent): { scenario: Scenario; bench: Record<string, unknown> } | null {
   if (c.type !== 'memory_gate_positive' && c.type !== 'memory_gate_negative') return null;
@@ -55,31 +66,48 @@ function gateCase(s: DatasetSample, c: SampleContent): { scenario: Scenario; ben
   const id = `wb_${s.id}`;
   return {
     scenario: {
-      scenario_id: id, task_type: 'memory_gate', title: title(user.message), recent_messages: conv.slice(0, i),
-      current_user_message: user.message, current_agent_reply: reply,
+      scenario_id: id,
+      task_type: 'memory_gate',
+      title: title(user.message),
+      recent_messages: conv.slice(0, i),
+      current_user_message: user.message,
+      current_agent_reply: reply,
       notes: `Reflection Workbench sample ${s.id} (${s.collectionStrategy ?? s.sampleType}, ${s.annotationStatus})`,
     },
     bench: {
-      scenario_id: id, expected_decision: decision,
+      scenario_id: id,
+      expected_decision: decision,
       ...(decision !== 'NO_WRITE' && fact ? { expected_candidate_fact: fact, allowed_candidate_fact_variants: [] } : {}),
-      severity: 'core', tags: [s.sampleType, s.collectionStrategy ?? 'collected', decision === 'NO_WRITE' ? 'negative' : 'positive'],
+      severity: 'core',
+      tags: [s.sampleType, s.collectionStrategy ?? 'collected', decision === 'NO_WRITE' ? 'negative' : 'positive'],
     },
   };
 }
 
-function guardianCase(s: DatasetSample, c: WriteGuardianSample, gateReason: string): { scenario: Scenario; bench: Record<string, unknown> } {
+function guardianCase(
+  s: DatasetSample,
+  c: WriteGuardianSample,
+  gateReason: string,
+): { scenario: Scenario; bench: Record<string, unknown> } {
   const action = c.userCorrection?.correctedDecision ?? c.decision;
   const write = action === 'written';
   const fact = c.userCorrection?.correctedFact ?? c.candidateFact;
   const id = `wb_${s.id}`;
   return {
     scenario: {
-      scenario_id: id, task_type: 'write_guardian', title: title(c.candidateFact), gate_decision: decisionForFile(c.targetFile as MemoryFileName),
-      gate_reason: gateReason, candidate_fact: c.candidateFact, target_file: c.targetFile as MemoryFileName, current_file_content: c.currentFileContent,
+      scenario_id: id,
+      task_type: 'write_guardian',
+      title: title(c.candidateFact),
+      gate_decision: decisionForFile(c.targetFile as MemoryFileName),
+      gate_reason: gateReason,
+      candidate_fact: c.candidateFact,
+      target_file: c.targetFile as MemoryFileName,
+      current_file_content: c.currentFileContent,
       notes: `Reflection Workbench sample ${s.id} (${s.collectionStrategy ?? s.sampleType}, ${s.annotationStatus})`,
     },
     bench: {
-      scenario_id: id, expected_should_write: write,
+      scenario_id: id,
+      expected_should_write: write,
       expected_outcome_type: write ? `update_${c.targetFile.replace('.md', '').toLowerCase()}` : action === 'skipped' ? 'skip' : 'refuse',
       allowed_tool_traces: write ? [['read', 'write']] : [[], ['read']],
       expected_content_contains: write ? [fact] : [],
@@ -92,11 +120,18 @@ function guardianCase(s: DatasetSample, c: WriteGuardianSample, gateReason: stri
 /** Writes the validation split (gold-labelled, redacted) as the plugin's eval datasets. */
 export async function exportEvalSet(ctx: ServiceContext, opts: EvalExportOptions): Promise<EvalExportResult> {
   if (!opts?.outDir) throw new AppError('Invalid', 'eval export: outDir is required');
-  const r = resolveExport({ ...opts, format: 'raw', sampleTypes: ['memory_gate_positive', 'memory_gate_negative', 'write_guardian_decision'] });
+  const r = resolveExport({
+    ...opts,
+    format: 'raw',
+    sampleTypes: ['memory_gate_positive', 'memory_gate_negative', 'write_guardian_decision'],
+  });
   const plan = planExport(ctx, r);
   const held = [...plan.split.entries()].filter(([, split]) => split === 'validation').map(([id]) => id);
   if (!held.length) {
-    throw new AppError('Invalid', `eval export: no held-out samples (${plan.split.size} selected, none in validation); ${plan.notes.join('; ') || 'lower the train split'}`);
+    throw new AppError(
+      'Invalid',
+      `eval export: no held-out samples (${plan.split.size} selected, none in validation); ${plan.notes.join('; ') || 'lower the train split'}`,
+    );
   }
   const detect = await loadPiiDetector();
   const rows = listSamplesWithGateReason<StoredSampleRow>(ctx.db, SAMPLE_COLUMNS, held);

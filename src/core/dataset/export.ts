@@ -100,7 +100,8 @@ export function exportDataset(ctx: ServiceContext, opts: ExportOptions): Promise
 function tokenizerOf(r: Resolved): () => Promise<Counter> {
   const { encoding } = targetModelOf(r);
   return async () => {
-    const mod = encoding === 'o200k_base' ? await import('gpt-tokenizer/encoding/o200k_base') : await import('gpt-tokenizer/encoding/cl100k_base');
+    const mod =
+      encoding === 'o200k_base' ? await import('gpt-tokenizer/encoding/o200k_base') : await import('gpt-tokenizer/encoding/cl100k_base');
     return (text: string) => mod.countTokens(text);
   };
 }
@@ -114,7 +115,8 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
   const plan = planExport(ctx, r);
   if (!plan.split.size) throw new AppError('Invalid', emptyExportMessage(ctx, r));
   const outDir = path.resolve(
-    opts.outDir ?? path.join(ctx.workspaceDir, STATE_DIR, 'exports', `dataset-${r.format}-${new Date(now).toISOString().replace(/[:.]/g, '-')}`),
+    opts.outDir ??
+      path.join(ctx.workspaceDir, STATE_DIR, 'exports', `dataset-${r.format}-${new Date(now).toISOString().replace(/[:.]/g, '-')}`),
   );
   const sinks = openSinks(outDir, r.format);
   const target = targetModelOf(r);

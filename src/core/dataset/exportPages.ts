@@ -20,7 +20,9 @@ export interface PageItem {
 }
 
 /** SAMPLE_COLUMNS with the alias the selection's WHERE clause uses. */
-const ALIASED_COLUMNS = SAMPLE_COLUMNS.split(',').map((c) => `s.${c.trim()}`).join(', ');
+const ALIASED_COLUMNS = SAMPLE_COLUMNS.split(',')
+  .map((c) => `s.${c.trim()}`)
+  .join(', ');
 
 /** The content an export writes: redacted unless includePii, scanned now if it never was. */
 export function exportContent(s: DatasetSample, r: Pick<Resolved, 'includePii'>, detect: Detect | null): SampleContent {
@@ -41,7 +43,9 @@ function sessionLabel(s: DatasetSample, r: Resolved, detect: Detect | null, cach
   if (r.includePii || !detect) return s.sessionId;
   let label = cache.get(s.sessionId);
   if (label === undefined) {
-    label = detect(s.sessionId.replace(/[:/]/g, ' '), {}).length ? `session-${createHash('sha256').update(s.sessionId).digest('hex').slice(0, 16)}` : s.sessionId;
+    label = detect(s.sessionId.replace(/[:/]/g, ' '), {}).length
+      ? `session-${createHash('sha256').update(s.sessionId).digest('hex').slice(0, 16)}`
+      : s.sessionId;
     cache.set(s.sessionId, label);
   }
   return label;
@@ -62,7 +66,9 @@ export async function* exportPages(ctx: ServiceContext, r: Resolved, plan: Expor
       const split = plan.split.get(storedRow.id);
       if (!split) continue;
       const sample = sampleFromRow(rowWithValueRules(storedRow, valueRules));
-      const content = r.includePii ? sample.content : hideSessionValues(exportContent(sample, r, detect), sessionValues.of(sample.sessionId));
+      const content = r.includePii
+        ? sample.content
+        : hideSessionValues(exportContent(sample, r, detect), sessionValues.of(sample.sessionId));
       const records = recordsOf(r.format, sample, content, sessionLabel(sample, r, detect, labels));
       if (records.length) items.push({ split, sample, content, records });
     }

@@ -7,7 +7,13 @@ import { EXPORT_FORMATS, SAMPLE_TYPES, type DataSplit, type ExportFormat, type S
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
 import { countExportableSamples, listPlanRows, type PlanRow, type SampleSelection } from '../db/repositories/exportSamples';
-import { TARGET_MODELS, resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput, type TargetModel } from './config';
+import {
+  TARGET_MODELS,
+  resolveDatasetConfig,
+  type DatasetCollectionConfig,
+  type DatasetCollectionConfigInput,
+  type TargetModel,
+} from './config';
 
 export interface ExportOptions {
   format: ExportFormat;
@@ -73,17 +79,25 @@ export function resolveExport(o: ExportOptions): Resolved {
   if (!o || !EXPORT_FORMATS.includes(o.format)) throw new AppError('Invalid', `export: format must be one of ${EXPORT_FORMATS.join(', ')}`);
   const trainSplit = o.trainSplit ?? 0.8;
   if (!(trainSplit >= 0 && trainSplit <= 1)) throw new AppError('Invalid', 'export: trainSplit must be between 0 and 1');
-  if (o.minQuality !== undefined && !(o.minQuality >= 0 && o.minQuality <= 1)) throw new AppError('Invalid', 'export: minQuality must be between 0 and 1');
-  if (o.splitBy !== undefined && o.splitBy !== 'session' && o.splitBy !== 'turn') throw new AppError('Invalid', 'export: splitBy must be session or turn');
-  for (const [k, v] of [['since', o.since], ['until', o.until]] as const) {
-    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new AppError('Invalid', `export: ${k} must be a time in ms since the epoch`);
+  if (o.minQuality !== undefined && !(o.minQuality >= 0 && o.minQuality <= 1))
+    throw new AppError('Invalid', 'export: minQuality must be between 0 and 1');
+  if (o.splitBy !== undefined && o.splitBy !== 'session' && o.splitBy !== 'turn')
+    throw new AppError('Invalid', 'export: splitBy must be session or turn');
+  for (const [k, v] of [
+    ['since', o.since],
+    ['until', o.until],
+  ] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0))
+      throw new AppError('Invalid', `export: ${k} must be a time in ms since the epoch`);
   }
-  if (o.since !== undefined && o.until !== undefined && o.since >= o.until) throw new AppError('Invalid', 'export: since must be before until');
+  if (o.since !== undefined && o.until !== undefined && o.since >= o.until)
+    throw new AppError('Invalid', 'export: since must be before until');
   const asked = o.sampleTypes?.length ? o.sampleTypes : [...SAMPLE_TYPES];
   for (const t of asked) if (!SAMPLE_TYPES.includes(t)) throw new AppError('Invalid', `export: unknown sample type ${t}`);
   let types = TRAINING_FORMATS.includes(o.format) ? asked.filter((t) => TRAINING_TYPES.includes(t)) : asked;
   if (PREFERENCE_FORMATS.includes(o.format)) types = types.filter((t) => t === 'memory_gate_negative' || t === 'write_guardian_decision');
-  if (!types.length) throw new AppError('Invalid', `export: ${o.format} cannot hold ${asked.join(', ')} (annotated turns are exported as raw or csv)`);
+  if (!types.length)
+    throw new AppError('Invalid', `export: ${o.format} cannot hold ${asked.join(', ')} (annotated turns are exported as raw or csv)`);
   const cfg = resolveDatasetConfig(o.config);
   return {
     format: o.format,
@@ -212,11 +226,16 @@ function balanceLabels(rows: PlanRow[], seed: string): PlanRow[] {
  * a group that would overshoot more than it helps; the rest is validation. When that leaves one side empty, everything goes to train and no validation
  * file is written: a trainer would choke on an empty file, and the card must not list one.
  */
-function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, DataSplit>; notes: string[]; achieved: number | null; validationWritten: boolean } {
+function splitRows(
+  rows: PlanRow[],
+  r: Resolved,
+): { split: Map<string, DataSplit>; notes: string[]; achieved: number | null; validationWritten: boolean } {
   const groupOf = (x: PlanRow) => (r.splitBy === 'turn' ? (x.turn_id ?? x.id) : x.session_id);
   const counts = new Map<string, number>();
   for (const x of rows) counts.set(groupOf(x), (counts.get(groupOf(x)) ?? 0) + 1);
-  const ordered = [...counts.entries()].map(([g, n]) => ({ g, n, k: seededKey(r.seed, g) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  const ordered = [...counts.entries()]
+    .map(([g, n]) => ({ g, n, k: seededKey(r.seed, g) }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   const train = new Set<string>();
   const target = r.trainSplit * rows.length;
   let acc = 0;
@@ -254,11 +273,13 @@ function splitRows(rows: PlanRow[], r: Resolved): { split: Map<string, DataSplit
 /** Why an export would hold nothing, and what to do about it. */
 export function emptyExportMessage(ctx: ServiceContext, r: Resolved): string {
   const { all, waiting, approved } = countExportableSamples(ctx.db);
-  if (!all) return 'export: the workspace has no dataset samples yet; run `reflection dataset collect` (or Collect in the Datasets view) first';
+  if (!all)
+    return 'export: the workspace has no dataset samples yet; run `reflection dataset collect` (or Collect in the Datasets view) first';
   const hints = [];
-  if (!r.includeUnreviewed && waiting) hints.push(`${waiting} samples wait for review: approve them, or include unreviewed samples (--include-unreviewed)`);
-  if (r.minQuality !== null && approved) hints.push(`approved samples below quality ${r.minQuality} are left out: lower --min-quality or pass --include-below-quality`);
+  if (!r.includeUnreviewed && waiting)
+    hints.push(`${waiting} samples wait for review: approve them, or include unreviewed samples (--include-unreviewed)`);
+  if (r.minQuality !== null && approved)
+    hints.push(`approved samples below quality ${r.minQuality} are left out: lower --min-quality or pass --include-below-quality`);
   if (PREFERENCE_FORMATS.includes(r.format)) hints.push(`${r.format} needs corrected, rolled-back or refused writes (preference pairs)`);
   return `export: nothing to export with these options (${all} samples in the workspace). ${hints.join('; ') || 'Widen the time range or sample types.'}`;
 }
-

@@ -27,7 +27,13 @@ export const EXCEL_CELL_LIMIT = 32_767;
 const CUT_MARKER = (n: number) => `…[truncated ${n} characters; the raw export has the full text]`;
 
 /** The records a sample becomes in a format (KTO: one or two; preference formats: none without a pair). */
-export function recordsOf(format: ExportFormat, s: DatasetSample, content: SampleContent, sessionId: string, contentJson?: string): unknown[] {
+export function recordsOf(
+  format: ExportFormat,
+  s: DatasetSample,
+  content: SampleContent,
+  sessionId: string,
+  contentJson?: string,
+): unknown[] {
   switch (format) {
     case 'alpaca':
       return [alpacaRecord(content)];
@@ -100,7 +106,8 @@ function chatBoundAndEstimate(contents: string[]): { bound: number; estimate: nu
 /** The texts a record trains on, as chat messages (prompt parts and the longest answer). */
 function exampleContents(task: Task, record: unknown): string[] {
   const r = record as Record<string, unknown>;
-  if (typeof r.chosen === 'string' && typeof r.rejected === 'string') return [task.instruction, task.input, r.chosen.length > r.rejected.length ? r.chosen : r.rejected];
+  if (typeof r.chosen === 'string' && typeof r.rejected === 'string')
+    return [task.instruction, task.input, r.chosen.length > r.rejected.length ? r.chosen : r.rejected];
   if (typeof r.completion === 'string') return [task.instruction, task.input, r.completion];
   return [task.instruction, task.input, task.output];
 }
@@ -134,7 +141,8 @@ export function sampleLanguage(content: unknown): string | null {
       counts.set(lang, (counts.get(lang) ?? 0) + ((lang === 'en' ? text : other).match(re)?.length ?? 0));
     }
   });
-  if ((counts.get('ja') ?? 0) > 0 && (counts.get('ja') ?? 0) * 5 >= (counts.get('zh') ?? 0)) counts.set('ja', (counts.get('ja') ?? 0) + (counts.get('zh') ?? 0));
+  if ((counts.get('ja') ?? 0) > 0 && (counts.get('ja') ?? 0) * 5 >= (counts.get('zh') ?? 0))
+    counts.set('ja', (counts.get('ja') ?? 0) + (counts.get('zh') ?? 0));
   let best: string | null = null;
   let n = 0;
   for (const [lang, c] of counts) {
@@ -169,7 +177,6 @@ export class ExportTally {
     this.tokens = { ...target, total: 0, max: 0, overLimit: 0, sampleIds: [] };
     if (format === 'kto') this.balance.kto = { desirable: 0, undesirable: 0 };
   }
-
 
   /** False when an identical record (byte for byte, after redaction) was already written. */
   firstTime(text: string, sampleId: string): boolean {

@@ -59,9 +59,17 @@ class FileSink {
     }
   }
   async close(): Promise<ExportedFile> {
-    await new Promise<void>((resolve, reject) => this.stream.end((e?: Error | null) => (e || this.error ? reject(e ?? this.error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      this.stream.end((e?: Error | null) => (e || this.error ? reject(e ?? this.error) : resolve())),
+    );
     fs.renameSync(`${this.finalPath}.partial`, this.finalPath);
-    return { name: path.basename(this.finalPath), path: this.finalPath, bytes: this.bytes, sha256: this.hash.digest('hex'), records: this.records };
+    return {
+      name: path.basename(this.finalPath),
+      path: this.finalPath,
+      bytes: this.bytes,
+      sha256: this.hash.digest('hex'),
+      records: this.records,
+    };
   }
   abort(): void {
     this.stream.destroy();
@@ -93,10 +101,17 @@ export interface Written {
 }
 
 /** The text (or Parquet rows) of one page, per split; records identical to an earlier one are dropped. */
-function renderPage(r: Resolved, items: PageItem[], sinks: Sinks, tally: ExportTally, w: Written): { text: Record<DataSplit, string>; rows: Record<DataSplit, ParquetRow[]> } {
+function renderPage(
+  r: Resolved,
+  items: PageItem[],
+  sinks: Sinks,
+  tally: ExportTally,
+  w: Written,
+): { text: Record<DataSplit, string>; rows: Record<DataSplit, ParquetRow[]> } {
   const text = { train: '', validation: '' };
   const rows: Record<DataSplit, ParquetRow[]> = { train: [], validation: [] };
-  const header = r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
+  const header =
+    r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
   const newline = r.format === 'csv' ? '\r\n' : '\n';
   for (const it of items) {
     const kept: unknown[] = [];
@@ -125,7 +140,12 @@ function renderPage(r: Resolved, items: PageItem[], sinks: Sinks, tally: ExportT
 }
 
 /** Streams every page into the sinks; a failure removes the partial files. */
-export async function writeRecords(ctx: ServiceContext, r: Resolved, pages: AsyncIterable<PageItem[]>, to: { outDir: string; total: number; sinks: Sinks; tally: ExportTally }): Promise<Written> {
+export async function writeRecords(
+  ctx: ServiceContext,
+  r: Resolved,
+  pages: AsyncIterable<PageItem[]>,
+  to: { outDir: string; total: number; sinks: Sinks; tally: ExportTally },
+): Promise<Written> {
   const { total, sinks, tally } = to;
   const w: Written = { approved: 0, qualitySum: 0, qualityCount: 0 };
   let done = 0;
@@ -174,11 +194,14 @@ async function closeSinks(ctx: ServiceContext, r: Resolved, outDir: string, sink
 
 function summaryOf(r: Resolved, plan: ExportPlan, tally: ExportTally, dataFiles: ExportedFile[]): ExportSummary {
   const notes = [...plan.notes];
-  if (tally.duplicatesDropped) notes.push(`${tally.duplicatesDropped} records identical to an earlier record (after redaction) were left out`);
+  if (tally.duplicatesDropped)
+    notes.push(`${tally.duplicatesDropped} records identical to an earlier record (after redaction) were left out`);
   if (tally.cutCells) notes.push(`${tally.cutCells} CSV cells were longer than Excel's 32,767 characters and were truncated with a marker`);
   const tokens = r.format === 'raw' || r.format === 'csv' ? null : tally.tokens;
   if (tokens?.estimated) {
-    notes.push(`token totals are estimates (about 4 characters of Latin script or 1 other character per token): only examples that could exceed ${tokens.limit} tokens were counted with the ${tokens.encoding} tokenizer`);
+    notes.push(
+      `token totals are estimates (about 4 characters of Latin script or 1 other character per token): only examples that could exceed ${tokens.limit} tokens were counted with the ${tokens.encoding} tokenizer`,
+    );
   }
   return {
     included: {
@@ -193,29 +216,51 @@ function summaryOf(r: Resolved, plan: ExportPlan, tally: ExportTally, dataFiles:
     balancedOut: plan.balancedOut,
     tokens,
     languages: tally.languageList(),
-    split: { by: r.splitBy, requested: r.trainSplit, achieved: plan.achievedTrainShare, validationWritten: dataFiles.some((x) => x.name.includes('.validation.')) },
+    split: {
+      by: r.splitBy,
+      requested: r.trainSplit,
+      achieved: plan.achievedTrainShare,
+      validationWritten: dataFiles.some((x) => x.name.includes('.validation.')),
+    },
     csvCellsTruncated: tally.cutCells,
     notes,
   };
 }
 
 /** dataset_info.json, a licence file when needed, and the card, beside the data files. */
-function writeFolderFiles(r: Resolved, outDir: string, dataFiles: ExportedFile[], c: { total: number; avgQuality: number | null; now: number; summary: ExportSummary }): ExportedFile[] {
+function writeFolderFiles(
+  r: Resolved,
+  outDir: string,
+  dataFiles: ExportedFile[],
+  c: { total: number; avgQuality: number | null; now: number; summary: ExportSummary },
+): ExportedFile[] {
   const extra: ExportedFile[] = [];
   const infoFile = writeDatasetInfo(outDir, r.format, dataFiles);
   if (infoFile) extra.push({ name: path.basename(infoFile), path: infoFile, ...fileSha256(infoFile) });
   const license = writeLicenseFile(outDir, r.cfg.export);
   if (license) extra.push({ name: path.basename(license), path: license, ...fileSha256(license) });
   const cardFile = writeDatasetCard(outDir, {
-    format: r.format, files: dataFiles, total: c.total, avgQuality: c.avgQuality, includePii: r.includePii, seed: r.seed,
-    exportedAt: c.now, license: r.cfg.export, summary: c.summary,
+    format: r.format,
+    files: dataFiles,
+    total: c.total,
+    avgQuality: c.avgQuality,
+    includePii: r.includePii,
+    seed: r.seed,
+    exportedAt: c.now,
+    license: r.cfg.export,
+    summary: c.summary,
   });
   extra.push({ name: 'README.md', path: cardFile, ...fileSha256(cardFile) });
   return extra;
 }
 
 /** Closes the files, writes the card and dataset_info, records the export. */
-export async function finishExport(ctx: ServiceContext, r: Resolved, plan: ExportPlan, f: { outDir: string; now: number; sinks: Sinks; tally: ExportTally; written: Written }): Promise<ExportResult> {
+export async function finishExport(
+  ctx: ServiceContext,
+  r: Resolved,
+  plan: ExportPlan,
+  f: { outDir: string; now: number; sinks: Sinks; tally: ExportTally; written: Written },
+): Promise<ExportResult> {
   const { outDir, now, tally, written } = f;
   const dataFiles = await closeSinks(ctx, r, outDir, f.sinks, now);
   if (!dataFiles.length) throw new AppError('Invalid', emptyExportMessage(ctx, r));
@@ -224,23 +269,64 @@ export async function finishExport(ctx: ServiceContext, r: Resolved, plan: Expor
   const summary = summaryOf(r, plan, tally, dataFiles);
   const files = [...dataFiles, ...writeFolderFiles(r, outDir, dataFiles, { total, avgQuality, now, summary })];
   // one checksum for the export: SHA-256 over the sha256sum-style manifest of its data files
-  const checksum = createHash('sha256').update(dataFiles.map((x) => `${x.sha256}  ${x.name}\n`).join('')).digest('hex');
+  const checksum = createHash('sha256')
+    .update(dataFiles.map((x) => `${x.sha256}  ${x.name}\n`).join(''))
+    .digest('hex');
   const exportId = ulid(now);
   const train = dataFiles.find((x) => x.name.includes('.train.'))?.records ?? 0;
   const validation = dataFiles.find((x) => x.name.includes('.validation.'))?.records ?? 0;
   insertDatasetExport(ctx.db, {
-    id: exportId, name: path.basename(outDir), format: r.format, types: JSON.stringify(r.sampleTypes),
+    id: exportId,
+    name: path.basename(outDir),
+    format: r.format,
+    types: JSON.stringify(r.sampleTypes),
     filters: JSON.stringify({
-      includeUnreviewed: r.includeUnreviewed, minQuality: r.minQuality, balance: r.balance, since: r.since, until: r.until,
-      trainSplit: r.trainSplit, splitBy: r.splitBy, seed: r.seed, bom: r.bom, targetModel: r.targetModel,
+      includeUnreviewed: r.includeUnreviewed,
+      minQuality: r.minQuality,
+      balance: r.balance,
+      since: r.since,
+      until: r.until,
+      trainSplit: r.trainSplit,
+      splitBy: r.splitBy,
+      seed: r.seed,
+      bom: r.bom,
+      targetModel: r.targetModel,
     }),
-    total, approved: written.approved, train, validation, avg: avgQuality, pii: r.includePii ? 1 : 0, path: outDir,
-    size: files.reduce((a, x) => a + x.bytes, 0), checksum,
-    files: JSON.stringify(files.map((x) => ({ name: x.name, bytes: x.bytes, sha256: x.sha256, records: x.records ?? null, downloadName: x.downloadName ?? null }))),
-    by: actorOf(ctx), at: now, summary: JSON.stringify(summary),
+    total,
+    approved: written.approved,
+    train,
+    validation,
+    avg: avgQuality,
+    pii: r.includePii ? 1 : 0,
+    path: outDir,
+    size: files.reduce((a, x) => a + x.bytes, 0),
+    checksum,
+    files: JSON.stringify(
+      files.map((x) => ({
+        name: x.name,
+        bytes: x.bytes,
+        sha256: x.sha256,
+        records: x.records ?? null,
+        downloadName: x.downloadName ?? null,
+      })),
+    ),
+    by: actorOf(ctx),
+    at: now,
+    summary: JSON.stringify(summary),
   });
   return {
-    exportId, outDir, format: r.format, files, total, train, validation, approved: written.approved, avgQuality,
-    includePii: r.includePii, tokenWarnings: { count: tally.tokens.overLimit, sampleIds: tally.tokens.sampleIds }, checksum, summary,
+    exportId,
+    outDir,
+    format: r.format,
+    files,
+    total,
+    train,
+    validation,
+    approved: written.approved,
+    avgQuality,
+    includePii: r.includePii,
+    tokenWarnings: { count: tally.tokens.overLimit, sampleIds: tally.tokens.sampleIds },
+    checksum,
+    summary,
   };
 }

@@ -22,12 +22,29 @@ interface Rule {
   confidence: number;
 }
 
-const en = (id: string, type: FeedbackType, re: RegExp, confidence: number): Rule => ({ id: `en:${id}`, type, language: 'en', re, confidence });
-const zh = (id: string, type: FeedbackType, re: RegExp, confidence: number): Rule => ({ id: `zh:${id}`, type, language: 'zh', re, confidence });
+const en = (id: string, type: FeedbackType, re: RegExp, confidence: number): Rule => ({
+  id: `en:${id}`,
+  type,
+  language: 'en',
+  re,
+  confidence,
+});
+const zh = (id: string, type: FeedbackType, re: RegExp, confidence: number): Rule => ({
+  id: `zh:${id}`,
+  type,
+  language: 'zh',
+  re,
+  confidence,
+});
 
 const RULES: Rule[] = [
   en('not-what-i-want', 'reject', /\b(?:that'?s|this is|it'?s) not what I (?:want(?:ed)?|asked(?: for)?|meant)\b/i, 0.9),
-  en('dont-remember', 'reject', /\b(?:don'?t|do not|never|stop) (?:remember|save|store|record|write down)(?:ing)? (?:that|this|it)\b/i, 0.9),
+  en(
+    'dont-remember',
+    'reject',
+    /\b(?:don'?t|do not|never|stop) (?:remember|save|store|record|write down)(?:ing)? (?:that|this|it)\b/i,
+    0.9,
+  ),
   en('forget-it', 'reject', /\b(?:please )?(?:forget|delete|remove|undo) (?:that|this|it)\b/i, 0.85),
   en('wrong', 'reject', /\b(?:that'?s|that is|this is|you'?re|you are|it'?s|it is) (?:wrong|incorrect|not (?:right|correct|true))\b/i, 0.8),
   en('no-thats-not', 'reject', /^\s*no[,.!]\s+(?:that|this|it)\b/i, 0.7),
@@ -39,7 +56,12 @@ const RULES: Rule[] = [
   en('also-must', 'constraint', /\b(?:also|and|but) (?:don'?t|do not|never|must(?: not)?|make sure|always)\b/i, 0.7),
   en('must-not', 'constraint', /\b(?:must not|mustn'?t|never use|only use|without using|do not use|don'?t use)\b/i, 0.65),
   en('thanks', 'success', /\b(?:thanks|thank you|thx)\b/i, 0.6),
-  en('works', 'success', /\b(?:it works|works now|that worked|that'?s (?:right|correct|it)|perfect|exactly(?: right)?|looks good|got it right)\b/i, 0.75),
+  en(
+    'works',
+    'success',
+    /\b(?:it works|works now|that worked|that'?s (?:right|correct|it)|perfect|exactly(?: right)?|looks good|got it right)\b/i,
+    0.75,
+  ),
   en('why', 'confusion', /\bwhy (?:is|did|does|would|do|are|was)\b/i, 0.6),
   en('dont-understand', 'confusion', /\b(?:what do you mean|I don'?t (?:understand|get it)|confus(?:ed|ing)|makes no sense)\b/i, 0.8),
   en('i-prefer', 'preference', /\bI(?:'d| would)? (?:prefer|rather|like|love|hate|dislike|usually|always)\b/i, 0.7),

@@ -35,10 +35,20 @@ export function gateOutput(decision: string, fact: string | undefined | null, re
   return lines.join('\n');
 }
 
-const ACTION_WORD: Record<'written' | 'refused' | 'skipped', 'write' | 'refuse' | 'skip'> = { written: 'write', refused: 'refuse', skipped: 'skip' };
+const ACTION_WORD: Record<'written' | 'refused' | 'skipped', 'write' | 'refuse' | 'skip'> = {
+  written: 'write',
+  refused: 'refuse',
+  skipped: 'skip',
+};
 
 /** write_guardian's answer: the action, the file, the fact when it differs, the reason, and the new content last. */
-export function guardianOutput(a: { action: 'written' | 'refused' | 'skipped'; targetFile: string; fact?: string; reason?: string; newContent?: string }): string {
+export function guardianOutput(a: {
+  action: 'written' | 'refused' | 'skipped';
+  targetFile: string;
+  fact?: string;
+  reason?: string;
+  newContent?: string;
+}): string {
   const lines = [`Action: ${ACTION_WORD[a.action]}`, `Target file: ${a.targetFile}`];
   if (a.fact) lines.push(`Fact: ${a.fact}`);
   if (a.reason) lines.push(`Reason: ${a.reason}`);
@@ -56,7 +66,10 @@ const gateLabel = (decision: string): TaskLabel => (decision === 'NO_WRITE' ? 'n
 function guardianTarget(c: WriteGuardianSample): { action: 'written' | 'refused' | 'skipped'; output: string } {
   const corr = c.userCorrection;
   if (!corr) {
-    return { action: c.decision, output: guardianOutput({ action: c.decision, targetFile: c.targetFile, reason: c.reason, newContent: c.newFileContent }) };
+    return {
+      action: c.decision,
+      output: guardianOutput({ action: c.decision, targetFile: c.targetFile, reason: c.reason, newContent: c.newFileContent }),
+    };
   }
   const targetFile = corr.correctedTargetFile ?? c.targetFile;
   const fact = corr.correctedFact && corr.correctedFact.trim() !== c.candidateFact.trim() ? corr.correctedFact : undefined;
@@ -64,7 +77,13 @@ function guardianTarget(c: WriteGuardianSample): { action: 'written' | 'refused'
   const keepsWrite = corr.correctedDecision === 'written' && c.decision === 'written' && !fact && targetFile === c.targetFile;
   return {
     action: corr.correctedDecision,
-    output: guardianOutput({ action: corr.correctedDecision, targetFile, fact, reason: corr.reason, newContent: keepsWrite ? c.newFileContent : undefined }),
+    output: guardianOutput({
+      action: corr.correctedDecision,
+      targetFile,
+      fact,
+      reason: corr.reason,
+      newContent: keepsWrite ? c.newFileContent : undefined,
+    }),
   };
 }
 
@@ -73,21 +92,33 @@ export function taskOf(c: SampleContent): Task {
   switch (c.type) {
     case 'memory_gate_positive':
       return {
-        step: 'memory_gate', instruction: GATE_INSTRUCTION, input: transcript(c.conversation),
-        output: gateOutput(c.correctDecision, c.correctFact, c.reason), label: gateLabel(c.correctDecision),
-        decision: c.correctDecision, fact: c.correctDecision === 'NO_WRITE' ? undefined : c.correctFact,
+        step: 'memory_gate',
+        instruction: GATE_INSTRUCTION,
+        input: transcript(c.conversation),
+        output: gateOutput(c.correctDecision, c.correctFact, c.reason),
+        label: gateLabel(c.correctDecision),
+        decision: c.correctDecision,
+        fact: c.correctDecision === 'NO_WRITE' ? undefined : c.correctFact,
       };
     case 'memory_gate_negative':
       return {
-        step: 'memory_gate', instruction: GATE_INSTRUCTION, input: transcript(c.conversation),
-        output: gateOutput(c.correctDecision, c.correctFact, c.rejectionReason), label: gateLabel(c.correctDecision),
-        decision: c.correctDecision, fact: c.correctDecision === 'NO_WRITE' ? undefined : c.correctFact,
+        step: 'memory_gate',
+        instruction: GATE_INSTRUCTION,
+        input: transcript(c.conversation),
+        output: gateOutput(c.correctDecision, c.correctFact, c.rejectionReason),
+        label: gateLabel(c.correctDecision),
+        decision: c.correctDecision,
+        fact: c.correctDecision === 'NO_WRITE' ? undefined : c.correctFact,
       };
     case 'write_guardian_decision': {
       const t = guardianTarget(c);
       return {
-        step: 'write_guardian', instruction: GUARDIAN_INSTRUCTION, input: guardianInput(c.candidateFact, c.targetFile, c.currentFileContent),
-        output: t.output, label: ACTION_WORD[t.action], decision: ACTION_WORD[t.action],
+        step: 'write_guardian',
+        instruction: GUARDIAN_INSTRUCTION,
+        input: guardianInput(c.candidateFact, c.targetFile, c.currentFileContent),
+        output: t.output,
+        label: ACTION_WORD[t.action],
+        decision: ACTION_WORD[t.action],
         targetFile: c.userCorrection?.correctedTargetFile ?? c.targetFile,
       };
     }
@@ -96,12 +127,19 @@ export function taskOf(c: SampleContent): Task {
       const out =
         g.correctedOutput ??
         (g.label === 'incorrect'
-          ? { decision: 'NO_WRITE' as GateDecision, reason: c.writeGuardian.output.reason ?? 'The proposed write was refused or rolled back.' }
+          ? {
+              decision: 'NO_WRITE' as GateDecision,
+              reason: c.writeGuardian.output.reason ?? 'The proposed write was refused or rolled back.',
+            }
           : g.output);
       return {
-        step: 'memory_gate', instruction: GATE_INSTRUCTION, input: transcript(c.context),
-        output: gateOutput(out.decision, out.candidateFact, out.reason), label: gateLabel(out.decision),
-        decision: out.decision, fact: out.decision === 'NO_WRITE' ? undefined : out.candidateFact,
+        step: 'memory_gate',
+        instruction: GATE_INSTRUCTION,
+        input: transcript(c.context),
+        output: gateOutput(out.decision, out.candidateFact, out.reason),
+        label: gateLabel(out.decision),
+        decision: out.decision,
+        fact: out.decision === 'NO_WRITE' ? undefined : out.candidateFact,
       };
     }
   }
@@ -113,11 +151,19 @@ export function taskOf(c: SampleContent): Task {
  * action. Null when the sample holds no correction of its own step, or when chosen and rejected
  * would say the same thing (ignoring case and spacing).
  */
-export function preferencePair(c: SampleContent): { step: TrainedStep; instruction: string; input: string; chosen: string; rejected: string } | null {
+export function preferencePair(
+  c: SampleContent,
+): { step: TrainedStep; instruction: string; input: string; chosen: string; rejected: string } | null {
   let pair: { step: TrainedStep; instruction: string; input: string; chosen: string; rejected: string } | null = null;
   if (c.type === 'memory_gate_negative') {
     const t = taskOf(c);
-    pair = { step: 'memory_gate', instruction: t.instruction, input: t.input, chosen: t.output, rejected: gateOutput(c.incorrectDecision, c.incorrectFact, c.originalReason) };
+    pair = {
+      step: 'memory_gate',
+      instruction: t.instruction,
+      input: t.input,
+      chosen: t.output,
+      rejected: gateOutput(c.incorrectDecision, c.incorrectFact, c.originalReason),
+    };
   } else if (c.type === 'write_guardian_decision' && c.userCorrection && c.userCorrection.correctedDecision !== c.decision) {
     const t = taskOf(c);
     const rejected = guardianOutput({ action: c.decision, targetFile: c.targetFile, reason: c.reason, newContent: c.newFileContent });
@@ -185,7 +231,12 @@ export function openaiDpoRecord(c: SampleContent): {
   const p = preferencePair(c);
   if (!p) return null;
   return {
-    input: { messages: [{ role: 'system', content: p.instruction }, { role: 'user', content: p.input || '(empty)' }] },
+    input: {
+      messages: [
+        { role: 'system', content: p.instruction },
+        { role: 'user', content: p.input || '(empty)' },
+      ],
+    },
     preferred_output: [{ role: 'assistant', content: p.chosen }],
     non_preferred_output: [{ role: 'assistant', content: p.rejected }],
   };
@@ -260,7 +311,12 @@ export const CSV_FIELDS = [
 ] as const;
 
 /** contentJson: the content as stored (JSON.stringify of it), which saves serializing it again. */
-export function csvRow(s: DatasetSample, content: SampleContent, sessionId = s.sessionId, contentJson?: string): (string | number | null)[] {
+export function csvRow(
+  s: DatasetSample,
+  content: SampleContent,
+  sessionId = s.sessionId,
+  contentJson?: string,
+): (string | number | null)[] {
   const t = taskOf(content);
   const f: QualityFactors | null = s.qualityFactors;
   return [

@@ -16,7 +16,16 @@ export {
   type UndoResult,
 } from './review';
 export { datasetStats, qualityReport, type QualityReport, type FactorSummary } from './stats';
-export { exportDataset, exportSelectionCounts, previewExport, dataFileName, type ExportOptions, type ExportResult, type ExportedFile, type PreviewRecord } from './export';
+export {
+  exportDataset,
+  exportSelectionCounts,
+  previewExport,
+  dataFileName,
+  type ExportOptions,
+  type ExportResult,
+  type ExportedFile,
+  type PreviewRecord,
+} from './export';
 export { TRAINING_FORMATS, PREFERENCE_FORMATS } from './exportPlan';
 export { markMissedWrite, type MissedWriteInput, type MissedWriteResult } from './missedWrite';
 export { reclusterSamples, teachingUnit } from './dedupe';

@@ -36,19 +36,35 @@ export async function markMissedWrite(ctx: ServiceContext, input: MissedWriteInp
   const d = findDecisionForCorrection(ctx.db, input.decisionId);
   if (!d) throw new AppError('NotFound', `memory_gate decision ${input.decisionId} not found`);
   if (d.decision !== 'NO_WRITE') {
-    throw new AppError('Invalid', `missed write: decision ${d.id} is ${d.decision}; only a NO_WRITE decision can miss a write (correct writes from the write's audit)`);
+    throw new AppError(
+      'Invalid',
+      `missed write: decision ${d.id} is ${d.decision}; only a NO_WRITE decision can miss a write (correct writes from the write's audit)`,
+    );
   }
   if (d.excluded) throw new AppError('Invalid', `missed write: session ${d.session_id} is excluded from datasets`);
   const now = nowOf(ctx);
   const correctionId = ulid(now);
   const decision = decisionForFile(input.file);
   const superseded = writeTx(ctx.db, () => {
-    insertMissedWriteCorrection(ctx.db, { id: correctionId, decisionId: d.id, decision, fact, file: input.file, reason, by: actorOf(ctx), at: now });
+    insertMissedWriteCorrection(ctx.db, {
+      id: correctionId,
+      decisionId: d.id,
+      decision,
+      fact,
+      file: input.file,
+      reason,
+      by: actorOf(ctx),
+      at: now,
+    });
     // the NO_WRITE sample, and samples of an earlier correction of this decision, now teach the wrong thing
     return rejectSamplesSupersededBy(ctx.db, d.id, correctionId, actorOf(ctx), now);
   });
   const collected = await collectSamples(ctx, {
-    sessionId: d.session_id, since: d.created_at, until: d.created_at + 1, autoApprove: true, config: input.config,
+    sessionId: d.session_id,
+    since: d.created_at,
+    until: d.created_at + 1,
+    autoApprove: true,
+    config: input.config,
   });
   return { correctionId, decision, addedSamples: collected.addedTotal, supersededSamples: superseded };
 }

@@ -48,12 +48,7 @@ function mapTexts(value: unknown, fn: (field: string, text: string) => string, p
 const SKIP_FIELDS = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|role|turnNumber)$/;
 
 /** Detects PII in every text field; a cache lets samples of one decision share the work. */
-export function scanContent(
-  content: unknown,
-  detect: Detect,
-  opts: DetectOptions,
-  cache?: Map<string, PiiSpan[]>,
-): StoredPiiSpan[] {
+export function scanContent(content: unknown, detect: Detect, opts: DetectOptions, cache?: Map<string, PiiSpan[]>): StoredPiiSpan[] {
   const spans: StoredPiiSpan[] = [];
   forEachText(content, (field, text) => {
     if (!text || SKIP_FIELDS.test(field)) return;

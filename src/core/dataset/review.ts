@@ -13,11 +13,23 @@ import { validateSampleContent } from './sampleSchema';
 import { loadPiiDetector, redactContent, scanContent, type StoredPiiSpan } from './privacy';
 import { fingerprint } from './similarity';
 import { sampleFromRow, type DatasetSample, type SampleContent } from './types';
-import { findLastOpenEvent, insertAnnotationEvent, listOpenBatchEvents, markEventUndone, type AnnotationEventRow as EventRow } from '../db/repositories/annotationEvents';
+import {
+  findLastOpenEvent,
+  insertAnnotationEvent,
+  listOpenBatchEvents,
+  markEventUndone,
+  type AnnotationEventRow as EventRow,
+} from '../db/repositories/annotationEvents';
 import { updateSampleSpans } from '../db/repositories/piiValues';
 import { clearSecondLabel, deleteReservationsOfSample, findSecondPassAwaitingLabel, setSecondLabel } from '../db/repositories/reviewPasses';
 import {
-  findSampleById, findSampleForReview, listSamplesPage, restoreSampleState, updateSampleContent, updateSampleStatus, type ReviewedSampleRow,
+  findSampleById,
+  findSampleForReview,
+  listSamplesPage,
+  restoreSampleState,
+  updateSampleContent,
+  updateSampleStatus,
+  type ReviewedSampleRow,
 } from '../db/repositories/samples';
 
 export interface ListSamplesInput {
@@ -39,11 +51,13 @@ export interface SamplePage {
 /** Newest first, paged by (created_at, id); samples of excluded sessions are hidden. */
 export function listSamples(ctx: ServiceContext, input: ListSamplesInput = {}): SamplePage {
   const limit = input.limit ?? 50;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new AppError('Invalid', 'listSamples: limit must be an integer from 1 to 1000');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new AppError('Invalid', 'listSamples: limit must be an integer from 1 to 1000');
   if (input.status && !ANNOTATION_STATUSES.includes(input.status)) {
     throw new AppError('Invalid', `listSamples: status must be one of ${ANNOTATION_STATUSES.join(', ')}`);
   }
-  if (input.type && !SAMPLE_TYPES.includes(input.type)) throw new AppError('Invalid', `listSamples: type must be one of ${SAMPLE_TYPES.join(', ')}`);
+  if (input.type && !SAMPLE_TYPES.includes(input.type))
+    throw new AppError('Invalid', `listSamples: type must be one of ${SAMPLE_TYPES.join(', ')}`);
   if (input.qualityAbove !== undefined && !(input.qualityAbove >= 0 && input.qualityAbove <= 1)) {
     throw new AppError('Invalid', 'listSamples: qualityAbove must be between 0 and 1');
   }
@@ -51,7 +65,13 @@ export function listSamples(ctx: ServiceContext, input: ListSamplesInput = {}): 
   const after = input.cursor ? decodeCursor(input.cursor, ['number', 'string']) : undefined;
   const rows = listSamplesPage(
     ctx.db,
-    { status, type: input.type, qualityAbove: input.qualityAbove, sessionId: input.sessionId, after: after ? [after[0] as number, after[1] as string] : undefined },
+    {
+      status,
+      type: input.type,
+      qualityAbove: input.qualityAbove,
+      sessionId: input.sessionId,
+      after: after ? [after[0] as number, after[1] as string] : undefined,
+    },
     limit + 1,
   );
   const more = rows.length > limit;
@@ -170,14 +190,17 @@ export async function reviewSample(ctx: ServiceContext, input: ReviewInput): Pro
   if (input.action === 'edit') {
     const current = loadRow(ctx, input.sampleId);
     const content = input.content as unknown;
-    if (!content || typeof content !== 'object' || Array.isArray(content)) throw new AppError('Invalid', 'reviewSample: content must be an object for edit');
+    if (!content || typeof content !== 'object' || Array.isArray(content))
+      throw new AppError('Invalid', 'reviewSample: content must be an object for edit');
     if ((content as { type?: unknown }).type !== current.sample_type) {
       throw new AppError('Invalid', `reviewSample: content.type must stay ${current.sample_type}`);
     }
     validateSampleContent(current.sample_type, content);
     const cfg = resolveDatasetConfig(input.config);
     const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
-    const spans = detect ? scanContent(content, detect, { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns }) : [];
+    const spans = detect
+      ? scanContent(content, detect, { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns })
+      : [];
     const redacted = spans.length ? JSON.stringify(redactContent(content, spans).redacted) : null;
     writeTx(ctx.db, () => {
       const row = loadRow(ctx, input.sampleId);

@@ -49,9 +49,11 @@ const B = new Uint32Array(MINHASH_SIZE);
 {
   let x = 0x9e3779b9;
   const next = () => {
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     return x;
   };
   for (let i = 0; i < MINHASH_SIZE; i++) {
@@ -148,12 +150,13 @@ export function unitShingles(normalized: string): Float64Array {
 export function jaccardOfShingles(a: Float64Array, b: Float64Array): number {
   if (!a.length && !b.length) return 1;
   let inter = 0;
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     if (a[i] === b[j]) {
       inter++;
       i++;
       j++;
-    } else if (a[i]! < b[j]!) i++; // both inside: the loop condition
+    } else if (a[i]! < b[j]!)
+      i++; // both inside: the loop condition
     else j++;
   }
   return inter / (a.length + b.length - inter);

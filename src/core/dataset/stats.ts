@@ -4,7 +4,6 @@ import type { ServiceContext } from '../context';
 import { countVisibleSamples, listWeakestSamples, summarizeQualityValue } from '../db/repositories/sampleReports';
 import { sampleFromRow, type DatasetSample } from './types';
 
-
 export function datasetStats(ctx: ServiceContext): DatasetStats {
   const { total, byType, byStatus, daily, qualityBuckets, unscored, pii, clusters } = countVisibleSamples(ctx.db);
   const qualityDistribution = Array.from({ length: 10 }, (_, i) => ({

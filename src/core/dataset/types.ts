@@ -41,7 +41,13 @@ export interface WriteGuardianSample {
   reason?: string;
   /** The file after the write (the guardian's output), when it wrote. */
   newFileContent?: string;
-  userCorrection?: { originalDecision: 'written' | 'refused' | 'skipped'; correctedDecision: 'written' | 'refused'; reason: string; correctedFact?: string; correctedTargetFile?: string };
+  userCorrection?: {
+    originalDecision: 'written' | 'refused' | 'skipped';
+    correctedDecision: 'written' | 'refused';
+    reason: string;
+    correctedFact?: string;
+    correctedTargetFile?: string;
+  };
 }
 
 export interface GateOutput {

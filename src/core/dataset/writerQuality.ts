@@ -6,7 +6,11 @@ import { GATE_DECISIONS, MEMORY_FILES, decisionForFile, type GateDecision } from
 import type { FileChurn, GuardianActionQuality, WriterQuality } from '../../shared/contract';
 import type { ServiceContext } from '../context';
 import {
-  countWritesPerFile, listGateCorrectionsOfWrites, listGateVerdictsFromCorrections, listGateVerdictsFromRollbacks, listGateVerdictsFromSamples,
+  countWritesPerFile,
+  listGateCorrectionsOfWrites,
+  listGateVerdictsFromCorrections,
+  listGateVerdictsFromRollbacks,
+  listGateVerdictsFromSamples,
   listGuardianVerdicts,
 } from '../db/repositories/sampleReports';
 
@@ -65,7 +69,13 @@ function fileChurn(ctx: ServiceContext): FileChurn[] {
   const rows = countWritesPerFile(ctx.db);
   return MEMORY_FILES.map((file) => {
     const r = rows.find((x) => x.file === file) ?? { file, writes: 0, rollbacks: 0, corrections: 0 };
-    return { file, writes: r.writes ?? 0, rollbacks: r.rollbacks, corrections: r.corrections, churn: ratio(r.rollbacks + r.corrections, r.writes ?? 0) };
+    return {
+      file,
+      writes: r.writes ?? 0,
+      rollbacks: r.rollbacks,
+      corrections: r.corrections,
+      churn: ratio(r.rollbacks + r.corrections, r.writes ?? 0),
+    };
   });
 }
 
@@ -75,7 +85,13 @@ export function writerQuality(ctx: ServiceContext): WriterQuality {
     const predicted = judged.filter((j) => j.pred === decision);
     const support = judged.filter((j) => j.truth === decision);
     const hits = predicted.filter((j) => j.truth === decision).length;
-    return { decision, predicted: predicted.length, support: support.length, precision: ratio(hits, predicted.length), recall: ratio(hits, support.length) };
+    return {
+      decision,
+      predicted: predicted.length,
+      support: support.length,
+      precision: ratio(hits, predicted.length),
+      recall: ratio(hits, support.length),
+    };
   });
   const writes = judged.filter((j) => j.pred !== 'NO_WRITE');
   const overWrites = writes.filter((j) => j.truth === 'NO_WRITE').length;

@@ -44,7 +44,12 @@ const BULK_AUTOCHECKPOINT_PAGES = 16_384;
  * checkpointed once.
  */
 export function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T> {
-  return withPragma(db, 'wal_autocheckpoint', (previous) => (previous > 0 && previous < BULK_AUTOCHECKPOINT_PAGES ? BULK_AUTOCHECKPOINT_PAGES : null), fn);
+  return withPragma(
+    db,
+    'wal_autocheckpoint',
+    (previous) => (previous > 0 && previous < BULK_AUTOCHECKPOINT_PAGES ? BULK_AUTOCHECKPOINT_PAGES : null),
+    fn,
+  );
 }
 
 /**

@@ -103,7 +103,11 @@ export function migrate(db: Database.Database, opts: { file?: string; migrations
     }
     if (fkOff) {
       const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
-      if (broken.length) throw new AppError('Internal', `migration left ${broken.length} broken references (first: ${broken[0]!.table} -> ${broken[0]!.parent})`);
+      if (broken.length)
+        throw new AppError(
+          'Internal',
+          `migration left ${broken.length} broken references (first: ${broken[0]!.table} -> ${broken[0]!.parent})`,
+        );
     }
   });
   if (fkOff) db.pragma('foreign_keys = OFF');

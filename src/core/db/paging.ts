@@ -15,7 +15,11 @@ export function decodeCursor(cursor: string | null | undefined, shape: CursorSha
   if (!cursor) return undefined;
   try {
     const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(key) && key.length === shape.length && key.every((v, i) => typeof v === shape[i] && (typeof v !== 'number' || Number.isFinite(v)))) {
+    if (
+      Array.isArray(key) &&
+      key.length === shape.length &&
+      key.every((v, i) => typeof v === shape[i] && (typeof v !== 'number' || Number.isFinite(v)))
+    ) {
       return key as CursorKey;
     }
   } catch {

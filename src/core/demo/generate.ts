@@ -55,7 +55,11 @@ const DAY = 24 * 60 * MINUTE;
 class MemoryFileModel {
   private readonly bullets: string[] = [];
   private replaceAt = 0;
-  constructor(readonly name: MemoryFileName, private readonly preamble: string, private readonly cap = 14) {}
+  constructor(
+    readonly name: MemoryFileName,
+    private readonly preamble: string,
+    private readonly cap = 14,
+  ) {}
   content(): string {
     return this.preamble + this.bullets.map((b) => `- ${b}\n`).join('');
   }
@@ -105,7 +109,15 @@ function planSessions(rng: Rng, count: number, turnsPerSession: number | undefin
     return t;
   };
   const scripted = (id: string, channelId: string, target: string, script: TurnScript[], start: number): SessionPlan => ({
-    id, channelId, target, accountId: 'acct-alex', lang: 'mixed', times: timesFrom(start, script.length), script, history: [], nextTurn: 0,
+    id,
+    channelId,
+    target,
+    accountId: 'acct-alex',
+    lang: 'mixed',
+    times: timesFrom(start, script.length),
+    script,
+    history: [],
+    nextTurn: 0,
   });
   plans.push(scripted(TOUR_SESSION_ID, 'discord', 'dm-alex', tourTurns(rng), baseTime + 2 * DAY));
   if (count > 1) plans.push(scripted(HOSTILE_SESSION_ID, 'webchat', 'security-test', hostileTurns(), baseTime + spanMs / 2));
@@ -122,7 +134,16 @@ function planSessions(rng: Rng, count: number, turnsPerSession: number | undefin
     const lang: SessionPlan['lang'] = x < 0.45 ? 'en' : x < 0.9 ? 'zh' : 'mixed';
     const n = turnsPerSession ?? rng.range(4, 20);
     const start = baseTime + Math.floor(rng.next() * spanMs);
-    plans.push({ id, channelId: ch.channel, target, accountId: rng.pick(['acct-alex', 'acct-team', 'acct-family']), lang, times: timesFrom(start, n), history: [], nextTurn: 0 });
+    plans.push({
+      id,
+      channelId: ch.channel,
+      target,
+      accountId: rng.pick(['acct-alex', 'acct-team', 'acct-family']),
+      lang,
+      times: timesFrom(start, n),
+      history: [],
+      nextTurn: 0,
+    });
   }
   return plans;
 }
@@ -225,7 +246,14 @@ interface DecidedTurn {
   decidedAt: number;
 }
 
-function emit(db: DB, plans: SessionPlan[], order: { session: Int32Array; total: number }, rng: Rng, options: DemoOptions, defaultCap: number) {
+function emit(
+  db: DB,
+  plans: SessionPlan[],
+  order: { session: Int32Array; total: number },
+  rng: Rng,
+  options: DemoOptions,
+  defaultCap: number,
+) {
   const e: Emitter = {
     core: new RecorderCore(db, { newId: seededUlidFactory(rng) }),
     rng,
@@ -233,7 +261,14 @@ function emit(db: DB, plans: SessionPlan[], order: { session: Int32Array; total:
     lastWriteAt: new Map<MemoryFileName, number>(),
     windowSize: options.contextWindow ?? 6,
     contentWritesLeft: options.maxContentWrites ?? defaultCap,
-    counts: { turns: 0, contextItems: 0, decisions: 0, writes: { written: 0, refused: 0, failed: 0, skipped: 0 }, firstAt: Number.POSITIVE_INFINITY, lastAt: 0 },
+    counts: {
+      turns: 0,
+      contextItems: 0,
+      decisions: 0,
+      writes: { written: 0, refused: 0, failed: 0, skipped: 0 },
+      firstAt: Number.POSITIVE_INFINITY,
+      lastAt: 0,
+    },
   };
   const batchSize = options.batchSize ?? 2000;
   for (let start = 0; start < order.total; start += batchSize) {
@@ -254,8 +289,13 @@ function emitTurn(e: Emitter, plan: SessionPlan): void {
   if (at === undefined) throw new AppError('Internal', `demo session ${plan.id} has no time for turn ${turnNumber}`);
   if (turnNumber === 0) {
     core.upsertSession({
-      id: plan.id, channelId: plan.channelId, conversationTarget: plan.target, accountId: plan.accountId,
-      createdAt: at, lastActivityAt: at, metadata: { demo: true, lang: plan.lang },
+      id: plan.id,
+      channelId: plan.channelId,
+      conversationTarget: plan.target,
+      accountId: plan.accountId,
+      createdAt: at,
+      lastActivityAt: at,
+      metadata: { demo: true, lang: plan.lang },
     });
   }
   const lang: Lang = plan.lang === 'mixed' ? (rng.chance(0.5) ? 'en' : 'zh') : plan.lang;
@@ -263,7 +303,8 @@ function emitTurn(e: Emitter, plan: SessionPlan): void {
   if (!script) throw new AppError('Internal', `demo session ${plan.id} has no script for turn ${turnNumber}`);
   const agentAt = at + rng.range(800, 6000);
   const turn = core.insertTurn({
-    sessionId: plan.id, turnNumber,
+    sessionId: plan.id,
+    turnNumber,
     userMessage: { id: `msg-${plan.target}-${turnNumber * 2}`, content: script.user, from: plan.accountId },
     agentReply: { id: `msg-${plan.target}-${turnNumber * 2 + 1}`, content: script.agent },
     createdAt: agentAt,
@@ -277,12 +318,20 @@ function emitTurn(e: Emitter, plan: SessionPlan): void {
   const decidedAt = agentAt + latency;
   const model = rng.pick(LLM_MODELS);
   const decisionId = core.insertDecision({
-    turnId: turn.id, sessionId: plan.id, decision: script.decision, reason: script.reason, candidateFact: script.fact,
+    turnId: turn.id,
+    sessionId: plan.id,
+    decision: script.decision,
+    reason: script.reason,
+    candidateFact: script.fact,
     llmCall: {
-      model, latencyMs: latency, promptTokens: rng.range(420, 2400), completionTokens: rng.range(24, 140),
+      model,
+      latencyMs: latency,
+      promptTokens: rng.range(420, 2400),
+      completionTokens: rng.range(24, 140),
       rawResponse: JSON.stringify({ decision: script.decision, reason: script.reason, candidate_fact: script.fact ?? null }),
     },
-    source: 'demo', createdAt: decidedAt,
+    source: 'demo',
+    createdAt: decidedAt,
   });
   counts.turns++;
   counts.contextItems += context.length;
@@ -303,7 +352,12 @@ function emitWrite(e: Emitter, script: TurnScript, d: DecidedTurn): void {
   e.lastWriteAt.set(file, writeAt);
   counts.lastAt = Math.max(counts.lastAt, writeAt);
   const base = {
-    decisionId: d.decisionId, turnId: d.turnId, sessionId: d.sessionId, targetFile: file, candidateFact: script.fact, createdAt: writeAt,
+    decisionId: d.decisionId,
+    turnId: d.turnId,
+    sessionId: d.sessionId,
+    targetFile: file,
+    candidateFact: script.fact,
+    createdAt: writeAt,
     llmCall: { model: d.model, latencyMs: rng.range(600, 5200), agentSteps: rng.range(1, 4) },
   };
   const roll = rng.next();
@@ -314,10 +368,26 @@ function emitWrite(e: Emitter, script: TurnScript, d: DecidedTurn): void {
     core.recordWrite({ ...base, status: 'skipped', reason: `The fact is already recorded in ${file}.` });
     counts.writes.skipped++;
   } else if (roll < 0.08) {
-    core.recordWrite({ ...base, status: 'refused', reason: rng.pick([`Contradicts an existing line in ${file}; asked the user to confirm first.`, 'Too vague to store as a lasting fact.', '与现有记录冲突，需要用户确认。']) });
+    core.recordWrite({
+      ...base,
+      status: 'refused',
+      reason: rng.pick([
+        `Contradicts an existing line in ${file}; asked the user to confirm first.`,
+        'Too vague to store as a lasting fact.',
+        '与现有记录冲突，需要用户确认。',
+      ]),
+    });
     counts.writes.refused++;
   } else if (roll < 0.13) {
-    core.recordWrite({ ...base, status: 'failed', reason: rng.pick(['LLM call timed out after 30000 ms.', `Could not take the lock on ${file} within 5 s.`, '写入失败：模型返回了无效的编辑指令。']) });
+    core.recordWrite({
+      ...base,
+      status: 'failed',
+      reason: rng.pick([
+        'LLM call timed out after 30000 ms.',
+        `Could not take the lock on ${file} within 5 s.`,
+        '写入失败：模型返回了无效的编辑指令。',
+      ]),
+    });
     counts.writes.failed++;
   } else {
     const before = model.content();

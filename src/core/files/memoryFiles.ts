@@ -25,9 +25,12 @@ export function isMemoryFileName(name: string): name is MemoryFileName {
 /** Checks that a name is one of the five memory files, with a message naming what is wrong. */
 export function assertMemoryFileName(name: string): MemoryFileName {
   if (typeof name !== 'string' || !name) throw new AppError('Invalid', 'memory file: expected a file name');
-  if (path.isAbsolute(name)) throw new AppError('Invalid', `memory file ${name}: absolute paths are not allowed; use one of ${MEMORY_FILES.join(', ')}`);
-  if (name.split(/[\\/]/).includes('..')) throw new AppError('Invalid', `memory file ${name}: '..' is not allowed; use one of ${MEMORY_FILES.join(', ')}`);
-  if (!isMemoryFileName(name)) throw new AppError('Invalid', `memory file ${name}: not a memory file; use one of ${MEMORY_FILES.join(', ')}`);
+  if (path.isAbsolute(name))
+    throw new AppError('Invalid', `memory file ${name}: absolute paths are not allowed; use one of ${MEMORY_FILES.join(', ')}`);
+  if (name.split(/[\\/]/).includes('..'))
+    throw new AppError('Invalid', `memory file ${name}: '..' is not allowed; use one of ${MEMORY_FILES.join(', ')}`);
+  if (!isMemoryFileName(name))
+    throw new AppError('Invalid', `memory file ${name}: not a memory file; use one of ${MEMORY_FILES.join(', ')}`);
   return name;
 }
 
@@ -65,7 +68,8 @@ export function memoryFilePath(workspaceDir: string, name: string): string {
     } catch {
       throw new AppError('Invalid', `memory file ${name} is a symlink to a missing target; refusing to follow it`);
     }
-    if (!isInside(root, target)) throw new AppError('Invalid', `memory file ${name} is a symlink that leaves the workspace (${target}); refusing to touch it`);
+    if (!isInside(root, target))
+      throw new AppError('Invalid', `memory file ${name} is a symlink that leaves the workspace (${target}); refusing to touch it`);
   } else if (!stat.isFile()) {
     throw new AppError('Invalid', `memory file ${name} is not a regular file`);
   }
@@ -177,7 +181,12 @@ export function releaseDeadOwnLock(file: string): boolean {
  * stale 5000 ms). Waits for a held lock with bounded retries, then fails with a Locked error.
  * A lock left by a dead workbench process is taken at once (see releaseDeadOwnLock).
  */
-export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFileName, fn: (file: string) => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
+export async function withMemoryFileLock<T>(
+  workspaceDir: string,
+  name: MemoryFileName,
+  fn: (file: string) => Promise<T> | T,
+  opts: LockOptions = {},
+): Promise<T> {
   const file = memoryFilePath(workspaceDir, name);
   const timeoutMs = opts.timeoutMs ?? LOCK_STALE_MS + 3000;
   let release: () => Promise<void>;
@@ -205,7 +214,10 @@ export async function withMemoryFileLock<T>(workspaceDir: string, name: MemoryFi
   try {
     const result = await fn(file);
     if (compromised) {
-      throw new AppError('Locked', `the lock on ${name} was taken over by another writer during this operation (${compromised.message}); the operation finished, but the file may also have been changed by that writer: run \`reflection guardian reconcile\` to record any difference`);
+      throw new AppError(
+        'Locked',
+        `the lock on ${name} was taken over by another writer during this operation (${compromised.message}); the operation finished, but the file may also have been changed by that writer: run \`reflection guardian reconcile\` to record any difference`,
+      );
     }
     return result;
   } finally {
@@ -238,7 +250,12 @@ export async function writeMemoryFileLocked(workspaceDir: string, name: MemoryFi
 }
 
 /** Takes the lock, writes (or deletes) the file atomically, releases the lock. */
-export async function writeMemoryFile(workspaceDir: string, name: MemoryFileName, content: string | null, opts: LockOptions = {}): Promise<void> {
+export async function writeMemoryFile(
+  workspaceDir: string,
+  name: MemoryFileName,
+  content: string | null,
+  opts: LockOptions = {},
+): Promise<void> {
   await withMemoryFileLock(workspaceDir, name, () => writeMemoryFileLocked(workspaceDir, name, content), opts);
 }
 

@@ -88,7 +88,10 @@ async function exportMember(run: RunContext, member: FleetMember): Promise<Fleet
     let t = tables.get(split);
     if (!t) {
       const file = path.join(run.opts.outDir, `agent=${member.agent}`, `split=${split}`, `part-${run.runId}.parquet`);
-      t = new ParquetTable(file, COLUMNS, { rowGroupRows: run.opts.rowGroupRows ?? FLEET_ROW_GROUP, metadata: { export_id: run.runId, exporter: EXPORTER_VERSION } });
+      t = new ParquetTable(file, COLUMNS, {
+        rowGroupRows: run.opts.rowGroupRows ?? FLEET_ROW_GROUP,
+        metadata: { export_id: run.runId, exporter: EXPORTER_VERSION },
+      });
       tables.set(split, t);
     }
     return t;
@@ -105,13 +108,26 @@ async function exportMember(run: RunContext, member: FleetMember): Promise<Fleet
         result.folded++;
         continue;
       }
-      tableFor(split).append({ ...row, split, agent: member.agent, workspace: member.dir, export_id: run.runId, exporter_version: EXPORTER_VERSION });
+      tableFor(split).append({
+        ...row,
+        split,
+        agent: member.agent,
+        workspace: member.dir,
+        export_id: run.runId,
+        exporter_version: EXPORTER_VERSION,
+      });
       result.added++;
       result[split]++;
     }
     for (const [split, t] of tables) {
       const written = t.close();
-      run.files.push({ path: path.relative(run.opts.outDir, written.file), agent: member.agent, split, rows: written.rows, ...fileSha256(written.file) });
+      run.files.push({
+        path: path.relative(run.opts.outDir, written.file),
+        agent: member.agent,
+        split,
+        rows: written.rows,
+        ...fileSha256(written.file),
+      });
     }
     return result;
   } catch (e) {
@@ -141,10 +157,25 @@ export async function fleetExport(opts: FleetExportOptions): Promise<FleetExport
       else done.push(r);
     }
     commitRun(state, { id: run.runId, at: now, exporter: EXPORTER_VERSION });
-    const manifestRun: ManifestRun = { id: run.runId, at: new Date(now).toISOString(), exporter: EXPORTER_VERSION, members: done, skipped, files: run.files };
+    const manifestRun: ManifestRun = {
+      id: run.runId,
+      at: new Date(now).toISOString(),
+      exporter: EXPORTER_VERSION,
+      members: done,
+      skipped,
+      files: run.files,
+    };
     writeManifest(outDir, manifestRun);
     writeFleetCard(outDir);
-    return { runId: run.runId, outDir, members: done, skipped, files: run.files, added: done.reduce((n, m) => n + m.added, 0), sweptParts: swept.length };
+    return {
+      runId: run.runId,
+      outDir,
+      members: done,
+      skipped,
+      files: run.files,
+      added: done.reduce((n, m) => n + m.added, 0),
+      sweptParts: swept.length,
+    };
   } finally {
     state.close();
   }

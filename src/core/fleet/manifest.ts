@@ -39,7 +39,8 @@ export function readManifest(outDir: string): FleetManifest {
     return {
       format: 'reflection-fleet/1',
       layout: 'agent=<id>/split=<train|validation>/part-<run id>.parquet',
-      dedupe: 'a record (instruction, input and output after redaction) is kept once: the copy exported first wins; within a run, agents in name order',
+      dedupe:
+        'a record (instruction, input and output after redaction) is kept once: the copy exported first wins; within a run, agents in name order',
       runs: [],
     };
   }

@@ -5,7 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { DB } from '../db/connection';
 import {
-  deleteUncommittedRows, findRecordHolder, findSessionSplit, insertFleetRun, insertTakenSample, isSampleExported, openFleetStateDatabase,
+  deleteUncommittedRows,
+  findRecordHolder,
+  findSessionSplit,
+  insertFleetRun,
+  insertTakenSample,
+  isSampleExported,
+  openFleetStateDatabase,
   type TakenRow,
 } from '../db/repositories/fleetState';
 import type { DataSplit } from '../../shared/domain';

@@ -44,7 +44,12 @@ export function discoverWorkspaces(root: string): string[] {
 }
 
 function slug(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 64) || 'agent';
+  return (
+    s
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .slice(0, 64) || 'agent'
+  );
 }
 
 /**

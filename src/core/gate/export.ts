@@ -30,18 +30,48 @@ export interface ExportDecisionsResult {
 }
 
 const CSV_FIELDS = [
-  'id', 'created_at', 'session_id', 'turn_id', 'turn_number', 'decision', 'reason', 'candidate_fact', 'llm_model',
-  'llm_latency_ms', 'prompt_tokens', 'completion_tokens', 'write_status', 'user_message', 'agent_reply',
+  'id',
+  'created_at',
+  'session_id',
+  'turn_id',
+  'turn_number',
+  'decision',
+  'reason',
+  'candidate_fact',
+  'llm_model',
+  'llm_latency_ms',
+  'prompt_tokens',
+  'completion_tokens',
+  'write_status',
+  'user_message',
+  'agent_reply',
 ] as const;
 
 function csvRecord(d: GateDecisionRow): unknown[] {
   return [
-    d.id, new Date(d.createdAt).toISOString(), d.sessionId, d.turnId, d.turnNumber, d.decision, d.reason, d.candidateFact ?? '',
-    d.model, d.latencyMs ?? '', d.promptTokens ?? '', d.completionTokens ?? '', d.writeStatus ?? '', d.userMessage ?? '', d.agentReply ?? '',
+    d.id,
+    new Date(d.createdAt).toISOString(),
+    d.sessionId,
+    d.turnId,
+    d.turnNumber,
+    d.decision,
+    d.reason,
+    d.candidateFact ?? '',
+    d.model,
+    d.latencyMs ?? '',
+    d.promptTokens ?? '',
+    d.completionTokens ?? '',
+    d.writeStatus ?? '',
+    d.userMessage ?? '',
+    d.agentReply ?? '',
   ];
 }
 
-const mdCell = (v: unknown) => String(v ?? '').replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+const mdCell = (v: unknown) =>
+  String(v ?? '')
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ');
 
 async function write(out: Writable, chunk: string): Promise<void> {
   if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', resolve));
@@ -49,7 +79,8 @@ async function write(out: Writable, chunk: string): Promise<void> {
 
 export async function exportDecisions(ctx: ServiceContext, input: ExportDecisionsInput): Promise<ExportDecisionsResult> {
   const format = input.format ?? 'json';
-  if (!DECISION_EXPORT_FORMATS.includes(format)) throw new AppError('Invalid', `format: expected one of ${DECISION_EXPORT_FORMATS.join(', ')}, got ${format}`);
+  if (!DECISION_EXPORT_FORMATS.includes(format))
+    throw new AppError('Invalid', `format: expected one of ${DECISION_EXPORT_FORMATS.join(', ')}, got ${format}`);
   if (!input.file && !input.output) throw new AppError('Invalid', 'file: give a file to write or an output stream');
   // Opted-out sessions never leave the workspace (cross-area agreement): the repository skips them.
   const decisions = iterateDecisionsForExport(ctx.db, decisionQuery(ctx, input));
@@ -80,7 +111,8 @@ export async function exportDecisions(ctx: ServiceContext, input: ExportDecision
     }
     if (format === 'json') await write(out, rows ? '\n]\n' : ']\n');
   } finally {
-    if (!input.output) await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
+    if (!input.output)
+      await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
   }
   return { format, rows, file: input.file };
 }

@@ -2,5 +2,11 @@
 export { listDecisions, listDecisionsPlanSql, decisionQuery, type ListDecisionsInput, type DecisionFilters } from './list';
 export { showDecision, resolveDecisionId } from './show';
 export { gateStats, type GateStatsInput, type GateStatsGrouping } from './stats';
-export { exportDecisions, DECISION_EXPORT_FORMATS, type DecisionExportFormat, type ExportDecisionsInput, type ExportDecisionsResult } from './export';
+export {
+  exportDecisions,
+  DECISION_EXPORT_FORMATS,
+  type DecisionExportFormat,
+  type ExportDecisionsInput,
+  type ExportDecisionsResult,
+} from './export';
 export { statsOverview, type StatsOverview, type StatsOverviewInput } from './overview';

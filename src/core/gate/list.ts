@@ -34,15 +34,26 @@ function checkDecisions(value: GateDecision | GateDecision[] | undefined): GateD
   if (value === undefined) return undefined;
   const list = Array.isArray(value) ? value : [value];
   for (const d of list) {
-    if (!(GATE_DECISIONS as readonly string[]).includes(d)) throw new AppError('Invalid', `decision: "${d}" is not one of ${GATE_DECISIONS.join(', ')}`);
+    if (!(GATE_DECISIONS as readonly string[]).includes(d))
+      throw new AppError('Invalid', `decision: "${d}" is not one of ${GATE_DECISIONS.join(', ')}`);
   }
   return list;
 }
 
 /** Filters checked and parsed into a repository query; `scanned` is set when a short text filter was bounded. */
-export function decisionQuery(ctx: ServiceContext, f: DecisionFilters, options: { boundShortText?: boolean } = {}): DecisionQuery & { scanned?: number } {
-  if (f.sessionId !== undefined && (typeof f.sessionId !== 'string' || !f.sessionId)) throw new AppError('Invalid', 'sessionId: expected a session key');
-  const q: DecisionQuery & { scanned?: number } = { sessionId: f.sessionId, turnId: f.turnId, decisions: checkDecisions(f.decision), ...parseTimeRange(f, nowOf(ctx)) };
+export function decisionQuery(
+  ctx: ServiceContext,
+  f: DecisionFilters,
+  options: { boundShortText?: boolean } = {},
+): DecisionQuery & { scanned?: number } {
+  if (f.sessionId !== undefined && (typeof f.sessionId !== 'string' || !f.sessionId))
+    throw new AppError('Invalid', 'sessionId: expected a session key');
+  const q: DecisionQuery & { scanned?: number } = {
+    sessionId: f.sessionId,
+    turnId: f.turnId,
+    decisions: checkDecisions(f.decision),
+    ...parseTimeRange(f, nowOf(ctx)),
+  };
   if (f.query !== undefined && f.query.trim()) {
     const text = parseTextQuery(f.query);
     q.match = text.match;

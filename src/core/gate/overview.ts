@@ -28,14 +28,24 @@ export function statsOverview(ctx: ServiceContext, input: StatsOverviewInput = {
   const until = parseTime(input.until, 'until', nowOf(ctx)) ?? (newest === null ? undefined : newest + 1);
   const since = parseTime(input.since, 'since', nowOf(ctx)) ?? (until === undefined ? undefined : until - (input.days ?? 30) * DAY);
   if (since === undefined || until === undefined) {
-    return { range: null, totals, decisionsPerDay: [], decisionsByType: GATE_DECISIONS.map((decision) => ({ decision, count: 0 })), writeOutcomes: AUDIT_STATUSES.map((status) => ({ status, count: 0 })) };
+    return {
+      range: null,
+      totals,
+      decisionsPerDay: [],
+      decisionsByType: GATE_DECISIONS.map((decision) => ({ decision, count: 0 })),
+      writeOutcomes: AUDIT_STATUSES.map((status) => ({ status, count: 0 })),
+    };
   }
   const perDay = countDecisionsPerDay(ctx.db, since, until);
   const days = new Map<string, { date: string; total: number; counts: Record<GateDecision, number> }>();
   const byType = new Map<GateDecision, number>(GATE_DECISIONS.map((d) => [d, 0]));
   for (const r of perDay) {
     let day = days.get(r.date);
-    if (!day) days.set(r.date, (day = { date: r.date, total: 0, counts: Object.fromEntries(GATE_DECISIONS.map((d) => [d, 0])) as Record<GateDecision, number> }));
+    if (!day)
+      days.set(
+        r.date,
+        (day = { date: r.date, total: 0, counts: Object.fromEntries(GATE_DECISIONS.map((d) => [d, 0])) as Record<GateDecision, number> }),
+      );
     day.counts[r.decision] = r.n;
     day.total += r.n;
     byType.set(r.decision, (byType.get(r.decision) ?? 0) + r.n);

@@ -23,7 +23,8 @@ const byDecisionOf = (counts: Array<{ decision: GateDecision; count: number }>) 
 
 export function gateStats(ctx: ServiceContext, input: GateStatsInput = {}): GateStats {
   const groupBy = input.groupBy ?? 'none';
-  if (groupBy !== 'none' && !(groupBy in GROUPINGS)) throw new AppError('Invalid', `groupBy: expected none, daily, weekly or session, got ${groupBy}`);
+  if (groupBy !== 'none' && !(groupBy in GROUPINGS))
+    throw new AppError('Invalid', `groupBy: expected none, daily, weekly or session, got ${groupBy}`);
   const limit = clampLimit(input.limit, 60, 10_000);
   const q = decisionQuery(ctx, input);
   const byType = countDecisionsByType(ctx.db, q);
@@ -34,13 +35,23 @@ export function gateStats(ctx: ServiceContext, input: GateStatsInput = {}): Gate
     groupBy === 'none'
       ? []
       : countDecisionsByGroup(ctx.db, q, GROUPINGS[groupBy], GATE_DECISIONS, limit).map((r) => ({
-          key: r.key, total: r.total, byDecision: byDecisionOf(r.byDecision), avgLatencyMs: round(r.avg), sessionCount: r.sessions,
+          key: r.key,
+          total: r.total,
+          byDecision: byDecisionOf(r.byDecision),
+          avgLatencyMs: round(r.avg),
+          sessionCount: r.sessions,
         }));
-  const avgLatencyByDecision = Object.fromEntries(GATE_DECISIONS.map((d) => [d, round(byType.find((r) => r.decision === d)?.avg ?? null)])) as Record<GateDecision, number | null>;
+  const avgLatencyByDecision = Object.fromEntries(
+    GATE_DECISIONS.map((d) => [d, round(byType.find((r) => r.decision === d)?.avg ?? null)]),
+  ) as Record<GateDecision, number | null>;
   return {
     groupBy,
     buckets,
-    totals: { total, byDecision: byDecisionOf(byType), avgLatencyMs: latencyCount ? Math.round(latencySum / latencyCount) : null, avgLatencyByDecision },
+    totals: {
+      total,
+      byDecision: byDecisionOf(byType),
+      avgLatencyMs: latencyCount ? Math.round(latencySum / latencyCount) : null,
+      avgLatencyByDecision,
+    },
   };
 }
-

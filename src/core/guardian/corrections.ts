@@ -30,7 +30,8 @@ export type CorrectionRecord = CorrectionDto;
 
 /** Records the curator's correction of one audited write. */
 export function correctWrite(ctx: ServiceContext, input: CorrectWriteInput): CorrectionRecord {
-  if (input.status !== 'written' && input.status !== 'refused') throw new AppError('Invalid', `status ${String(input.status)}: expected written or refused`);
+  if (input.status !== 'written' && input.status !== 'refused')
+    throw new AppError('Invalid', `status ${String(input.status)}: expected written or refused`);
   const reason = (input.reason ?? '').trim();
   if (!reason) throw new AppError('Invalid', 'reason: say why the decision was wrong (--reason "...")');
   const file = input.file ? assertMemoryFileName(input.file) : null;
@@ -46,9 +47,20 @@ export function correctWrite(ctx: ServiceContext, input: CorrectWriteInput): Cor
     const retryAuditId = input.retryAuditId ?? latestUnlinkedRetry(ctx, audit.id);
     const id = ulid(nowOf(ctx));
     insertCorrection(ctx.db, {
-      id, auditId: audit.id, originalStatus: originalStatus(ctx, audit), originalCandidateFact: audit.candidate_fact, originalTargetFile: audit.target_file,
-      correctedStatus: input.status, correctedCandidateFact: fact, correctedTargetFile: file, correctionReason: reason,
-      applyToFuture: Boolean(input.applyToFuture), correctionPattern: pattern, correctedBy: input.by ?? actorOf(ctx), correctedAt: nowOf(ctx), retryAuditId,
+      id,
+      auditId: audit.id,
+      originalStatus: originalStatus(ctx, audit),
+      originalCandidateFact: audit.candidate_fact,
+      originalTargetFile: audit.target_file,
+      correctedStatus: input.status,
+      correctedCandidateFact: fact,
+      correctedTargetFile: file,
+      correctionReason: reason,
+      applyToFuture: Boolean(input.applyToFuture),
+      correctionPattern: pattern,
+      correctedBy: input.by ?? actorOf(ctx),
+      correctedAt: nowOf(ctx),
+      retryAuditId,
     });
     const saved = findCorrectionById(ctx.db, id);
     if (!saved) throw new AppError('Internal', `correction ${id} was not saved`);
@@ -67,7 +79,10 @@ function latestUnlinkedRetry(ctx: ServiceContext, auditId: string): string | nul
   return findUnlinkedRetry(ctx.db, auditId) ?? null;
 }
 
-export function listCorrections(ctx: ServiceContext, input: { auditId?: string; applyToFuture?: boolean; limit?: number } = {}): CorrectionRecord[] {
+export function listCorrections(
+  ctx: ServiceContext,
+  input: { auditId?: string; applyToFuture?: boolean; limit?: number } = {},
+): CorrectionRecord[] {
   return listCorrectionRows(ctx.db, { auditId: input.auditId, applyToFuture: input.applyToFuture, limit: input.limit ?? 1000 });
 }
 
@@ -97,7 +112,26 @@ export function normalizeText(text: string): string {
     .trim();
 }
 
-const STOPWORDS = new Set(['a', 'an', 'the', 'and', 'or', 'of', 'to', 'in', 'on', 'at', 'is', 'are', 'be', 'for', 'with', 'that', 'this', 'it']);
+const STOPWORDS = new Set([
+  'a',
+  'an',
+  'the',
+  'and',
+  'or',
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'is',
+  'are',
+  'be',
+  'for',
+  'with',
+  'that',
+  'this',
+  'it',
+]);
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 /** Keywords of a text: latin words (2+ chars, no stopwords) and bigrams of CJK runs. */

@@ -63,14 +63,22 @@ export interface RetryPlan {
 
 export type OperationPlan = RollbackPlan | RetryPlan;
 
-
 const hashOf = (content: string | null) => (content === null ? null : sha256(content));
 
-function recordIntent(ctx: ServiceContext, file: MemoryFileName, current: string | null, planned: string | null, plan: OperationPlan): { id: string; backupSnapshotId: string | null } {
+function recordIntent(
+  ctx: ServiceContext,
+  file: MemoryFileName,
+  current: string | null,
+  planned: string | null,
+  plan: OperationPlan,
+): { id: string; backupSnapshotId: string | null } {
   return writeTx(ctx.db, () => {
     const unfinished = findUnfinishedOperationOnFile(ctx.db, file);
     if (unfinished) {
-      throw new AppError('Conflict', `an interrupted operation (${unfinished}) on ${file} is unfinished; run \`reflection guardian reconcile\` (or reopen the workspace) first`);
+      throw new AppError(
+        'Conflict',
+        `an interrupted operation (${unfinished}) on ${file} is unfinished; run \`reflection guardian reconcile\` (or reopen the workspace) first`,
+      );
     }
     const at = plan.createdAt;
     const backupSnapshotId = current === null ? null : storeSnapshot(ctx.db, file, current, at);
@@ -78,8 +86,16 @@ function recordIntent(ctx: ServiceContext, file: MemoryFileName, current: string
     const id = ulid(at);
     const auditId = plan.type === 'rollback' ? plan.auditId : plan.originalAuditId;
     insertPlannedOperation(ctx.db, {
-      id, kind: plan.type, targetFile: file, auditId, expectedHash: hashOf(current), plannedHash: hashOf(planned), backupSnapshotId, plannedSnapshotId,
-      plan: JSON.stringify(plan), createdAt: at,
+      id,
+      kind: plan.type,
+      targetFile: file,
+      auditId,
+      expectedHash: hashOf(current),
+      plannedHash: hashOf(planned),
+      backupSnapshotId,
+      plannedSnapshotId,
+      plan: JSON.stringify(plan),
+      createdAt: at,
     });
     return { id, backupSnapshotId };
   });
@@ -94,7 +110,7 @@ function applyPlan(db: DB, op: OperationRow, plan: OperationPlan): void {
       targetFile: op.target_file,
       sessionId: plan.sessionId ?? undefined,
       turnId: plan.turnId ?? undefined,
-      candidateFact: rollback ? undefined : plan.fact ?? undefined,
+      candidateFact: rollback ? undefined : (plan.fact ?? undefined),
       before: snapshotContent(db, op.backup_snapshot_id),
       after: snapshotContent(db, op.planned_snapshot_id),
       status: 'written',
@@ -102,7 +118,12 @@ function applyPlan(db: DB, op: OperationRow, plan: OperationPlan): void {
       relatedAuditId: rollback ? plan.auditId : plan.originalAuditId,
       reason: plan.reason,
       metadata: rollback
-        ? { by: plan.by, mode: plan.mode, rollbackId: plan.rollbackId, ...(plan.reappliesAuditId ? { reappliesAuditId: plan.reappliesAuditId } : {}) }
+        ? {
+            by: plan.by,
+            mode: plan.mode,
+            rollbackId: plan.rollbackId,
+            ...(plan.reappliesAuditId ? { reappliesAuditId: plan.reappliesAuditId } : {}),
+          }
         : { by: plan.by, ...(plan.correctionId ? { correctionId: plan.correctionId } : {}) },
       createdAt: plan.createdAt,
     }),
@@ -111,12 +132,20 @@ function applyPlan(db: DB, op: OperationRow, plan: OperationPlan): void {
     if (plan.correctionId) linkCorrectionToRetry(db, plan.correctionId, plan.newAuditId);
     return;
   }
-  if (markAuditRolledBack(db, plan.auditId) !== 1) throw new AppError('Conflict', `audit ${plan.auditId} is no longer a written audit; it may have been rolled back elsewhere`);
+  if (markAuditRolledBack(db, plan.auditId) !== 1)
+    throw new AppError('Conflict', `audit ${plan.auditId} is no longer a written audit; it may have been rolled back elsewhere`);
   insertRollback(db, {
-    id: plan.rollbackId, auditId: plan.auditId, at: plan.createdAt, by: plan.by, reason: plan.reason,
+    id: plan.rollbackId,
+    auditId: plan.auditId,
+    at: plan.createdAt,
+    by: plan.by,
+    reason: plan.reason,
     // What the file was restored to: the before-snapshot (deduplicated to the same id) for restore and
     // force; for reverse_patch the merged content, since later writes were kept.
-    restoredSnapshotId: op.planned_snapshot_id, previousStatus: plan.previousStatus, backupSnapshotId: op.backup_snapshot_id, mode: plan.mode,
+    restoredSnapshotId: op.planned_snapshot_id,
+    previousStatus: plan.previousStatus,
+    backupSnapshotId: op.backup_snapshot_id,
+    mode: plan.mode,
     rollbackAuditId: plan.newAuditId,
   });
 }
@@ -140,7 +169,12 @@ function abandonOperation(db: DB, id: string, at: number, message: string): void
  * Runs fn under the file's lock, after settling any operation a crash left on that file, then applies
  * snapshot retention. Rollback and retry plan and execute their write inside fn.
  */
-export async function withFileOperation<T>(ctx: ServiceContext, file: MemoryFileName, lock: LockOptions | undefined, fn: () => Promise<T>): Promise<T> {
+export async function withFileOperation<T>(
+  ctx: ServiceContext,
+  file: MemoryFileName,
+  lock: LockOptions | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   const result = await withMemoryFileLock(
     ctx.workspaceDir,
     file,
@@ -159,7 +193,13 @@ export async function withFileOperation<T>(ctx: ServiceContext, file: MemoryFile
  * Runs one planned write while the caller holds the file's lock: intent, file, commit.
  * If the commit fails after the file was written, the file is put back and the intent cancelled.
  */
-export async function executeFileOperation(ctx: ServiceContext, file: MemoryFileName, current: string | null, planned: string | null, plan: OperationPlan): Promise<{ operationId: string; backupSnapshotId: string | null }> {
+export async function executeFileOperation(
+  ctx: ServiceContext,
+  file: MemoryFileName,
+  current: string | null,
+  planned: string | null,
+  plan: OperationPlan,
+): Promise<{ operationId: string; backupSnapshotId: string | null }> {
   const intent = recordIntent(ctx, file, current, planned, plan);
   faultPoint('intent-recorded');
   await writeMemoryFileLocked(ctx.workspaceDir, file, planned);
@@ -227,6 +267,8 @@ export function reconcileFileLocked(ctx: ServiceContext, file: MemoryFileName): 
 }
 
 /** Operations still waiting for reconcilePending (shown by the UI as a warning). */
-export function listPendingOperations(ctx: ServiceContext): Array<{ id: string; kind: string; targetFile: MemoryFileName; auditId: string; createdAt: number }> {
+export function listPendingOperations(
+  ctx: ServiceContext,
+): Array<{ id: string; kind: string; targetFile: MemoryFileName; auditId: string; createdAt: number }> {
   return listPlannedOperations(ctx.db);
 }

@@ -26,7 +26,6 @@ export interface SnapshotPruneResult {
   deleted: number;
 }
 
-
 export function pruneSnapshots(ctx: ServiceContext, input: { file?: string; maxSnapshotsPerFile?: number } = {}): SnapshotPruneResult {
   const max = input.maxSnapshotsPerFile ?? configuredMax(ctx.workspaceDir);
   if (!Number.isInteger(max) || max < 1) throw new AppError('Invalid', `maxSnapshotsPerFile ${max}: expected a whole number of at least 1`);

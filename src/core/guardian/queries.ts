@@ -47,13 +47,15 @@ export function checkFile(file: string | undefined): MemoryFileName | undefined 
 
 function checkLimit(limit: number | undefined, fallback: number): number {
   if (limit === undefined) return fallback;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new AppError('Invalid', `limit ${limit}: expected a whole number from 1 to 10000`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new AppError('Invalid', `limit ${limit}: expected a whole number from 1 to 10000`);
   return limit;
 }
 
 function checkOneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
   if (!value) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new AppError('Invalid', `${name} ${value}: expected one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new AppError('Invalid', `${name} ${value}: expected one of ${allowed.join(', ')}`);
   return value as T;
 }
 
@@ -71,8 +73,16 @@ export function listAudits(ctx: ServiceContext, input: ListAuditsInput = {}): Pa
     after: decodeCursor(input.cursor, ['number', 'number']) as [number, number] | undefined,
     limitPlusOne: limit + 1,
   });
-  const page = pageOf(rows, limit, (r) => [r.created_at, r.rowid], (r) => auditFromDbRow(r, input.withDiff));
-  const undone = auditBriefs(ctx, page.items.flatMap((a) => (a.source === 'rollback' && a.relatedAuditId ? [a.relatedAuditId] : [])));
+  const page = pageOf(
+    rows,
+    limit,
+    (r) => [r.created_at, r.rowid],
+    (r) => auditFromDbRow(r, input.withDiff),
+  );
+  const undone = auditBriefs(
+    ctx,
+    page.items.flatMap((a) => (a.source === 'rollback' && a.relatedAuditId ? [a.relatedAuditId] : [])),
+  );
   for (const a of page.items) {
     const u = a.source === 'rollback' && a.relatedAuditId ? undone.get(a.relatedAuditId) : undefined;
     a.undid = u ? { id: u.id, targetFile: u.targetFile, candidateFact: u.candidateFact, createdAt: u.createdAt } : null;
@@ -107,7 +117,13 @@ export function showAudit(ctx: ServiceContext, auditId: string): AuditDetail {
   const row = getAuditRow(db, auditId);
   const { rawResponse: _raw, ...decision } = (row.decision_id && findDecisionById(db, row.decision_id)) || { rawResponse: null };
   return {
-    audit: { ...auditFromDbRow(row, true), diff: row.diff, llmModel: row.llm_model, latencyMs: row.llm_latency_ms, metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, unknown>) : null },
+    audit: {
+      ...auditFromDbRow(row, true),
+      diff: row.diff,
+      llmModel: row.llm_model,
+      latencyMs: row.llm_latency_ms,
+      metadata: row.metadata ? (JSON.parse(row.metadata) as Record<string, unknown>) : null,
+    },
     decision: 'id' in decision ? decision : null,
     turn: (row.turn_id && findTurnById(db, row.turn_id)) || null,
     rollback: findRollbackOfAudit(db, row.id) ?? null,
@@ -160,7 +176,7 @@ function fileVersionOf(r: FileVersionDbRow): FileVersion {
     source: r.source,
     status: r.status,
     actor: actorOf(r),
-    reason: r.source === 'plugin' ? r.candidate_fact ?? r.reason : r.reason,
+    reason: r.source === 'plugin' ? (r.candidate_fact ?? r.reason) : r.reason,
     sessionId: r.session_id,
     candidateFact: r.candidate_fact,
     relatedAuditId: r.related_audit_id,

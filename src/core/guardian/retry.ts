@@ -72,13 +72,16 @@ export function appendUnderCuratorSection(content: string | null, fact: string):
   return joined;
 }
 
-function latestCorrection(ctx: ServiceContext, auditId: string): { fact: string | null; file: MemoryFileName | null; id: string } | undefined {
+function latestCorrection(
+  ctx: ServiceContext,
+  auditId: string,
+): { fact: string | null; file: MemoryFileName | null; id: string } | undefined {
   return findLatestWrittenCorrection(ctx.db, auditId) as { fact: string | null; file: MemoryFileName | null; id: string } | undefined;
 }
 
 function resolveRetry(ctx: ServiceContext, audit: AuditDbRow, input: RetryInput) {
   const correction = latestCorrection(ctx, audit.id);
-  const file = input.file ? assertMemoryFileName(input.file) : correction?.file ?? audit.target_file;
+  const file = input.file ? assertMemoryFileName(input.file) : (correction?.file ?? audit.target_file);
   const fact = input.fact?.trim() || correction?.fact || audit.candidate_fact || null;
   if (input.content === undefined && !fact) {
     throw new AppError('Invalid', `audit ${audit.id} has no candidate fact; give --fact "..." or --content-file`);
@@ -86,13 +89,36 @@ function resolveRetry(ctx: ServiceContext, audit: AuditDbRow, input: RetryInput)
   return { file, fact, correctionId: input.correctionId ?? correction?.id ?? null };
 }
 
-function preview(ctx: ServiceContext, audit: AuditDbRow, file: MemoryFileName, fact: string | null, current: string | null, content: string | undefined): Omit<RetryResult, 'dryRun' | 'retryAuditId'> {
+function preview(
+  ctx: ServiceContext,
+  audit: AuditDbRow,
+  file: MemoryFileName,
+  fact: string | null,
+  current: string | null,
+  content: string | undefined,
+): Omit<RetryResult, 'dryRun' | 'retryAuditId'> {
   let proposed = content ?? appendUnderCuratorSection(current, fact!);
   // With the memory-management plugin, the fact also joins its managed region and fact store.
-  const managed = planManaged(ctx.workspaceDir, { file, fact, sessionKey: audit.session_id, at: nowOf(ctx), direction: 'restore', reason: 'retried by the curator' }, current, proposed, nowOf(ctx));
+  const managed = planManaged(
+    ctx.workspaceDir,
+    { file, fact, sessionKey: audit.session_id, at: nowOf(ctx), direction: 'restore', reason: 'retried by the curator' },
+    current,
+    proposed,
+    nowOf(ctx),
+  );
   if (managed?.content != null) proposed = managed.content;
   const d = diffFile(file, current, proposed);
-  return { originalAuditId: audit.id, targetFile: file, fact, usedSuppliedContent: content !== undefined, currentContent: current, proposedContent: proposed, diff: d.diff, lines: d.lines, managed: managed?.plan ?? null };
+  return {
+    originalAuditId: audit.id,
+    targetFile: file,
+    fact,
+    usedSuppliedContent: content !== undefined,
+    currentContent: current,
+    proposedContent: proposed,
+    diff: d.diff,
+    lines: d.lines,
+    managed: managed?.plan ?? null,
+  };
 }
 
 /** Re-applies a write with a corrected fact, file or content. With dryRun, returns the proposed content only. */
@@ -113,14 +139,17 @@ export async function retryWrite(ctx: ServiceContext, input: RetryInput): Promis
       originalAuditId: audit.id,
       newAuditId: ulid(at),
       by: input.by ?? actorOf(ctx),
-      reason: input.reason?.trim() || (p.usedSuppliedContent ? 'retried with content supplied by the curator' : 'retried with a corrected fact'),
+      reason:
+        input.reason?.trim() || (p.usedSuppliedContent ? 'retried with content supplied by the curator' : 'retried with a corrected fact'),
       fact,
       sessionId: audit.session_id,
       turnId: audit.turn_id,
       correctionId,
       createdAt: at,
     };
-    await withManagedStore(ctx.workspaceDir, file, p.managed, p.proposedContent, () => executeFileOperation(ctx, file, current, p.proposedContent, plan));
+    await withManagedStore(ctx.workspaceDir, file, p.managed, p.proposedContent, () =>
+      executeFileOperation(ctx, file, current, p.proposedContent, plan),
+    );
     return { ...p, dryRun: false, retryAuditId: plan.newAuditId };
   });
 }

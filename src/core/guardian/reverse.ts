@@ -50,7 +50,13 @@ export function reverseApply(before: string, after: string, current: string): Re
   const merged: string[] = [];
   for (const r of diff3Merge(middle(lc), middle(la), middle(lb))) {
     if (r.ok) merged.push(...r.ok);
-    else if (r.conflict) conflicts.push({ line: cut + r.conflict.aIndex + 1, current: strip(r.conflict.a), written: strip(r.conflict.o), wanted: strip(r.conflict.b) });
+    else if (r.conflict)
+      conflicts.push({
+        line: cut + r.conflict.aIndex + 1,
+        current: strip(r.conflict.a),
+        written: strip(r.conflict.o),
+        wanted: strip(r.conflict.b),
+      });
   }
   if (conflicts.length) return { ok: false, regions: conflicts };
   return { ok: true, content: lc.slice(0, cut).join('') + merged.join('') + lc.slice(lc.length - cutEnd).join('') };
@@ -58,8 +64,14 @@ export function reverseApply(before: string, after: string, current: string): Re
 
 export function describeConflict(file: string, regions: ConflictRegion[]): string {
   const parts = regions.slice(0, 3).map((r) => {
-    const show = (label: string, lines: string[]) => `    ${label}: ${lines.length ? lines.map((l) => JSON.stringify(l)).join(' | ') : '(nothing)'}`;
-    return [`  at line ${r.line}:`, show('now on disk', r.current), show('this write left', r.written), show('before the write', r.wanted)].join('\n');
+    const show = (label: string, lines: string[]) =>
+      `    ${label}: ${lines.length ? lines.map((l) => JSON.stringify(l)).join(' | ') : '(nothing)'}`;
+    return [
+      `  at line ${r.line}:`,
+      show('now on disk', r.current),
+      show('this write left', r.written),
+      show('before the write', r.wanted),
+    ].join('\n');
   });
   const more = regions.length > 3 ? `\n  ... and ${regions.length - 3} more` : '';
   return `${file} was changed after this write in the same place, so the write cannot be undone on its own:\n${parts.join('\n')}${more}\nUse --force to restore the file as it was before the write (the current content is kept as a backup snapshot).`;

@@ -83,18 +83,27 @@ function assertRollbackable(db: ServiceContext['db'], audit: AuditDbRow): void {
     throw new AppError('Conflict', `audit ${audit.id} was already rolled back${when}${hint}`);
   }
   if (audit.status !== 'written') {
-    throw new AppError('Invalid', `audit ${audit.id} has status ${audit.status}: nothing was written to ${audit.target_file}, so there is nothing to roll back`);
+    throw new AppError(
+      'Invalid',
+      `audit ${audit.id} has status ${audit.status}: nothing was written to ${audit.target_file}, so there is nothing to roll back`,
+    );
   }
   // A diff is only recorded when both sides are known; without it, both snapshots must exist, since a
   // missing before-snapshot would otherwise read as "the write created the file" and delete it.
   if (audit.diff === null && (audit.before_snapshot_id === null || audit.after_snapshot_id === null)) {
-    throw new AppError('Invalid', `audit ${audit.id} was recorded without the file's content before and after the write (e.g. imported from a log), so it cannot be undone safely`);
+    throw new AppError(
+      'Invalid',
+      `audit ${audit.id} was recorded without the file's content before and after the write (e.g. imported from a log), so it cannot be undone safely`,
+    );
   }
 }
 
 function assertRollbackEnabled(workspaceDir: string): void {
   if (loadSettings(workspaceDir).settings.writeGuardianAuditing.enableRollback === false) {
-    throw new AppError('Invalid', 'rollback is switched off for this workspace (writeGuardianAuditing.enableRollback in .openclaw-reflection/workbench.json)');
+    throw new AppError(
+      'Invalid',
+      'rollback is switched off for this workspace (writeGuardianAuditing.enableRollback in .openclaw-reflection/workbench.json)',
+    );
   }
 }
 
@@ -102,7 +111,13 @@ function assertRollbackEnabled(workspaceDir: string): void {
 export function planRollback(ctx: ServiceContext, audit: AuditDbRow, current: string | null, force = false): RollbackPreview {
   // With the memory-management plugin's store, the managed region is derived from the store: the
   // rollback works on the free text and the region is rendered again (see managed.ts).
-  const view = freeTextView(ctx.workspaceDir, audit.target_file, snapshotContent(ctx.db, audit.before_snapshot_id), snapshotContent(ctx.db, audit.after_snapshot_id), current);
+  const view = freeTextView(
+    ctx.workspaceDir,
+    audit.target_file,
+    snapshotContent(ctx.db, audit.before_snapshot_id),
+    snapshotContent(ctx.db, audit.after_snapshot_id),
+    current,
+  );
   const { before, after } = view;
   const file = audit.target_file;
   let mode: RollbackMode | null;
@@ -169,7 +184,9 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
       rollbackId: ulid(at),
       newAuditId: ulid(at),
       by,
-      reason: input.reason?.trim() || (preview.reappliesAuditId ? `undo rollback (re-applies ${preview.reappliesAuditId})` : 'rolled back by the curator'),
+      reason:
+        input.reason?.trim() ||
+        (preview.reappliesAuditId ? `undo rollback (re-applies ${preview.reappliesAuditId})` : 'rolled back by the curator'),
       mode: preview.mode,
       previousStatus: audit.status,
       sessionId: audit.session_id,
@@ -177,8 +194,17 @@ export async function rollbackWrite(ctx: ServiceContext, input: RollbackInput): 
       reappliesAuditId: preview.reappliesAuditId,
       createdAt: at,
     };
-    const done = await withManagedStore(ctx.workspaceDir, file, preview.managed, preview.resultContent, () => executeFileOperation(ctx, file, current, preview.resultContent, plan));
-    return { ...preview, status: 'rolled_back', dryRun: false, rollbackId: plan.rollbackId, rollbackAuditId: plan.newAuditId, backupSnapshotId: done.backupSnapshotId };
+    const done = await withManagedStore(ctx.workspaceDir, file, preview.managed, preview.resultContent, () =>
+      executeFileOperation(ctx, file, current, preview.resultContent, plan),
+    );
+    return {
+      ...preview,
+      status: 'rolled_back',
+      dryRun: false,
+      rollbackId: plan.rollbackId,
+      rollbackAuditId: plan.newAuditId,
+      backupSnapshotId: done.backupSnapshotId,
+    };
   });
 }
 
@@ -229,7 +255,11 @@ export async function rollbackSession(ctx: ServiceContext, input: SessionRollbac
   const since = parseTime(input.since, 'since', now) ?? 0;
   const until = parseTime(input.until, 'until', now) ?? Number.MAX_SAFE_INTEGER;
   if (!sessionExists(ctx.db, input.sessionKey)) throw new AppError('NotFound', `session ${input.sessionKey} not found`);
-  const audits = listSessionWritesToRollBack(ctx.db, input.sessionKey, since, until) as Array<{ auditId: string; targetFile: MemoryFileName; createdAt: number }>;
+  const audits = listSessionWritesToRollBack(ctx.db, input.sessionKey, since, until) as Array<{
+    auditId: string;
+    targetFile: MemoryFileName;
+    createdAt: number;
+  }>;
   const simulated = new Map<MemoryFileName, string | null>();
   const items: SessionRollbackItem[] = [];
   let cancelled = false;
@@ -254,13 +284,31 @@ export async function rollbackSession(ctx: ServiceContext, input: SessionRollbac
         if (!preview.conflict) simulated.set(a.targetFile, preview.resultContent);
         result = unapplied(preview, true);
       } else {
-        result = await rollbackWrite(ctx, { auditId: a.auditId, reason: input.reason ?? `session ${input.sessionKey} rolled back`, by: input.by, force, lock: input.lock });
+        result = await rollbackWrite(ctx, {
+          auditId: a.auditId,
+          reason: input.reason ?? `session ${input.sessionKey} rolled back`,
+          by: input.by,
+          force,
+          lock: input.lock,
+        });
       }
-      items.push({ ...a, ok: result.status !== 'conflict', result, ...(result.conflict ? { error: { kind: 'Conflict', message: result.conflict.message } } : {}) });
+      items.push({
+        ...a,
+        ok: result.status !== 'conflict',
+        result,
+        ...(result.conflict ? { error: { kind: 'Conflict', message: result.conflict.message } } : {}),
+      });
     } catch (e) {
       const err = e as AppError;
       items.push({ ...a, ok: false, error: { kind: err.kind ?? 'Internal', message: err.message } });
     }
   }
-  return { sessionKey: input.sessionKey, dryRun: Boolean(input.dryRun), cancelled, rolledBack: items.filter((i) => i.ok).length, failed: items.filter((i) => !i.ok && !i.skipped).length, items };
+  return {
+    sessionKey: input.sessionKey,
+    dryRun: Boolean(input.dryRun),
+    cancelled,
+    rolledBack: items.filter((i) => i.ok).length,
+    failed: items.filter((i) => !i.ok && !i.skipped).length,
+    items,
+  };
 }

@@ -10,7 +10,11 @@ import { assertMemoryFileName, readMemoryFile } from '../files/memoryFiles';
 import type { ServiceContext } from '../context';
 import { decodeMap, emptyMap, encodeMap, nextLineMap, splitLines, type LineMap, type Origins } from './lineMap';
 import {
-  findLastMappedSeq, findVersionWrite, hasWriteAfter, listVersionsWithContent as versionsWithContent, updateVersionLineMap,
+  findLastMappedSeq,
+  findVersionWrite,
+  hasWriteAfter,
+  listVersionsWithContent as versionsWithContent,
+  updateVersionLineMap,
 } from '../db/repositories/memoryVersions';
 import { headVersion, syncVersions } from './versions';
 
@@ -118,7 +122,10 @@ export function blameFile(ctx: ServiceContext, input: BlameInput): BlameResult {
 /** Decoded versions, each read and parsed once per blame. */
 class VersionCache {
   private readonly cache = new Map<number, { lines: string[]; map: LineMap | null; origins: Map<number, number> }>();
-  constructor(private readonly db: DB, private readonly file: MemoryFileName) {}
+  constructor(
+    private readonly db: DB,
+    private readonly file: MemoryFileName,
+  ) {}
   get(seq: number) {
     let v = this.cache.get(seq);
     if (!v) {
@@ -156,7 +163,10 @@ function lineHistory(versions: VersionCache, writes: WriteLookup, producer: numb
 /** Audit, decision and turn of a version, looked up once per distinct producer. */
 class WriteLookup {
   private readonly cache = new Map<number, BlameWrite>();
-  constructor(private readonly db: DB, private readonly file: MemoryFileName) {}
+  constructor(
+    private readonly db: DB,
+    private readonly file: MemoryFileName,
+  ) {}
   get(seq: number): BlameWrite {
     let w = this.cache.get(seq);
     if (!w) {

@@ -23,7 +23,8 @@ interface Token {
 }
 
 // A Han character alone, or a run of other letters and digits (with inner . _ @ + / - ' kept, for emails, versions, time zones).
-const TOKEN = /\p{Script=Han}|(?:(?!\p{Script=Han})[\p{L}\p{N}])(?:(?:(?!\p{Script=Han})[\p{L}\p{N}'’._@+/-])*(?:(?!\p{Script=Han})[\p{L}\p{N}]))?/gu;
+const TOKEN =
+  /\p{Script=Han}|(?:(?!\p{Script=Han})[\p{L}\p{N}])(?:(?:(?!\p{Script=Han})[\p{L}\p{N}'’._@+/-])*(?:(?!\p{Script=Han})[\p{L}\p{N}]))?/gu;
 const HAN = /\p{Script=Han}/u;
 
 /** The statement of a memory line: list markers, checkboxes and emphasis removed. */
@@ -77,18 +78,24 @@ const stem = (w: string) => w.replace(/ies$/, 'y').replace(/([^s])s$/, '$1');
 function negates(a: Token[], b: Token[]): boolean {
   const hasNeg = (ts: Token[]) => ts.some((t) => NEGATIONS.has(t.lower));
   if (hasNeg(a) === hasNeg(b)) return false;
-  const core = (ts: Token[]) => ts.filter((t) => !NEGATIONS.has(t.lower) && !AUXILIARIES.has(t.lower)).map((t) => stem(t.lower)).join(' ');
+  const core = (ts: Token[]) =>
+    ts
+      .filter((t) => !NEGATIONS.has(t.lower) && !AUXILIARIES.has(t.lower))
+      .map((t) => stem(t.lower))
+      .join(' ');
   return core(a) === core(b);
 }
 
-const NUMBER_WORDS = /^(?:\d[\d.,:]*(?:st|nd|rd|th|am|pm|k|km|kg)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[零一二两三四五六七八九十百千万])$/;
+const NUMBER_WORDS =
+  /^(?:\d[\d.,:]*(?:st|nd|rd|th|am|pm|k|km|kg)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[零一二两三四五六七八九十百千万])$/;
 const hasNumber = (ts: Token[]) => ts.some((t) => NUMBER_WORDS.test(t.lower));
 
 const COPULA_WORDS = new Set(['is', 'are', 'was', 'were', 'equals', '是', '为', '叫']);
 
 function attributeOf(frame: string, slots: string[]): string | null {
   const all = slots.join(' ');
-  if (/\b[A-Z][a-z]+\/[A-Z][A-Za-z_]+\b|\b(?:UTC|GMT)[+-]\d/.test(all)) return slots.some((s) => /^[A-Z][a-z]+\/|^(UTC|GMT)/.test(s)) && /\blives?\b|现居|住/.test(frame) ? 'location' : 'time zone';
+  if (/\b[A-Z][a-z]+\/[A-Z][A-Za-z_]+\b|\b(?:UTC|GMT)[+-]\d/.test(all))
+    return slots.some((s) => /^[A-Z][a-z]+\/|^(UTC|GMT)/.test(s)) && /\blives?\b|现居|住/.test(frame) ? 'location' : 'time zone';
   if (/@/.test(all)) return 'email';
   const lower = frame.toLowerCase();
   for (const [name, cue] of ATTRIBUTE_CUES) if (cue.test(lower)) return name;
@@ -106,7 +113,10 @@ function align(a: Token[], b: Token[]): Alignment {
   let current: Alignment['slots'][number] | null = null;
   let posA = 0;
   let posB = 0;
-  for (const part of diffArrays(a.map((t) => t.lower), b.map((t) => t.lower))) {
+  for (const part of diffArrays(
+    a.map((t) => t.lower),
+    b.map((t) => t.lower),
+  )) {
     const n = part.count ?? part.value.length;
     if (!part.added && !part.removed) {
       current = null;
@@ -140,10 +150,13 @@ export function comparePair(lineA: string, lineB: string): PairVerdict | null {
   const frame = slotText(common);
   const values: [string[], string[]] = [slots.map((s) => slotText(s.a)).filter(Boolean), slots.map((s) => slotText(s.b)).filter(Boolean)];
   const only = slots.length === 1 ? slots[0] : undefined;
-  const negation = !!only && (negates(only.a, only.b) || (isNegationSlot(only.a) !== isNegationSlot(only.b) && (!only.a.length || !only.b.length)));
+  const negation =
+    !!only && (negates(only.a, only.b) || (isNegationSlot(only.a) !== isNegationSlot(only.b) && (!only.a.length || !only.b.length)));
   if (negation && common.length >= 2 && common.length / longest >= 0.4) return { kind: 'contradiction', attribute: 'negation', values };
   // Inflections are not values: "morning" vs "mornings".
-  const twoSided = slots.filter((s) => s.a.length && s.b.length && s.a.map((t) => stem(t.lower)).join(' ') !== s.b.map((t) => stem(t.lower)).join(' '));
+  const twoSided = slots.filter(
+    (s) => s.a.length && s.b.length && s.a.map((t) => stem(t.lower)).join(' ') !== s.b.map((t) => stem(t.lower)).join(' '),
+  );
   const firstSided = twoSided[0];
   if (!firstSided) {
     // Only additions on one side: a restatement with more detail.
@@ -152,18 +165,26 @@ export function comparePair(lineA: string, lineB: string): PairVerdict | null {
       : null;
   }
   if (common.length / longest < 0.5 || !twoSided.every((s) => slotIsValue(s.a) && slotIsValue(s.b))) {
-    return jaccard(statementOf(lineA), statementOf(lineB)) >= DUPLICATE_JACCARD ? { kind: 'duplicate', attribute: 'near duplicate', values } : null;
+    return jaccard(statementOf(lineA), statementOf(lineB)) >= DUPLICATE_JACCARD
+      ? { kind: 'duplicate', attribute: 'near duplicate', values }
+      : null;
   }
   // A different first word (or first characters) is a different subject: "Helios standup" vs "Quartz standup".
   if (firstSided.at === 0 && slots[0] === firstSided) return null;
   // A slot right before "is" names the attribute itself: "favourite editor is" vs "favourite shell is".
   if (twoSided.some((s) => COPULA_WORDS.has(common[s.at]?.lower ?? ''))) return null;
-  const attribute = attributeOf(frame, twoSided.flatMap((s) => [slotText(s.a), slotText(s.b)]));
+  const attribute = attributeOf(
+    frame,
+    twoSided.flatMap((s) => [slotText(s.a), slotText(s.b)]),
+  );
   if (attribute) return { kind: 'contradiction', attribute, values };
-  if (slots.length === 1 && hasNumber(firstSided.a) && hasNumber(firstSided.b)) return { kind: 'contradiction', attribute: 'number', values };
+  if (slots.length === 1 && hasNumber(firstSided.a) && hasNumber(firstSided.b))
+    return { kind: 'contradiction', attribute: 'number', values };
   // Without an attribute word, only "X is <value>" counts: the slot must follow a copula.
   const before = common[firstSided.at - 1]?.lower;
-  return slots.length === 1 && before !== undefined && COPULA_WORDS.has(before) ? { kind: 'contradiction', attribute: 'value', values } : null;
+  return slots.length === 1 && before !== undefined && COPULA_WORDS.has(before)
+    ? { kind: 'contradiction', attribute: 'value', values }
+    : null;
 }
 
 export interface MemoryLine {
@@ -195,10 +216,11 @@ function candidatePairs(lines: MemoryLine[], tokens: Token[][]): Array<[number, 
   const shared = new Map<number, number>();
   for (const ids of postings.values()) {
     if (ids.length > 200) continue; // a word on every line ("user") says nothing
-    for (let x = 0; x < ids.length; x++) for (let y = x + 1; y < ids.length; y++) {
-      const key = ids[x]! * lines.length + ids[y]!; // x < y < ids.length
-      shared.set(key, (shared.get(key) ?? 0) + 1);
-    }
+    for (let x = 0; x < ids.length; x++)
+      for (let y = x + 1; y < ids.length; y++) {
+        const key = ids[x]! * lines.length + ids[y]!; // x < y < ids.length
+        shared.set(key, (shared.get(key) ?? 0) + 1);
+      }
   }
   const pairs = new Set([...shared].filter(([, n]) => n >= 2).map(([key]) => key));
   // Lines cut from one template ("User's phone … is <number>") are compared even when their words
@@ -219,7 +241,9 @@ function candidatePairs(lines: MemoryLine[], tokens: Token[][]): Array<[number, 
       if (k > 0) pairs.add(key(sorted[0]!, id)).add(key(sorted[k - 1]!, id));
     });
   }
-  return [...pairs].filter((k) => Math.floor(k / lines.length) !== k % lines.length).map((k) => [Math.floor(k / lines.length), k % lines.length]);
+  return [...pairs]
+    .filter((k) => Math.floor(k / lines.length) !== k % lines.length)
+    .map((k) => [Math.floor(k / lines.length), k % lines.length]);
 }
 
 /** Groups contradicting lines (same attribute, transitively) and repeated lines across the given memory lines. */
@@ -245,6 +269,11 @@ export function findConflicts(lines: MemoryLine[]): ConflictGroup[] {
   }
   return [...groups.values()].map((g) => {
     const members = [...g.members].sort((x, y) => x - y);
-    return { kind: g.kind, attribute: g.attribute, lines: members.map((m) => facts[m]!), values: members.map((m) => g.values.get(m) ?? []) };
+    return {
+      kind: g.kind,
+      attribute: g.attribute,
+      lines: members.map((m) => facts[m]!),
+      values: members.map((m) => g.values.get(m) ?? []),
+    };
   });
 }

@@ -16,8 +16,20 @@ import { checkpointWal, reclaimFreePages, vacuumDatabase, withSecureDelete } fro
 import { listArchiveFileNames } from '../db/repositories/archives';
 import { listDatasetExportPaths } from '../db/repositories/datasetExports';
 import {
-  countRowsContaining, deleteSnapshotById, findTwinSnapshot, insertErasure, listErasureRows, listForeignKeys, listFts5Tables,
-  listSnapshotsContaining, listTableNames, optimizeFtsIndex, replaceInColumn, replaceRecordedHash, repointReferences, updateSnapshotContent,
+  countRowsContaining,
+  deleteSnapshotById,
+  findTwinSnapshot,
+  insertErasure,
+  listErasureRows,
+  listForeignKeys,
+  listFts5Tables,
+  listSnapshotsContaining,
+  listTableNames,
+  optimizeFtsIndex,
+  replaceInColumn,
+  replaceRecordedHash,
+  repointReferences,
+  updateSnapshotContent,
 } from '../db/repositories/erasure';
 import { listTableColumns, snapshotReferences } from '../db/repositories/schema';
 import { findHeadVersion, listVersionsWithHashes, updateVersionContentHash } from '../db/repositories/memoryVersions';
@@ -102,10 +114,7 @@ interface FileHit {
 function exportLocations(ctx: ServiceContext): [root: string, ...elsewhere: string[]] {
   const root = path.join(ctx.workspaceDir, STATE_DIR);
   const exportsDir = path.join(root, 'exports');
-  const recorded = [
-    ...listDatasetExportPaths(ctx.db),
-    ...listArchiveFileNames(ctx.db).map((f) => path.resolve(exportsDir, f)),
-  ];
+  const recorded = [...listDatasetExportPaths(ctx.db), ...listArchiveFileNames(ctx.db).map((f) => path.resolve(exportsDir, f))];
   return [root, ...recorded.map((f) => path.resolve(ctx.workspaceDir, f)).filter((f) => !f.startsWith(`${root}${path.sep}`))];
 }
 
@@ -145,7 +154,11 @@ function filesHolding(ctx: ServiceContext, spellings: string[]): FileHit[] {
   return [...hits.values()];
 }
 
-function placesOf(ctx: ServiceContext, value: string, deleteExports: boolean): { places: ErasePlace[]; blocked: string[]; columns: TextColumn[] } {
+function placesOf(
+  ctx: ServiceContext,
+  value: string,
+  deleteExports: boolean,
+): { places: ErasePlace[]; blocked: string[]; columns: TextColumn[] } {
   const places: ErasePlace[] = [];
   const blocked: string[] = [];
   const columns: TextColumn[] = [];
@@ -165,25 +178,32 @@ function placesOf(ctx: ServiceContext, value: string, deleteExports: boolean): {
   }
   for (const h of filesHolding(ctx, spellingsOf(value))) {
     const rel = path.relative(ctx.workspaceDir, h.target);
-    places.push(h.archive
-      ? { place: rel, kind: 'archive', count: 1, action: 'rewrite' }
-      : { place: rel, kind: 'export', count: 1, action: deleteExports ? 'delete' : 'keep' });
+    places.push(
+      h.archive
+        ? { place: rel, kind: 'archive', count: 1, action: 'rewrite' }
+        : { place: rel, kind: 'export', count: 1, action: deleteExports ? 'delete' : 'keep' },
+    );
   }
   return { places, blocked, columns };
 }
 
 export function checkEraseValue(value: unknown): string {
   if (typeof value !== 'string' || value.trim().length < MIN_VALUE_LENGTH) {
-    throw new AppError('Invalid', `value: give the exact text to erase, at least ${MIN_VALUE_LENGTH} characters (a shorter value would match ordinary words)`);
+    throw new AppError(
+      'Invalid',
+      `value: give the exact text to erase, at least ${MIN_VALUE_LENGTH} characters (a shorter value would match ordinary words)`,
+    );
   }
-  if (value.includes(ERASED_MARK) || ERASED_MARK.includes(value)) throw new AppError('Invalid', `value: cannot erase the erasure mark itself`);
+  if (value.includes(ERASED_MARK) || ERASED_MARK.includes(value))
+    throw new AppError('Invalid', `value: cannot erase the erasure mark itself`);
   return value;
 }
 
 /** Lists (dryRun) or erases every stored copy of the value. Erasing needs confirm. */
 export async function eraseValue(ctx: ServiceContext, input: EraseInput): Promise<EraseResult> {
   const value = checkEraseValue(input.value);
-  if (!input.dryRun && !input.confirm) throw new AppError('Invalid', 'erasure is irreversible: preview it (--dry-run) and confirm it (--yes)');
+  if (!input.dryRun && !input.confirm)
+    throw new AppError('Invalid', 'erasure is irreversible: preview it (--dry-run) and confirm it (--yes)');
   if (!input.dryRun) recordExternalChanges(ctx); // an unrecorded edit holding the value becomes history, and is erased with it
   const { places, blocked, columns } = placesOf(ctx, value, Boolean(input.deleteExports));
   if (input.dryRun) return { dryRun: true, erasureId: null, places, blocked, rechained: [], warnings: [] };
@@ -192,7 +212,8 @@ export async function eraseValue(ctx: ServiceContext, input: EraseInput): Promis
   for (const p of places) {
     if (p.kind === 'memory_file') await rewriteMemoryFile(ctx, p.place as MemoryFileName, value);
     else if (p.kind === 'archive') rewriteFile(path.resolve(ctx.workspaceDir, p.place), value);
-    else if (p.kind === 'export' && p.action === 'delete') fs.rmSync(path.resolve(ctx.workspaceDir, p.place), { recursive: true, force: true });
+    else if (p.kind === 'export' && p.action === 'delete')
+      fs.rmSync(path.resolve(ctx.workspaceDir, p.place), { recursive: true, force: true });
   }
   return { dryRun: false, erasureId, places, blocked, rechained, warnings };
 }
@@ -234,7 +255,14 @@ async function rewriteMemoryFile(ctx: ServiceContext, file: MemoryFileName, valu
   });
 }
 
-function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn[], places: ErasePlace[], erasureId: string, by: string): { rechained: MemoryFileName[]; warnings: string[] } {
+function eraseInDatabase(
+  ctx: ServiceContext,
+  value: string,
+  columns: TextColumn[],
+  places: ErasePlace[],
+  erasureId: string,
+  by: string,
+): { rechained: MemoryFileName[]; warnings: string[] } {
   const db = ctx.db;
   let rechained: MemoryFileName[] = [];
   // Freed space is zeroed, so erased text does not linger in the file.
@@ -249,7 +277,14 @@ function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn
       for (const fts of listFts5Tables(db)) optimizeFtsIndex(db, fts);
       const salt = randomBytes(16).toString('hex');
       const summary = places.map((p) => ({ place: p.place, kind: p.kind, count: p.count, action: p.action }));
-      insertErasure(db, { id: erasureId, valueHash: sha256(`${salt}${value}`), salt, erasedBy: by, erasedAt: nowOf(ctx), summaryJson: JSON.stringify({ places: summary, rechained }) });
+      insertErasure(db, {
+        id: erasureId,
+        valueHash: sha256(`${salt}${value}`),
+        salt,
+        erasedBy: by,
+        erasedAt: nowOf(ctx),
+        summaryJson: JSON.stringify({ places: summary, rechained }),
+      });
     }),
   );
   reclaimFreePages(db);
@@ -262,9 +297,12 @@ function eraseInDatabase(ctx: ServiceContext, value: string, columns: TextColumn
     wal = checkpointWal(db);
   }
   // A reader elsewhere (another window, the plugin's recorder) can keep old pages in the WAL file.
-  const warnings = wal && (wal.busy !== 0 || wal.log !== wal.checkpointed)
-    ? ['another connection kept the write-ahead log from being emptied, so old copies may remain in its file until it is; close other workbench windows and run `reflection erase` with the same value again']
-    : [];
+  const warnings =
+    wal && (wal.busy !== 0 || wal.log !== wal.checkpointed)
+      ? [
+          'another connection kept the write-ahead log from being emptied, so old copies may remain in its file until it is; close other workbench windows and run `reflection erase` with the same value again',
+        ]
+      : [];
   return { rechained, warnings };
 }
 
@@ -301,6 +339,10 @@ function eraseSnapshots(ctx: ServiceContext, value: string, erasureId: string): 
 
 export function listErasures(db: DB): Array<{ id: string; erasedBy: string; erasedAt: number; valueHash: string; summary: unknown }> {
   return listErasureRows(db).map((r) => ({
-    id: r.id, erasedBy: r.erased_by, erasedAt: r.erased_at, valueHash: r.value_hash, summary: JSON.parse(r.summary),
+    id: r.id,
+    erasedBy: r.erased_by,
+    erasedAt: r.erased_at,
+    valueHash: r.value_hash,
+    summary: JSON.parse(r.summary),
   }));
 }

@@ -8,8 +8,15 @@ import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import {
-  closeFindingsNotIn, closeOpenFinding, findFindingById, insertFindingIfNew, listFindingRows, refreshOpenFindingLines,
-  type FindingKind, type FindingRow, type FindingStatus,
+  closeFindingsNotIn,
+  closeOpenFinding,
+  findFindingById,
+  insertFindingIfNew,
+  listFindingRows,
+  refreshOpenFindingLines,
+  type FindingKind,
+  type FindingRow,
+  type FindingStatus,
 } from '../db/repositories/healthFindings';
 import { readMemoryFile } from '../files/memoryFiles';
 import { actorOf, nowOf, type ServiceContext } from '../context';
@@ -78,7 +85,13 @@ interface Candidate {
 }
 
 // The key never holds a value in clear text: secrets are keyed by a hash.
-const keyOf = (kind: string, lines: FindingLine[]) => `${kind}:${sha256(lines.map((l) => `${l.fileName}\n${statementOf(l.text)}`).sort().join('\n\n'))}`;
+const keyOf = (kind: string, lines: FindingLine[]) =>
+  `${kind}:${sha256(
+    lines
+      .map((l) => `${l.fileName}\n${statementOf(l.text)}`)
+      .sort()
+      .join('\n\n'),
+  )}`;
 
 function candidates(contents: Partial<Record<MemoryFileName, string | null>>): Candidate[] {
   const lines = MEMORY_FILES.flatMap((f) => (contents[f] ?? '').split('\n').map((text, i) => ({ fileName: f, line: i + 1, text })));
@@ -88,7 +101,12 @@ function candidates(contents: Partial<Record<MemoryFileName, string | null>>): C
   });
   for (const s of scanMemoryContents(contents)) {
     const fl = [{ fileName: s.fileName, line: s.line, text: s.text }];
-    out.push({ key: `secret:${sha256(`${s.fileName}\n${s.text}\n${s.kind}\n${s.value}`)}`, kind: 'secret', attribute: s.kind, detail: { lines: fl, piiKind: s.kind, secret: s.secret } });
+    out.push({
+      key: `secret:${sha256(`${s.fileName}\n${s.text}\n${s.kind}\n${s.value}`)}`,
+      kind: 'secret',
+      attribute: s.kind,
+      detail: { lines: fl, piiKind: s.kind, secret: s.secret },
+    });
   }
   return out;
 }
@@ -107,11 +125,22 @@ export function scanMemoryHealth(ctx: ServiceContext): ScanResult {
   return writeTx(ctx.db, () => {
     let added = 0;
     for (const c of found) {
-      added += insertFindingIfNew(ctx.db, { id: ulid(at), key: c.key, kind: c.kind, attribute: c.attribute, detailJson: JSON.stringify(c.detail), createdAt: at });
+      added += insertFindingIfNew(ctx.db, {
+        id: ulid(at),
+        key: c.key,
+        kind: c.kind,
+        attribute: c.attribute,
+        detailJson: JSON.stringify(c.detail),
+        createdAt: at,
+      });
       // Line numbers move as files change: an open finding takes the positions of this scan.
       refreshOpenFindingLines(ctx.db, c.key, JSON.stringify(c.detail.lines));
     }
-    const closed = closeFindingsNotIn(ctx.db, found.map((c) => c.key), at);
+    const closed = closeFindingsNotIn(
+      ctx.db,
+      found.map((c) => c.key),
+      at,
+    );
     return { found: found.length, added, closed, open: listFindings(ctx, { status: 'open' }) };
   });
 }
@@ -126,7 +155,13 @@ export function getFinding(ctx: ServiceContext, id: string): Finding {
   return findingFromRow(row);
 }
 
-export function closeFinding(ctx: ServiceContext, id: string, status: Exclude<FindingStatus, 'open'>, resolution: Record<string, unknown>, by?: string): Finding {
+export function closeFinding(
+  ctx: ServiceContext,
+  id: string,
+  status: Exclude<FindingStatus, 'open'>,
+  resolution: Record<string, unknown>,
+  by?: string,
+): Finding {
   const changed = closeOpenFinding(ctx.db, id, status, JSON.stringify(resolution), by ?? actorOf(ctx), nowOf(ctx));
   if (!changed) throw new AppError('Conflict', `finding ${id} is no longer open`);
   return getFinding(ctx, id);

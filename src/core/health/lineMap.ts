@@ -96,7 +96,7 @@ function alignedHunks(a: string[], b: string[]): { kept: Array<[number, number]>
       continue;
     }
     if (!hunk) hunks.push((hunk = { removed: [], added: [] }));
-    for (let k = 0; k < n; k++) (part.added ? hunk.added.push(ib++) : hunk.removed.push(ia++));
+    for (let k = 0; k < n; k++) part.added ? hunk.added.push(ib++) : hunk.removed.push(ia++);
   }
   for (let k = 0; endA + k < a.length; k++) kept.push([endA + k, endB + k]);
   return { kept, hunks };

@@ -34,7 +34,8 @@ export interface FileChange {
 function locate(lines: string[], edit: LineEdit, file: string): number {
   if (lines[edit.line - 1] === edit.text) return edit.line - 1;
   const at = lines.indexOf(edit.text);
-  if (at < 0) throw new AppError('Conflict', `${file} no longer holds the line "${statementOf(edit.text)}"; scan again (reflection health)`);
+  if (at < 0)
+    throw new AppError('Conflict', `${file} no longer holds the line "${statementOf(edit.text)}"; scan again (reflection health)`);
   return at;
 }
 
@@ -43,7 +44,13 @@ function locate(lines: string[], edit: LineEdit, file: string): number {
  * locked, atomic, like rollback), with one correction per edited line. The file is read and edited
  * while holding its lock, so a write the plugin makes meanwhile is never overwritten.
  */
-export async function applyLineEdits(ctx: ServiceContext, file: MemoryFileName, edits: LineEdit[], reason: string, by?: string): Promise<FileChange> {
+export async function applyLineEdits(
+  ctx: ServiceContext,
+  file: MemoryFileName,
+  edits: LineEdit[],
+  reason: string,
+  by?: string,
+): Promise<FileChange> {
   recordExternalChanges(ctx, [file]);
   const actor = by ?? actorOf(ctx);
   return withFileOperation(ctx, file, undefined, async () => {
@@ -52,7 +59,11 @@ export async function applyLineEdits(ctx: ServiceContext, file: MemoryFileName, 
     const located = edits.map((e) => ({ e, at: locate(lines, e, file) })).sort((x, y) => y.at - x.at);
     const writers = located.map(({ at }) => blameFile(ctx, { file, line: at + 1 }).lines[0]?.write?.auditId ?? null);
     const related = writers.find((w): w is string => w !== null) ?? headVersion(ctx.db, file)?.audit_id;
-    if (!related) throw new AppError('Conflict', `${file} has no recorded write yet to attach a curator write to; run \`reflection guardian reconcile\` first`);
+    if (!related)
+      throw new AppError(
+        'Conflict',
+        `${file} has no recorded write yet to attach a curator write to; run \`reflection guardian reconcile\` first`,
+      );
     for (const { e, at } of located) {
       if (e.replacement === null) lines.splice(at, 1);
       else lines[at] = e.replacement;
@@ -64,10 +75,19 @@ export async function applyLineEdits(ctx: ServiceContext, file: MemoryFileName, 
     // The curator write's fact says what memory holds now, never the removed value.
     const first = edits[0];
     if (!first) throw new AppError('Invalid', `${file}: no line edits to apply`);
-    const fact = first.correction.fact ?? (first.replacement !== null ? statementOf(first.replacement) : `removed: ${statementOf(first.text)}`);
+    const fact =
+      first.correction.fact ?? (first.replacement !== null ? statementOf(first.replacement) : `removed: ${statementOf(first.text)}`);
     const plan: RetryPlan = {
-      type: 'retry', originalAuditId: related, newAuditId: ulid(at), by: actor, reason, fact,
-      sessionId: audit.session_id, turnId: audit.turn_id, correctionId: null, createdAt: at,
+      type: 'retry',
+      originalAuditId: related,
+      newAuditId: ulid(at),
+      by: actor,
+      reason,
+      fact,
+      sessionId: audit.session_id,
+      turnId: audit.turn_id,
+      correctionId: null,
+      createdAt: at,
     };
     await executeFileOperation(ctx, file, current, planned, plan);
     // Corrections only once the file is written, each linked to that write: a refused write leaves none behind.
@@ -102,21 +122,28 @@ function editsFor(f: Finding, input: ResolveInput): LineEdit[] {
     return lines.map((l) => secretEdit(l, f.detail.piiKind ?? null));
   }
   if (f.kind === 'secret') throw new AppError('Invalid', `finding ${f.id} is a secret: use remove or dismiss`);
-  const what = f.kind === 'duplicate' ? 'repeats a fact already in memory' : `contradicts another line on ${f.attribute ?? 'the same attribute'}`;
+  const what =
+    f.kind === 'duplicate' ? 'repeats a fact already in memory' : `contradicts another line on ${f.attribute ?? 'the same attribute'}`;
   if (input.action === 'keep') {
     const keep = input.keep ?? -1;
     const keptLine = Number.isInteger(keep) ? lines[keep] : undefined;
     if (!keptLine) throw new AppError('Invalid', `keep: expected a line index from 0 to ${lines.length - 1}`);
     const kept = statementOf(keptLine.text);
-    return lines.filter((_, i) => i !== keep).map((l) => ({
-      line: l.line, text: l.text, replacement: null,
-      correction: { status: 'written', fact: kept, reason: `${what}: "${statementOf(l.text)}" is superseded by "${kept}"` },
-    }));
+    return lines
+      .filter((_, i) => i !== keep)
+      .map((l) => ({
+        line: l.line,
+        text: l.text,
+        replacement: null,
+        correction: { status: 'written', fact: kept, reason: `${what}: "${statementOf(l.text)}" is superseded by "${kept}"` },
+      }));
   }
   const merged = input.text?.trim();
   if (!merged) throw new AppError('Invalid', 'merge: give the merged line (text)');
   return lines.map((l, i) => ({
-    line: l.line, text: l.text, replacement: i === 0 ? asBulletLike(l.text, merged) : null,
+    line: l.line,
+    text: l.text,
+    replacement: i === 0 ? asBulletLike(l.text, merged) : null,
     correction: { status: 'written', fact: merged, reason: `${what}: merged by the curator into "${merged}"` },
   }));
 }
@@ -131,8 +158,15 @@ function secretEdit(l: FindingLine, kind: string | null): LineEdit {
     pattern = pattern.slice(0, s.start) + `<${s.type}>` + pattern.slice(s.end);
   }
   return {
-    line: l.line, text: l.text, replacement: text,
-    correction: { status: 'refused', reason: `the write stored ${spans.map((s) => s.type).join(', ')} in memory; secrets and personal data do not belong there`, applyToFuture: true, pattern: statementOf(pattern) },
+    line: l.line,
+    text: l.text,
+    replacement: text,
+    correction: {
+      status: 'refused',
+      reason: `the write stored ${spans.map((s) => s.type).join(', ')} in memory; secrets and personal data do not belong there`,
+      applyToFuture: true,
+      pattern: statementOf(pattern),
+    },
   };
 }
 
@@ -140,7 +174,8 @@ function secretEdit(l: FindingLine, kind: string | null): LineEdit {
 export async function resolveFinding(ctx: ServiceContext, input: ResolveInput): Promise<{ finding: Finding; changes: FileChange[] }> {
   const f = getFinding(ctx, input.id);
   if (f.status !== 'open') throw new AppError('Conflict', `finding ${f.id} is already ${f.status}`);
-  if (input.action === 'dismiss') return { finding: closeFinding(ctx, f.id, 'dismissed', { action: 'dismiss', reason: input.reason ?? null }, input.by), changes: [] };
+  if (input.action === 'dismiss')
+    return { finding: closeFinding(ctx, f.id, 'dismissed', { action: 'dismiss', reason: input.reason ?? null }, input.by), changes: [] };
   const edits = editsFor(f, input);
   const byFile = new Map<MemoryFileName, LineEdit[]>();
   f.detail.lines.forEach((l) => byFile.set(l.fileName, []));

@@ -30,7 +30,8 @@ export function secondOpinionConfig(workspaceDir: string): SecondOpinionConfig {
   }
 }
 
-const SYSTEM = 'You check an AI agent\'s memory files. Given numbered lines, answer with JSON only: {"verdict": "contradiction" | "duplicate" | "none", "reason": "<one sentence>"}. contradiction: they state different values for the same attribute of the same subject. duplicate: they state the same fact.';
+const SYSTEM =
+  'You check an AI agent\'s memory files. Given numbered lines, answer with JSON only: {"verdict": "contradiction" | "duplicate" | "none", "reason": "<one sentence>"}. contradiction: they state different values for the same attribute of the same subject. duplicate: they state the same fact.';
 
 async function ask(config: SecondOpinionConfig, finding: Finding): Promise<{ verdict: string; reason: string; model: string }> {
   const key = config.apiKeyEnv ? process.env[config.apiKeyEnv] : undefined;
@@ -51,14 +52,20 @@ async function ask(config: SecondOpinionConfig, finding: Finding): Promise<{ ver
   const body = (await res.json()) as { choices?: Array<{ message?: { content?: string } }> };
   const text = body.choices?.[0]?.message?.content ?? '';
   const json = /\{[\s\S]*\}/.exec(text)?.[0];
-  const parsed = z.object({ verdict: z.enum(['contradiction', 'duplicate', 'none']), reason: z.string().default('') }).safeParse(json ? JSON.parse(json) : null);
+  const parsed = z
+    .object({ verdict: z.enum(['contradiction', 'duplicate', 'none']), reason: z.string().default('') })
+    .safeParse(json ? JSON.parse(json) : null);
   if (!parsed.success) throw new Error('the answer was not the expected JSON verdict');
   return { ...parsed.data, model: config.model };
 }
 
 /** Asks for a second opinion on the open contradiction and duplicate findings; stores each answer (or error) on the finding. */
 export async function secondOpinions(ctx: ServiceContext, config = secondOpinionConfig(ctx.workspaceDir)): Promise<Finding[]> {
-  if (!config.enabled) throw new AppError('Invalid', 'the second opinion is off: set memoryHealth.secondOpinion.enabled (with baseUrl and model) in .openclaw-reflection/workbench.json');
+  if (!config.enabled)
+    throw new AppError(
+      'Invalid',
+      'the second opinion is off: set memoryHealth.secondOpinion.enabled (with baseUrl and model) in .openclaw-reflection/workbench.json',
+    );
   const open = listFindings(ctx, { status: 'open' }).filter((f) => f.kind !== 'secret');
   for (const f of open) {
     let opinion: Finding['detail']['secondOpinion'];

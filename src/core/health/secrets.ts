@@ -6,13 +6,30 @@ import type { MemoryFileName } from '../../shared/domain';
 import { MEMORY_FILES } from '../../shared/domain';
 import type { DB } from '../db/connection';
 import {
-  deleteScanPosition, findLastAuditRowid, findScanPosition, listSecretFlagKinds, listSecretFlagsFor, listWritesToScan, saveScanPosition, upsertSecretFlag,
+  deleteScanPosition,
+  findLastAuditRowid,
+  findScanPosition,
+  listSecretFlagKinds,
+  listSecretFlagsFor,
+  listWritesToScan,
+  saveScanPosition,
+  upsertSecretFlag,
 } from '../db/repositories/secretFlags';
 import { detectPii, type PiiSpan, type PiiType } from '../pii';
 
 /** Kinds that never belong in memory files. Person names are too uncertain to flag. */
 export const FLAGGED_KINDS: readonly PiiType[] = [
-  'EMAIL', 'PHONE', 'CREDIT_CARD', 'BANK_CARD', 'CN_ID', 'IP_ADDRESS', 'URL_CREDENTIALS', 'API_KEY', 'PRIVATE_KEY', 'PASSWORD', 'IBAN',
+  'EMAIL',
+  'PHONE',
+  'CREDIT_CARD',
+  'BANK_CARD',
+  'CN_ID',
+  'IP_ADDRESS',
+  'URL_CREDENTIALS',
+  'API_KEY',
+  'PRIVATE_KEY',
+  'PASSWORD',
+  'IBAN',
 ];
 const SECRET_KINDS = new Set<PiiType>(['API_KEY', 'PRIVATE_KEY', 'PASSWORD', 'URL_CREDENTIALS']);
 
@@ -25,7 +42,10 @@ export function sensitiveSpans(text: string): PiiSpan[] {
 /** The lines a unified diff added (without the leading '+'). */
 export function addedLines(diff: string | null): string[] {
   if (!diff) return [];
-  return diff.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1));
+  return diff
+    .split('\n')
+    .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+    .map((l) => l.slice(1));
 }
 
 /** Flags one write whose added lines carry a secret or personal data. */
@@ -89,7 +109,16 @@ export function scanMemoryContents(contents: Partial<Record<MemoryFileName, stri
     if (!content) continue;
     content.split('\n').forEach((text, i) => {
       for (const s of sensitiveSpans(text)) {
-        out.push({ fileName: file, line: i + 1, text, kind: s.type, secret: isSecretKind(s.type), start: s.start, end: s.end, value: s.value });
+        out.push({
+          fileName: file,
+          line: i + 1,
+          text,
+          kind: s.type,
+          secret: isSecretKind(s.type),
+          start: s.start,
+          end: s.end,
+          value: s.value,
+        });
       }
     });
   }
@@ -106,7 +135,8 @@ export function flagsForAudits(db: DB, auditIds: string[]): Map<string, WriteFla
   flagNewWrites(db);
   const out = new Map<string, WriteFlag>();
   if (!auditIds.length) return out;
-  for (const r of listSecretFlagsFor(db, auditIds)) out.set(r.audit_id, { auditId: r.audit_id, kinds: JSON.parse(r.kinds) as PiiType[], count: r.count });
+  for (const r of listSecretFlagsFor(db, auditIds))
+    out.set(r.audit_id, { auditId: r.audit_id, kinds: JSON.parse(r.kinds) as PiiType[], count: r.count });
   return out;
 }
 

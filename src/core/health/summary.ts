@@ -20,6 +20,12 @@ export function healthSummary(ctx: ServiceContext): HealthSummary {
     openFindings,
     flaggedWrites: flagged.writes,
     flaggedSecretWrites: flagged.secrets,
-    chain: { ok: v.ok, breaks: v.breaks.length, versions: v.files.reduce((n, f) => n + f.versions, 0), rechains: v.events.length, checkedAt: v.checkedAt },
+    chain: {
+      ok: v.ok,
+      breaks: v.breaks.length,
+      versions: v.files.reduce((n, f) => n + f.versions, 0),
+      rechains: v.events.length,
+      checkedAt: v.checkedAt,
+    },
   };
 }

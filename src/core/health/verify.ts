@@ -5,7 +5,12 @@
 import { MEMORY_FILES, type MemoryFileName } from '../../shared/domain';
 import type { DB } from '../db/connection';
 import {
-  isKnownContent, listChainEvents, listChainForVerify, listUnchainedOlderWrites, type ChainCheckRow, type ChainEvent,
+  isKnownContent,
+  listChainEvents,
+  listChainForVerify,
+  listUnchainedOlderWrites,
+  type ChainCheckRow,
+  type ChainEvent,
 } from '../db/repositories/memoryVersions';
 import { readMemoryFile } from '../files/memoryFiles';
 import type { ServiceContext } from '../context';
@@ -36,18 +41,24 @@ function verifyChain(db: DB, file: MemoryFileName, breaks: ChainBreak[]): { vers
   const rows = listChainForVerify(db, file);
   let prev = GENESIS_LINK;
   let expectedSeq = 1;
-  const add = (kind: BreakKind, r: ChainCheckRow, message: string) => breaks.push({ kind, fileName: file, seq: r.seq, auditId: r.audit_id, message });
+  const add = (kind: BreakKind, r: ChainCheckRow, message: string) =>
+    breaks.push({ kind, fileName: file, seq: r.seq, auditId: r.audit_id, message });
   for (const r of rows) {
     if (r.seq !== expectedSeq) {
       add('missing_version', r, `${file}: version(s) ${expectedSeq}..${r.seq - 1} are missing before version ${r.seq}`);
     } else if (r.prev_link !== prev) {
-      add('missing_version', r, `${file} version ${r.seq}: its link to the previous version does not match (a version was removed, replaced or reordered)`);
+      add(
+        'missing_version',
+        r,
+        `${file} version ${r.seq}: its link to the previous version does not match (a version was removed, replaced or reordered)`,
+      );
     }
     if (linkOf(r.prev_link, file, r.seq, r.audit_id, r.content_hash) !== r.link) {
       add('edited_version', r, `${file} version ${r.seq}: the version row was edited (its link does not match its fields)`);
     }
     if (r.audit_exists === null) {
-      if (!r.deletion_recorded) add('missing_write', r, `${file} version ${r.seq}: its write ${r.audit_id} is missing from the audit table`);
+      if (!r.deletion_recorded)
+        add('missing_write', r, `${file} version ${r.seq}: its write ${r.audit_id} is missing from the audit table`);
     } else {
       const actual = r.content === null ? null : sha256(r.content);
       if (actual !== r.content_hash || (r.content !== null && r.snapshot_hash !== actual)) {
@@ -62,7 +73,13 @@ function verifyChain(db: DB, file: MemoryFileName, breaks: ChainBreak[]): { vers
 
 function unchainedOlderWrites(db: DB, file: MemoryFileName, breaks: ChainBreak[]): void {
   for (const r of listUnchainedOlderWrites(db, file)) {
-    breaks.push({ kind: 'unchained_write', fileName: file, seq: null, auditId: r.id, message: `${file}: write ${r.id} is older than the chain head but not in the chain (its version was removed)` });
+    breaks.push({
+      kind: 'unchained_write',
+      fileName: file,
+      seq: null,
+      auditId: r.id,
+      message: `${file}: write ${r.id} is older than the chain head but not in the chain (its version was removed)`,
+    });
   }
 }
 
@@ -76,7 +93,13 @@ function checkDisk(ctx: ServiceContext, file: MemoryFileName, breaks: ChainBreak
   if (content === null) return;
   const hash = sha256(content);
   if (!isKnownContent(ctx.db, file, hash)) {
-    breaks.push({ kind: 'disk_unrecorded', fileName: file, seq: null, auditId: null, message: `${file} on disk matches no recorded version (an edit not recorded yet: run \`reflection guardian reconcile\` to record it)` });
+    breaks.push({
+      kind: 'disk_unrecorded',
+      fileName: file,
+      seq: null,
+      auditId: null,
+      message: `${file} on disk matches no recorded version (an edit not recorded yet: run \`reflection guardian reconcile\` to record it)`,
+    });
   }
 }
 
@@ -93,7 +116,12 @@ export function verifyChains(ctx: ServiceContext, options: { disk?: boolean } = 
     if (added) summary = verifyChain(ctx.db, file, []);
     chained += added;
     if (options.disk !== false) checkDisk(ctx, file, breaks);
-    files.push({ fileName: file, versions: summary.versions, headLink: summary.headLink, breaks: breaks.filter((b) => b.fileName === file).length });
+    files.push({
+      fileName: file,
+      versions: summary.versions,
+      headLink: summary.headLink,
+      breaks: breaks.filter((b) => b.fileName === file).length,
+    });
   }
   const events = listChainEvents(ctx.db);
   return { ok: breaks.length === 0, checkedAt: Date.now(), files, breaks, chained, events };

@@ -7,8 +7,20 @@ import type { MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { DB } from '../db/connection';
 import {
-  extendChainEvent, findChainableAudit, findHeadVersion, findRecentChainEvent, findVersionLink, insertChainEvent, insertVersion,
-  listUnchainedAudits, listVersionsAfter, listVersionsFrom, shiftVersionSeqs, updateVersionLinks, type ChainableAudit, type VersionRow,
+  extendChainEvent,
+  findChainableAudit,
+  findHeadVersion,
+  findRecentChainEvent,
+  findVersionLink,
+  insertChainEvent,
+  insertVersion,
+  listUnchainedAudits,
+  listVersionsAfter,
+  listVersionsFrom,
+  shiftVersionSeqs,
+  updateVersionLinks,
+  type ChainableAudit,
+  type VersionRow,
 } from '../db/repositories/memoryVersions';
 import { sha256 } from '../text/diff';
 
@@ -37,7 +49,16 @@ export function chainWrite(db: DB, auditId: string): void {
     const seq = (head?.seq ?? 0) + 1;
     const prev = head?.link ?? GENESIS_LINK;
     const link = linkOf(prev, a.target_file, seq, a.id, a.content_hash);
-    insertVersion(db, { file_name: a.target_file, seq, audit_id: a.id, audit_rowid: a.rowid, content_hash: a.content_hash, prev_link: prev, link, created_at: a.created_at });
+    insertVersion(db, {
+      file_name: a.target_file,
+      seq,
+      audit_id: a.id,
+      audit_rowid: a.rowid,
+      content_hash: a.content_hash,
+      prev_link: prev,
+      link,
+      created_at: a.created_at,
+    });
     return;
   }
   insertInPlace(db, a, head);
@@ -52,7 +73,16 @@ function insertInPlace(db: DB, a: ChainableAudit, head: VersionRow): void {
   if (fromSeq === undefined) throw new AppError('Internal', `${file}: no version after ${a.id} to insert it before`);
   // Move the later rows out of the way so the primary key never collides while renumbering.
   shiftVersionSeqs(db, file, fromSeq, PARKED);
-  insertVersion(db, { file_name: file, seq: fromSeq, audit_id: a.id, audit_rowid: a.rowid, content_hash: a.content_hash, prev_link: '', link: GENESIS_LINK, created_at: a.created_at });
+  insertVersion(db, {
+    file_name: file,
+    seq: fromSeq,
+    audit_id: a.id,
+    audit_rowid: a.rowid,
+    content_hash: a.content_hash,
+    prev_link: '',
+    link: GENESIS_LINK,
+    created_at: a.created_at,
+  });
   shiftVersionSeqs(db, file, PARKED + 1, 1 - PARKED);
   rechain(db, file, fromSeq, 'an earlier write was recorded after later ones (imported history)', null, head.link);
 }
@@ -61,7 +91,15 @@ function insertInPlace(db: DB, a: ChainableAudit, head: VersionRow): void {
  * Recomputes the links from fromSeq to the head (after content hashes changed or versions were
  * inserted) and drops the line maps from there, which blame rebuilds. Records a chain event.
  */
-export function rechain(db: DB, file: MemoryFileName, fromSeq: number, reason: string, erasureId: string | null, oldHead?: string, at = Date.now()): void {
+export function rechain(
+  db: DB,
+  file: MemoryFileName,
+  fromSeq: number,
+  reason: string,
+  erasureId: string | null,
+  oldHead?: string,
+  at = Date.now(),
+): void {
   const previous = fromSeq > 1 ? (findVersionLink(db, file, fromSeq - 1) as string) : GENESIS_LINK;
   let prev = previous;
   for (const r of listVersionsFrom(db, file, fromSeq)) {

@@ -62,7 +62,8 @@ export class EntryTable {
       const text = new Map<string, number>();
       for (let i = 0; i < this.n; i++) {
         const t = this.textIds.get(i);
-        if (t === undefined) hex.set(this.hexIds[i]!, i); // one hex id per entry below n
+        if (t === undefined)
+          hex.set(this.hexIds[i]!, i); // one hex id per entry below n
         else text.set(t, i);
       }
       this.index = { hex, text };

@@ -40,7 +40,8 @@ function noteFiles(source: string): string[] {
     if (!noteDate(path.basename(abs))) throw new AppError('Invalid', `${source} is not a daily note: expected a name like 2026-11-20.md`);
     return [abs];
   }
-  const dir = fs.existsSync(path.join(abs, 'memory')) && fs.statSync(path.join(abs, 'memory')).isDirectory() ? path.join(abs, 'memory') : abs;
+  const dir =
+    fs.existsSync(path.join(abs, 'memory')) && fs.statSync(path.join(abs, 'memory')).isDirectory() ? path.join(abs, 'memory') : abs;
   return fs
     .readdirSync(dir)
     .filter((f) => noteDate(f) && fs.statSync(path.join(dir, f)).isFile())

@@ -4,7 +4,13 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import type { EvalSuiteComparison } from '../../shared/contract';
 import { writeTx } from '../db/connection';
-import { insertEvalResultIfNew, insertEvalRunIfNew, listEvalResultsOfRun, listLatestEvalRuns, scenarioKnown } from '../db/repositories/evals';
+import {
+  insertEvalResultIfNew,
+  insertEvalRunIfNew,
+  listEvalResultsOfRun,
+  listLatestEvalRuns,
+  scenarioKnown,
+} from '../db/repositories/evals';
 import { nowOf, type ServiceContext } from '../context';
 import { parseTime } from './ids';
 import type { ReportBuilder } from './report';
@@ -65,7 +71,13 @@ export function importEvalResults(ctx: ServiceContext, report: ReportBuilder, fi
   let unknown = 0;
   for (const file of files) {
     const runData = readRun(file, report);
-    report.report.files.push({ path: file, fromOffset: 0, bytesRead: fs.statSync(file).size, linesRead: runData ? 1 : 0, restarted: false });
+    report.report.files.push({
+      path: file,
+      fromOffset: 0,
+      bytesRead: fs.statSync(file).size,
+      linesRead: runData ? 1 : 0,
+      restarted: false,
+    });
     if (!runData) continue;
     report.report.linesUnderstood++;
     writeTx(ctx.db, () => {
@@ -73,16 +85,33 @@ export function importEvalResults(ctx: ServiceContext, report: ReportBuilder, fi
         const id = `${runData.runId}:${m.modelId}`;
         const passed = m.results.filter((r) => r.pass).length;
         const added = insertEvalRunIfNew(ctx.db, {
-          id, runId: runData.runId, suite: m.suite ?? runData.suite, modelId: m.modelId, modelLabel: m.modelLabel ?? null,
-          runAt: parseTime(runData.timestamp) ?? parseTime(m.startedAt) ?? now, startedAt: parseTime(m.startedAt) ?? null, finishedAt: parseTime(m.finishedAt) ?? null,
-          total: m.results.length, passed, errors: m.summary?.errorCounts ? JSON.stringify(m.summary.errorCounts) : null, file, now,
+          id,
+          runId: runData.runId,
+          suite: m.suite ?? runData.suite,
+          modelId: m.modelId,
+          modelLabel: m.modelLabel ?? null,
+          runAt: parseTime(runData.timestamp) ?? parseTime(m.startedAt) ?? now,
+          startedAt: parseTime(m.startedAt) ?? null,
+          finishedAt: parseTime(m.finishedAt) ?? null,
+          total: m.results.length,
+          passed,
+          errors: m.summary?.errorCounts ? JSON.stringify(m.summary.errorCounts) : null,
+          file,
+          now,
         });
         if (!report.inserted('eval_runs', added)) continue;
         for (const r of m.results) {
           const { scenarioId, pass, decisionPass, candidatePass, expectedDecision, actualDecision, errorType, ...rest } = r;
           const changes = insertEvalResultIfNew(ctx.db, {
-            runId: id, scenarioId, pass: pass ? 1 : 0, decisionPass: bit(decisionPass), candidatePass: bit(candidatePass),
-            expectedDecision: expectedDecision ?? null, actualDecision: actualDecision ?? null, errorType: errorType ?? null, detail: JSON.stringify(rest),
+            runId: id,
+            scenarioId,
+            pass: pass ? 1 : 0,
+            decisionPass: bit(decisionPass),
+            candidatePass: bit(candidatePass),
+            expectedDecision: expectedDecision ?? null,
+            actualDecision: actualDecision ?? null,
+            errorType: errorType ?? null,
+            detail: JSON.stringify(rest),
           });
           report.count('eval_results', changes);
           if (!scenarioKnown(ctx.db, scenarioId)) unknown++;
@@ -99,20 +128,35 @@ export function evalModelComparison(ctx: ServiceContext): EvalSuiteComparison[] 
   type Building = EvalSuiteComparison & { perModel: Map<string, Map<string, boolean>> };
   const suites = new Map<string, Building>();
   for (const run of latest) {
-    const suite: Building = suites.get(run.suite) ?? { suite: run.suite, commonScenarios: 0, models: [], scenarios: [], perModel: new Map() };
+    const suite: Building = suites.get(run.suite) ?? {
+      suite: run.suite,
+      commonScenarios: 0,
+      models: [],
+      scenarios: [],
+      perModel: new Map(),
+    };
     suites.set(run.suite, suite);
     const rows = listEvalResultsOfRun(ctx.db, run.id);
     suite.perModel.set(run.modelId, new Map(rows.map((r) => [r.scenarioId, r.pass === 1])));
     suite.models.push({
-      modelId: run.modelId, modelLabel: run.modelLabel, runId: run.runId, runAt: run.runAt, total: rows.length,
-      passed: rows.filter((r) => r.pass === 1).length, commonPassed: 0, errors: run.errors ? (JSON.parse(run.errors) as Record<string, number>) : {},
+      modelId: run.modelId,
+      modelLabel: run.modelLabel,
+      runId: run.runId,
+      runAt: run.runAt,
+      total: rows.length,
+      passed: rows.filter((r) => r.pass === 1).length,
+      commonPassed: 0,
+      errors: run.errors ? (JSON.parse(run.errors) as Record<string, number>) : {},
     });
   }
   return [...suites.values()].map(({ perModel, ...suite }) => {
     const all = new Set([...perModel.values()].flatMap((m) => [...m.keys()]));
     const common = [...all].filter((id) => [...perModel.values()].every((m) => m.has(id)));
     for (const m of suite.models) m.commonPassed = common.filter((id) => perModel.get(m.modelId)!.get(id)).length;
-    const scenarios = [...all].map((scenarioId) => ({ scenarioId, results: Object.fromEntries([...perModel].filter(([, m]) => m.has(scenarioId)).map(([model, m]) => [model, m.get(scenarioId)!])) }));
+    const scenarios = [...all].map((scenarioId) => ({
+      scenarioId,
+      results: Object.fromEntries([...perModel].filter(([, m]) => m.has(scenarioId)).map(([model, m]) => [model, m.get(scenarioId)!])),
+    }));
     const fails = (s: (typeof scenarios)[number]) => Object.values(s.results).filter((p) => !p).length;
     scenarios.sort((a, b) => fails(b) - fails(a) || a.scenarioId.localeCompare(b.scenarioId));
     return { ...suite, commonScenarios: common.length, scenarios };

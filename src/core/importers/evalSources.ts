@@ -26,7 +26,6 @@ export interface EvalSources {
   results: string[];
 }
 
-
 const TASK_DIRS: Record<string, EvalTask> = { 'memory-gate': 'memory_gate', 'write-guardian': 'write_guardian' };
 const isDir = (d: string) => fs.existsSync(d) && fs.statSync(d).isDirectory();
 const isFile = (f: string) => fs.existsSync(f) && fs.statSync(f).isFile();
@@ -44,7 +43,12 @@ function versionsUnder(taskDir: string, only?: EvalTask): EvalVersionSet[] {
     .filter((v) => isFile(path.join(taskDir, v, 'shared', 'scenarios.jsonl')))
     .sort()
     .reverse()
-    .map((v) => ({ label: v, scenarios: path.join(taskDir, v, 'shared', 'scenarios.jsonl'), labels: labelsIn(path.join(taskDir, v)), ...(only ? { only } : {}) }));
+    .map((v) => ({
+      label: v,
+      scenarios: path.join(taskDir, v, 'shared', 'scenarios.jsonl'),
+      labels: labelsIn(path.join(taskDir, v)),
+      ...(only ? { only } : {}),
+    }));
 }
 
 function datasetsRoot(root: string): EvalVersionSet[] {
@@ -52,7 +56,14 @@ function datasetsRoot(root: string): EvalVersionSet[] {
   return [current, ...Object.keys(TASK_DIRS).flatMap((d) => versionsUnder(path.join(root, d)))];
 }
 
-const resultFiles = (dir: string) => (isDir(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => path.join(dir, f)) : []);
+const resultFiles = (dir: string) =>
+  isDir(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+        .map((f) => path.join(dir, f))
+    : [];
 
 /**
  * Accepts a plugin root, its evals/ or evals/datasets folder, one task folder (evals/datasets/memory-gate),
@@ -66,7 +77,8 @@ export function resolveEvalSources(source: string): EvalSources {
     throw new AppError('Invalid', `${source} is a file: give a plugin root, an evals/datasets folder or a results .json file`);
   }
   for (const root of [path.join(abs, 'evals'), abs]) {
-    if (isDir(path.join(root, 'datasets'))) return { sets: datasetsRoot(path.join(root, 'datasets')), results: resultFiles(path.join(root, 'results')) };
+    if (isDir(path.join(root, 'datasets')))
+      return { sets: datasetsRoot(path.join(root, 'datasets')), results: resultFiles(path.join(root, 'results')) };
   }
   if (isFile(path.join(abs, 'shared', 'scenarios.jsonl'))) {
     const results = path.basename(abs) === 'datasets' ? resultFiles(path.join(path.dirname(abs), 'results')) : [];

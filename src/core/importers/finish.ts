@@ -13,15 +13,18 @@ import type { ReportBuilder } from './report';
 export function finishImport(ctx: ServiceContext, report: ReportBuilder, options: { recordExternalChanges?: boolean } = {}): ImportReport {
   if (ctx.signal?.aborted) report.note('The import was stopped before the end; the next run continues where it stopped.');
   // Live capture looks at the memory files itself (with their modification times) and turns off this check.
-  if (options.recordExternalChanges !== false) try {
-    const changes = recordExternalChanges(ctx);
-    if (changes.length) {
-      report.count('write_guardian_audit', changes.length);
-      report.note(`${changes.length} memory file${changes.length === 1 ? ' was' : 's were'} changed outside the workbench since it last looked; recorded as external changes.`);
+  if (options.recordExternalChanges !== false)
+    try {
+      const changes = recordExternalChanges(ctx);
+      if (changes.length) {
+        report.count('write_guardian_audit', changes.length);
+        report.note(
+          `${changes.length} memory file${changes.length === 1 ? ' was' : 's were'} changed outside the workbench since it last looked; recorded as external changes.`,
+        );
+      }
+    } catch (e) {
+      report.note(`The memory files could not be snapshotted (${(e as Error).message}).`);
     }
-  } catch (e) {
-    report.note(`The memory files could not be snapshotted (${(e as Error).message}).`);
-  }
   const r = report.finish(nowOf(ctx));
   // The live watcher calls importers on every change; runs that found nothing would only be noise.
   if (r.status !== 'nothing_new') writeTx(ctx.db, () => recordRun(ctx.db, r));

@@ -26,8 +26,24 @@ import {
 } from '../db/repositories/managedFacts';
 
 interface StoreFile {
-  facts?: Array<{ id: string; fileName: string; text: string; status: string; createdAt: string; updatedAt: string; provenance?: { sessionKey?: string; sourceMessageId?: string; decision?: string; reason?: string; recordedAt?: string } }>;
-  factEvents?: Array<{ id: string; factId: string; type: string; fileName?: string; text?: string; proposalId?: string; timestamp: string }>;
+  facts?: Array<{
+    id: string;
+    fileName: string;
+    text: string;
+    status: string;
+    createdAt: string;
+    updatedAt: string;
+    provenance?: { sessionKey?: string; sourceMessageId?: string; decision?: string; reason?: string; recordedAt?: string };
+  }>;
+  factEvents?: Array<{
+    id: string;
+    factId: string;
+    type: string;
+    fileName?: string;
+    text?: string;
+    proposalId?: string;
+    timestamp: string;
+  }>;
 }
 
 export interface ManagedImport {
@@ -56,7 +72,8 @@ export function importManagedStore(db: DB, workspaceDir: string, now: number): M
   try {
     store = JSON.parse(fs.readFileSync(storePath(workspaceDir), 'utf8')) as StoreFile;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') result.problem = `${path.basename(storePath(workspaceDir))} could not be read: ${(e as Error).message}`;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      result.problem = `${path.basename(storePath(workspaceDir))} could not be read: ${(e as Error).message}`;
     return result;
   }
   writeTx(db, () => {
@@ -64,12 +81,30 @@ export function importManagedStore(db: DB, workspaceDir: string, now: number): M
       if (!(MEMORY_FILES as readonly string[]).includes(f.fileName) || (f.status !== 'active' && f.status !== 'deleted')) continue;
       const p = f.provenance ?? {};
       result.facts += upsertManagedFact(db, {
-        id: f.id, file: f.fileName, text: f.text, status: f.status, createdAt: ms(f.createdAt) ?? now, updatedAt: ms(f.updatedAt) ?? now,
-        sessionKey: p.sessionKey ?? null, sourceMessageId: p.sourceMessageId ?? null, decision: p.decision ?? null, reason: p.reason ?? null, recordedAt: ms(p.recordedAt), now,
+        id: f.id,
+        file: f.fileName,
+        text: f.text,
+        status: f.status,
+        createdAt: ms(f.createdAt) ?? now,
+        updatedAt: ms(f.updatedAt) ?? now,
+        sessionKey: p.sessionKey ?? null,
+        sourceMessageId: p.sourceMessageId ?? null,
+        decision: p.decision ?? null,
+        reason: p.reason ?? null,
+        recordedAt: ms(p.recordedAt),
+        now,
       });
     }
     for (const e of store.factEvents ?? []) {
-      const event = { id: e.id, factId: e.factId, type: e.type, file: e.fileName ?? null, text: e.text ?? null, proposalId: e.proposalId ?? null, at: ms(e.timestamp) ?? now };
+      const event = {
+        id: e.id,
+        factId: e.factId,
+        type: e.type,
+        file: e.fileName ?? null,
+        text: e.text ?? null,
+        proposalId: e.proposalId ?? null,
+        at: ms(e.timestamp) ?? now,
+      };
       result.events += insertManagedFactEventIfNew(db, event);
     }
     result.rendersClaimed = joinManagedRenders(db);
@@ -84,7 +119,9 @@ function joinFacts(db: DB): number {
   let joined = 0;
   for (const f of open) {
     const candidates = f.at === null ? [] : listPluginWritesOfFile(db, f.file, f.at - JOIN_WINDOW_MS, f.at + 1000);
-    const audit = candidates.find((a) => a.fact !== null && normalize(a.fact) === normalize(f.text) && (!f.sessionKey || !a.sessionId || a.sessionId === f.sessionKey));
+    const audit = candidates.find(
+      (a) => a.fact !== null && normalize(a.fact) === normalize(f.text) && (!f.sessionKey || !a.sessionId || a.sessionId === f.sessionKey),
+    );
     const turn = audit?.turnId ?? (f.sessionKey && f.messageId ? findTurnOfMessage(db, f.sessionKey, f.messageId) : undefined);
     if (audit || turn) {
       joinManagedFact(db, f.id, audit?.id ?? null, turn ?? null);

@@ -45,13 +45,15 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
 
   // Sessions listed in sessions.json exist even when their transcript is gone.
   const described = new Set<string>();
-  ctx.db.transaction(() => {
-    for (const e of src.entries) {
-      const row = sessionRowFor(ctx.db, e, e.sessionId, e.startedAt ?? e.updatedAt ?? now, now);
-      store.upsertSession(row);
-      described.add(row.id);
-    }
-  }).immediate();
+  ctx.db
+    .transaction(() => {
+      for (const e of src.entries) {
+        const row = sessionRowFor(ctx.db, e, e.sessionId, e.startedAt ?? e.updatedAt ?? now, now);
+        store.upsertSession(row);
+        described.add(row.id);
+      }
+    })
+    .immediate();
 
   const shared: TranscriptRun = { ctx, store, report, now, described };
 
@@ -72,14 +74,25 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
 
 const fileLines = (file: string, from: { offset: number; line: number }, end: number, maxLineBytes?: number) =>
   (async function* () {
-    for await (const l of readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes })) yield { position: l.lineNumber, text: l.text };
+    for await (const l of readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes }))
+      yield { position: l.lineNumber, text: l.text };
   })();
 
 function targetOf(src: OpenClawSource, file: string) {
-  return { entry: entryForTranscript(src, file), transcriptKey: transcriptBaseName(file).replace(/\.jsonl$/, ''), sourceName: path.basename(file) };
+  return {
+    entry: entryForTranscript(src, file),
+    transcriptKey: transcriptBaseName(file).replace(/\.jsonl$/, ''),
+    sourceName: path.basename(file),
+  };
 }
 
-async function importTranscriptFile(run: TranscriptRun, src: OpenClawSource, file: string, maxLineBytes: number | undefined, progress: { done: number; total: number; label: string }): Promise<void> {
+async function importTranscriptFile(
+  run: TranscriptRun,
+  src: OpenClawSource,
+  file: string,
+  maxLineBytes: number | undefined,
+  progress: { done: number; total: number; label: string },
+): Promise<void> {
   const { ctx, report } = run;
   let sp = startPoint(ctx.db, 'openclaw', file);
   let state: TranscriptState = !sp.restarted && sp.state ? (sp.state as TranscriptState) : newTranscriptState();
@@ -94,7 +107,15 @@ async function importTranscriptFile(run: TranscriptRun, src: OpenClawSource, fil
   await importJsonLines(
     ctx,
     report,
-    { importer: 'openclaw', file, start: sp, end: sp.size, maxLineBytes, cursorState: () => reader.state, handle: (e, line) => reader.handle(e, line.lineNumber) },
+    {
+      importer: 'openclaw',
+      file,
+      start: sp,
+      end: sp.size,
+      maxLineBytes,
+      cursorState: () => reader.state,
+      handle: (e, line) => reader.handle(e, line.lineNumber),
+    },
     { progress },
   );
   if (reader.state.open) report.note(`${path.basename(file)}: the last turn has no reply yet; it is kept for the next import.`);

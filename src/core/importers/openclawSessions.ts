@@ -52,7 +52,8 @@ function hasArchiveSuffix(name: string, reason: 'reset' | 'deleted' | 'bak'): bo
   return at >= 0 && ARCHIVE_TIME.test(name.slice(at + marker.length));
 }
 
-const isArchiveName = (name: string) => LEGACY_STORE_BACKUP.test(name) || hasArchiveSuffix(name, 'reset') || hasArchiveSuffix(name, 'deleted') || hasArchiveSuffix(name, 'bak');
+const isArchiveName = (name: string) =>
+  LEGACY_STORE_BACKUP.test(name) || hasArchiveSuffix(name, 'reset') || hasArchiveSuffix(name, 'deleted') || hasArchiveSuffix(name, 'bak');
 
 /** OpenClaw's isPrimarySessionTranscriptFileName: live session history, not a copy or side file. */
 export function isPrimaryTranscriptName(name: string): boolean {
@@ -68,7 +69,8 @@ function classify(name: string): FileKind {
   const compressed = name.endsWith('.zst');
   const plain = compressed ? name.slice(0, -4) : name;
   // Reset and deleted archives hold history (usage counts them too); .bak. copies do not.
-  if (plain.includes('.jsonl.') && (hasArchiveSuffix(plain, 'reset') || hasArchiveSuffix(plain, 'deleted'))) return compressed ? 'compressed-archive' : 'archive';
+  if (plain.includes('.jsonl.') && (hasArchiveSuffix(plain, 'reset') || hasArchiveSuffix(plain, 'deleted')))
+    return compressed ? 'compressed-archive' : 'archive';
   if (CHECKPOINT.test(name)) return 'checkpoint copies';
   if (name.endsWith('.trajectory.jsonl')) return 'trajectories';
   return undefined;
@@ -98,7 +100,15 @@ const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 /** Finds sessions.json and every transcript (topic files and .reset./.deleted. archives included). */
 export function discoverOpenClaw(source: string, report: ReportBuilder): OpenClawSource {
   if (!fs.existsSync(source)) throw new AppError('NotFound', `${source} does not exist`);
-  const out: OpenClawSource = { transcripts: [], compressedArchives: [], databases: [], notTranscripts: {}, byFile: new Map(), byId: new Map(), entries: [] };
+  const out: OpenClawSource = {
+    transcripts: [],
+    compressedArchives: [],
+    databases: [],
+    notTranscripts: {},
+    byFile: new Map(),
+    byId: new Map(),
+    entries: [],
+  };
   const one = fs.statSync(source).isFile();
   if (one && path.basename(source) === AGENT_DATABASE) {
     out.databases.push(path.resolve(source));
@@ -197,9 +207,21 @@ export function canonicalSessionId(db: DB, key: string): string {
   return key;
 }
 
-export function sessionRowFor(db: DB, entry: OpenClawSessionEntry | undefined, fallbackId: string, at: number, now: number): ImportSessionRow {
+export function sessionRowFor(
+  db: DB,
+  entry: OpenClawSessionEntry | undefined,
+  fallbackId: string,
+  at: number,
+  now: number,
+): ImportSessionRow {
   if (!entry) {
-    return { id: `openclaw:${fallbackId}`, channelId: 'openclaw', createdAt: at, lastActivityAt: at, metadata: { openclaw: { sessionId: fallbackId } } };
+    return {
+      id: `openclaw:${fallbackId}`,
+      channelId: 'openclaw',
+      createdAt: at,
+      lastActivityAt: at,
+      metadata: { openclaw: { sessionId: fallbackId } },
+    };
   }
   const id = canonicalSessionId(db, entry.key);
   linkSessionKey(db, entry.key, id, 'import:openclaw', now);

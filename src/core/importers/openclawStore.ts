@@ -27,7 +27,14 @@ import { isObj } from './fields';
 import { parseJsonObject } from './lines';
 import { applyEvents, jsonlEvents, rowText, zstdToText, type SourceEvent } from './openclawEvents';
 import { sessionEntryFrom, sessionRowFor, type OpenClawSessionEntry } from './openclawSessions';
-import { newTranscriptState, scanBranch, TranscriptReader, yieldToEventLoop, type TranscriptRun, type TranscriptState } from './openclawTranscript';
+import {
+  newTranscriptState,
+  scanBranch,
+  TranscriptReader,
+  yieldToEventLoop,
+  type TranscriptRun,
+  type TranscriptState,
+} from './openclawTranscript';
 
 /** How long a query waits for the gateway's write lock before giving up (SQLITE_BUSY). */
 const BUSY_TIMEOUT_MS = 2000;
@@ -78,7 +85,11 @@ export async function importAgentDatabase(run: TranscriptRun, dbFile: string): P
 }
 
 /** Sessions exist from their SessionEntry even before (or without) transcript rows. */
-function describeSessions(run: TranscriptRun, conn: AgentStore, shape: AgentStoreShape): { byKey: Map<string, OpenClawSessionEntry>; keyOf: (sessionId: string) => string | undefined } {
+function describeSessions(
+  run: TranscriptRun,
+  conn: AgentStore,
+  shape: AgentStoreShape,
+): { byKey: Map<string, OpenClawSessionEntry>; keyOf: (sessionId: string) => string | undefined } {
   const byKey = new Map<string, OpenClawSessionEntry>();
   const keyBySession = new Map<string, string>();
   if (shape.nodes) {
@@ -96,13 +107,15 @@ function describeSessions(run: TranscriptRun, conn: AgentStore, shape: AgentStor
     }
   }
   const { ctx, store, described, now } = run;
-  ctx.db.transaction(() => {
-    for (const e of byKey.values()) {
-      const row = sessionRowFor(ctx.db, e, e.sessionId, e.startedAt ?? e.updatedAt ?? now, now);
-      store.upsertSession(row);
-      described.add(row.id);
-    }
-  }).immediate();
+  ctx.db
+    .transaction(() => {
+      for (const e of byKey.values()) {
+        const row = sessionRowFor(ctx.db, e, e.sessionId, e.startedAt ?? e.updatedAt ?? now, now);
+        store.upsertSession(row);
+        described.add(row.id);
+      }
+    })
+    .immediate();
   run.report.report.linesUnderstood += byKey.size;
   return { byKey, keyOf: (sid) => keyBySession.get(sid) };
 }
@@ -115,12 +128,19 @@ function coldArchiveOf(conn: AgentStore, shape: AgentStoreShape, sid: string): C
 /** A cold archive's entries: sessions/cold/<name> beside the agent dir, or the row's blob (backups). */
 function coldEvents(run: TranscriptRun, dbFile: string, cold: ColdArchiveRow): SourceEvent[] {
   const agentDir = path.dirname(dbFile);
-  const file = path.basename(agentDir) === 'agent' ? path.join(path.dirname(agentDir), 'sessions', 'cold', cold.archiveName) : path.join(agentDir, 'cold', cold.archiveName);
+  const file =
+    path.basename(agentDir) === 'agent'
+      ? path.join(path.dirname(agentDir), 'sessions', 'cold', cold.archiveName)
+      : path.join(agentDir, 'cold', cold.archiveName);
   let bytes: Uint8Array;
   if (cold.storage === 'sqlite' && cold.blob) bytes = cold.blob;
   else if (fs.existsSync(file) && fs.statSync(file).size <= MAX_COLD_BYTES) bytes = fs.readFileSync(file);
   else {
-    run.report.skip(file, 0, fs.existsSync(file) ? 'cold archive too large to read' : 'cold archive missing: its history could not be read');
+    run.report.skip(
+      file,
+      0,
+      fs.existsSync(file) ? 'cold archive too large to read' : 'cold archive missing: its history could not be read',
+    );
     return [];
   }
   try {
@@ -140,14 +160,22 @@ function unwrapRow(text: string): string {
   return isObj(p.value.event) ? JSON.stringify(p.value.event) : text;
 }
 
-function* hotRows(conn: AgentStore, shape: AgentStoreShape, sid: string, afterSeq: number, maxSeq: number, firstPosition: number): Generator<SourceEvent & { seq: number }> {
+function* hotRows(
+  conn: AgentStore,
+  shape: AgentStoreShape,
+  sid: string,
+  afterSeq: number,
+  maxSeq: number,
+  firstPosition: number,
+): Generator<SourceEvent & { seq: number }> {
   let last = afterSeq;
   let position = firstPosition;
   for (;;) {
     // One short query per batch: no read transaction stays open while rows are handled.
     const rows = listTranscriptEvents(conn, shape, sid, last, maxSeq, BATCH_ROWS);
     if (!rows.length) return;
-    for (const r of rows) yield { seq: r.seq, position: position++, ...rowText(r.json, r.zstd), at: typeof r.at === 'number' ? r.at : undefined };
+    for (const r of rows)
+      yield { seq: r.seq, position: position++, ...rowText(r.json, r.zstd), at: typeof r.at === 'number' ? r.at : undefined };
     last = rows[rows.length - 1]!.seq; // not empty, checked above
   }
 }
@@ -159,7 +187,15 @@ function watermarkOf(conn: AgentStore, shape: AgentStoreShape, sid: string): str
 }
 
 /** Imports what is new in one session window; returns how many entries it read. */
-async function importWindow(run: TranscriptRun, conn: AgentStore, shape: AgentStoreShape, dbFile: string, sid: string, maxSeq: number, sessions: ReturnType<typeof describeSessions>): Promise<number> {
+async function importWindow(
+  run: TranscriptRun,
+  conn: AgentStore,
+  shape: AgentStoreShape,
+  dbFile: string,
+  sid: string,
+  maxSeq: number,
+  sessions: ReturnType<typeof describeSessions>,
+): Promise<number> {
   const { ctx, report } = run;
   const scope = `openclaw-db:${dbFile}:${sid}`;
   const saved = loadState<WindowCursor>(ctx.db, scope);
@@ -192,10 +228,12 @@ async function importWindow(run: TranscriptRun, conn: AgentStore, shape: AgentSt
   const reader = new TranscriptReader(run, target, cursor.state, branch);
   const source = path.join(dbFile, sid);
   let read = 0;
-  const commit = (lastSeq: number, position: number, coldName = cold?.archiveName ?? cursor.cold) => () => {
-    cursor = { lastSeq, position, generation, cold: coldName, state: reader.state };
-    saveState(ctx.db, scope, cursor, nowOf(ctx));
-  };
+  const commit =
+    (lastSeq: number, position: number, coldName = cold?.archiveName ?? cursor.cold) =>
+    () => {
+      cursor = { lastSeq, position, generation, cold: coldName, state: reader.state };
+      saveState(ctx.db, scope, cursor, nowOf(ctx));
+    };
   // A cold archive commits in batches too; until its last batch the cursor does not name it, so a run
   // stopped halfway reads the window again from the start (ids keep that from duplicating turns).
   for (let i = 0; i < coldList.length; i += BATCH_ROWS) {

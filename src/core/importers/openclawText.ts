@@ -10,7 +10,8 @@ export interface UserEnvelope {
 }
 
 const BLOCK = /^([A-Za-z][A-Za-z ]{0,40}?) \(untrusted metadata\):[ \t]*\r?\n```[a-z]*[ \t]*\r?\n([\s\S]*?)\r?\n```[ \t]*(?:\r?\n)*/;
-const SENT_AT = /^\[((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [A-Z]{2,5}(?:[+-]\d{1,2}(?::?\d{2})?)?)?)\] /;
+const SENT_AT =
+  /^\[((?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [A-Z]{2,5}(?:[+-]\d{1,2}(?::?\d{2})?)?)?)\] /;
 
 const camel = (label: string) =>
   label

@@ -14,7 +14,6 @@ import type { ReportBuilder } from './report';
 import type { ContextSnapshot, ImportStore } from './store';
 import { skipLine } from './stream';
 
-
 interface OpenTurn {
   id: string;
   userEntryIds: string[];
@@ -67,12 +66,23 @@ export interface TranscriptRun {
 const WINDOW = 10;
 const MAX_TEXT_IN_METADATA = 4000;
 const KNOWN_TYPES = new Set([
-  'session', 'message', 'model_change', 'thinking_level_change', 'compaction', 'reset', 'branch_summary', 'custom', 'custom_message', 'label', 'session_info',
+  'session',
+  'message',
+  'model_change',
+  'thinking_level_change',
+  'compaction',
+  'reset',
+  'branch_summary',
+  'custom',
+  'custom_message',
+  'label',
+  'session_info',
 ]);
 const NOT_MODEL_TURNS = new Set(['delivery-mirror', 'gateway-injected']);
 const FAST_HEAD = /^\{"type":"(\w+)","id":"([^"\\]*)","parentId":(?:null|"([^"\\]*)")/;
 
-const cap = (text: string) => (text.length > MAX_TEXT_IN_METADATA ? { text: text.slice(0, MAX_TEXT_IN_METADATA), truncatedFrom: text.length } : { text });
+const cap = (text: string) =>
+  text.length > MAX_TEXT_IN_METADATA ? { text: text.slice(0, MAX_TEXT_IN_METADATA), truncatedFrom: text.length } : { text };
 
 function textBlocks(content: unknown, where: string): { texts: string[]; others: Obj[] } {
   if (typeof content === 'string') return { texts: [content], others: [] };
@@ -97,7 +107,11 @@ export function entryHead(text: string): { type?: string; id?: string; parent: s
   const p = parseJsonObject(text);
   if ('error' in p) return undefined;
   const v = p.value;
-  return { type: typeof v.type === 'string' ? v.type : undefined, id: typeof v.id === 'string' ? v.id : undefined, parent: typeof v.parentId === 'string' ? v.parentId : null };
+  return {
+    type: typeof v.type === 'string' ? v.type : undefined,
+    id: typeof v.id === 'string' ? v.id : undefined,
+    parent: typeof v.parentId === 'string' ? v.parentId : null,
+  };
 }
 
 /**
@@ -106,7 +120,11 @@ export function entryHead(text: string): { type?: string; id?: string; parent: s
  * the conversation. Positions are line numbers or row sequence numbers, increasing. Returns
  * 'rescan' when an incremental read branches off somewhere before what it read.
  */
-export async function scanBranch(entries: AsyncIterable<{ position: number; text?: string }> | Iterable<{ position: number; text?: string }>, startPosition: number, tip: string | null): Promise<Branch | 'rescan'> {
+export async function scanBranch(
+  entries: AsyncIterable<{ position: number; text?: string }> | Iterable<{ position: number; text?: string }>,
+  startPosition: number,
+  tip: string | null,
+): Promise<Branch | 'rescan'> {
   const table = new EntryTable(startPosition);
   let seen = 0;
   for await (const e of entries) {
@@ -240,7 +258,8 @@ export class TranscriptReader {
       ...(others.length ? { attachments: others.map((b) => ({ type: b.type, mimeType: b.mimeType })) } : {}),
     };
     const messageId = info && (typeof info.message_id === 'string' || typeof info.message_id === 'number') ? String(info.message_id) : id;
-    const from = (sender && typeof sender.label === 'string' && sender.label) || (info && typeof info.sender === 'string' && info.sender) || null;
+    const from =
+      (sender && typeof sender.label === 'string' && sender.label) || (info && typeof info.sender === 'string' && info.sender) || null;
     this.startTurn(id, at, env.text, meta, messageId, from);
   }
 
@@ -258,7 +277,13 @@ export class TranscriptReader {
     const visible = texts.filter((t) => t.trim() !== '');
     if (stopReason === 'error' && visible.length === 0 && calls.length === 0) {
       report.ignore('failed attempts');
-      this.state.open?.failedAttempts.push({ entryId: id, at, model, provider, error: typeof m.errorMessage === 'string' ? m.errorMessage : null });
+      this.state.open?.failedAttempts.push({
+        entryId: id,
+        at,
+        model,
+        provider,
+        error: typeof m.errorMessage === 'string' ? m.errorMessage : null,
+      });
       return;
     }
     if (!this.state.open) this.startTurn(id, at, '', { noUserMessage: true }, null, null);
@@ -270,7 +295,11 @@ export class TranscriptReader {
     }
     for (const c of calls) {
       const args = JSON.stringify(c.arguments ?? null);
-      t.toolCalls.push({ id: c.id, name: c.name, arguments: args.length > MAX_TEXT_IN_METADATA ? { truncated: args.slice(0, MAX_TEXT_IN_METADATA) } : c.arguments });
+      t.toolCalls.push({
+        id: c.id,
+        name: c.name,
+        arguments: args.length > MAX_TEXT_IN_METADATA ? { truncated: args.slice(0, MAX_TEXT_IN_METADATA) } : c.arguments,
+      });
     }
     t.agentEntryIds.push(id);
     t.agentAt = at;
@@ -303,7 +332,12 @@ export class TranscriptReader {
     this.emit();
     this.state.window = [];
     this.run.report.ignore('reset boundaries marked');
-    this.state.marks.push({ kind: 'reset', entryId: id, at, ...(typeof e.firstKeptEntryId === 'string' ? { firstKeptEntryId: e.firstKeptEntryId } : {}) });
+    this.state.marks.push({
+      kind: 'reset',
+      entryId: id,
+      at,
+      ...(typeof e.firstKeptEntryId === 'string' ? { firstKeptEntryId: e.firstKeptEntryId } : {}),
+    });
   }
 
   /**
@@ -325,7 +359,11 @@ export class TranscriptReader {
       return;
     }
     this.state.tip = id;
-    const at = parseTime(e.timestamp) ?? (isObj(e.message) ? parseTime(e.message.timestamp) : undefined) ?? fallbackAt ?? skipLine('timestamp: missing or not a valid time');
+    const at =
+      parseTime(e.timestamp) ??
+      (isObj(e.message) ? parseTime(e.message.timestamp) : undefined) ??
+      fallbackAt ??
+      skipLine('timestamp: missing or not a valid time');
     switch (type) {
       case 'message': {
         const m = obj(e, 'message');
@@ -345,7 +383,14 @@ export class TranscriptReader {
         return;
       case 'compaction':
         report.ignore('compactions marked');
-        this.state.marks.push({ kind: 'compaction', entryId: id, at, tokensBefore: e.tokensBefore, firstKeptEntryId: e.firstKeptEntryId, ...cap(typeof e.summary === 'string' ? e.summary : '') });
+        this.state.marks.push({
+          kind: 'compaction',
+          entryId: id,
+          at,
+          tokensBefore: e.tokensBefore,
+          firstKeptEntryId: e.firstKeptEntryId,
+          ...cap(typeof e.summary === 'string' ? e.summary : ''),
+        });
         return;
       case 'reset':
         return this.onReset(e, id, at);
@@ -354,7 +399,10 @@ export class TranscriptReader {
         return;
       case 'session_info':
         if (typeof e.name === 'string') {
-          store.upsertSession({ ...sessionRowFor(ctx.db, this.target.entry, this.state.headerId ?? this.target.transcriptKey, at, now), metadata: { openclaw: { name: e.name } } });
+          store.upsertSession({
+            ...sessionRowFor(ctx.db, this.target.entry, this.state.headerId ?? this.target.transcriptKey, at, now),
+            metadata: { openclaw: { name: e.name } },
+          });
         }
         return;
       default:

@@ -7,7 +7,17 @@ import type { DB } from '../db/connection';
 import { claimGuardianLogLine, findUnclaimedGuardianLogLine } from '../db/repositories/pluginLogs';
 import { linkSessionKey } from './cursors';
 import { isoTime, obj, oneOf, optObj, optStr, str, time, type Obj } from './fields';
-import { awaitOutcome, currentRun, endRun, enqueueRun, isFailedGateReason, judgedTurn, takeAnyAwaiting, takeAwaiting, type GateQueueState } from './gateQueue';
+import {
+  awaitOutcome,
+  currentRun,
+  endRun,
+  enqueueRun,
+  isFailedGateReason,
+  judgedTurn,
+  takeAnyAwaiting,
+  takeAwaiting,
+  type GateQueueState,
+} from './gateQueue';
 import { hashOf, sourceUlid } from './ids';
 import { PluginLogStore } from './pluginLogStore';
 import type { ReportBuilder } from './report';
@@ -56,7 +66,8 @@ const WRITE_EVENTS: Record<string, (typeof AUDIT_STATUSES)[number]> = {
 };
 
 /** Lifecycle lines that carry nothing to import (registration of hooks, commands, gateway methods, tools). */
-const LIFECYCLE_NOISE = /^(File logger initialized|SessionBufferManager initialized|Workspace resolved|Workspace unavailable|memory_gate initialized|memory_gate disabled|write_guardian initialized|write_guardian disabled|ConsolidationScheduler|Registered|Message hooks registered|Plugin registered successfully|registerCommand unavailable|register\w* unavailable|Callback|Config-only mode|Hook handler execution failed|Reflection memory management)/i;
+const LIFECYCLE_NOISE =
+  /^(File logger initialized|SessionBufferManager initialized|Workspace resolved|Workspace unavailable|memory_gate initialized|memory_gate disabled|write_guardian initialized|write_guardian disabled|ConsolidationScheduler|Registered|Message hooks registered|Plugin registered successfully|registerCommand unavailable|register\w* unavailable|Callback|Config-only mode|Hook handler execution failed|Reflection memory management)/i;
 
 export function emptyLogState(): LogState {
   return { model: null, windowSize: DEFAULT_WINDOW, gateEnabled: true, sessions: {} };
@@ -67,7 +78,6 @@ function targetOf(sessionKey: string, channelId: string): string | null {
   const prefix = `channel:${channelId}:`;
   return sessionKey.startsWith(prefix) ? sessionKey.slice(prefix.length) : null;
 }
-
 
 interface LineEvent {
   at: number;
@@ -85,7 +95,11 @@ export class LogReplay {
   private readonly store: ImportStore;
   private readonly logs: PluginLogStore;
 
-  constructor(private readonly db: DB, private readonly report: ReportBuilder, readonly state: LogState) {
+  constructor(
+    private readonly db: DB,
+    private readonly report: ReportBuilder,
+    readonly state: LogState,
+  ) {
     this.store = new ImportStore(db, report);
     this.logs = new PluginLogStore(db);
   }
@@ -140,7 +154,8 @@ export class LogReplay {
     if (c === 'MessageHandler' && ev === 'Buffer message snapshot') return (x) => this.onSnapshot(x);
     if (c === 'MessageHandler' && ev === 'memory_gate decision evaluated') return (x) => this.onDecision(x);
     if (c === 'MessageHandler' && ev === 'memory_gate trigger failed') return (x) => this.onTriggerFailed(x);
-    if (c === 'MessageHandler' && ev === 'UPDATE_* skipped because write_guardian is unavailable') return (x) => this.onGuardianUnavailable(x);
+    if (c === 'MessageHandler' && ev === 'UPDATE_* skipped because write_guardian is unavailable')
+      return (x) => this.onGuardianUnavailable(x);
     if (c === 'MessageHandler' && WRITE_EVENTS[ev]) return (x) => this.onWriteOutcome(x);
     if (c === 'WriteGuardian' && e.details && typeof e.details.filePath === 'string') return (x) => this.onGuardianFile(x);
     if (c === 'Consolidator' && ev === 'Consolidation cleanup completed') return (x) => this.onConsolidation(x);
@@ -151,7 +166,8 @@ export class LogReplay {
     if (e.component === 'memory_gate' && e.event === 'memory_gate LLM request failed') {
       return 'memory_gate LLM failures (recorded from the NO_WRITE line that follows, which names the session)';
     }
-    if (e.component === 'MessageHandler' && e.event === 'Skipped duplicate agent message event') return 'replies the plugin skipped as already judged';
+    if (e.component === 'MessageHandler' && e.event === 'Skipped duplicate agent message event')
+      return 'replies the plugin skipped as already judged';
     if (e.component === 'PluginLifecycle' && LIFECYCLE_NOISE.test(e.event)) return 'plugin lifecycle events';
     if (e.component === 'Heartbeat') return 'plugin heartbeats';
     if (e.component === 'ConsolidationScheduler' || e.component === 'Consolidator') return 'consolidation scheduler events';
@@ -162,7 +178,14 @@ export class LogReplay {
     // Buffers and the gate queue live in memory: a restart empties them, and queued runs never run.
     for (const [key, s] of Object.entries(this.state.sessions)) {
       for (const slot of s.queue ?? []) {
-        this.recordFailure(key, judgedTurn(slot), 'lost_in_restart', 'the plugin restarted before this queued memory_gate run finished', e.at, `lost:${e.hash}:${slot.turnId}`);
+        this.recordFailure(
+          key,
+          judgedTurn(slot),
+          'lost_in_restart',
+          'the plugin restarted before this queued memory_gate run finished',
+          e.at,
+          `lost:${e.hash}:${slot.turnId}`,
+        );
       }
     }
     this.state.sessions = {};
@@ -174,7 +197,8 @@ export class LogReplay {
     const model = llm ? optStr(llm, 'model', 'details.llm.') : undefined;
     const gate = optObj(d, 'memoryGate', 'details.');
     const ws = gate?.windowSize;
-    if (ws !== undefined && (typeof ws !== 'number' || !Number.isInteger(ws) || ws < 1)) skipLine('details.memoryGate.windowSize: expected a positive integer');
+    if (ws !== undefined && (typeof ws !== 'number' || !Number.isInteger(ws) || ws < 1))
+      skipLine('details.memoryGate.windowSize: expected a positive integer');
     if (model) this.state.model = model;
     if (gate && typeof gate.enabled === 'boolean') this.state.gateEnabled = gate.enabled;
     this.state.windowSize = (ws as number | undefined) ?? DEFAULT_WINDOW;
@@ -216,7 +240,14 @@ export class LogReplay {
     const channelId = optStr(m, 'channelId', 'bufferMessage.') ?? 'unknown';
     const meta = optObj(m, 'metadata', 'bufferMessage.');
     const accountId = meta && typeof meta.accountId === 'string' ? meta.accountId : null;
-    this.store.upsertSession({ id: key, channelId, conversationTarget: targetOf(key, channelId), accountId, createdAt: ts, lastActivityAt: ts });
+    this.store.upsertSession({
+      id: key,
+      channelId,
+      conversationTarget: targetOf(key, channelId),
+      accountId,
+      createdAt: ts,
+      lastActivityAt: ts,
+    });
     const s = this.session(key);
     s.lastAt = ts;
     const messageId = meta && typeof meta.messageId === 'string' && meta.messageId.trim() ? meta.messageId.trim() : undefined;
@@ -244,10 +275,19 @@ export class LogReplay {
   }
 
   /** The turn an agent snapshot belongs to: a new one, or the one it repeats. */
-  private turnForReply(s: SessionState, r: { id: string; key: string; message: string; ts: number; messageId?: string; meta?: Obj; where: string }): string {
+  private turnForReply(
+    s: SessionState,
+    r: { id: string; key: string; message: string; ts: number; messageId?: string; meta?: Obj; where: string },
+  ): string {
     const user = s.lastUser;
     const prev = s.lastReply;
-    if (prev && prev.text === r.message && prev.messageId === r.messageId && prev.userSnapshotId === user?.id && r.ts - prev.at <= DUPLICATE_SNAPSHOT_MS) {
+    if (
+      prev &&
+      prev.text === r.message &&
+      prev.messageId === r.messageId &&
+      prev.userSnapshotId === user?.id &&
+      r.ts - prev.at <= DUPLICATE_SNAPSHOT_MS
+    ) {
       // The same reply snapshotted twice (the hook fired twice; the plugin drops message.id there).
       this.report.ignore('repeated snapshots of the same reply (the hook fired twice)');
       return prev.turnId;
@@ -289,8 +329,20 @@ export class LogReplay {
       return;
     }
     const id = sourceUlid(e.at, 'decision', key, e.hash);
-    if (!this.state.model) this.report.note("The configured model was not found in the logs (no 'Configuration loaded' line): decisions are marked with model 'unknown'.");
-    this.store.insertDecision({ id, turnId, sessionId: key, decision, reason, model: this.state.model ?? 'unknown', source: SOURCE, createdAt: e.at });
+    if (!this.state.model)
+      this.report.note(
+        "The configured model was not found in the logs (no 'Configuration loaded' line): decisions are marked with model 'unknown'.",
+      );
+    this.store.insertDecision({
+      id,
+      turnId,
+      sessionId: key,
+      decision,
+      reason,
+      model: this.state.model ?? 'unknown',
+      source: SOURCE,
+      createdAt: e.at,
+    });
     // An UPDATE_* run ends with its write outcome; a NO_WRITE run ends here.
     if (decision !== 'NO_WRITE') awaitOutcome(s!, { id, decision, turnId, at: e.at });
     else this.endRun(s!);
@@ -320,7 +372,8 @@ export class LogReplay {
     const key = e.key ?? skipLine('sessionKey: missing');
     const decision = oneOf(e.details ?? skipLine('details: missing'), 'decision', GATE_DECISIONS, 'details.');
     const s = this.existing(key);
-    const gate = (s && takeAwaiting(s, decision)) ?? skipLine(`a dropped ${decision} with no matching memory_gate decision before it in ${key}`);
+    const gate =
+      (s && takeAwaiting(s, decision)) ?? skipLine(`a dropped ${decision} with no matching memory_gate decision before it in ${key}`);
     this.logs.setOutcome(gate.id, 'guardian_unavailable');
     this.report.count('decision_outcomes');
     this.endRun(s!);
@@ -328,7 +381,11 @@ export class LogReplay {
 
   private onGuardianFile(e: LineEvent): void {
     const d = e.details!;
-    this.state.lastGuardianFile = { decision: String(d.decision ?? ''), file: path.basename(String(d.filePath).replace(/\\/g, '/')), at: e.at };
+    this.state.lastGuardianFile = {
+      decision: String(d.decision ?? ''),
+      file: path.basename(String(d.filePath).replace(/\\/g, '/')),
+      at: e.at,
+    };
   }
 
   private onWriteOutcome(e: LineEvent): void {
@@ -338,21 +395,30 @@ export class LogReplay {
     const decision = oneOf(d, 'decision', GATE_DECISIONS, 'details.');
     const reason = optStr(d, 'reason', 'details.');
     const s = this.existing(key);
-    const gate = (s && takeAwaiting(s, decision)) ?? skipLine(`a write outcome for ${decision} with no matching memory_gate decision before it in ${key}`);
+    const gate =
+      (s && takeAwaiting(s, decision)) ??
+      skipLine(`a write outcome for ${decision} with no matching memory_gate decision before it in ${key}`);
     this.insertOutcome(e, key, gate, status, reason ?? null, decision);
     this.endRun(s!);
   }
 
-  private insertOutcome(e: LineEvent, key: string, gate: { id: string; turnId: string; decision: GateDecision }, status: (typeof AUDIT_STATUSES)[number], reason: string | null, decision: GateDecision | undefined): void {
+  private insertOutcome(
+    e: LineEvent,
+    key: string,
+    gate: { id: string; turnId: string; decision: GateDecision },
+    status: (typeof AUDIT_STATUSES)[number],
+    reason: string | null,
+    decision: GateDecision | undefined,
+  ): void {
     const dec = decision ?? gate.decision;
     const id = sourceUlid(e.at, 'audit', key, e.hash);
-    const auditLine = decision
-? findUnclaimedGuardianLogLine(this.db, dec, status, e.at - AUDIT_JOIN_WINDOW_MS, e.at) : undefined;
+    const auditLine = decision ? findUnclaimedGuardianLogLine(this.db, dec, status, e.at - AUDIT_JOIN_WINDOW_MS, e.at) : undefined;
     const g = this.state.lastGuardianFile;
     const guardianFile = g && g.decision === dec && e.at - g.at <= AUDIT_JOIN_WINDOW_MS ? g.file : undefined;
-    const targetFile = [auditLine?.targetFile, guardianFile, fileForDecision(dec)].find(
-      (f): f is MemoryFileName => !!f && (MEMORY_FILES as readonly string[]).includes(f),
-    ) ?? skipLine(`a write outcome for ${dec} without a target file`);
+    const targetFile =
+      [auditLine?.targetFile, guardianFile, fileForDecision(dec)].find(
+        (f): f is MemoryFileName => !!f && (MEMORY_FILES as readonly string[]).includes(f),
+      ) ?? skipLine(`a write outcome for ${dec} without a target file`);
     const added = this.store.insertAudit({
       id,
       decisionId: gate.id,
@@ -373,11 +439,20 @@ export class LogReplay {
   private onConsolidation(e: LineEvent): void {
     const files = (e.details?.updatedFiles ?? skipLine('details.updatedFiles: missing')) as unknown;
     if (!Array.isArray(files)) skipLine('details.updatedFiles: expected an array');
-    const named = (files as unknown[]).filter((f): f is MemoryFileName => typeof f === 'string' && (MEMORY_FILES as readonly string[]).includes(f));
+    const named = (files as unknown[]).filter(
+      (f): f is MemoryFileName => typeof f === 'string' && (MEMORY_FILES as readonly string[]).includes(f),
+    );
     if (this.logs.insertConsolidationRun(e.hash, e.at, named, e.where)) this.report.count('consolidation_runs');
   }
 
-  private recordFailure(key: string, turnId: string, kind: 'llm_request_failed' | 'trigger_failed' | 'lost_in_restart', reason: string | null, at: number, idSource: string): void {
+  private recordFailure(
+    key: string,
+    turnId: string,
+    kind: 'llm_request_failed' | 'trigger_failed' | 'lost_in_restart',
+    reason: string | null,
+    at: number,
+    idSource: string,
+  ): void {
     const id = sourceUlid(at, 'gate-failure', key, idSource);
     const added = this.logs.insertFailure({ id, turnId, sessionId: key, kind, reason, source: SOURCE, createdAt: at });
     this.report.inserted('memory_gate_failures', added ? 1 : 0);

@@ -92,7 +92,14 @@ const plural = (n: number, table: string) => {
 
 /** A few sentences a curator can read without knowing the schema. */
 export function summarize(r: ImportReport): string {
-  const what = ({ 'reflection-logs': 'Reflection plugin logs', openclaw: 'OpenClaw transcripts', evals: 'eval sets', 'daily-notes': 'daily notes' } as const)[r.importer];
+  const what = (
+    {
+      'reflection-logs': 'Reflection plugin logs',
+      openclaw: 'OpenClaw transcripts',
+      evals: 'eval sets',
+      'daily-notes': 'daily notes',
+    } as const
+  )[r.importer];
   const fileCount = `${r.files.length} file${r.files.length === 1 ? '' : 's'}`;
   const parts: string[] = [];
   if (r.status === 'failed') {
@@ -103,10 +110,12 @@ export function summarize(r: ImportReport): string {
     );
   } else {
     const tables =
-      r.importer === 'evals' ? ['dataset_samples', 'conversation_turns', 'eval_runs'] : r.importer === 'daily-notes' ? ['daily_notes'] : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'memory_gate_failures', 'write_guardian_audit', 'managed_facts'];
-    const main = tables
-      .filter((t) => r.inserted[t])
-      .map((t) => plural(r.inserted[t] ?? 0, t));
+      r.importer === 'evals'
+        ? ['dataset_samples', 'conversation_turns', 'eval_runs']
+        : r.importer === 'daily-notes'
+          ? ['daily_notes']
+          : ['sessions', 'conversation_turns', 'memory_gate_decisions', 'memory_gate_failures', 'write_guardian_audit', 'managed_facts'];
+    const main = tables.filter((t) => r.inserted[t]).map((t) => plural(r.inserted[t] ?? 0, t));
     parts.push(
       main.length
         ? `Imported ${main.join(', ')} from ${fileCount} of ${what}.`
@@ -122,7 +131,8 @@ export function summarize(r: ImportReport): string {
         `(first: ${path.basename(first.file)}:${first.line}, ${first.reason}).`,
     );
   }
-  if (r.pending.length) parts.push(`${r.pending.length} unfinished last line${r.pending.length === 1 ? ' is' : 's are'} left for the next import.`);
+  if (r.pending.length)
+    parts.push(`${r.pending.length} unfinished last line${r.pending.length === 1 ? ' is' : 's are'} left for the next import.`);
   parts.push(...r.notes);
   return parts.join(' ');
 }

@@ -76,7 +76,10 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
  * (session_id, turn_number) constraint would otherwise make OR IGNORE drop a new turn silently.
  */
 export class ImportStore {
-  constructor(readonly db: DB, private readonly report: ReportBuilder) {}
+  constructor(
+    readonly db: DB,
+    private readonly report: ReportBuilder,
+  ) {}
 
   upsertSession(s: ImportSessionRow): void {
     const isNew = !sessionExists(this.db, s.id);

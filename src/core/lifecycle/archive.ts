@@ -4,7 +4,12 @@ import { once } from 'node:events';
 import { ulid } from 'ulid';
 import { STATE_DIR, type DB } from '../db/connection';
 import {
-  insertArchiveRecord, listArchiveTurnsPage, listDecisionsOfTurn, listTurnsAfterSeq, listWritesOfTurn, type ArchiveTurnRow as TurnRow,
+  insertArchiveRecord,
+  listArchiveTurnsPage,
+  listDecisionsOfTurn,
+  listTurnsAfterSeq,
+  listWritesOfTurn,
+  type ArchiveTurnRow as TurnRow,
 } from '../db/repositories/archives';
 import type { ConversationExportResult } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
@@ -24,7 +29,10 @@ const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** The turn, its session, its decision(s) and its write(s): one archive line. */
 export interface ArchiveLine {
   turn: {
-    id: string; sessionId: string; turnNumber: number; createdAt: number;
+    id: string;
+    sessionId: string;
+    turnNumber: number;
+    createdAt: number;
     user: { id: string | null; content: string; from: string | null };
     agent: { id: string | null; content: string };
   };
@@ -40,7 +48,10 @@ class LineBuilder {
   line(r: TurnRow): string {
     const line: ArchiveLine = {
       turn: {
-        id: r.id, sessionId: r.session_id, turnNumber: r.turn_number, createdAt: r.created_at,
+        id: r.id,
+        sessionId: r.session_id,
+        turnNumber: r.turn_number,
+        createdAt: r.created_at,
         user: { id: r.user_message_id, content: r.user_message_content, from: r.user_from },
         agent: { id: r.agent_message_id, content: r.agent_message_content },
       },
@@ -89,11 +100,21 @@ export interface ExportConversationsOptions {
 }
 
 /** On demand: every non-excluded turn created in [since, until), streamed to one JSONL file. */
-export async function exportConversations(ctx: ServiceContext, options: ExportConversationsOptions = {}): Promise<ConversationExportResult> {
+export async function exportConversations(
+  ctx: ServiceContext,
+  options: ExportConversationsOptions = {},
+): Promise<ConversationExportResult> {
   const since = options.since ?? 0;
   const until = options.until ?? nowOf(ctx) + 1;
-  if (!(since < until)) throw new AppError('Invalid', `since: must be before until (${new Date(since).toISOString()} >= ${new Date(until).toISOString()})`);
-  const file = path.resolve(options.output ?? path.join(exportsDir(ctx.workspaceDir), `conversations-${options.since === undefined ? 'start' : utcDay(since)}_${utcDay(until - 1)}.jsonl`));
+  if (!(since < until))
+    throw new AppError('Invalid', `since: must be before until (${new Date(since).toISOString()} >= ${new Date(until).toISOString()})`);
+  const file = path.resolve(
+    options.output ??
+      path.join(
+        exportsDir(ctx.workspaceDir),
+        `conversations-${options.since === undefined ? 'start' : utcDay(since)}_${utcDay(until - 1)}.jsonl`,
+      ),
+  );
   refuseExisting([file], options.overwrite);
   removeStalePartials(path.dirname(file));
   const partial = `${file}.partial-${process.pid}`;
@@ -133,7 +154,16 @@ export async function exportConversations(ctx: ServiceContext, options: ExportCo
     throw e;
   }
   const bytes = fs.statSync(file).size;
-  insertArchiveRecord(ctx.db, { id: ulid(nowOf(ctx)), fileName: file, kind: 'on_demand', since, until, turns, bytes, createdAt: nowOf(ctx) });
+  insertArchiveRecord(ctx.db, {
+    id: ulid(nowOf(ctx)),
+    fileName: file,
+    kind: 'on_demand',
+    since,
+    until,
+    turns,
+    bytes,
+    createdAt: nowOf(ctx),
+  });
   return { file, turns, bytes };
 }
 
@@ -182,10 +212,22 @@ export async function runScheduledArchive(ctx: ServiceContext, options: { retent
     await writer.close();
   }
   const files = [...writer.turns.keys()].map((file) => ({ file, turns: writer.turns.get(file)!, bytes: writer.bytes.get(file)! }));
-  ctx.db.transaction(() => {
-    for (const f of files) insertArchiveRecord(ctx.db, { id: ulid(now), fileName: path.basename(f.file), kind: 'scheduled', since: null, until: now, turns: f.turns, bytes: f.bytes, createdAt: now });
-    setState(ctx.db, CURSOR_KEY, cursor, now);
-  }).immediate();
+  ctx.db
+    .transaction(() => {
+      for (const f of files)
+        insertArchiveRecord(ctx.db, {
+          id: ulid(now),
+          fileName: path.basename(f.file),
+          kind: 'scheduled',
+          since: null,
+          until: now,
+          turns: f.turns,
+          bytes: f.bytes,
+          createdAt: now,
+        });
+      setState(ctx.db, CURSOR_KEY, cursor, now);
+    })
+    .immediate();
   const removed = removeOldArchives(ctx.workspaceDir, options.retentionDays, now);
   return { files, turns, removed };
 }

@@ -1,7 +1,18 @@
 import { writeTx, type DB } from '../db/connection';
 import {
-  deleteProvisionalAudit, fillFactFromLogLine, findBeforeSeenAt, findFirstUnsettledWriteFrom, findPreviousChangeAt, findProvisionalChange,
-  findUnclaimedAuditLine, listPluginAuditsAfter, listUnsettledWritesBetween, markChangeCovers, markWriteCoalesced, moveChangeContent, moveFileStateAudit,
+  deleteProvisionalAudit,
+  fillFactFromLogLine,
+  findBeforeSeenAt,
+  findFirstUnsettledWriteFrom,
+  findPreviousChangeAt,
+  findProvisionalChange,
+  findUnclaimedAuditLine,
+  listPluginAuditsAfter,
+  listUnsettledWritesBetween,
+  markChangeCovers,
+  markWriteCoalesced,
+  moveChangeContent,
+  moveFileStateAudit,
 } from '../db/repositories/liveAttach';
 import { findLastAuditRowid } from '../db/repositories/secretFlags';
 
@@ -41,7 +52,10 @@ export interface AttachResult {
 export class AuditAttacher {
   /** mtime is rounded to the millisecond; an audit line is never logged before its write. */
   private readonly toleranceMs = 2;
-  constructor(private readonly db: DB, private readonly windowMs: number) {}
+  constructor(
+    private readonly db: DB,
+    private readonly windowMs: number,
+  ) {}
 
   maxRowid(): number {
     return findLastAuditRowid(this.db);
@@ -118,7 +132,8 @@ export class AuditAttacher {
     const prevChange = findPreviousChangeAt(this.db, a.targetFile, change.createdAt, change.id);
     const beforeSeen = findBeforeSeenAt(this.db, change.id);
     // With no known previous state (the file did not exist), look back one window only.
-    const from = prevChange === null && beforeSeen === undefined ? change.createdAt - this.windowMs : Math.max(prevChange ?? 0, beforeSeen ?? 0);
+    const from =
+      prevChange === null && beforeSeen === undefined ? change.createdAt - this.windowMs : Math.max(prevChange ?? 0, beforeSeen ?? 0);
     const earlier = listUnsettledWritesBetween(this.db, a.targetFile, from, changedAt, a.id);
     return [...earlier, a.id];
   }

@@ -84,7 +84,10 @@ export function realExistingAncestor(p: string): string {
 export async function backupDatabase(ctx: ServiceContext, options: BackupOptions = {}): Promise<BackupResult> {
   const started = performance.now();
   const startedAt = nowOf(ctx);
-  const output = checkBackupTarget(path.resolve(options.output ?? defaultBackupPath(ctx.workspaceDir, nowOf(ctx))), ctx.db.name || undefined);
+  const output = checkBackupTarget(
+    path.resolve(options.output ?? defaultBackupPath(ctx.workspaceDir, nowOf(ctx))),
+    ctx.db.name || undefined,
+  );
   refuseExisting([output], options.overwrite);
   fs.mkdirSync(path.dirname(output), { recursive: true });
   removeStalePartials(path.dirname(output));

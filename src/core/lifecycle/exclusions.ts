@@ -5,8 +5,16 @@ import { AppError } from '../../shared/errors';
 import { EXCLUSION_KINDS, type ExclusionDto, type PurgeOutcome } from '../../shared/contract';
 import { actorOf, nowOf, type ServiceContext } from '../context';
 import {
-  deleteExclusionById, deleteSessionsAndTheirRows, findExclusionById, findExclusionIdByValue, findSessionIdByAlias, insertExclusion,
-  listExclusionRows, listSessionIdsMatching, type ExclusionKind, type ExclusionRow,
+  deleteExclusionById,
+  deleteSessionsAndTheirRows,
+  findExclusionById,
+  findExclusionIdByValue,
+  findSessionIdByAlias,
+  insertExclusion,
+  listExclusionRows,
+  listSessionIdsMatching,
+  type ExclusionKind,
+  type ExclusionRow,
 } from '../db/repositories/exclusions';
 import { countTableRows, tableExists } from '../db/repositories/schema';
 
@@ -122,13 +130,15 @@ export function purgeExclusion(ctx: ServiceContext, id: string, options: { confi
 
   try {
     // Freed pages are zeroed, so purged text does not linger in the file.
-    withSecureDelete(db, () => writeTx(db, () => {
-      const before = count();
-      deleteSessionsAndTheirRows(db, sessionIds);
-      const after = count();
-      deleted = Object.fromEntries(counted.map((t) => [t, (before[t] ?? 0) - (after[t] ?? 0)]).filter(([, n]) => (n as number) > 0));
-      if (dryRun) throw new Rollback();
-    }));
+    withSecureDelete(db, () =>
+      writeTx(db, () => {
+        const before = count();
+        deleteSessionsAndTheirRows(db, sessionIds);
+        const after = count();
+        deleted = Object.fromEntries(counted.map((t) => [t, (before[t] ?? 0) - (after[t] ?? 0)]).filter(([, n]) => (n as number) > 0));
+        if (dryRun) throw new Rollback();
+      }),
+    );
   } catch (e) {
     if (!(e instanceof Rollback)) throw e;
   }

@@ -6,12 +6,27 @@ import type { PruneResult } from './retention';
 import type { ScheduledArchiveResult } from './archive';
 import { loadSettings, type WorkbenchSettings } from './settings';
 
-export { loadSettings, saveSettings, validateSettings, defaultSettings, getSetting, settingsPath, type WorkbenchSettings, type LoadedSettings } from './settings';
+export {
+  loadSettings,
+  saveSettings,
+  validateSettings,
+  defaultSettings,
+  getSetting,
+  settingsPath,
+  type WorkbenchSettings,
+  type LoadedSettings,
+} from './settings';
 export { backupDatabase, type BackupOptions, type BackupResult } from './backup';
 export { addExclusion, listExclusions, removeExclusion, purgeExclusion } from './exclusions';
 export { pruneOldData, type PruneOptions, type PruneResult } from './retention';
 export { exportConversations, runScheduledArchive, removeOldArchives, exportsDir, type ArchiveLine } from './archive';
-export { startArchiveSchedule, startConfiguredArchive, startRetentionSchedule, type ArchiveSchedule, type RetentionSchedule } from './schedule';
+export {
+  startArchiveSchedule,
+  startConfiguredArchive,
+  startRetentionSchedule,
+  type ArchiveSchedule,
+  type RetentionSchedule,
+} from './schedule';
 export { startLiveCapture, type LiveCapture, type LiveCaptureEvent, type LiveCaptureOptions } from './live';
 
 export interface WorkspaceLifecycle {
@@ -42,14 +57,15 @@ export function startWorkspaceLifecycle(
   const { settings, warnings } = loadSettings(ctx.workspaceDir);
   const root = options.pluginRoot ?? settings.pluginRoot;
   if (root && !settings.storage.enabled) warnings.push('storage.enabled is false: live capture is off');
-  const capture = root && settings.storage.enabled
-    ? startLiveCapture(ctx, {
-        pluginRoot: path.resolve(ctx.workspaceDir, root),
-        auditMatchWindowMs: settings.liveCapture.auditMatchWindowMs,
-        pollIntervalMs: settings.liveCapture.pollIntervalMs,
-        onEvent: options.onEvent,
-      })
-    : null;
+  const capture =
+    root && settings.storage.enabled
+      ? startLiveCapture(ctx, {
+          pluginRoot: path.resolve(ctx.workspaceDir, root),
+          auditMatchWindowMs: settings.liveCapture.auditMatchWindowMs,
+          pollIntervalMs: settings.liveCapture.pollIntervalMs,
+          onEvent: options.onEvent,
+        })
+      : null;
   let archive: ArchiveSchedule | null = null;
   try {
     archive = startConfiguredArchive(ctx, settings, { onError: options.onArchiveError, onRun: options.onArchive });

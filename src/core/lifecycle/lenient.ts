@@ -26,7 +26,13 @@ function shapeOf(s: AnySchema): Record<string, AnySchema> | undefined {
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const articles: Record<string, string> = { number: 'a number', boolean: 'a boolean', string: 'a string', object: 'an object', array: 'an array' };
+const articles: Record<string, string> = {
+  number: 'a number',
+  boolean: 'a boolean',
+  string: 'a string',
+  object: 'an object',
+  array: 'an array',
+};
 
 /** One readable line for the first zod issue, e.g. "storage.busyTimeoutMs: expected a number". */
 export function describeIssue(path: string, error: z.ZodError): string {
@@ -37,7 +43,8 @@ export function describeIssue(path: string, error: z.ZodError): string {
   if (issue.code === 'invalid_type') what = `expected ${articles[String(issue.expected)] ?? String(issue.expected)}`;
   else if (issue.code === 'too_small') what = `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${String(issue.minimum)}`;
   else if (issue.code === 'too_big') what = `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`;
-  else if (issue.code === 'invalid_value' && 'values' in issue) what = `expected one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  else if (issue.code === 'invalid_value' && 'values' in issue)
+    what = `expected one of ${(issue.values as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
   return `${where}: ${what}`;
 }
 

@@ -26,7 +26,10 @@ export function refuseExisting(paths: readonly string[], overwrite = false): voi
   });
   if (existing.length) {
     const list = existing.map((p) => path.basename(p)).join(', ');
-    throw new AppError('Conflict', `${list} already exist${existing.length === 1 ? 's' : ''} in ${path.dirname(existing[0]!)}; nothing was written (pass --overwrite, or overwrite: true, to replace)`);
+    throw new AppError(
+      'Conflict',
+      `${list} already exist${existing.length === 1 ? 's' : ''} in ${path.dirname(existing[0]!)}; nothing was written (pass --overwrite, or overwrite: true, to replace)`,
+    );
   }
 }
 
@@ -40,11 +43,15 @@ export function refuseFilledFolder(dir: string, overwrite = false): void {
     names = fs.readdirSync(dir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR') throw new AppError('Conflict', `${dir} is a file, not a folder; nothing was written`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOTDIR')
+      throw new AppError('Conflict', `${dir} is a file, not a folder; nothing was written`);
     throw e;
   }
   // A crashed export's partial files are litter, not an earlier export: the new one replaces them.
-  refuseExisting(names.filter((n) => !/\.partial(-\d+)?$/.test(n)).map((n) => path.join(dir, n)), overwrite);
+  refuseExisting(
+    names.filter((n) => !/\.partial(-\d+)?$/.test(n)).map((n) => path.join(dir, n)),
+    overwrite,
+  );
 }
 
 const PID_PARTIAL = /\.partial-(\d+)(-wal|-shm|-journal)?$/;

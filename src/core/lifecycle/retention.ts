@@ -51,8 +51,16 @@ export interface PruneResult {
 }
 
 const COUNTED = [
-  'sessions', 'conversation_turns', 'conversation_contexts', 'memory_gate_decisions', 'write_guardian_audit',
-  'dataset_samples', 'file_snapshots', 'guardian_log_lines', 'dataset_feedback_signals', 'import_runs',
+  'sessions',
+  'conversation_turns',
+  'conversation_contexts',
+  'memory_gate_decisions',
+  'write_guardian_audit',
+  'dataset_samples',
+  'file_snapshots',
+  'guardian_log_lines',
+  'dataset_feedback_signals',
+  'import_runs',
 ];
 
 /** Remembers a finished backup, so retention knows up to when the data is safe elsewhere. */
@@ -64,9 +72,7 @@ export function recordBackup(db: DB, file: string, at: number): void {
 export function safeCopyUntil(db: DB, workspaceDir: string): number | null {
   const backup = getState<{ file: string; at: number }>(db, LAST_BACKUP_KEY);
   const backupAt = backup && fs.existsSync(backup.file) ? backup.at : null;
-  const archive = tableExists(db, 'conversation_archives')
-    ? findLatestArchive(db)
-    : undefined;
+  const archive = tableExists(db, 'conversation_archives') ? findLatestArchive(db) : undefined;
   // Scheduled archives record a bare name and are removed by their own retention: count only a file still there.
   const archivedUntil = archive && fs.existsSync(path.resolve(exportsDir(workspaceDir), archive.file)) ? archive.until : null;
   const times = [backupAt, archivedUntil].filter((t): t is number => typeof t === 'number');
@@ -103,7 +109,8 @@ function retentionDays(ctx: ServiceContext, days: number | undefined): number {
 
 function checkConfirmed(options: PruneOptions): void {
   if (options.dryRun) return;
-  if (!options.confirm) throw new AppError('Invalid', 'prune is irreversible: preview it (dry run) and confirm it (--yes, or confirm with the preview token)');
+  if (!options.confirm)
+    throw new AppError('Invalid', 'prune is irreversible: preview it (dry run) and confirm it (--yes, or confirm with the preview token)');
   if (!options.previewToken && !options.scheduled) {
     throw new AppError('Invalid', 'previewToken: run a dry run first and pass the previewToken it returned with confirm');
   }
@@ -145,8 +152,14 @@ export function pruneOldData(ctx: ServiceContext, options: PruneOptions = {}): P
         throw new AppError('Conflict', 'the data changed since the preview: nothing was deleted; preview again');
       }
       if (needsForce && Object.keys(deleted).length && !options.force) {
-        const since = safeUntil === null ? 'no backup or conversation archive exists' : `the last backup or archive holds data up to ${new Date(safeUntil).toISOString()}`;
-        throw new AppError('Conflict', `prune would delete data no copy holds (${since}): nothing was deleted; make a backup first (\`reflection backup\`) or force it`);
+        const since =
+          safeUntil === null
+            ? 'no backup or conversation archive exists'
+            : `the last backup or archive holds data up to ${new Date(safeUntil).toISOString()}`;
+        throw new AppError(
+          'Conflict',
+          `prune would delete data no copy holds (${since}): nothing was deleted; make a backup first (\`reflection backup\`) or force it`,
+        );
       }
     });
   } catch (e) {
@@ -156,5 +169,15 @@ export function pruneOldData(ctx: ServiceContext, options: PruneOptions = {}): P
   if (!dryRun && Object.keys(deleted).length) {
     freedPages = reclaimFreePages(db);
   }
-  return { days, cutoff, dryRun, deleted, kept, freedPages, previewToken: tokenFor(days, cutoff, deleted), safeCopyUntil: safeUntil, needsForce: needsForce && Object.keys(deleted).length > 0 };
+  return {
+    days,
+    cutoff,
+    dryRun,
+    deleted,
+    kept,
+    freedPages,
+    previewToken: tokenFor(days, cutoff, deleted),
+    safeCopyUntil: safeUntil,
+    needsForce: needsForce && Object.keys(deleted).length > 0,
+  };
 }

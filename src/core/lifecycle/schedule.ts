@@ -111,7 +111,14 @@ export interface RetentionSchedule {
  */
 export function startRetentionSchedule(
   ctx: ServiceContext,
-  options: { days: number; clock?: Clock; firstDelayMs?: number; intervalMs?: number; onRun?: (r: PruneResult) => void; onError?: (e: unknown) => void },
+  options: {
+    days: number;
+    clock?: Clock;
+    firstDelayMs?: number;
+    intervalMs?: number;
+    onRun?: (r: PruneResult) => void;
+    onError?: (e: unknown) => void;
+  },
 ): RetentionSchedule {
   const clock = options.clock ?? systemClock;
   const interval = options.intervalMs ?? 24 * 60 * 60 * 1000;

@@ -39,7 +39,6 @@ export const liveCaptureSchema = z
   })
   .default({ auditMatchWindowMs: 5000, pollIntervalMs: 500 });
 
-
 export const workbenchSettingsSchema = z.object({
   storage: sqliteStorageConfigSchema.default(sqliteStorageConfigSchema.parse({})),
   memoryGateAuditing: memoryGateAuditingSchema,
@@ -133,7 +132,8 @@ export type SettingsPatch = { [key: string]: unknown };
 
 function deepMerge(base: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = typeof base === 'object' && base !== null && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> =
+    typeof base === 'object' && base !== null && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {};
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
     if (v === undefined) continue;
     // null removes a key, so an optional setting (retentionDays, pluginRoot) can be switched off again.

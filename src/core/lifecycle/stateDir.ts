@@ -4,7 +4,8 @@ import path from 'node:path';
 
 export function defaultStateDir(): string {
   if (process.env.REFLECTION_STATE_DIR) return path.resolve(process.env.REFLECTION_STATE_DIR);
-  const base = process.env.XDG_CONFIG_HOME || (process.platform === 'win32' ? process.env.APPDATA : undefined) || path.join(os.homedir(), '.config');
+  const base =
+    process.env.XDG_CONFIG_HOME || (process.platform === 'win32' ? process.env.APPDATA : undefined) || path.join(os.homedir(), '.config');
   return path.join(base ?? os.homedir(), 'reflection-workbench');
 }
 

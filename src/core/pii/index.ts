@@ -43,7 +43,8 @@ export function detectPii(text: string, opts: DetectOptions = {}): PiiSpan[] {
   return view ? spans.map((s) => mapToOriginal(text, view, s)) : spans;
 }
 
-const CHINESE_ID_CUES = /qq|扣扣|企鹅|Q号|微信|威信|薇信|加微|wechat|weixin|wx|vx|v信|加v|微x|护照|passport|旅行证件|travel\s+document|通行证|证件号/i;
+const CHINESE_ID_CUES =
+  /qq|扣扣|企鹅|Q号|微信|威信|薇信|加微|wechat|weixin|wx|vx|v信|加v|微x|护照|passport|旅行证件|travel\s+document|通行证|证件号/i;
 
 function mapToOriginal(text: string, view: DetectionView, s: PiiSpan): PiiSpan {
   const [start, end] = toOriginal(view, s.start, s.end);

@@ -16,7 +16,8 @@ const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
 const CLUSTER = /[\s\S]\p{M}*/uy;
 const DASH = /\p{Pd}/u;
 const DIGIT = /\p{Nd}/u;
-const NEEDS_VIEW = /(?![\x00-\x7F])[\p{Nd}\p{Pd}]|[\p{Cf}\p{M}\u00A0-\u00BF\u2000-\u206F\u2100-\u24FF\u2800\u3000-\u303F\u3164\uF900-\uFFEF\u{1D400}-\u{1D7FF}\u{E0100}-\u{E01EF}]/u;
+const NEEDS_VIEW =
+  /(?![\x00-\x7F])[\p{Nd}\p{Pd}]|[\p{Cf}\p{M}\u00A0-\u00BF\u2000-\u206F\u2100-\u24FF\u2800\u3000-\u303F\u3164\uF900-\uFFEF\u{1D400}-\u{1D7FF}\u{E0100}-\u{E01EF}]/u;
 
 /**
  * Characters NFKC leaves alone and that need no folding: ASCII, Latin-1 and Latin Extended-A letters, Greek
@@ -40,7 +41,16 @@ function isStable(c: number): boolean {
 
 /** A combining mark may follow (it composes with its base under NFKC): take the slow path. */
 function isMark(c: number): boolean {
-  return c >= 0x300 && (c <= 0x36f || (c >= 0x1ab0 && c <= 0x1aff) || (c >= 0x1dc0 && c <= 0x1dff) || (c >= 0x20d0 && c <= 0x20ff) || (c >= 0xfe20 && c <= 0xfe2f) || c === 0x3099 || c === 0x309a);
+  return (
+    c >= 0x300 &&
+    (c <= 0x36f ||
+      (c >= 0x1ab0 && c <= 0x1aff) ||
+      (c >= 0x1dc0 && c <= 0x1dff) ||
+      (c >= 0x20d0 && c <= 0x20ff) ||
+      (c >= 0xfe20 && c <= 0xfe2f) ||
+      c === 0x3099 ||
+      c === 0x309a)
+  );
 }
 
 export interface DetectionView {

@@ -47,7 +47,8 @@ export function resolveOverlaps(spans: PiiSpan[]): PiiSpan[] {
     let hi = kept.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (kept[mid]!.start < s.start) lo = mid + 1; // lo <= mid < hi <= kept.length
+      if (kept[mid]!.start < s.start)
+        lo = mid + 1; // lo <= mid < hi <= kept.length
       else hi = mid;
     }
     if ((kept[lo - 1]?.end ?? -Infinity) > s.start) continue;

@@ -11,7 +11,6 @@ export interface RedactOptions {
   rejectedIds?: Iterable<string>;
 }
 
-
 const NUMERIC_TYPES = new Set<PiiType>(['PHONE', 'CREDIT_CARD', 'BANK_CARD', 'CN_ID', 'QQ']);
 
 /**
@@ -128,23 +127,43 @@ function sweepKnownValues(text: string, covered: PiiSpan[], entries: Map<string,
   const lowered = v.toLowerCase();
   const lower = lowered.length === v.length ? lowered : v;
   const found: { span: PiiSpan; entry: Entry }[] = [];
-  const taken = (s: number, e: number) => covered.some((c) => s < c.end && c.start < e) || found.some(({ span: c }) => s < c.end && c.start < e);
+  const taken = (s: number, e: number) =>
+    covered.some((c) => s < c.end && c.start < e) || found.some(({ span: c }) => s < c.end && c.start < e);
   const add = (vs: number, ve: number, entry: Entry) => {
     const [s, end] = view ? toOriginal(view, vs, ve) : [vs, ve];
     if (taken(s, end)) return;
-    const span: PiiSpan = { id: `${entry.type}:${s}:${end}`, type: entry.type, start: s, end, value: text.slice(s, end), confidence: 1, detector: 'scope:sweep' };
+    const span: PiiSpan = {
+      id: `${entry.type}:${s}:${end}`,
+      type: entry.type,
+      start: s,
+      end,
+      value: text.slice(s, end),
+      confidence: 1,
+      detector: 'scope:sweep',
+    };
     found.push({ span, entry });
   };
   const numeric = [...entries].filter(([k]) => /^\d[\dx]{4,}$/.test(k));
   if (numeric.length) {
     for (const m of v.matchAll(DIGIT_GROUPS)) {
-      const groups = [...m[0].matchAll(/\d+/g)].map((g) => ({ start: m.index + g.index, end: m.index + g.index + g[0].length, digits: g[0] }));
+      const groups = [...m[0].matchAll(/\d+/g)].map((g) => ({
+        start: m.index + g.index,
+        end: m.index + g.index + g[0].length,
+        digits: g[0],
+      }));
       for (let i = 0; i < groups.length; i++) {
         let digits = '';
         for (let j = i; j < groups.length && digits.length < 20; j++) {
           const group = groups[j]!; // j < groups.length
           digits += group.digits;
-          const hit = numeric.find(([k]) => k === digits || (k.length >= 7 && digits.length - k.length <= 4 && digits.endsWith(k) && /^(?:0{0,2}86|1|0)$/.test(digits.slice(0, -k.length))));
+          const hit = numeric.find(
+            ([k]) =>
+              k === digits ||
+              (k.length >= 7 &&
+                digits.length - k.length <= 4 &&
+                digits.endsWith(k) &&
+                /^(?:0{0,2}86|1|0)$/.test(digits.slice(0, -k.length))),
+          );
           if (hit) {
             add(i === 0 && m[0].startsWith('+') ? m.index : groups[i]!.start, group.end, hit[1]);
             i = j;
@@ -158,8 +177,14 @@ function sweepKnownValues(text: string, covered: PiiSpan[], entries: Map<string,
     if (numeric.some(([k]) => k === key) || key.length < (/[\u4e00-\u9fff]/.test(key) ? 2 : 4)) continue;
     for (let at = lower.indexOf(key); at >= 0; at = lower.indexOf(key, at + 1)) {
       const end = at + key.length;
-      if (/[\p{L}\p{N}_]/u.test(key.charAt(0)) && /[\p{L}\p{N}_]/u.test(lower[at - 1] ?? '') && !/[\u4e00-\u9fff]/.test(key.charAt(0))) continue;
-      if (/[\p{L}\p{N}_]/u.test(key.charAt(key.length - 1)) && /[\p{L}\p{N}_]/u.test(lower[end] ?? '') && !/[\u4e00-\u9fff]/.test(key.charAt(key.length - 1))) continue;
+      if (/[\p{L}\p{N}_]/u.test(key.charAt(0)) && /[\p{L}\p{N}_]/u.test(lower[at - 1] ?? '') && !/[\u4e00-\u9fff]/.test(key.charAt(0)))
+        continue;
+      if (
+        /[\p{L}\p{N}_]/u.test(key.charAt(key.length - 1)) &&
+        /[\p{L}\p{N}_]/u.test(lower[end] ?? '') &&
+        !/[\u4e00-\u9fff]/.test(key.charAt(key.length - 1))
+      )
+        continue;
       add(at, end, e);
     }
   }

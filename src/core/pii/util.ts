@@ -1,13 +1,6 @@
 import type { PiiSpan, PiiType } from './types';
 
-export function makeSpan(
-  text: string,
-  type: PiiType,
-  start: number,
-  end: number,
-  confidence: number,
-  detector: string,
-): PiiSpan {
+export function makeSpan(text: string, type: PiiType, start: number, end: number, confidence: number, detector: string): PiiSpan {
   return { id: `${type}:${start}:${end}`, type, start, end, value: text.slice(start, end), confidence, detector };
 }
 
@@ -67,7 +60,9 @@ const LOOKALIKE_CONTEXT =
 
 /** "2202 Rissik St": a house number, not a phone number. */
 export function followedByStreet(text: string, end: number): boolean {
-  return /^\s+(?:[A-Z][\w'-]*\s+){1,3}(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Lane|Ln|Dr|Drive|Way|Ct|Court|Pl|Place|Sq|Square|Hwy)\b/.test(text.slice(end, end + 60));
+  return /^\s+(?:[A-Z][\w'-]*\s+){1,3}(?:St|Street|Ave|Avenue|Rd|Road|Blvd|Lane|Ln|Dr|Drive|Way|Ct|Court|Pl|Place|Sq|Square|Hwy)\b/.test(
+    text.slice(end, end + 60),
+  );
 }
 
 export function hasLookalikeContext(text: string, start: number): boolean {

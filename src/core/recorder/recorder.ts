@@ -1,11 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { encodeTime } from 'ulid';
-import type {
-  ConversationContextItem,
-  ConversationTurn,
-  LineChanges,
-  MemoryFileName,
-} from '../../shared/domain';
+import type { ConversationContextItem, ConversationTurn, LineChanges, MemoryFileName } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, writeTx, type DB, type OpenOptions } from '../db/connection';
 import { storeSnapshot } from '../db/snapshots';
@@ -101,7 +96,10 @@ export interface RecorderCoreOptions {
 export class RecorderCore {
   private readonly newId: (time: number) => string;
 
-  constructor(readonly db: DB, options: RecorderCoreOptions = {}) {
+  constructor(
+    readonly db: DB,
+    options: RecorderCoreOptions = {},
+  ) {
     this.newId = options.newId ?? fastUlid;
   }
 
@@ -231,8 +229,10 @@ export class RecorderCore {
     const file = w.targetFile as MemoryFileName;
     const beforeKnown = w.before !== undefined;
     const afterKnown = w.after !== undefined;
-    const beforeSnapshotId = beforeKnown && w.before !== null ? storeSnapshot(this.db, file, w.before as string, w.createdAt, this.newId(w.createdAt)) : null;
-    const afterSnapshotId = afterKnown && w.after !== null ? storeSnapshot(this.db, file, w.after as string, w.createdAt, this.newId(w.createdAt)) : null;
+    const beforeSnapshotId =
+      beforeKnown && w.before !== null ? storeSnapshot(this.db, file, w.before as string, w.createdAt, this.newId(w.createdAt)) : null;
+    const afterSnapshotId =
+      afterKnown && w.after !== null ? storeSnapshot(this.db, file, w.after as string, w.createdAt, this.newId(w.createdAt)) : null;
     const changed = beforeKnown && afterKnown ? diffFile(file, w.before ?? null, w.after ?? null) : null;
     insertAuditRow(this.db, {
       id,
@@ -267,7 +267,10 @@ export class RecorderCore {
  * return promises; better-sqlite3 underneath is synchronous, and `recorder.core` exposes that directly.
  */
 export class Recorder {
-  constructor(readonly core: RecorderCore, private readonly onClose: () => void) {}
+  constructor(
+    readonly core: RecorderCore,
+    private readonly onClose: () => void,
+  ) {}
 
   async upsertSession(session: SessionInput): Promise<void> {
     this.core.upsertSession(session);

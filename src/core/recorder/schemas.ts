@@ -31,24 +31,23 @@ export const contextItemInput = z.object({
   timestamp: ms,
 });
 
-export const decisionInput = z
-  .object({
-    id: nonEmpty.optional(),
-    turnId: nonEmpty,
-    sessionId: nonEmpty,
-    decision: z.enum(GATE_DECISIONS),
-    reason: z.string(),
-    candidateFact: z.string().optional(),
-    llmCall: z.object({
-      model: nonEmpty,
-      latencyMs: z.number().int().nonnegative().optional(),
-      promptTokens: z.number().int().nonnegative().optional(),
-      completionTokens: z.number().int().nonnegative().optional(),
-      rawResponse: z.string().optional(),
-    }),
-    source: z.string().optional(),
-    createdAt: ms,
-  });
+export const decisionInput = z.object({
+  id: nonEmpty.optional(),
+  turnId: nonEmpty,
+  sessionId: nonEmpty,
+  decision: z.enum(GATE_DECISIONS),
+  reason: z.string(),
+  candidateFact: z.string().optional(),
+  llmCall: z.object({
+    model: nonEmpty,
+    latencyMs: z.number().int().nonnegative().optional(),
+    promptTokens: z.number().int().nonnegative().optional(),
+    completionTokens: z.number().int().nonnegative().optional(),
+    rawResponse: z.string().optional(),
+  }),
+  source: z.string().optional(),
+  createdAt: ms,
+});
 
 export const writeInput = z
   .object({

@@ -37,18 +37,39 @@ function fieldHits(base: Base, fields: Array<[SearchHitField, string | null]>, t
 }
 
 export function search(ctx: ServiceContext, input: SearchInput): SearchPage {
-  if (!input || typeof input.text !== 'string' || !input.text.trim()) throw new AppError('Invalid', 'text: expected some text to search for');
+  if (!input || typeof input.text !== 'string' || !input.text.trim())
+    throw new AppError('Invalid', 'text: expected some text to search for');
   if (input.text.length > 500) throw new AppError('Invalid', 'text: at most 500 characters');
   const kinds = input.kinds?.length ? input.kinds : (['turn', 'decision'] as const);
-  for (const k of kinds) if (k !== 'turn' && k !== 'decision') throw new AppError('Invalid', `kinds: expected turn or decision, got ${String(k)}`);
+  for (const k of kinds)
+    if (k !== 'turn' && k !== 'decision') throw new AppError('Invalid', `kinds: expected turn or decision, got ${String(k)}`);
   const limit = clampLimit(input.limit, 20, 500);
   const q = parseTextQuery(input.text);
   const query = { match: q.match, shortTerms: q.shortTerms, sessionId: input.sessionId, limit, scan: SCAN_BOUND };
   const turns = kinds.includes('turn') ? searchTurns(ctx.db, query) : [];
   const decisions = kinds.includes('decision') ? searchDecisions(ctx.db, query) : [];
   const rows = [
-    ...turns.map((t) => ({ base: { kind: 'turn', id: t.id, turnId: t.id, sessionId: t.session_id, createdAt: t.created_at } as Base, fields: [['user_message', t.user_message_content], ['agent_message', t.agent_message_content]] as Array<[SearchHitField, string | null]> })),
-    ...decisions.map((d) => ({ base: { kind: 'decision', id: d.id, turnId: d.turn_id, sessionId: d.session_id, createdAt: d.created_at, decision: d.decision } as Base, fields: [['reason', d.reason], ['candidate_fact', d.candidate_fact]] as Array<[SearchHitField, string | null]> })),
+    ...turns.map((t) => ({
+      base: { kind: 'turn', id: t.id, turnId: t.id, sessionId: t.session_id, createdAt: t.created_at } as Base,
+      fields: [
+        ['user_message', t.user_message_content],
+        ['agent_message', t.agent_message_content],
+      ] as Array<[SearchHitField, string | null]>,
+    })),
+    ...decisions.map((d) => ({
+      base: {
+        kind: 'decision',
+        id: d.id,
+        turnId: d.turn_id,
+        sessionId: d.session_id,
+        createdAt: d.created_at,
+        decision: d.decision,
+      } as Base,
+      fields: [
+        ['reason', d.reason],
+        ['candidate_fact', d.candidate_fact],
+      ] as Array<[SearchHitField, string | null]>,
+    })),
   ];
   rows.sort((a, b) => b.base.createdAt - a.base.createdAt || (a.base.kind < b.base.kind ? -1 : 1));
   const items = rows.slice(0, limit).flatMap((r) => fieldHits(r.base, r.fields, q.terms));

@@ -7,7 +7,14 @@ import type { ServiceContext } from '../context';
 import { clampLimit, decodeCursor, encodeCursor, pageOf } from '../db/paging';
 import { listWritesOfTurns } from '../db/repositories/audits';
 import { listDecisionsOfTurns } from '../db/repositories/decisions';
-import { findSessionById, listSessionsPage, listSessionsSql, sessionExists, sessionFromRow, type SessionFilter } from '../db/repositories/sessions';
+import {
+  findSessionById,
+  listSessionsPage,
+  listSessionsSql,
+  sessionExists,
+  sessionFromRow,
+  type SessionFilter,
+} from '../db/repositories/sessions';
 import { findTurnById, listContextOfTurn, listTurnsOfSession, turnExists } from '../db/repositories/turns';
 
 export interface ListSessionsInput {
@@ -31,7 +38,13 @@ export interface ListTurnsInput {
 function sessionFilter(input: ListSessionsInput): SessionFilter & { limit: number } {
   const limit = clampLimit(input.limit, 50);
   const after = decodeCursor(input.cursor, ['number', 'number']) as [number, number] | undefined;
-  return { channelId: input.channelId || undefined, query: input.query?.trim().toLowerCase() || undefined, after, limitPlusOne: limit + 1, limit };
+  return {
+    channelId: input.channelId || undefined,
+    query: input.query?.trim().toLowerCase() || undefined,
+    after,
+    limitPlusOne: limit + 1,
+    limit,
+  };
 }
 
 /** The SQL of one page, exposed so tests can check its query plan. */
@@ -55,7 +68,11 @@ function attach(ctx: ServiceContext, turns: TurnDto[]): TurnView[] {
   const ids = turns.map((t) => t.id);
   const decisions = listDecisionsOfTurns(ctx.db, ids);
   const writes = listWritesOfTurns(ctx.db, ids);
-  return turns.map((t) => ({ ...t, decisions: decisions.filter((d) => d.turnId === t.id), writes: writes.filter((w) => w.turnId === t.id) }));
+  return turns.map((t) => ({
+    ...t,
+    decisions: decisions.filter((d) => d.turnId === t.id),
+    writes: writes.filter((w) => w.turnId === t.id),
+  }));
 }
 
 /** The cursor that starts a session's timeline at one turn (oldest-first order). */
@@ -76,7 +93,12 @@ export function listTurns(ctx: ServiceContext, input: ListTurnsInput): Page<Turn
   const cursor = input.cursor ?? (input.fromTurn && order === 'asc' ? cursorAtTurn(ctx, input.sessionId, input.fromTurn) : undefined);
   const after = decodeCursor(cursor, ['number'])?.[0] as number | undefined;
   const rows = listTurnsOfSession(ctx.db, { sessionId: input.sessionId, after, order, limitPlusOne: limit + 1 });
-  const page = pageOf(rows, limit, (t) => [t.turnNumber], (t) => t);
+  const page = pageOf(
+    rows,
+    limit,
+    (t) => [t.turnNumber],
+    (t) => t,
+  );
   return { ...page, items: attach(ctx, page.items) };
 }
 

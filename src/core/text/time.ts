@@ -39,6 +39,7 @@ export function parseTimeRange(
 ): { since: number | undefined; until: number | undefined } {
   const since = parseTime(range.since, names.since, now);
   const until = parseTime(range.until, names.until, now);
-  if (since !== undefined && until !== undefined && since >= until) throw new AppError('Invalid', `${names.since}: must be before ${names.until}`);
+  if (since !== undefined && until !== undefined && since >= until)
+    throw new AppError('Invalid', `${names.since}: must be before ${names.until}`);
   return { since, until };
 }

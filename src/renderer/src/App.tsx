@@ -41,17 +41,32 @@ const NAV: { view: ViewName; label: string }[] = [
 
 function CurrentView({ view }: { view: ViewName }): ReactNode {
   switch (view) {
-    case 'sessions': return <SessionsView />;
-    case 'decisions': return <DecisionsView />;
-    case 'writes': return <WritesView />;
-    case 'corrections': return <CorrectionsView />;
-    case 'review': return <ReviewView />;
-    case 'datasets': return <DatasetsView />;
-    case 'search': return <SearchView />;
-    case 'health': return <HealthView />;
-    case 'privacy': return <PrivacyView />;
-    case 'settings': return <SettingsView />;
-    case 'stats': return <Suspense fallback={<div className="pad muted">Loading charts…</div>}><StatsView /></Suspense>;
+    case 'sessions':
+      return <SessionsView />;
+    case 'decisions':
+      return <DecisionsView />;
+    case 'writes':
+      return <WritesView />;
+    case 'corrections':
+      return <CorrectionsView />;
+    case 'review':
+      return <ReviewView />;
+    case 'datasets':
+      return <DatasetsView />;
+    case 'search':
+      return <SearchView />;
+    case 'health':
+      return <HealthView />;
+    case 'privacy':
+      return <PrivacyView />;
+    case 'settings':
+      return <SettingsView />;
+    case 'stats':
+      return (
+        <Suspense fallback={<div className="pad muted">Loading charts…</div>}>
+          <StatsView />
+        </Suspense>
+      );
   }
 }
 
@@ -113,24 +128,38 @@ export function App() {
             <small>curate what the agent remembers</small>
           </div>
           {NAV.map((n, i) => (
-            <a key={n.view} href={hrefFor(n.view)} className={navView === n.view ? 'active' : ''} aria-current={navView === n.view ? 'page' : undefined}>
+            <a
+              key={n.view}
+              href={hrefFor(n.view)}
+              className={navView === n.view ? 'active' : ''}
+              aria-current={navView === n.view ? 'page' : undefined}
+            >
               <span>{n.label}</span>
               {i < 9 && <span className="nav-key">{i + 1}</span>}
             </a>
           ))}
           <div className="nav-spacer" />
-          <WorkspaceSwitcher workspace={workspace} onOpened={(w) => { setWorkspace(w); void queryClient.invalidateQueries(); }} />
+          <WorkspaceSwitcher
+            workspace={workspace}
+            onOpened={(w) => {
+              setWorkspace(w);
+              void queryClient.invalidateQueries();
+            }}
+          />
         </nav>
         <main className="main">
-          {ws.error && !workspace ? <ErrorMessage action="Loading the workspace" error={ws.error} onRetry={() => void ws.refetch()} /> : null}
+          {ws.error && !workspace ? (
+            <ErrorMessage action="Loading the workspace" error={ws.error} onRetry={() => void ws.refetch()} />
+          ) : null}
           <CurrentView view={route.view} />
         </main>
         <footer className="statusbar" data-testid="statusbar">
           <span title={workspace?.dir}>{workspace ? workspace.dir : 'no workspace'}</span>
           {workspace && (
             <span>
-              {formatCount(workspace.counts.sessions)} sessions · {formatCount(workspace.counts.turns)} turns · {formatCount(workspace.counts.decisions)} decisions ·{' '}
-              {formatCount(workspace.counts.writes)} writes · {formatCount(workspace.counts.samples)} samples
+              {formatCount(workspace.counts.sessions)} sessions · {formatCount(workspace.counts.turns)} turns ·{' '}
+              {formatCount(workspace.counts.decisions)} decisions · {formatCount(workspace.counts.writes)} writes ·{' '}
+              {formatCount(workspace.counts.samples)} samples
             </span>
           )}
           <span title="The view refreshes when the database changes">

@@ -49,7 +49,13 @@ export const settingsDtoSchema = z.object({
 });
 export type SettingsDto = z.infer<typeof settingsDtoSchema>;
 
-export const backupResultSchema = z.object({ file: z.string(), bytes: z.number(), pages: z.number(), integrity: z.string(), elapsedMs: z.number() });
+export const backupResultSchema = z.object({
+  file: z.string(),
+  bytes: z.number(),
+  pages: z.number(),
+  integrity: z.string(),
+  elapsedMs: z.number(),
+});
 export type BackupResult = z.infer<typeof backupResultSchema>;
 
 export const dragResultSchema = z.object({ started: z.boolean(), file: z.string() });

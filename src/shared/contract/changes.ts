@@ -4,7 +4,17 @@
 // reads every area. A dry run (input.dryRun === true) is a read: it changes nothing and announces nothing.
 import type { Channel } from './index';
 
-export const DATA_AREAS = ['sessions', 'decisions', 'writes', 'samples', 'exports', 'settings', 'exclusions', 'workspace', 'health'] as const;
+export const DATA_AREAS = [
+  'sessions',
+  'decisions',
+  'writes',
+  'samples',
+  'exports',
+  'settings',
+  'exclusions',
+  'workspace',
+  'health',
+] as const;
 export type DataArea = (typeof DATA_AREAS)[number];
 
 /** What one event says changed; `ids` lists the rows touched when main knows them all. */

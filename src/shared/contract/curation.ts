@@ -141,7 +141,10 @@ export const curationContracts = {
     }),
     'Label every sample a filter or cluster selects (one undo takes the whole batch back); dryRun counts them',
   ),
-  'review.history': query(z.array(historyEntrySchema))(z.strictObject({ limit: z.number().int().min(1).max(100).default(20) }), "The acting curator's last review decisions"),
+  'review.history': query(z.array(historyEntrySchema))(
+    z.strictObject({ limit: z.number().int().min(1).max(100).default(20) }),
+    "The acting curator's last review decisions",
+  ),
   'review.guidelines': query(guidelinesSchema)(empty, "The team's review guidelines (Markdown, stored in the workspace)"),
   'review.setGuidelines': mutation(guidelinesSchema)(z.strictObject({ markdown: z.string().max(100_000) }), 'Save the review guidelines'),
   'review.settings': query(reviewSettingsSchema)(empty, 'Reject reasons offered in Review'),
@@ -153,7 +156,10 @@ export const curationContracts = {
     z.strictObject({ share: z.number().gt(0).max(1), seed: z.string().max(100).optional(), dryRun: z.boolean().default(false) }),
     'Send labelled samples (all, or a random share) to a second pass by a different curator',
   ),
-  'review.agreement': query(agreementReportSchema)(empty, "Agreement between first and second pass (Cohen's kappa, raw) and open disagreements"),
+  'review.agreement': query(agreementReportSchema)(
+    empty,
+    "Agreement between first and second pass (Cohen's kappa, raw) and open disagreements",
+  ),
   'review.adjudicate': mutation(z.object({ ok: z.literal(true) }))(
     z.strictObject({ sampleId: id, action: statusAction, notes: z.string().max(5000).optional() }),
     'A lead settles a disagreement: the sample takes this label',
@@ -172,9 +178,15 @@ export const curationContracts = {
     }),
     'Redact or keep one PII value in a session, the workspace or everywhere; dryRun counts the samples it covers',
   ),
-  'pii.undoValueDecision': mutation(piiValueDecisionSchema)(z.strictObject({ id: z.number().int().min(1) }), 'Undo a per-value PII decision'),
+  'pii.undoValueDecision': mutation(piiValueDecisionSchema)(
+    z.strictObject({ id: z.number().int().min(1) }),
+    'Undo a per-value PII decision',
+  ),
   'pii.valueDecisions': query(z.array(piiValueDecisionSchema))(empty, 'Per-value PII decisions, newest first'),
   'curators.me': query(whoAmISchema)(empty, 'The acting curator'),
-  'curators.setLocalName': mutation(curatorSchema)(z.strictObject({ name: z.string().trim().min(1).max(64) }), "Name the desktop app's curator (asked once)"),
+  'curators.setLocalName': mutation(curatorSchema)(
+    z.strictObject({ name: z.string().trim().min(1).max(64) }),
+    "Name the desktop app's curator (asked once)",
+  ),
   'curators.list': query(z.array(curatorSchema))(empty, 'Curators of the workspace (never their tokens)'),
 };

@@ -9,7 +9,11 @@ const annotationStatus = z.enum(ANNOTATION_STATUSES);
 const sampleType = z.enum(SAMPLE_TYPES);
 const countsBy = <K extends z.ZodEnum>(key: K) => z.partialRecord(key, z.number());
 
-export const qualityFactorsSchema = z.object({ conversationClarity: z.number(), decisionConfidence: z.number(), factVerifiability: z.number() });
+export const qualityFactorsSchema = z.object({
+  conversationClarity: z.number(),
+  decisionConfidence: z.number(),
+  factVerifiability: z.number(),
+});
 export type QualityFactors = z.infer<typeof qualityFactorsSchema>;
 
 /** A kind outside curation's FEEDBACK_KINDS may come from an importer: it is kept as given. */
@@ -145,16 +149,30 @@ export const tokenReportSchema = z.object({
 export type TokenReport = z.infer<typeof tokenReportSchema>;
 export const exportSummarySchema = z.object({
   /** Which review statuses and quality floor the export took. */
-  included: z.object({ statuses: z.array(z.string()), minQuality: z.number().nullable(), sampleTypes: z.array(sampleType), balanced: z.boolean() }),
+  included: z.object({
+    statuses: z.array(z.string()),
+    minQuality: z.number().nullable(),
+    sampleTypes: z.array(sampleType),
+    balanced: z.boolean(),
+  }),
   balance: labelBalanceSchema,
   /** Approved samples folded into a near-duplicate cluster's representative, and which one kept. */
-  folded: z.object({ approved: z.number(), total: z.number(), samples: z.array(z.object({ sampleId: z.string(), keptSampleId: z.string() })) }),
+  folded: z.object({
+    approved: z.number(),
+    total: z.number(),
+    samples: z.array(z.object({ sampleId: z.string(), keptSampleId: z.string() })),
+  }),
   /** Records dropped because an identical record (after redaction) was already written. */
   identicalDropped: z.object({ count: z.number(), sampleIds: z.array(z.string()) }),
   balancedOut: z.number(),
   tokens: tokenReportSchema.nullable(),
   languages: z.array(z.string()),
-  split: z.object({ by: z.enum(['session', 'turn']), requested: z.number(), achieved: z.number().nullable(), validationWritten: z.boolean() }),
+  split: z.object({
+    by: z.enum(['session', 'turn']),
+    requested: z.number(),
+    achieved: z.number().nullable(),
+    validationWritten: z.boolean(),
+  }),
   csvCellsTruncated: z.number(),
   notes: z.array(z.string()),
 });
@@ -225,7 +243,12 @@ export const gateTypeQualitySchema = z.object({
   recall: rate,
 });
 export type GateTypeQuality = z.infer<typeof gateTypeQualitySchema>;
-export const guardianActionQualitySchema = z.object({ action: z.enum(['write', 'refuse', 'skip']), judged: z.number(), correct: z.number(), accuracy: rate });
+export const guardianActionQualitySchema = z.object({
+  action: z.enum(['write', 'refuse', 'skip']),
+  judged: z.number(),
+  correct: z.number(),
+  accuracy: rate,
+});
 export type GuardianActionQuality = z.infer<typeof guardianActionQualitySchema>;
 export const fileChurnSchema = z.object({
   file: z.enum(MEMORY_FILES),
@@ -252,14 +275,25 @@ export const writerQualitySchema = z.object({
 });
 export type WriterQuality = z.infer<typeof writerQualitySchema>;
 
-export const missedWriteOutcomeSchema = z.object({ correctionId: z.string(), decision: z.string(), addedSamples: z.number(), supersededSamples: z.number() });
+export const missedWriteOutcomeSchema = z.object({
+  correctionId: z.string(),
+  decision: z.string(),
+  addedSamples: z.number(),
+  supersededSamples: z.number(),
+});
 export type MissedWriteOutcome = z.infer<typeof missedWriteOutcomeSchema>;
 
 // ---- inputs ----
 const timeRange = { since: epochMs.optional(), until: epochMs.optional() };
 const exportOptions = {
   format: z.enum(EXPORT_FORMATS),
-  name: z.string().trim().min(1).max(120).regex(/^[\w.\- ]+$/, 'letters, digits, spaces, dot, dash, underscore').optional(),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(120)
+    .regex(/^[\w.\- ]+$/, 'letters, digits, spaces, dot, dash, underscore')
+    .optional(),
   sampleTypes: z.array(sampleType).max(SAMPLE_TYPES.length).optional(),
   trainSplit: z.number().min(0).max(1).default(0.8),
   onlyApproved: z.boolean().default(true),
@@ -304,7 +338,10 @@ export const datasetContracts = {
     }),
     'Approve, reject, flag or edit a sample (saved immediately, undoable)',
   ),
-  'dataset.undo': mutation(undoOutcomeSchema)(z.strictObject({ reviewId: id.optional() }), 'Undo the last review (or the given one); works across reloads'),
+  'dataset.undo': mutation(undoOutcomeSchema)(
+    z.strictObject({ reviewId: id.optional() }),
+    'Undo the last review (or the given one); works across reloads',
+  ),
   'dataset.collect': job(collectResultSchema)(
     z.strictObject({
       sessionId: id.optional(),
@@ -325,15 +362,26 @@ export const datasetContracts = {
     z.strictObject({ sampleId: id, spanId: z.string().min(1).max(300), decision: z.enum(PII_SPAN_DECISIONS) }),
     'Accept (redact) or reject (keep) one detected PII span; returns the updated sample',
   ),
-  'dataset.exports': query(z.array(exportRowSchema))(z.strictObject({ limit: limit(200, 50) }), 'Past exports with their files and checksums'),
+  'dataset.exports': query(z.array(exportRowSchema))(
+    z.strictObject({ limit: limit(200, 50) }),
+    'Past exports with their files and checksums',
+  ),
   'dataset.writerQuality': query(writerQualitySchema)(
     empty,
     'The judged writer: gate precision/recall per decision, guardian accuracy, over-writes, churn, weekly trend',
   ),
   'dataset.cluster': query(sampleClusterSchema)(z.strictObject({ id }), "A sample's near-duplicate cluster and the member an export keeps"),
-  'dataset.pickRepresentative': mutation(sampleClusterSchema)(z.strictObject({ id }), 'Make a sample the representative its cluster exports'),
+  'dataset.pickRepresentative': mutation(sampleClusterSchema)(
+    z.strictObject({ id }),
+    'Make a sample the representative its cluster exports',
+  ),
   'dataset.markMissedWrite': mutation(missedWriteOutcomeSchema)(
-    z.strictObject({ decisionId: id, fact: z.string().trim().min(1, 'a fact is required').max(20_000), file: z.enum(MEMORY_FILES), reason }),
+    z.strictObject({
+      decisionId: id,
+      fact: z.string().trim().min(1, 'a fact is required').max(20_000),
+      file: z.enum(MEMORY_FILES),
+      reason,
+    }),
     'Mark a NO_WRITE decision as a missed write: its sample becomes a positive with this fact and file',
   ),
 };

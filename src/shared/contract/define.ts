@@ -30,17 +30,35 @@ export interface Contract<S extends z.ZodType = z.ZodType, O = unknown, R = unkn
  */
 export const query =
   <O>(output?: z.ZodType<O>) =>
-  <S extends z.ZodType>(input: S, summary: string): Contract<S, O, never, 'query'> => ({ input, output, kind: 'query', mutating: false, summary });
+  <S extends z.ZodType>(input: S, summary: string): Contract<S, O, never, 'query'> => ({
+    input,
+    output,
+    kind: 'query',
+    mutating: false,
+    summary,
+  });
 
 /** A call that changes the database or files. */
 export const mutation =
   <O>(output?: z.ZodType<O>) =>
-  <S extends z.ZodType>(input: S, summary: string): Contract<S, O, never, 'mutation'> => ({ input, output, kind: 'mutation', mutating: true, summary });
+  <S extends z.ZodType>(input: S, summary: string): Contract<S, O, never, 'mutation'> => ({
+    input,
+    output,
+    kind: 'mutation',
+    mutating: true,
+    summary,
+  });
 
 /** Long work (imports, collect, export): returns a JobHandle at once; the result R arrives through jobs.get / job events. */
 export const job =
   <R>(result?: z.ZodType<R>) =>
-  <S extends z.ZodType>(input: S, summary: string): Contract<S, JobHandle, R, 'job'> => ({ input, output: result, kind: 'job', mutating: true, summary });
+  <S extends z.ZodType>(input: S, summary: string): Contract<S, JobHandle, R, 'job'> => ({
+    input,
+    output: result,
+    kind: 'job',
+    mutating: true,
+    summary,
+  });
 
 // ---- shared input pieces ----
 export const id = z.string().min(1).max(200);

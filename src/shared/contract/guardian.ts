@@ -188,14 +188,21 @@ export const guardianContracts = {
   'guardian.show': query(auditDetailSchema)(z.strictObject({ id }), 'An audit with its decision, turn, rollback and corrections'),
   'guardian.stats': query(z.array(auditStatusCountSchema))(empty, 'How many writes carry each status, all time'),
   'guardian.diff': query(auditDiffSchema)(z.strictObject({ id }), 'Before/after content and unified diff of a write'),
-  'guardian.history': query(pageOf(fileVersionSchema))(z.strictObject({ file: memoryFile, limit: limit(), cursor }), 'Every version of one memory file, newest first'),
+  'guardian.history': query(pageOf(fileVersionSchema))(
+    z.strictObject({ file: memoryFile, limit: limit(), cursor }),
+    'Every version of one memory file, newest first',
+  ),
   'guardian.rollback': mutation(rollbackOutcomeSchema)(
     z.strictObject({ auditId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false) }),
     'Undo one write (reverse patch when the file changed since; refuses a conflict unless force)',
   ),
   'guardian.rollbackSession': mutation(sessionRollbackOutcomeSchema)(
     z.strictObject({
-      sessionId: id, reason, dryRun: z.boolean().default(false), force: z.boolean().default(false), ...timeRange,
+      sessionId: id,
+      reason,
+      dryRun: z.boolean().default(false),
+      force: z.boolean().default(false),
+      ...timeRange,
       /** Writes to leave as they are, and writes to restore even over later changes. */
       skip: z.array(id).max(10_000).default([]),
       forceIds: z.array(id).max(10_000).default([]),

@@ -33,7 +33,12 @@ export const blameSchema = z.object({
   lines: z.array(blameLineSchema),
 });
 export type BlameDto = z.infer<typeof blameSchema>;
-export const findingLineSchema = z.object({ fileName: z.string(), line: z.number(), text: z.string(), values: z.array(z.string()).optional() });
+export const findingLineSchema = z.object({
+  fileName: z.string(),
+  line: z.number(),
+  text: z.string(),
+  values: z.array(z.string()).optional(),
+});
 export type FindingLineDto = z.infer<typeof findingLineSchema>;
 export const FINDING_KINDS = ['contradiction', 'duplicate', 'secret'] as const;
 export const FINDING_STATUSES = ['open', 'resolved', 'merged', 'dismissed'] as const;
@@ -46,7 +51,9 @@ export const findingSchema = z.object({
     lines: z.array(findingLineSchema),
     piiKind: z.string().optional(),
     secret: z.boolean().optional(),
-    secondOpinion: z.union([z.object({ verdict: z.string(), reason: z.string(), model: z.string() }), z.object({ error: z.string() })]).optional(),
+    secondOpinion: z
+      .union([z.object({ verdict: z.string(), reason: z.string(), model: z.string() }), z.object({ error: z.string() })])
+      .optional(),
   }),
   resolution: z.record(z.string(), z.unknown()).nullable(),
   resolvedBy: z.string().nullable(),
@@ -71,9 +78,13 @@ export const verifySchema = z.object({
   ok: z.boolean(),
   checkedAt: z.number(),
   files: z.array(z.object({ fileName: z.string(), versions: z.number(), headLink: z.string().nullable(), breaks: z.number() })),
-  breaks: z.array(z.object({ kind: z.string(), fileName: z.string(), seq: z.number().nullable(), auditId: z.string().nullable(), message: z.string() })),
+  breaks: z.array(
+    z.object({ kind: z.string(), fileName: z.string(), seq: z.number().nullable(), auditId: z.string().nullable(), message: z.string() }),
+  ),
   chained: z.number(),
-  events: z.array(z.object({ fileName: z.string(), fromSeq: z.number(), reason: z.string(), erasureId: z.string().nullable(), createdAt: z.number() })),
+  events: z.array(
+    z.object({ fileName: z.string(), fromSeq: z.number(), reason: z.string(), erasureId: z.string().nullable(), createdAt: z.number() }),
+  ),
 });
 export type VerifyDto = z.infer<typeof verifySchema>;
 export const eraseSchema = z.object({
@@ -101,7 +112,10 @@ export const healthContracts = {
     z.strictObject({ file: memoryFile, line: z.number().int().min(1).optional(), seq: z.number().int().min(1).optional() }),
     'Which recorded write last produced each line of a memory file, with its decision, turn and earlier history',
   ),
-  'health.scan': mutation(healthScanSchema)(empty, 'Scan the current memory files for contradictions, duplicates and secrets; update the findings queue'),
+  'health.scan': mutation(healthScanSchema)(
+    empty,
+    'Scan the current memory files for contradictions, duplicates and secrets; update the findings queue',
+  ),
   'health.findings': query(z.array(findingSchema))(
     z.strictObject({ status: findingStatus.optional(), kind: z.enum(FINDING_KINDS).optional() }),
     'The findings queue',
@@ -135,5 +149,8 @@ export const healthContracts = {
     }),
     'Erase a value everywhere it was stored (dryRun lists the places first; erasing needs confirm)',
   ),
-  'health.secondOpinion': mutation(z.array(findingSchema))(empty, 'Ask the configured OpenAI-compatible endpoint about the open contradiction and duplicate findings'),
+  'health.secondOpinion': mutation(z.array(findingSchema))(
+    empty,
+    'Ask the configured OpenAI-compatible endpoint about the open contradiction and duplicate findings',
+  ),
 };

@@ -87,9 +87,18 @@ const importPath = z.strictObject({ path: z.string().min(1).max(4096) });
 const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD');
 
 export const importContracts = {
-  'import.dailyNotes': job(importReportSchema)(importPath, "Import OpenClaw's daily memory notes (memory/YYYY-MM-DD.md) as read-only documents (job)"),
-  'stats.evalModels': query(z.array(evalSuiteComparisonSchema))(empty, 'Per-model pass rates of imported eval runs, compared on the same scenarios'),
-  'notes.list': query(z.array(dailyNoteSchema))(z.strictObject({ from: isoDay, to: isoDay }), 'Daily memory notes of a day range (at most 62 days), oldest first'),
+  'import.dailyNotes': job(importReportSchema)(
+    importPath,
+    "Import OpenClaw's daily memory notes (memory/YYYY-MM-DD.md) as read-only documents (job)",
+  ),
+  'stats.evalModels': query(z.array(evalSuiteComparisonSchema))(
+    empty,
+    'Per-model pass rates of imported eval runs, compared on the same scenarios',
+  ),
+  'notes.list': query(z.array(dailyNoteSchema))(
+    z.strictObject({ from: isoDay, to: isoDay }),
+    'Daily memory notes of a day range (at most 62 days), oldest first',
+  ),
   'notes.search': query(z.array(dailyNoteHitSchema))(
     z.strictObject({ text: z.string().trim().min(1, 'search text is required').max(500), limit: limit(200, 50) }),
     'Search the daily memory notes (Chinese too), newest first',

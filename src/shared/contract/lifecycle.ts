@@ -73,7 +73,10 @@ export const lifecycleContracts = {
     }),
     'Exclude a session, a channel target ("<channel>:<target>") or an account from collection and every export',
   ),
-  'exclusions.remove': mutation(exclusionSchema)(z.strictObject({ id }), 'Lift an exclusion: its data (if not purged) is collected and exported again'),
+  'exclusions.remove': mutation(exclusionSchema)(
+    z.strictObject({ id }),
+    'Lift an exclusion: its data (if not purged) is collected and exported again',
+  ),
   'exclusions.purge': mutation(purgeOutcomeSchema)(
     z.strictObject({ id, dryRun: z.boolean().default(false), confirm: z.boolean().default(false) }),
     'Delete everything recorded for the excluded sessions (irreversible: needs confirm; dryRun gives exact counts)',

@@ -7,9 +7,14 @@ import { AUDIT_SOURCES, AUDIT_STATUSES, GATE_DECISIONS, MEMORY_FILES } from '../
 import { cursor, epochMs, id, limit, pageOf, query } from './define';
 
 const jsonObject = z.record(z.string(), z.unknown());
-const byDecisionSchema = z.object(Object.fromEntries(GATE_DECISIONS.map((d) => [d, z.number()])) as Record<(typeof GATE_DECISIONS)[number], z.ZodNumber>);
+const byDecisionSchema = z.object(
+  Object.fromEntries(GATE_DECISIONS.map((d) => [d, z.number()])) as Record<(typeof GATE_DECISIONS)[number], z.ZodNumber>,
+);
 const latencyByDecisionSchema = z.object(
-  Object.fromEntries(GATE_DECISIONS.map((d) => [d, z.number().nullable()])) as Record<(typeof GATE_DECISIONS)[number], z.ZodNullable<z.ZodNumber>>,
+  Object.fromEntries(GATE_DECISIONS.map((d) => [d, z.number().nullable()])) as Record<
+    (typeof GATE_DECISIONS)[number],
+    z.ZodNullable<z.ZodNumber>
+  >,
 );
 const lineChangesSchema = z.object({ added: z.number(), removed: z.number(), modified: z.number() });
 
@@ -72,7 +77,10 @@ export const auditRowSchema = z.object({
   afterSnapshotId: z.string().nullable().optional(),
   relatedAuditId: z.string().nullable().optional(),
   /** List views, rollback rows: the write this rollback undid (or re-applied). */
-  undid: z.object({ id: z.string(), targetFile: z.enum(MEMORY_FILES), candidateFact: z.string().nullable(), createdAt: z.number() }).nullable().optional(),
+  undid: z
+    .object({ id: z.string(), targetFile: z.enum(MEMORY_FILES), candidateFact: z.string().nullable(), createdAt: z.number() })
+    .nullable()
+    .optional(),
   /** False for writes imported from logs: before/after content unknown, so no diff and no rollback. */
   contentKnown: z.boolean().optional(),
   createdAt: z.number(),
@@ -142,7 +150,12 @@ export type GateStatsBucket = z.infer<typeof gateStatsBucketSchema>;
 export const gateStatsSchema = z.object({
   groupBy: z.enum(['none', 'daily', 'weekly', 'session']),
   buckets: z.array(gateStatsBucketSchema),
-  totals: z.object({ total: z.number(), byDecision: byDecisionSchema, avgLatencyMs: z.number().nullable(), avgLatencyByDecision: latencyByDecisionSchema }),
+  totals: z.object({
+    total: z.number(),
+    byDecision: byDecisionSchema,
+    avgLatencyMs: z.number().nullable(),
+    avgLatencyByDecision: latencyByDecisionSchema,
+  }),
 });
 export type GateStats = z.infer<typeof gateStatsSchema>;
 
@@ -203,7 +216,14 @@ export const recordContracts = {
     'Full-text search over turns, facts and reasons (Chinese works)',
   ),
   'gate.list': query(gateDecisionPageSchema)(
-    z.strictObject({ sessionId: id.optional(), decision: z.enum(GATE_DECISIONS).optional(), text: text.optional(), limit: limit(), cursor, ...timeRange }),
+    z.strictObject({
+      sessionId: id.optional(),
+      decision: z.enum(GATE_DECISIONS).optional(),
+      text: text.optional(),
+      limit: limit(),
+      cursor,
+      ...timeRange,
+    }),
     'memory_gate decisions, newest first, with their conversation text',
   ),
   'gate.show': query(gateDecisionDetailSchema)(z.strictObject({ id }), 'A decision with its turn, context and writes'),

@@ -23,7 +23,14 @@ async function main() {
         { role: 'agent', message: 'earlier', timestamp: 999 + i },
         { role: 'user', message: `${name} question ${i}`, timestamp: 1000 + i },
       ]);
-      await rec.insertDecision({ turnId: id, sessionId, decision: 'NO_WRITE', reason: `${name} ${i}`, llmCall: { model: 'm', latencyMs: 5 }, createdAt: 1001 + i });
+      await rec.insertDecision({
+        turnId: id,
+        sessionId,
+        decision: 'NO_WRITE',
+        reason: `${name} ${i}`,
+        llmCall: { model: 'm', latencyMs: 5 },
+        createdAt: 1001 + i,
+      });
     } catch (e) {
       if (/busy|locked/i.test(String((e as Error).message))) busy++;
       throw e;

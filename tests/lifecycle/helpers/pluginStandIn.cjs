@@ -48,7 +48,10 @@ async function write(i, sessionKey, file, status) {
     const at = log('MessageHandler', 'write_guardian applied update', { decision }, sessionKey);
     report({ type: 'write', i, file, before, after, fact, at });
   } else {
-    fs.appendFileSync(guardianLog, `${JSON.stringify({ timestamp: iso(), decision, targetFile: file, status: 'refused', reason: 'already known', candidateFact: fact })}\n`);
+    fs.appendFileSync(
+      guardianLog,
+      `${JSON.stringify({ timestamp: iso(), decision, targetFile: file, status: 'refused', reason: 'already known', candidateFact: fact })}\n`,
+    );
     log('WriteGuardian', 'write_guardian refused update', { decision, filePath: target, reason: 'already known' });
     log('MessageHandler', 'write_guardian refused update', { decision, reason: 'already known' }, sessionKey);
     report({ type: 'refused', i, file, fact });
@@ -72,7 +75,15 @@ async function main() {
     const id = String(i).padStart(6, '0');
     const snap = (role, message) => ({
       hookName: role === 'user' ? 'message:received' : 'before_message_write',
-      bufferMessage: { id: `SI${id}${role === 'user' ? 'U' : 'A'}`, role, message, timestamp: Date.now(), sessionKey, channelId: 'discord', metadata: role === 'user' ? { accountId: 'default' } : {} },
+      bufferMessage: {
+        id: `SI${id}${role === 'user' ? 'U' : 'A'}`,
+        role,
+        message,
+        timestamp: Date.now(),
+        sessionKey,
+        channelId: 'discord',
+        metadata: role === 'user' ? { accountId: 'default' } : {},
+      },
     });
     log('MessageHandler', 'Buffer message snapshot', snap('user', `user message ${i}`), sessionKey);
     log('MessageHandler', 'Buffer message snapshot', snap('agent', `agent reply ${i}`), sessionKey);
@@ -80,7 +91,12 @@ async function main() {
     const file = FILES[writes % FILES.length];
     const decision = kind === 0 ? 'NO_WRITE' : `UPDATE_${file.replace('.md', '')}`;
     log('memory_gate', 'memory_gate decision generated', { decision, reason: `reason ${i}`, hasCandidateFact: kind !== 0 });
-    const decidedAt = log('MessageHandler', 'memory_gate decision evaluated', { decision, reason: `reason ${i}`, hasCandidateFact: kind !== 0 }, sessionKey);
+    const decidedAt = log(
+      'MessageHandler',
+      'memory_gate decision evaluated',
+      { decision, reason: `reason ${i}`, hasCandidateFact: kind !== 0 },
+      sessionKey,
+    );
     report({ type: 'decision', i, decision, at: decidedAt });
     if (kind === 1 || kind === 2) {
       await write(i, sessionKey, file, 'written');

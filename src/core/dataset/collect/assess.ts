@@ -97,7 +97,8 @@ function reviewReasons(
   const review: string[] = [];
   const m = cfg.manualReviewCriteria;
   const score = quality.score;
-  if (m.lowConfidence && quality.factors && quality.factors.decisionConfidence < cfg.qualityScoring.lowConfidenceThreshold) review.push('lowConfidence');
+  if (m.lowConfidence && quality.factors && quality.factors.decisionConfidence < cfg.qualityScoring.lowConfidenceThreshold)
+    review.push('lowConfidence');
   if (m.containsSensitiveInfo && hasPii) review.push('containsSensitiveInfo');
   if (m.userFeedbackReceived && f.signals.some((s) => isObjection(s) || s.type === 'confusion')) review.push('userFeedbackReceived');
   if (score !== null && score < cfg.positiveCriteria.minQualityScore) {
@@ -110,7 +111,13 @@ function reviewReasons(
   return review;
 }
 
-function autoApproveReasons(cfg: DatasetCollectionConfig, draft: Draft, score: number | null, labels: SampleLabels, needsReview: boolean): string[] {
+function autoApproveReasons(
+  cfg: DatasetCollectionConfig,
+  draft: Draft,
+  score: number | null,
+  labels: SampleLabels,
+  needsReview: boolean,
+): string[] {
   const auto: string[] = [];
   const a = cfg.autoApproveCriteria;
   if (a.hasConfirmedCorrection && draft.evidence === 'curator_correction') auto.push('hasConfirmedCorrection');

@@ -49,7 +49,8 @@ export function databaseLookups(db: DB): FactLookups {
       (audit.before_snapshot_id
         ? snapshotPrefix(db, audit.before_snapshot_id, SNAPSHOT_LIMIT)
         : snapshotPrefixAt(db, audit.target_file, audit.created_at, SNAPSHOT_LIMIT)) ?? '',
-    fileAfter: (audit: CollectAuditRow) => (audit.after_snapshot_id ? snapshotPrefix(db, audit.after_snapshot_id, SNAPSHOT_LIMIT) : undefined),
+    fileAfter: (audit: CollectAuditRow) =>
+      audit.after_snapshot_id ? snapshotPrefix(db, audit.after_snapshot_id, SNAPSHOT_LIMIT) : undefined,
   };
 }
 
@@ -69,7 +70,13 @@ function followingSignals(run: CollectRun, d: CollectDecisionRow): { signals: Sa
     for (const s of detectFeedbackSignals(t.user_message_content)) {
       signals.push({ type: s.type, confidence: s.confidence, evidence: s.evidence, turnId: t.id, rule: s.rule });
       if (!run.dryRun) {
-        run.result.signalsStored += insertFeedbackSignal(run.db, { id: `${t.id}:${s.rule}`, turnId: t.id, sessionId: d.session_id, createdAt: t.created_at, ...s });
+        run.result.signalsStored += insertFeedbackSignal(run.db, {
+          id: `${t.id}:${s.rule}`,
+          turnId: t.id,
+          sessionId: d.session_id,
+          createdAt: t.created_at,
+          ...s,
+        });
       }
     }
   }
@@ -79,7 +86,11 @@ function followingSignals(run: CollectRun, d: CollectDecisionRow): { signals: Sa
 export function collectDecision(run: CollectRun, d: CollectDecisionRow): void {
   const audits = d.decision === 'NO_WRITE' ? [] : listPluginAudits(run.db, d.id);
   const { signals, laterTurns } = followingSignals(run, d);
-  const conversation = buildConversation(listContextNewestFirst(run.db, d.turn_id, CONTEXT_LIMIT), d.user_message_content, d.agent_message_content);
+  const conversation = buildConversation(
+    listContextNewestFirst(run.db, d.turn_id, CONTEXT_LIMIT),
+    d.user_message_content,
+    d.agent_message_content,
+  );
   const shared: DecisionSignals = {
     signals,
     signalTypes: signals.map((s) => s.type),
@@ -98,7 +109,8 @@ export function collectDecision(run: CollectRun, d: CollectDecisionRow): void {
     const assessed = assessDraft(run, d, draft, shared);
     const id = sampleId(d.created_at, draft.sourceKey);
     const cluster = clusterDraft(run.dedupe, id, draft, assessed);
-    const stored = run.dryRun || storeSample(run.db, { id, d, draft, assessed, cluster, signals, privacyChecked: Boolean(run.detect), now: run.now });
+    const stored =
+      run.dryRun || storeSample(run.db, { id, d, draft, assessed, cluster, signals, privacyChecked: Boolean(run.detect), now: run.now });
     if (!stored) {
       run.result.alreadyCollected++;
       continue;

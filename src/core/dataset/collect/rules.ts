@@ -4,12 +4,7 @@
 // so the rules run without a database in tests.
 import type { GateDecision, SampleType } from '../../../shared/domain';
 import { decisionForFile, fileForDecision } from '../../../shared/domain';
-import type {
-  CollectAuditRow,
-  CollectCorrectionRow,
-  CollectDecisionRow,
-  CollectGateCorrectionRow,
-} from '../../db/repositories/collect';
+import type { CollectAuditRow, CollectCorrectionRow, CollectDecisionRow, CollectGateCorrectionRow } from '../../db/repositories/collect';
 import type { DatasetCollectionConfig } from '../config';
 import { isRememberRequest } from '../feedback';
 import type { LabelEvidence } from '../quality';
@@ -108,41 +103,89 @@ function noWriteDrafts(f: DecisionFacts, look: FactLookups, cfg: DatasetCollecti
     const laterWrite = look.laterWriteOf(later.id);
     const laterDecision = laterWrite?.decision ?? 'UPDATE_MEMORY';
     const laterFact = laterWrite?.candidate_fact ?? null;
-    return [{
-      type: 'memory_gate_negative', sourceKey: `neg:later:${d.id}`, strategy: 'user_later_requested_similar',
-      content: {
-        type: 'memory_gate_negative', conversation, incorrectDecision: 'NO_WRITE', incorrectFact: '', correctDecision: laterDecision,
-        ...(laterFact ? { correctFact: laterFact } : {}),
-        rejectionReason: `The user later asked to remember this: "${later.text.slice(0, 200)}"`, originalReason: d.reason,
+    return [
+      {
+        type: 'memory_gate_negative',
+        sourceKey: `neg:later:${d.id}`,
+        strategy: 'user_later_requested_similar',
+        content: {
+          type: 'memory_gate_negative',
+          conversation,
+          incorrectDecision: 'NO_WRITE',
+          incorrectFact: '',
+          correctDecision: laterDecision,
+          ...(laterFact ? { correctFact: laterFact } : {}),
+          rejectionReason: `The user later asked to remember this: "${later.text.slice(0, 200)}"`,
+          originalReason: d.reason,
+        },
+        evidence: 'user_request',
+        fact: laterFact,
+        labeledWrite: true,
+        targetFile: fileForDecision(laterDecision),
+        labels: { userLaterRequestedSimilar: true },
       },
-      evidence: 'user_request', fact: laterFact, labeledWrite: true, targetFile: fileForDecision(laterDecision),
-      labels: { userLaterRequestedSimilar: true },
-    }];
+    ];
   }
-  return [{
-    type: 'memory_gate_positive', sourceKey: `pos:nowrite:${d.id}`, strategy: 'gate_no_write',
-    content: { type: 'memory_gate_positive', conversation, correctDecision: 'NO_WRITE', correctFact: '', reason: d.reason, evidence: { wasWritten: false } },
-    evidence: 'gate_no_write', fact: null, labeledWrite: false, labels: {},
-  }];
+  return [
+    {
+      type: 'memory_gate_positive',
+      sourceKey: `pos:nowrite:${d.id}`,
+      strategy: 'gate_no_write',
+      content: {
+        type: 'memory_gate_positive',
+        conversation,
+        correctDecision: 'NO_WRITE',
+        correctFact: '',
+        reason: d.reason,
+        evidence: { wasWritten: false },
+      },
+      evidence: 'gate_no_write',
+      fact: null,
+      labeledWrite: false,
+      labels: {},
+    },
+  ];
 }
 
 /** The curator's missed write: a positive with their fact and file, and the negative pair for preference data. */
 function missedWriteDrafts(d: CollectDecisionRow, conversation: Message[], missed: CollectGateCorrectionRow): Draft[] {
   const labels = (): SampleLabels => ({ gateCorrectionId: missed.id });
-  const shared = { strategy: 'missed_write', evidence: 'curator_correction' as const, fact: missed.corrected_fact, labeledWrite: true, targetFile: missed.corrected_target_file };
+  const shared = {
+    strategy: 'missed_write',
+    evidence: 'curator_correction' as const,
+    fact: missed.corrected_fact,
+    labeledWrite: true,
+    targetFile: missed.corrected_target_file,
+  };
   return [
     {
-      ...shared, type: 'memory_gate_positive', sourceKey: `pos:missed:${missed.id}`, labels: labels(),
+      ...shared,
+      type: 'memory_gate_positive',
+      sourceKey: `pos:missed:${missed.id}`,
+      labels: labels(),
       content: {
-        type: 'memory_gate_positive', conversation, correctDecision: missed.corrected_decision, correctFact: missed.corrected_fact,
-        reason: missed.reason, evidence: { wasWritten: false, userFeedback: 'corrected', missedWrite: true },
+        type: 'memory_gate_positive',
+        conversation,
+        correctDecision: missed.corrected_decision,
+        correctFact: missed.corrected_fact,
+        reason: missed.reason,
+        evidence: { wasWritten: false, userFeedback: 'corrected', missedWrite: true },
       },
     },
     {
-      ...shared, type: 'memory_gate_negative', sourceKey: `neg:missed:${missed.id}`, labels: labels(),
+      ...shared,
+      type: 'memory_gate_negative',
+      sourceKey: `neg:missed:${missed.id}`,
+      labels: labels(),
       content: {
-        type: 'memory_gate_negative', conversation, incorrectDecision: 'NO_WRITE', incorrectFact: '',
-        correctDecision: missed.corrected_decision, correctFact: missed.corrected_fact, rejectionReason: missed.reason, originalReason: d.reason,
+        type: 'memory_gate_negative',
+        conversation,
+        incorrectDecision: 'NO_WRITE',
+        incorrectFact: '',
+        correctDecision: missed.corrected_decision,
+        correctFact: missed.corrected_fact,
+        rejectionReason: missed.reason,
+        originalReason: d.reason,
       },
     },
   ];
@@ -155,40 +198,78 @@ function gateDrafts(f: DecisionFacts, w: WriteOutcome, cfg: DatasetCollectionCon
   const gateFact = d.candidate_fact ?? '';
   if (audit && correction && cfg.negativeCriteria.hasBehaviorCorrection) return correctionDrafts(f, audit, correction);
   if (w.rolledBackInWindow) {
-    return [{
-      type: 'memory_gate_negative', sourceKey: `neg:rollback:${audit!.id}`, strategy: 'rollback',
-      content: {
-        type: 'memory_gate_negative', conversation, incorrectDecision: d.decision, incorrectFact: gateFact, correctDecision: 'NO_WRITE',
-        rejectionReason: audit!.rollback_reason ?? 'The write was rolled back.', originalReason: d.reason,
+    return [
+      {
+        type: 'memory_gate_negative',
+        sourceKey: `neg:rollback:${audit!.id}`,
+        strategy: 'rollback',
+        content: {
+          type: 'memory_gate_negative',
+          conversation,
+          incorrectDecision: d.decision,
+          incorrectFact: gateFact,
+          correctDecision: 'NO_WRITE',
+          rejectionReason: audit!.rollback_reason ?? 'The write was rolled back.',
+          originalReason: d.reason,
+        },
+        evidence: 'rollback',
+        fact: null,
+        auditId: audit!.id,
+        labeledWrite: false,
+        labels: {},
       },
-      evidence: 'rollback', fact: null, auditId: audit!.id, labeledWrite: false, labels: {},
-    }];
+    ];
   }
   if (w.refused) {
     if (!(cfg.negativeCriteria.gateProposedWrite && cfg.negativeCriteria.guardianRefused)) return [];
-    return [{
-      type: 'memory_gate_negative', sourceKey: `neg:${d.id}`, strategy: 'guardian_refused',
-      content: {
-        type: 'memory_gate_negative', conversation, incorrectDecision: d.decision, incorrectFact: gateFact, correctDecision: 'NO_WRITE',
-        rejectionReason: audit!.reason ?? 'write_guardian refused the update.', originalReason: d.reason,
+    return [
+      {
+        type: 'memory_gate_negative',
+        sourceKey: `neg:${d.id}`,
+        strategy: 'guardian_refused',
+        content: {
+          type: 'memory_gate_negative',
+          conversation,
+          incorrectDecision: d.decision,
+          incorrectFact: gateFact,
+          correctDecision: 'NO_WRITE',
+          rejectionReason: audit!.reason ?? 'write_guardian refused the update.',
+          originalReason: d.reason,
+        },
+        evidence: 'guardian_refused',
+        fact: null,
+        auditId: audit!.id,
+        labeledWrite: false,
+        labels: {},
       },
-      evidence: 'guardian_refused', fact: null, auditId: audit!.id, labeledWrite: false, labels: {},
-    }];
+    ];
   }
   if (!w.written && cfg.positiveCriteria.wasWritten) return [];
   const labels: SampleLabels = {
     criteria: { wasWritten: w.written, noUserObjection: !f.objection, notRolledBackWithinDays: !w.rolledBackInWindow },
   };
   if (audit && now - audit.created_at < cfg.positiveCriteria.notRolledBackWithinDays * DAY) labels.withinRollbackWindow = true;
-  return [{
-    type: 'memory_gate_positive', sourceKey: `pos:${d.id}`, strategy: 'auto_positive',
-    content: {
-      type: 'memory_gate_positive', conversation, correctDecision: d.decision, correctFact: audit?.candidate_fact ?? gateFact, reason: d.reason,
-      evidence: { wasWritten: w.written, ...(f.signalTypes.includes('success') ? { userFeedback: 'confirmed' as const } : {}) },
+  return [
+    {
+      type: 'memory_gate_positive',
+      sourceKey: `pos:${d.id}`,
+      strategy: 'auto_positive',
+      content: {
+        type: 'memory_gate_positive',
+        conversation,
+        correctDecision: d.decision,
+        correctFact: audit?.candidate_fact ?? gateFact,
+        reason: d.reason,
+        evidence: { wasWritten: w.written, ...(f.signalTypes.includes('success') ? { userFeedback: 'confirmed' as const } : {}) },
+      },
+      evidence: 'guardian_agreed',
+      fact: audit?.candidate_fact ?? gateFact,
+      auditId: audit?.id,
+      labeledWrite: true,
+      targetFile: fileForDecision(d.decision),
+      labels,
     },
-    evidence: 'guardian_agreed', fact: audit?.candidate_fact ?? gateFact, auditId: audit?.id, labeledWrite: true,
-    targetFile: fileForDecision(d.decision), labels,
-  }];
+  ];
 }
 
 /**
@@ -202,27 +283,50 @@ function correctionDrafts(f: DecisionFacts, audit: CollectAuditRow, correction: 
   const correctedDecision = decisionForFile(correctedFile);
   const correctedFact = correction.corrected_candidate_fact ?? audit.candidate_fact ?? gateFact;
   const negative = (correctDecision: GateDecision, correctFact: string | null): Draft => ({
-    type: 'memory_gate_negative', sourceKey: `neg:corr:${correction.id}`, strategy: 'manual_correction',
+    type: 'memory_gate_negative',
+    sourceKey: `neg:corr:${correction.id}`,
+    strategy: 'manual_correction',
     content: {
-      type: 'memory_gate_negative', conversation, incorrectDecision: d.decision, incorrectFact: gateFact, correctDecision,
+      type: 'memory_gate_negative',
+      conversation,
+      incorrectDecision: d.decision,
+      incorrectFact: gateFact,
+      correctDecision,
       ...(correctFact === null ? {} : { correctFact }),
-      rejectionReason: correction.correction_reason, originalReason: d.reason,
+      rejectionReason: correction.correction_reason,
+      originalReason: d.reason,
     },
-    evidence: 'curator_correction', fact: correctFact, correctionId: correction.id, auditId: audit.id,
-    labeledWrite: correctFact !== null, ...(correctFact === null ? {} : { targetFile: correctedFile }), labels: {},
+    evidence: 'curator_correction',
+    fact: correctFact,
+    correctionId: correction.id,
+    auditId: audit.id,
+    labeledWrite: correctFact !== null,
+    ...(correctFact === null ? {} : { targetFile: correctedFile }),
+    labels: {},
   });
   if (correction.corrected_status === 'refused') return [negative('NO_WRITE', null)];
   const drafts: Draft[] = [];
   const changed = correctedDecision !== d.decision || correctedFact.trim() !== gateFact.trim();
   if (changed) drafts.push(negative(correctedDecision, correctedFact));
   drafts.push({
-    type: 'memory_gate_positive', sourceKey: `pos:corr:${correction.id}`, strategy: 'manual_correction',
+    type: 'memory_gate_positive',
+    sourceKey: `pos:corr:${correction.id}`,
+    strategy: 'manual_correction',
     content: {
-      type: 'memory_gate_positive', conversation, correctDecision: correctedDecision, correctFact: correctedFact,
-      reason: correction.correction_reason, evidence: { wasWritten: true, userFeedback: 'corrected' },
+      type: 'memory_gate_positive',
+      conversation,
+      correctDecision: correctedDecision,
+      correctFact: correctedFact,
+      reason: correction.correction_reason,
+      evidence: { wasWritten: true, userFeedback: 'corrected' },
     },
-    evidence: 'curator_correction', fact: correctedFact, correctionId: correction.id, auditId: audit.id,
-    labeledWrite: true, targetFile: correctedFile, labels: {},
+    evidence: 'curator_correction',
+    fact: correctedFact,
+    correctionId: correction.id,
+    auditId: audit.id,
+    labeledWrite: true,
+    targetFile: correctedFile,
+    labels: {},
   });
   return drafts;
 }
@@ -235,25 +339,43 @@ function guardianDrafts(f: DecisionFacts, w: JudgedWrite, look: FactLookups): Dr
   const { audit, correction } = w;
   const current = look.fileBefore(audit);
   const after = w.written && audit.after_snapshot_id ? look.fileAfter(audit) : undefined;
-  const evidence: LabelEvidence = correction ? 'curator_correction' : w.rolledBackInWindow ? 'rollback' : w.refused ? 'guardian_refused' : 'guardian_agreed';
+  const evidence: LabelEvidence = correction
+    ? 'curator_correction'
+    : w.rolledBackInWindow
+      ? 'rollback'
+      : w.refused
+        ? 'guardian_refused'
+        : 'guardian_agreed';
   const guardianDecision = w.refused ? 'refused' : w.skipped ? 'skipped' : 'written';
   const wgFact = audit.candidate_fact ?? d.candidate_fact ?? '';
   // What the write_guardian sample and the annotated turn of this write share (fresh labels for each).
   const shared = () => ({
-    evidence, fact: wgFact, auditId: audit.id, correctionId: correction?.id,
+    evidence,
+    fact: wgFact,
+    auditId: audit.id,
+    correctionId: correction?.id,
     labeledWrite: correction ? correction.corrected_status === 'written' : !w.refused && !w.rolledBackInWindow,
-    targetFile: audit.target_file, labels: {},
+    targetFile: audit.target_file,
+    labels: {},
   });
   const wg: Draft = {
-    type: 'write_guardian_decision', sourceKey: `wg:${audit.id}`, strategy: correction ? 'manual_correction' : 'auto_guardian',
+    type: 'write_guardian_decision',
+    sourceKey: `wg:${audit.id}`,
+    strategy: correction ? 'manual_correction' : 'auto_guardian',
     content: {
-      type: 'write_guardian_decision', candidateFact: wgFact, targetFile: audit.target_file, currentFileContent: current, decision: guardianDecision,
+      type: 'write_guardian_decision',
+      candidateFact: wgFact,
+      targetFile: audit.target_file,
+      currentFileContent: current,
+      decision: guardianDecision,
       ...(audit.reason ? { reason: audit.reason } : {}),
       ...(after !== undefined ? { newFileContent: after } : {}),
       ...(correction
         ? {
             userCorrection: {
-              originalDecision: guardianDecision, correctedDecision: correction.corrected_status, reason: correction.correction_reason,
+              originalDecision: guardianDecision,
+              correctedDecision: correction.corrected_status,
+              reason: correction.correction_reason,
               ...(correction.corrected_candidate_fact ? { correctedFact: correction.corrected_candidate_fact } : {}),
               ...(correction.corrected_target_file ? { correctedTargetFile: correction.corrected_target_file } : {}),
             },
@@ -263,7 +385,9 @@ function guardianDrafts(f: DecisionFacts, w: JudgedWrite, look: FactLookups): Dr
     ...shared(),
   };
   const turn: Draft = {
-    type: 'annotated_turn', sourceKey: `turn:${d.id}`, strategy: correction ? 'manual_correction' : 'auto_turn',
+    type: 'annotated_turn',
+    sourceKey: `turn:${d.id}`,
+    strategy: correction ? 'manual_correction' : 'auto_turn',
     content: annotatedTurn(f, w, current, guardianDecision, wgFact),
     ...shared(),
   };

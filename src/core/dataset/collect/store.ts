@@ -19,7 +19,7 @@ export function sampleId(time: number, sourceKey: string): string {
   let out = encodeTime(time, 10);
   let bits = 0;
   let acc = 0;
-  for (let i = 0; out.length < 26; ) {
+  for (let i = 0; out.length < 26;) {
     if (bits < 5) {
       acc = (acc << 8) | h[i++]!; // 26 characters use 16 of the digest's 32 bytes
       bits += 8;

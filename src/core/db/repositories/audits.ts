@@ -44,7 +44,10 @@ function writeOutcomeFromRow(r: WriteOutcomeDbRow): AuditRow {
 
 /** The writes a decision led to, in the order they happened; with their diffs when asked. */
 export function listWritesOfDecision(db: DB, decisionId: string, withDiff = false): AuditRow[] {
-  return stmt<WriteOutcomeDbRow>(db, `SELECT ${WRITE_COLUMNS}${withDiff ? ', diff' : ''} FROM write_guardian_audit WHERE decision_id = ? ORDER BY rowid`)
+  return stmt<WriteOutcomeDbRow>(
+    db,
+    `SELECT ${WRITE_COLUMNS}${withDiff ? ', diff' : ''} FROM write_guardian_audit WHERE decision_id = ? ORDER BY rowid`,
+  )
     .all(decisionId)
     .map(writeOutcomeFromRow);
 }
@@ -132,7 +135,11 @@ export function listAuditsPage(db: DB, f: AuditFilter): AuditDbRow[] {
   if (f.source) add('a.source = @source', { source: f.source });
   if (f.since !== undefined) add('a.created_at >= @since', { since: f.since });
   if (f.until !== undefined) add('a.created_at <= @until', { until: f.until });
-  if (f.after) add('(a.created_at < @afterAt OR (a.created_at = @afterAt AND a.rowid < @afterRowid))', { afterAt: f.after[0], afterRowid: f.after[1] });
+  if (f.after)
+    add('(a.created_at < @afterAt OR (a.created_at = @afterAt AND a.rowid < @afterRowid))', {
+      afterAt: f.after[0],
+      afterRowid: f.after[1],
+    });
   const sql = `SELECT ${AUDIT_COLUMNS} FROM write_guardian_audit a ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY a.created_at DESC, a.rowid DESC LIMIT @limitPlusOne`;
   return stmt<AuditDbRow>(db, sql).all(params);
@@ -140,7 +147,10 @@ export function listAuditsPage(db: DB, f: AuditFilter): AuditDbRow[] {
 
 /** Later workbench writes that point back at this one (retries, rollbacks), oldest first. */
 export function listFollowUpAudits(db: DB, auditId: string): AuditDbRow[] {
-  return stmt<AuditDbRow>(db, `SELECT ${AUDIT_COLUMNS} FROM write_guardian_audit a WHERE a.related_audit_id = ? ORDER BY a.created_at, a.rowid`).all(auditId);
+  return stmt<AuditDbRow>(
+    db,
+    `SELECT ${AUDIT_COLUMNS} FROM write_guardian_audit a WHERE a.related_audit_id = ? ORDER BY a.created_at, a.rowid`,
+  ).all(auditId);
 }
 
 export interface FileVersionDbRow extends AuditDbRow {
@@ -152,7 +162,12 @@ export interface FileVersionDbRow extends AuditDbRow {
 }
 
 /** Written (or later rolled back) versions of one memory file, newest first, with the rollback that undid each. */
-export function listFileVersions(db: DB, file: MemoryFileName, after: [number, number] | undefined, limitPlusOne: number): FileVersionDbRow[] {
+export function listFileVersions(
+  db: DB,
+  file: MemoryFileName,
+  after: [number, number] | undefined,
+  limitPlusOne: number,
+): FileVersionDbRow[] {
   return stmt<FileVersionDbRow>(
     db,
     `SELECT ${AUDIT_COLUMNS}, s.content_hash, r.rolled_back_at AS rb_at, r.rolled_back_by AS rb_by, r.reason AS rb_reason, r.rollback_audit_id AS rb_audit
@@ -213,6 +228,8 @@ export function* iterateAuditsForExport(
     ? ', (SELECT content FROM file_snapshots WHERE id = a.before_snapshot_id) AS before_content, (SELECT content FROM file_snapshots WHERE id = a.after_snapshot_id) AS after_content'
     : ', NULL AS before_content, NULL AS after_content';
   // iterate() keeps the statement busy until the export ends, so it gets its own statement.
-  const s = db.prepare(`SELECT ${AUDIT_COLUMNS}${content} FROM write_guardian_audit a WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.rowid`);
+  const s = db.prepare(
+    `SELECT ${AUDIT_COLUMNS}${content} FROM write_guardian_audit a WHERE ${where.join(' AND ')} ORDER BY a.created_at, a.rowid`,
+  );
   yield* s.iterate(params) as IterableIterator<AuditDbRow & { before_content: string | null; after_content: string | null }>;
 }

@@ -103,7 +103,10 @@ export function listDecisionPage(db: DB, w: CollectWindow, after: number, limit:
 
 /** The newest `limit` context messages of a turn, newest first. */
 export function listContextNewestFirst(db: DB, turnId: string, limit: number): ContextMessageRow[] {
-  return stmt<ContextMessageRow>(db, 'SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number DESC LIMIT ?').all(turnId, limit);
+  return stmt<ContextMessageRow>(
+    db,
+    'SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number DESC LIMIT ?',
+  ).all(turnId, limit);
 }
 
 export function listPluginAudits(db: DB, decisionId: string): CollectAuditRow[] {
@@ -140,7 +143,10 @@ export function snapshotPrefix(db: DB, snapshotId: string, limit: number): strin
 
 /** The first `limit` characters of the newest snapshot of a file at a time. */
 export function snapshotPrefixAt(db: DB, fileName: string, at: number, limit: number): string | undefined {
-  return stmt(db, `SELECT substr(content, 1, ?) FROM file_snapshots WHERE file_name = ? AND created_at <= ? ORDER BY created_at DESC LIMIT 1`)
+  return stmt(
+    db,
+    `SELECT substr(content, 1, ?) FROM file_snapshots WHERE file_name = ? AND created_at <= ? ORDER BY created_at DESC LIMIT 1`,
+  )
     .pluck()
     .get(limit, fileName, at) as string | undefined;
 }

@@ -28,7 +28,10 @@ export function ensureDedupeSchema(db: DB): void {
 
 /** Any sample with this fingerprint (exact duplicates all join the first one's cluster). */
 export function findSampleByFingerprint(db: DB, fingerprint: string): { id: string; cluster_id: string | null } | undefined {
-  return stmt<{ id: string; cluster_id: string | null }>(db, 'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1').get(fingerprint);
+  return stmt<{ id: string; cluster_id: string | null }>(
+    db,
+    'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1',
+  ).get(fingerprint);
 }
 
 /** Every stored fingerprint, in index order (to seed a run's in-memory filter). */
@@ -38,7 +41,9 @@ export function iterateFingerprints(db: DB): IterableIterator<string> {
 
 /** The first `limit` leaders in one band, by id. */
 export function listBandLeaders(db: DB, bandKey: number, limit: number): string[] {
-  return stmt(db, 'SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ?').pluck().all(bandKey, limit) as string[];
+  return stmt(db, 'SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ?')
+    .pluck()
+    .all(bandKey, limit) as string[];
 }
 
 /** Every stored band key, in key order (to seed a run's in-memory filter). */
@@ -52,7 +57,10 @@ const BAND_ROWS_PER_STATEMENT = 64;
 /** Band rows; rows sorted by key touch each index page once. */
 export function insertBandRows(db: DB, keys: ArrayLike<number>, sampleIds: string[]): void {
   const one = stmt(db, 'INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
-  const many = stmt(db, `INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES ${Array(BAND_ROWS_PER_STATEMENT).fill('(?, ?)').join(', ')}`);
+  const many = stmt(
+    db,
+    `INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES ${Array(BAND_ROWS_PER_STATEMENT).fill('(?, ?)').join(', ')}`,
+  );
   const args: unknown[] = new Array(BAND_ROWS_PER_STATEMENT * 2);
   let i = 0;
   for (; i + BAND_ROWS_PER_STATEMENT <= sampleIds.length; i += BAND_ROWS_PER_STATEMENT) {
@@ -70,7 +78,12 @@ export function findLeaderSignature(db: DB, sampleId: string): LeaderSignatureRo
 }
 
 export function upsertLeaderSignature(db: DB, sampleId: string, clusterId: string, signature: Buffer, unit: string): void {
-  stmt(db, 'INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature, unit) VALUES (?, ?, ?, ?)').run(sampleId, clusterId, signature, unit);
+  stmt(db, 'INSERT OR REPLACE INTO dataset_minhash (sample_id, cluster_id, signature, unit) VALUES (?, ?, ?, ?)').run(
+    sampleId,
+    clusterId,
+    signature,
+    unit,
+  );
 }
 
 /** True when a stored signature predates the teaching-unit scheme. */
@@ -100,7 +113,12 @@ export function listSamplesForDedupe(db: DB, afterRowid: number, limit: number):
 }
 
 export function updateSampleCluster(db: DB, sampleId: string, fingerprint: string, clusterId: string, labels: string): void {
-  stmt(db, 'UPDATE dataset_samples SET fingerprint = ?, cluster_id = ?, labels = ? WHERE id = ?').run(fingerprint, clusterId, labels, sampleId);
+  stmt(db, 'UPDATE dataset_samples SET fingerprint = ?, cluster_id = ?, labels = ? WHERE id = ?').run(
+    fingerprint,
+    clusterId,
+    labels,
+    sampleId,
+  );
 }
 
 /** Leaders (stored signatures) and band rows: a run that stopped before persisting its bands leaves fewer rows than leaders x bands. */

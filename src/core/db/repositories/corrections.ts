@@ -61,7 +61,9 @@ export function findUnlinkedRetry(db: DB, auditId: string): string | undefined {
     `SELECT a.id FROM write_guardian_audit a WHERE a.related_audit_id = ? AND a.source = 'retry'
        AND NOT EXISTS (SELECT 1 FROM behavior_corrections c WHERE c.retry_audit_id = a.id)
      ORDER BY a.created_at DESC, a.rowid DESC LIMIT 1`,
-  ).pluck().get(auditId) as string | undefined;
+  )
+    .pluck()
+    .get(auditId) as string | undefined;
 }
 
 /** The newest correction of a write that says it should have been written: its fact and file for a retry. */

@@ -10,12 +10,18 @@ export function findDailyNoteHash(db: DB, sourcePath: string): string | undefine
   return stmt(db, 'SELECT content_hash FROM daily_notes WHERE source_path = ?').pluck().get(sourcePath) as string | undefined;
 }
 
-export function upsertDailyNote(db: DB, n: { date: string; path: string; content: string; hash: string; mtime: number; now: number }): void {
-  stmt(db, `
+export function upsertDailyNote(
+  db: DB,
+  n: { date: string; path: string; content: string; hash: string; mtime: number; now: number },
+): void {
+  stmt(
+    db,
+    `
     INSERT INTO daily_notes (note_date, source_path, content, content_hash, file_mtime, imported_at, updated_at)
     VALUES (@date, @path, @content, @hash, @mtime, @now, @now)
     ON CONFLICT(source_path) DO UPDATE SET content = excluded.content, content_hash = excluded.content_hash,
-      file_mtime = excluded.file_mtime, updated_at = excluded.updated_at`).run(n);
+      file_mtime = excluded.file_mtime, updated_at = excluded.updated_at`,
+  ).run(n);
 }
 
 export function listDailyNotesBetween(db: DB, from: string, to: string): DailyNote[] {
@@ -33,9 +39,15 @@ export function searchDailyNoteRows(db: DB, match: string | null, shortTerms: st
   // one placeholder per short term: the statement text depends only on how many there are
   const shortChecks = shortTerms.map(() => 'AND instr(lower(n.content), ?) > 0').join(' ');
   if (match) {
-    return stmt<Omit<DailyNote, 'updatedAt'>>(db, `SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes_fts f JOIN daily_notes n ON n.seq = f.rowid
-      WHERE daily_notes_fts MATCH ? ${shortChecks} ORDER BY n.note_date DESC LIMIT ?`).all(match, ...shortTerms, limit);
+    return stmt<Omit<DailyNote, 'updatedAt'>>(
+      db,
+      `SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes_fts f JOIN daily_notes n ON n.seq = f.rowid
+      WHERE daily_notes_fts MATCH ? ${shortChecks} ORDER BY n.note_date DESC LIMIT ?`,
+    ).all(match, ...shortTerms, limit);
   }
-  return stmt<Omit<DailyNote, 'updatedAt'>>(db, `SELECT date, path, content FROM (SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes n
-      ORDER BY n.note_date DESC LIMIT ${SHORT_TERM_SCAN}) n WHERE 1 ${shortChecks} LIMIT ?`).all(...shortTerms, limit);
+  return stmt<Omit<DailyNote, 'updatedAt'>>(
+    db,
+    `SELECT date, path, content FROM (SELECT n.note_date AS date, n.source_path AS path, n.content FROM daily_notes n
+      ORDER BY n.note_date DESC LIMIT ${SHORT_TERM_SCAN}) n WHERE 1 ${shortChecks} LIMIT ?`,
+  ).all(...shortTerms, limit);
 }

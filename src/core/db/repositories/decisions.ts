@@ -80,29 +80,40 @@ export function decisionWhere(q: DecisionQuery): { clauses: string[]; params: Re
   if (q.sessionId !== undefined) add('d.session_id = @sessionId', { sessionId: q.sessionId });
   if (q.turnId !== undefined) add('d.turn_id = @turnId', { turnId: q.turnId });
   if (q.decisions?.length === 1) add('d.decision = @decision', { decision: q.decisions[0] });
-  else if (q.decisions && q.decisions.length > 1) add('d.decision IN (SELECT value FROM json_each(@decisions))', { decisions: JSON.stringify(q.decisions) });
+  else if (q.decisions && q.decisions.length > 1)
+    add('d.decision IN (SELECT value FROM json_each(@decisions))', { decisions: JSON.stringify(q.decisions) });
   if (q.since !== undefined) add('d.created_at >= @since', { since: q.since });
   if (q.until !== undefined) add('d.created_at < @until', { until: q.until });
   if (q.match) {
-    add(`(d.seq IN (SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH @match)
-        OR d.turn_id IN (SELECT tt.id FROM conversation_turns tt WHERE tt.seq IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH @match)))`, { match: q.match });
+    add(
+      `(d.seq IN (SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH @match)
+        OR d.turn_id IN (SELECT tt.id FROM conversation_turns tt WHERE tt.seq IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH @match)))`,
+      { match: q.match },
+    );
   }
   if (q.scanFloor !== undefined) add('d.created_at >= @scanFloor', { scanFloor: q.scanFloor });
   const shortTerms = q.shortTerms ?? [];
   shortTerms.forEach((term, i) => {
-    add(`(instr(lower(d.reason), @short${i}) > 0 OR instr(lower(coalesce(d.candidate_fact, '')), @short${i}) > 0
-        OR instr(lower(t.user_message_content), @short${i}) > 0 OR instr(lower(t.agent_message_content), @short${i}) > 0)`, { [`short${i}`]: term });
+    add(
+      `(instr(lower(d.reason), @short${i}) > 0 OR instr(lower(coalesce(d.candidate_fact, '')), @short${i}) > 0
+        OR instr(lower(t.user_message_content), @short${i}) > 0 OR instr(lower(t.agent_message_content), @short${i}) > 0)`,
+      { [`short${i}`]: term },
+    );
   });
   return { clauses, params, needsTurn: shortTerms.length > 0 };
 }
 
 /** created_at of the `offset`-th newest decision (0 = newest), or undefined when there are fewer. */
 export function decisionTimeAtRank(db: DB, offset: number): number | undefined {
-  return stmt(db, 'SELECT created_at FROM memory_gate_decisions ORDER BY created_at DESC LIMIT 1 OFFSET ?').pluck().get(offset) as number | undefined;
+  return stmt(db, 'SELECT created_at FROM memory_gate_decisions ORDER BY created_at DESC LIMIT 1 OFFSET ?').pluck().get(offset) as
+    number | undefined;
 }
 
 /** The SQL of one page, newest first, exposed so tests can check its query plan. */
-export function listDecisionsSql(q: DecisionQuery & { after?: [number, number]; limitPlusOne: number }): { sql: string; params: Record<string, unknown> } {
+export function listDecisionsSql(q: DecisionQuery & { after?: [number, number]; limitPlusOne: number }): {
+  sql: string;
+  params: Record<string, unknown>;
+} {
   const { clauses, params } = decisionWhere(q);
   if (q.after) {
     // Row-value comparison lets SQLite seek the (…, created_at, rowid) index directly to the page start.
@@ -133,7 +144,10 @@ export function* iterateDecisionsForExport(db: DB, q: DecisionQuery): Generator<
 }
 
 export function findDecisionById(db: DB, id: string): (GateDecisionRow & { rawResponse: string | null }) | undefined {
-  const r = stmt<DecisionDbRow & { raw_response: string | null }>(db, `SELECT ${DECISION_COLUMNS}, d.raw_response ${FROM_DECISIONS} WHERE d.id = ?`).get(id);
+  const r = stmt<DecisionDbRow & { raw_response: string | null }>(
+    db,
+    `SELECT ${DECISION_COLUMNS}, d.raw_response ${FROM_DECISIONS} WHERE d.id = ?`,
+  ).get(id);
   return r && { ...decisionFromRow(r), rawResponse: r.raw_response };
 }
 
@@ -143,7 +157,9 @@ export function decisionExists(db: DB, id: string): boolean {
 
 /** Up to `limit` decision ids starting with `prefix` (upper-case ULID text), in id order. */
 export function findDecisionIdsByPrefix(db: DB, prefix: string, limit: number): string[] {
-  return stmt(db, 'SELECT id FROM memory_gate_decisions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?').pluck().all(prefix, `${prefix}\uffff`, limit) as string[];
+  return stmt(db, 'SELECT id FROM memory_gate_decisions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?')
+    .pluck()
+    .all(prefix, `${prefix}\uffff`, limit) as string[];
 }
 
 /** The decisions of several turns, as a timeline shows them (no conversation text). */
@@ -191,7 +207,13 @@ export interface DecisionGroupRow {
 }
 
 /** Counts per day, week or session: newest days/weeks first, busiest sessions first; at most `limit` groups. */
-export function countDecisionsByGroup(db: DB, q: DecisionQuery, grouping: DecisionGrouping, decisions: readonly GateDecision[], limit: number): DecisionGroupRow[] {
+export function countDecisionsByGroup(
+  db: DB,
+  q: DecisionQuery,
+  grouping: DecisionGrouping,
+  decisions: readonly GateDecision[],
+  limit: number,
+): DecisionGroupRow[] {
   const { from, params } = fromFiltered(q);
   const g = GROUP_KEY[grouping];
   const counts = decisions.map((d, i) => `SUM(d.decision = '${d}') AS c${i}`).join(', ');

@@ -89,7 +89,10 @@ export function listPlannedSamplePage<Row>(db: DB, sel: SampleSelection, columns
 /** How many of these selected samples contain PII. */
 export function countPiiSamples(db: DB, sel: SampleSelection, ids: string[]): number {
   const { where, params } = selectionWhere(sel);
-  return stmt(db, `SELECT coalesce(sum(s.contains_pii), 0) FROM dataset_samples s WHERE ${where} AND s.id IN (SELECT value FROM json_each(@ids))`)
+  return stmt(
+    db,
+    `SELECT coalesce(sum(s.contains_pii), 0) FROM dataset_samples s WHERE ${where} AND s.id IN (SELECT value FROM json_each(@ids))`,
+  )
     .pluck()
     .get({ ...params, ids: JSON.stringify(ids) }) as number;
 }

@@ -65,10 +65,14 @@ export function listFilesWithPlannedOperations(db: DB): MemoryFileName[] {
 }
 
 export function listPlannedOperationsOnFile(db: DB, file: string): OperationRow[] {
-  return stmt<OperationRow>(db, "SELECT * FROM file_operations WHERE state = 'planned' AND target_file = ? ORDER BY created_at, id").all(file);
+  return stmt<OperationRow>(db, "SELECT * FROM file_operations WHERE state = 'planned' AND target_file = ? ORDER BY created_at, id").all(
+    file,
+  );
 }
 
-export function listPlannedOperations(db: DB): Array<{ id: string; kind: string; targetFile: MemoryFileName; auditId: string; createdAt: number }> {
+export function listPlannedOperations(
+  db: DB,
+): Array<{ id: string; kind: string; targetFile: MemoryFileName; auditId: string; createdAt: number }> {
   return stmt<{ id: string; kind: string; targetFile: MemoryFileName; auditId: string; createdAt: number }>(
     db,
     "SELECT id, kind, target_file AS targetFile, audit_id AS auditId, created_at AS createdAt FROM file_operations WHERE state = 'planned' ORDER BY created_at",

@@ -20,7 +20,10 @@ export function findFileState(db: DB, fileName: MemoryFileName): FileStateRow | 
 }
 
 /** Sets a file's state; an older observation never moves observed_at back. */
-export function upsertFileState(db: DB, s: { fileName: MemoryFileName; snapshotId: string | null; contentHash: string | null; auditId: string | null; at: number }): void {
+export function upsertFileState(
+  db: DB,
+  s: { fileName: MemoryFileName; snapshotId: string | null; contentHash: string | null; auditId: string | null; at: number },
+): void {
   stmt(
     db,
     `INSERT INTO file_state (file_name, snapshot_id, content_hash, audit_id, observed_at) VALUES (@fileName, @snapshotId, @contentHash, @auditId, @at)

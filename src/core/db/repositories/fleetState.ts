@@ -24,7 +24,6 @@ export function openFleetStateDatabase(file: string): DB {
   return db;
 }
 
-
 export function findSessionSplit(db: DB, sessionId: string): DataSplit | undefined {
   return stmt(db, 'SELECT split FROM sessions WHERE session_id = ?').pluck().get(sessionId) as DataSplit | undefined;
 }

@@ -77,11 +77,14 @@ export function findImportCursor(db: DB, importer: string, sourcePath: string): 
 }
 
 export function saveImportCursor(db: DB, p: CursorParams): void {
-  stmt(db, `INSERT INTO import_cursors (importer, source_path, file_size, file_inode, head_hash, head_length, byte_offset, line_number, state, updated_at)
+  stmt(
+    db,
+    `INSERT INTO import_cursors (importer, source_path, file_size, file_inode, head_hash, head_length, byte_offset, line_number, state, updated_at)
      VALUES (@importer, @file, @size, @inode, @hash, @headLength, @offset, @line, @state, @now)
      ON CONFLICT(importer, source_path) DO UPDATE SET file_size = excluded.file_size, file_inode = excluded.file_inode,
        head_hash = excluded.head_hash, head_length = excluded.head_length, byte_offset = excluded.byte_offset,
-       line_number = excluded.line_number, state = excluded.state, updated_at = excluded.updated_at`).run(p);
+       line_number = excluded.line_number, state = excluded.state, updated_at = excluded.updated_at`,
+  ).run(p);
 }
 
 export function findImportState(db: DB, scope: string): string | undefined {
@@ -89,18 +92,31 @@ export function findImportState(db: DB, scope: string): string | undefined {
 }
 
 export function saveImportState(db: DB, scope: string, state: string, now: number): void {
-  stmt(db, `INSERT INTO import_state (scope, state, updated_at) VALUES (?, ?, ?)
-     ON CONFLICT(scope) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`).run(scope, state, now);
+  stmt(
+    db,
+    `INSERT INTO import_state (scope, state, updated_at) VALUES (?, ?, ?)
+     ON CONFLICT(scope) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+  ).run(scope, state, now);
 }
 
 export function insertImportRun(db: DB, p: ImportRunParams): void {
-  stmt(db, `INSERT INTO import_runs (id, importer, source, started_at, finished_at, status, inserted, skipped_count, report)
-     VALUES (@id, @importer, @source, @startedAt, @finishedAt, @status, @inserted, @skippedCount, @report)`).run(p);
+  stmt(
+    db,
+    `INSERT INTO import_runs (id, importer, source, started_at, finished_at, status, inserted, skipped_count, report)
+     VALUES (@id, @importer, @source, @startedAt, @finishedAt, @status, @inserted, @skippedCount, @report)`,
+  ).run(p);
 }
 
 /** True when the alias is new. */
 export function insertSessionAlias(db: DB, alias: string, sessionId: string, source: string, now: number): boolean {
-  return stmt(db, 'INSERT OR IGNORE INTO session_aliases (alias, session_id, source, created_at) VALUES (?, ?, ?, ?)').run(alias, sessionId, source, now).changes > 0;
+  return (
+    stmt(db, 'INSERT OR IGNORE INTO session_aliases (alias, session_id, source, created_at) VALUES (?, ?, ?, ?)').run(
+      alias,
+      sessionId,
+      source,
+      now,
+    ).changes > 0
+  );
 }
 
 export function findSessionForAlias(db: DB, alias: string): string | undefined {
@@ -112,7 +128,9 @@ export function findSessionForAlias(db: DB, alias: string): string | undefined {
  * an import fills gaps, widens the time span and merges metadata.
  */
 export function upsertImportedSession(db: DB, p: RecorderSessionParams): void {
-  stmt(db, `
+  stmt(
+    db,
+    `
     INSERT INTO sessions (id, channel_id, conversation_target, account_id, created_at, last_activity_at, metadata)
     VALUES (@id, @channelId, @conversationTarget, @accountId, @createdAt, @lastActivityAt, @metadata)
     ON CONFLICT(id) DO UPDATE SET
@@ -122,21 +140,36 @@ export function upsertImportedSession(db: DB, p: RecorderSessionParams): void {
       last_activity_at = max(last_activity_at, excluded.last_activity_at, min(created_at, excluded.created_at)),
       metadata = CASE WHEN excluded.metadata IS NULL THEN metadata
                       WHEN metadata IS NULL THEN excluded.metadata
-                      ELSE json_patch(metadata, excluded.metadata) END`).run(p);
+                      ELSE json_patch(metadata, excluded.metadata) END`,
+  ).run(p);
 }
 
 /** An imported turn may be older than the session's first one: both ends of the span move. */
 export function widenSessionSpan(db: DB, sessionId: string, at: number): void {
-  stmt(db, 'UPDATE sessions SET last_activity_at = max(last_activity_at, ?), created_at = min(created_at, ?) WHERE id = ?').run(at, at, sessionId);
+  stmt(db, 'UPDATE sessions SET last_activity_at = max(last_activity_at, ?), created_at = min(created_at, ?) WHERE id = ?').run(
+    at,
+    at,
+    sessionId,
+  );
 }
 
 /** A turn of the same exchange in another source: same session, same user text, the reply inside its reply, close in time. */
-export function findSameExchangeTurn(db: DB, sessionId: string, from: number, to: number, notId: string, userContent: string, agentContent: string): string | undefined {
+export function findSameExchangeTurn(
+  db: DB,
+  sessionId: string,
+  from: number,
+  to: number,
+  notId: string,
+  userContent: string,
+  agentContent: string,
+): string | undefined {
   return stmt(
     db,
     `SELECT id FROM conversation_turns WHERE session_id = ? AND created_at BETWEEN ? AND ? AND id <> ?
        AND user_message_content = ? AND instr(agent_message_content, ?) > 0 LIMIT 1`,
-  ).pluck().get(sessionId, from, to, notId, userContent, agentContent) as string | undefined;
+  )
+    .pluck()
+    .get(sessionId, from, to, notId, userContent, agentContent) as string | undefined;
 }
 
 /** A turn of the session with this user text, close in time (OpenClaw's replies to one message). */
@@ -144,29 +177,39 @@ export function findTurnOfUserMessage(db: DB, sessionId: string, from: number, t
   return stmt(
     db,
     'SELECT id FROM conversation_turns WHERE session_id = ? AND created_at BETWEEN ? AND ? AND user_message_content = ? LIMIT 1',
-  ).pluck().get(sessionId, from, to, userContent) as string | undefined;
+  )
+    .pluck()
+    .get(sessionId, from, to, userContent) as string | undefined;
 }
 
 /** Returns 1 when the item is new, 0 when it was imported before. */
 export function insertContextItemIfNew(db: DB, turnId: string, role: string, message: string, timestamp: number, sequence: number): number {
-  return stmt(db, 'INSERT OR IGNORE INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)')
-    .run(turnId, role, message, timestamp, sequence).changes;
+  return stmt(
+    db,
+    'INSERT OR IGNORE INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)',
+  ).run(turnId, role, message, timestamp, sequence).changes;
 }
 
 export function insertDecisionIfNew(db: DB, p: ImportedDecisionParams): number {
-  return stmt(db, `
+  return stmt(
+    db,
+    `
     INSERT OR IGNORE INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, candidate_fact, llm_model,
       llm_latency_ms, prompt_tokens, completion_tokens, raw_response, source, created_at)
-    VALUES (@id, @turnId, @sessionId, @decision, @reason, @candidateFact, @model, NULL, NULL, NULL, NULL, @source, @createdAt)`).run(p).changes;
+    VALUES (@id, @turnId, @sessionId, @decision, @reason, @candidateFact, @model, NULL, NULL, NULL, NULL, @source, @createdAt)`,
+  ).run(p).changes;
 }
 
 export function insertPluginAuditIfNew(db: DB, p: ImportedAuditParams): number {
-  return stmt(db, `
+  return stmt(
+    db,
+    `
     INSERT OR IGNORE INTO write_guardian_audit (id, decision_id, turn_id, session_id, target_file, candidate_fact,
       before_snapshot_id, after_snapshot_id, diff, lines_added, lines_removed, lines_modified, status, reason,
       llm_model, llm_latency_ms, agent_steps, source, related_audit_id, metadata, created_at)
     VALUES (@id, @decisionId, @turnId, @sessionId, @targetFile, @candidateFact, NULL, NULL, NULL, NULL, NULL, NULL,
-      @status, @reason, @model, NULL, NULL, 'plugin', NULL, @metadata, @createdAt)`).run(p).changes;
+      @status, @reason, @model, NULL, NULL, 'plugin', NULL, @metadata, @createdAt)`,
+  ).run(p).changes;
 }
 
 /** The gate's log line carries no fact; the guardian's line that follows does. */

@@ -39,7 +39,11 @@ export function openAgentStore(file: string, busyTimeoutMs: number): AgentStore 
 }
 
 function columnsOf(conn: AgentStore, table: string): Set<string> {
-  return new Set(stmt<{ name: string }>(conn, `PRAGMA table_info(${JSON.stringify(table)})`).all().map((c) => c.name));
+  return new Set(
+    stmt<{ name: string }>(conn, `PRAGMA table_info(${JSON.stringify(table)})`)
+      .all()
+      .map((c) => c.name),
+  );
 }
 
 /** Undefined when the store holds no transcript events (an agent store from before sessions moved into SQLite). */
@@ -61,7 +65,10 @@ export function agentStoreShape(conn: AgentStore): AgentStoreShape | undefined {
 }
 
 export function listEventWindows(conn: AgentStore): Array<{ id: string; maxSeq: number }> {
-  return stmt<{ id: string; maxSeq: number }>(conn, 'SELECT session_id AS id, max(seq) AS maxSeq FROM transcript_events GROUP BY session_id').all();
+  return stmt<{ id: string; maxSeq: number }>(
+    conn,
+    'SELECT session_id AS id, max(seq) AS maxSeq FROM transcript_events GROUP BY session_id',
+  ).all();
 }
 
 export function listColdArchiveSessions(conn: AgentStore): string[] {
@@ -69,7 +76,10 @@ export function listColdArchiveSessions(conn: AgentStore): string[] {
 }
 
 export function listSessionNodes(conn: AgentStore): Array<{ key: string; sid: string; json: string | null }> {
-  return stmt<{ key: string; sid: string; json: string | null }>(conn, 'SELECT session_key AS key, current_session_id AS sid, entry_json AS json FROM session_nodes').all();
+  return stmt<{ key: string; sid: string; json: string | null }>(
+    conn,
+    'SELECT session_key AS key, current_session_id AS sid, entry_json AS json FROM session_nodes',
+  ).all();
 }
 
 export function listSessionWindows(conn: AgentStore): Array<{ sid: string; key: string | null }> {
@@ -84,7 +94,14 @@ export function findColdArchive(conn: AgentStore, sessionId: string): ColdArchiv
 }
 
 /** One batch of a window's events after a seq, up to maxSeq, in order. */
-export function listTranscriptEvents(conn: AgentStore, shape: AgentStoreShape, sessionId: string, afterSeq: number, maxSeq: number, limit: number): TranscriptEventRow[] {
+export function listTranscriptEvents(
+  conn: AgentStore,
+  shape: AgentStoreShape,
+  sessionId: string,
+  afterSeq: number,
+  maxSeq: number,
+  limit: number,
+): TranscriptEventRow[] {
   return stmt<TranscriptEventRow>(
     conn,
     `SELECT seq, event_json AS json, ${shape.zstd ? 'event_zstd' : 'NULL'} AS zstd, ${shape.createdAt ? 'created_at' : 'NULL'} AS at

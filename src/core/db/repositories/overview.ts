@@ -26,7 +26,9 @@ export function newestRecordTime(db: DB): number | null {
     db,
     `SELECT nullif(max(coalesce((SELECT max(created_at) FROM memory_gate_decisions), -1),
                        coalesce((SELECT max(created_at) FROM write_guardian_audit), -1)), -1)`,
-  ).pluck().get() as number | null;
+  )
+    .pluck()
+    .get() as number | null;
 }
 
 export function countDecisionsPerDay(db: DB, since: number, until: number): Array<{ date: string; decision: GateDecision; n: number }> {

@@ -96,7 +96,9 @@ export interface ContextItemRow {
 
 /** The plugin's view of a session wins: its channel, and any target, account or metadata it sends. */
 export function upsertRecordedSession(db: DB, p: RecorderSessionParams): void {
-  stmt(db, `
+  stmt(
+    db,
+    `
     INSERT INTO sessions (id, channel_id, conversation_target, account_id, created_at, last_activity_at, metadata)
     VALUES (@id, @channelId, @conversationTarget, @accountId, @createdAt, @lastActivityAt, @metadata)
     ON CONFLICT(id) DO UPDATE SET
@@ -105,7 +107,8 @@ export function upsertRecordedSession(db: DB, p: RecorderSessionParams): void {
       account_id = coalesce(excluded.account_id, account_id),
       created_at = min(created_at, excluded.created_at),
       last_activity_at = max(last_activity_at, excluded.last_activity_at),
-      metadata = coalesce(excluded.metadata, metadata)`).run(p);
+      metadata = coalesce(excluded.metadata, metadata)`,
+  ).run(p);
 }
 
 export function touchSessionActivity(db: DB, sessionId: string, at: number): void {
@@ -133,33 +136,48 @@ export function nextTurnNumber(db: DB, sessionId: string): number {
 }
 
 export function insertTurnRow(db: DB, p: TurnParams): void {
-  stmt(db, `
+  stmt(
+    db,
+    `
     INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from,
       user_metadata, agent_message_id, agent_message_content, agent_metadata, created_at)
     VALUES (@id, @sessionId, @turnNumber, @userMessageId, @userContent, @userFrom, @userMetadata,
-      @agentMessageId, @agentContent, @agentMetadata, @createdAt)`).run(p);
+      @agentMessageId, @agentContent, @agentMetadata, @createdAt)`,
+  ).run(p);
 }
 
 export function insertContextItem(db: DB, turnId: string, role: string, message: string, timestamp: number, sequence: number): void {
-  stmt(db, 'INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)').run(turnId, role, message, timestamp, sequence);
+  stmt(db, 'INSERT INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)').run(
+    turnId,
+    role,
+    message,
+    timestamp,
+    sequence,
+  );
 }
 
 export function insertDecisionRow(db: DB, p: DecisionParams): void {
-  stmt(db, `
+  stmt(
+    db,
+    `
     INSERT INTO memory_gate_decisions (id, turn_id, session_id, decision, reason, candidate_fact, llm_model,
       llm_latency_ms, prompt_tokens, completion_tokens, raw_response, source, created_at)
     VALUES (@id, @turnId, @sessionId, @decision, @reason, @candidateFact, @model, @latencyMs, @promptTokens,
-      @completionTokens, @rawResponse, @source, @createdAt)`).run(p);
+      @completionTokens, @rawResponse, @source, @createdAt)`,
+  ).run(p);
 }
 
 export function insertAuditRow(db: DB, p: AuditParams): void {
-  stmt(db, `
+  stmt(
+    db,
+    `
     INSERT INTO write_guardian_audit (id, decision_id, turn_id, session_id, target_file, candidate_fact,
       before_snapshot_id, after_snapshot_id, diff, lines_added, lines_removed, lines_modified, status, reason,
       llm_model, llm_latency_ms, agent_steps, source, related_audit_id, metadata, created_at)
     VALUES (@id, @decisionId, @turnId, @sessionId, @targetFile, @candidateFact, @beforeSnapshotId, @afterSnapshotId,
       @diff, @added, @removed, @modified, @status, @reason, @model, @latencyMs, @agentSteps, @source,
-      @relatedAuditId, @metadata, @createdAt)`).run(p);
+      @relatedAuditId, @metadata, @createdAt)`,
+  ).run(p);
 }
 
 /** The decision a write belongs to, as the recorder's event replay needs it. */

@@ -28,7 +28,12 @@ export function findPreviousStatusOfRolledBack(db: DB, auditId: string): string 
 }
 
 /** The rollbacks of a session to run: its written plugin and retry writes in a time range, newest first. */
-export function listSessionWritesToRollBack(db: DB, sessionId: string, since: number, until: number): Array<{ auditId: string; targetFile: string; createdAt: number }> {
+export function listSessionWritesToRollBack(
+  db: DB,
+  sessionId: string,
+  since: number,
+  until: number,
+): Array<{ auditId: string; targetFile: string; createdAt: number }> {
   return stmt<{ auditId: string; targetFile: string; createdAt: number }>(
     db,
     `SELECT id AS auditId, target_file AS targetFile, created_at AS createdAt FROM write_guardian_audit

@@ -14,8 +14,24 @@ export interface TextSearchQuery {
   scan: number;
 }
 
-export interface TurnTextRow { seq: number; id: string; session_id: string; created_at: number; user_message_content: string; agent_message_content: string }
-export interface DecisionTextRow { seq: number; id: string; turn_id: string; session_id: string; created_at: number; decision: GateDecision; reason: string; candidate_fact: string | null }
+export interface TurnTextRow {
+  seq: number;
+  id: string;
+  session_id: string;
+  created_at: number;
+  user_message_content: string;
+  agent_message_content: string;
+}
+export interface DecisionTextRow {
+  seq: number;
+  id: string;
+  turn_id: string;
+  session_id: string;
+  created_at: number;
+  decision: GateDecision;
+  reason: string;
+  candidate_fact: string | null;
+}
 
 function shortTermClause(columns: string[], count: number): string {
   if (!count) return '';

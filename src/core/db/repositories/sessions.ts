@@ -80,7 +80,11 @@ export function findSessionById(db: DB, id: string): SessionDetail | undefined {
      FROM sessions s WHERE s.id = ?`,
   ).get(id);
   if (!r) return undefined;
-  return { ...sessionFromRow(r), metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : null, writeCount: r.write_count };
+  return {
+    ...sessionFromRow(r),
+    metadata: r.metadata ? (JSON.parse(r.metadata) as Record<string, unknown>) : null,
+    writeCount: r.write_count,
+  };
 }
 
 export function sessionExists(db: DB, id: string): boolean {

@@ -21,7 +21,9 @@ export function listUnreferencedSnapshots(db: DB, fileName: string, limit: numbe
        AND NOT EXISTS (SELECT 1 FROM file_operations o WHERE o.planned_snapshot_id = s.id)
      ORDER BY s.created_at, s.id
      LIMIT ?`,
-  ).pluck().all(fileName, limit) as string[];
+  )
+    .pluck()
+    .all(fileName, limit) as string[];
 }
 
 /** Deletes one snapshot; a table of another area that still references it makes this throw a FOREIGN KEY error. */

@@ -30,7 +30,10 @@ export function turnExists(db: DB, id: string): boolean {
 }
 
 /** One page of a session's turns by turn number (`after`: the last turn number of the previous page). */
-export function listTurnsOfSession(db: DB, q: { sessionId: string; after?: number; order: 'asc' | 'desc'; limitPlusOne: number }): TurnDto[] {
+export function listTurnsOfSession(
+  db: DB,
+  q: { sessionId: string; after?: number; order: 'asc' | 'desc'; limitPlusOne: number },
+): TurnDto[] {
   const cmp = q.order === 'asc' ? '>' : '<';
   const sql = `SELECT * FROM conversation_turns WHERE session_id = @sessionId ${q.after !== undefined ? `AND turn_number ${cmp} @after` : ''}
      ORDER BY turn_number ${q.order === 'asc' ? 'ASC' : 'DESC'} LIMIT @limitPlusOne`;

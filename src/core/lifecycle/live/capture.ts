@@ -75,7 +75,10 @@ export class CaptureRunner {
   private logsSignature(): string {
     let names: string[] = [];
     try {
-      names = fs.readdirSync(this.logsDir()).filter((f) => /^reflection-.*\.log$/.test(f)).sort();
+      names = fs
+        .readdirSync(this.logsDir())
+        .filter((f) => /^reflection-.*\.log$/.test(f))
+        .sort();
     } catch {
       /* the folder may appear later */
     }
@@ -122,7 +125,11 @@ export class CaptureRunner {
       this.logsSig = sig;
       return false;
     }
-    const report = await importReflectionLogs(this.ctx, { source: this.paths.pluginRoot, workspace: this.paths.workspace, recordExternalChanges: false });
+    const report = await importReflectionLogs(this.ctx, {
+      source: this.paths.pluginRoot,
+      workspace: this.paths.workspace,
+      recordExternalChanges: false,
+    });
     // The signature from before the import: anything appended during it triggers another pass.
     this.logsSig = sig;
     this.stats.imports++;

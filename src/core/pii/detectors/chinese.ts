@@ -48,7 +48,8 @@ const WECHAT_CUE = /(?:微信|威信|薇信|加微|(?<![A-Za-z])(?:wechat|weixin
 const WECHAT_ID = /(?:[A-Za-z][A-Za-z0-9_-]{5,19}|[1-9]\d{4,10})(?![A-Za-z0-9_@-]|\.[A-Za-z]|:\/\/)/y;
 
 // "wechat: enabled" in a config or a status line is a setting, not an id.
-const CONFIG_WORDS = /^(?:enabled?|disabled?|required|optional|default|unknown|none|null|true|false|pending|verified|unverified|connected|disconnected|available|unavailable|active|inactive|login|logout|account|official|payment|support)$/i;
+const CONFIG_WORDS =
+  /^(?:enabled?|disabled?|required|optional|default|unknown|none|null|true|false|pending|verified|unverified|connected|disconnected|available|unavailable|active|inactive|login|logout|account|official|payment|support)$/i;
 
 export function detectWechat(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -80,7 +81,8 @@ const PASSPORT = /(?<![A-Za-z0-9])(?:[EGKC]\d{8}|[EC][A-HJ-NP-Z]\d{7}|[DSP]E\d{7
 const PASSPORT_CUE = /护照|passport|旅行证件|travel\s+document|通行证|证件号/i;
 
 /** Right after "护照号"/"passport no.": other countries' shapes too (one or two letters and 6-9 digits, or 9 digits). */
-const PASSPORT_TIGHT = /(?:护照|passport)(?:\s*(?:号码|号|编号|no\.?|number|num|#|:|：|=|是|为|is))*\s*([A-Z]{1,2}\d{6,9}|\d{9})(?![A-Za-z0-9])/gi;
+const PASSPORT_TIGHT =
+  /(?:护照|passport)(?:\s*(?:号码|号|编号|no\.?|number|num|#|:|：|=|是|为|is))*\s*([A-Z]{1,2}\d{6,9}|\d{9})(?![A-Za-z0-9])/gi;
 
 export function detectPassports(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];

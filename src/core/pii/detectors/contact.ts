@@ -40,7 +40,11 @@ const NOT_PHONE_SHAPES = /^(?:\d{3}-\d{2}-\d{4}|\d{6}-\d{7})$/;
 /** Rejects numbers glued to letters, continuing with more groups (MAC addresses), or introduced as something else. */
 function plausiblePhoneSpan(text: string, start: number, end: number): boolean {
   if (isAsciiWordAt(text, start - 1) || isAsciiWordAt(text, end)) return false;
-  if (/^[-.:][0-9A-Fa-f]{1,4}\b/.test(text.slice(end, end + 6)) || /\b[0-9A-Fa-f]{1,4}[-.:]$/.test(text.slice(Math.max(0, start - 6), start))) return false;
+  if (
+    /^[-.:][0-9A-Fa-f]{1,4}\b/.test(text.slice(end, end + 6)) ||
+    /\b[0-9A-Fa-f]{1,4}[-.:]$/.test(text.slice(Math.max(0, start - 6), start))
+  )
+    return false;
   if (NOT_PHONE_SHAPES.test(text.slice(start, end))) return false;
   // Inside a URL path or query ("/item/4155550132", "?id=...") or a key ("telegram:direct:7192195698") a number
   // is an identifier, unless the key says phone ("tel:", "phone=").
@@ -124,7 +128,11 @@ export function detectPhones(text: string): PiiSpan[] {
   });
   // The US pass is the slow one; a window whose every run is already a Chinese number has nothing left for it.
   const covered = (r: { start: number; end: number }) => china.some((f) => f.startsAt <= r.start && f.endsAt >= r.end);
-  for (const f of findInWindows(text, windows.filter((w) => !w.runs.every(covered)), 'US')) {
+  for (const f of findInWindows(
+    text,
+    windows.filter((w) => !w.runs.every(covered)),
+    'US',
+  )) {
     add(f.startsAt, f.endsAt, 0.75, 'libphonenumber');
   }
   for (const f of china) add(f.startsAt, f.endsAt, 0.75, 'libphonenumber');

@@ -22,23 +22,109 @@ interface NamePattern {
 }
 
 const PATTERNS: NamePattern[] = [
-  { re: new RegExp(`\\b(?:[Mm]y name is|[Mm]y name's|[Mm]y full name is)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'), detector: 'context:intro', confidence: 0.45, cued: true },
-  { re: new RegExp(`\\b(?:[Cc]all me|I'm|I am)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'), detector: 'context:intro', confidence: 0.4, cued: false },
+  {
+    re: new RegExp(`\\b(?:[Mm]y name is|[Mm]y name's|[Mm]y full name is)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'),
+    detector: 'context:intro',
+    confidence: 0.45,
+    cued: true,
+  },
+  {
+    re: new RegExp(`\\b(?:[Cc]all me|I'm|I am)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'),
+    detector: 'context:intro',
+    confidence: 0.4,
+    cued: false,
+  },
   { re: new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\\.?\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.45, cued: true },
   { re: new RegExp(`\\b(?:Sir|Madam)\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.4, cued: false },
-  { re: new RegExp(`${NOT_PERSON_QUALIFIER}\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'), detector: 'context:field', confidence: 0.45, cued: true },
+  {
+    re: new RegExp(`${NOT_PERSON_QUALIFIER}\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'),
+    detector: 'context:field',
+    confidence: 0.45,
+    cued: true,
+  },
   // A Latin name after a Chinese cue: "我叫 Tom Lee", "联系人：Anna".
-  { re: new RegExp(`(?:我叫|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?)\\s*(${FULL})(?![\\p{L}])`, 'gu'), detector: 'context:zh-intro-latin', confidence: 0.45, cued: true },
-  { re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'), detector: 'context:salutation', confidence: 0.3, cued: false },
-  { re: new RegExp(`\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`, 'gu'), detector: 'context:mention', confidence: 0.3, cued: false },
+  {
+    re: new RegExp(
+      `(?:我叫|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?)\\s*(${FULL})(?![\\p{L}])`,
+      'gu',
+    ),
+    detector: 'context:zh-intro-latin',
+    confidence: 0.45,
+    cued: true,
+  },
+  {
+    re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'),
+    detector: 'context:salutation',
+    confidence: 0.3,
+    cued: false,
+  },
+  {
+    re: new RegExp(
+      `\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`,
+      'gu',
+    ),
+    detector: 'context:mention',
+    confidence: 0.3,
+    cued: false,
+  },
 ];
 
 // Capitalised words that follow "I am", "Hi" or "call me" but are not names.
 const NOT_NAMES = new Set([
-  'The', 'This', 'That', 'It', 'What', 'How', 'Not', 'Just', 'Here', 'There', 'So', 'Very', 'Really', 'Sorry', 'Happy', 'Glad',
-  'Sure', 'Back', 'Done', 'Ready', 'Fine', 'Good', 'Great', 'Thanks', 'All', 'Everyone', 'Team', 'Guys', 'Folks', 'Sir', 'Madam',
-  'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday', 'Today', 'Tomorrow', 'Again', 'Also', 'Going',
-  'Working', 'Looking', 'Trying', 'English', 'Chinese', 'American', 'British', 'Customer', 'Support', 'Admin', 'User',
+  'The',
+  'This',
+  'That',
+  'It',
+  'What',
+  'How',
+  'Not',
+  'Just',
+  'Here',
+  'There',
+  'So',
+  'Very',
+  'Really',
+  'Sorry',
+  'Happy',
+  'Glad',
+  'Sure',
+  'Back',
+  'Done',
+  'Ready',
+  'Fine',
+  'Good',
+  'Great',
+  'Thanks',
+  'All',
+  'Everyone',
+  'Team',
+  'Guys',
+  'Folks',
+  'Sir',
+  'Madam',
+  'Monday',
+  'Tuesday',
+  'Wednesday',
+  'Thursday',
+  'Friday',
+  'Saturday',
+  'Sunday',
+  'Today',
+  'Tomorrow',
+  'Again',
+  'Also',
+  'Going',
+  'Working',
+  'Looking',
+  'Trying',
+  'English',
+  'Chinese',
+  'American',
+  'British',
+  'Customer',
+  'Support',
+  'Admin',
+  'User',
 ]);
 
 function detectLatinNames(text: string, all: boolean): PiiSpan[] {
@@ -61,7 +147,9 @@ function detectLatinNames(text: string, all: boolean): PiiSpan[] {
 
 const HAN = /[\u4e00-\u9fff]/;
 // Characters that end a given name: particles, verbs and the first characters of "电话", "手机", "微信"...
-const NOT_GIVEN = new Set(Array.from('的是在了和与跟及说要去来到把被给让请叫也都就还又很吗呢吧啊呀哦嘛着过们这那有没不从对为以而但或电手微邮号住今昨家先女老师'));
+const NOT_GIVEN = new Set(
+  Array.from('的是在了和与跟及说要去来到把被给让请叫也都就还又很吗呢吧啊呀哦嘛着过们这那有没不从对为以而但或电手微邮号住今昨家先女老师'),
+);
 
 /** A name led by a surname that is also an everyday word ("高手", "方便"); compound surnames never are. */
 const ambiguousLead = (name: string): boolean => AMBIGUOUS_SURNAMES.has(name.charAt(0)) && !COMPOUND_SURNAMES.has(name.slice(0, 2));
@@ -83,20 +171,22 @@ function fullNameAt(text: string, i: number, maxGiven = 2): string {
 }
 
 // "我叫王小明", "联系人：欧阳娜娜", "我的名字是李雷": the name follows the cue.
-const ZH_INTRO =
-  new RegExp(String.raw`(?:我叫|[他她]叫|名叫|叫做|我姓[\u4e00-\u9fff]{1,2}[,，]\s*(?:名叫|叫)?|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|${THING_BEFORE_NAME}名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|\b(?:[Nn]ame|NAME|[Ff]ull name|[Cc]ontact)\s*[:：]\s*|\b(?:[Nn]ame is|[Nn]ame's|named)\s+|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])`,
+const ZH_INTRO = new RegExp(
+  String.raw`(?:我叫|[他她]叫|名叫|叫做|我姓[\u4e00-\u9fff]{1,2}[,，]\s*(?:名叫|叫)?|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|本人(?:是|叫)?|我是|亲爱的|@|(?:你好|您好|嗨)[,，!！\s]\s*|(?:姓名|${THING_BEFORE_NAME}名字|联系人|收件人|收货人|寄件人|签收人|负责人|经办人|申请人|持卡人|开户人|户主|患者|乘客|法定代表人)\s*(?:[:：是为]\s*)?|\b(?:[Nn]ame|NAME|[Ff]ull name|[Cc]ontact)\s*[:：]\s*|\b(?:[Nn]ame is|[Nn]ame's|named)\s+|(?:署名|落款|签名)\s*[:：]\s*)(?=[\u4e00-\u9fff])`,
   'gu',
 );
 // Cues after which a name must stand alone (followed by a pause): they also precede ordinary words.
 const LOOSE_CUE = /^(?:我是|本人|亲爱的|@|你好|您好|嗨)/;
 // "实习生王小丽，", "我同事李娜说": a role right before a name that ends at a pause or a particle.
-const ROLE_BEFORE = /(?:实习生|同事|朋友|同学|客户|助理|秘书|主管|经理|老板|老师|医生|律师|司机|室友|邻居|老公|老婆|丈夫|妻子|男友|女友|男朋友|女朋友)(?=[\u4e00-\u9fff])/gu;
+const ROLE_BEFORE =
+  /(?:实习生|同事|朋友|同学|客户|助理|秘书|主管|经理|老板|老师|医生|律师|司机|室友|邻居|老公|老婆|丈夫|妻子|男友|女友|男朋友|女朋友)(?=[\u4e00-\u9fff])/gu;
 // "我是程序员", "我是郑州人", "亲爱的顾客": roles, origins and places, not names.
 const ROLE_OR_PLACE = /[人员师家者手长主工客东迷粉友州市省县区镇村乡岛城序籍]/;
 // The narrower set for the last character of a name before a title ("刘强东先生" is a name).
 const ROLE_OR_PLACE_END = /[人员师者手客迷粉友州市省县区镇村乡籍]/;
 // "张先生", "王芳女士", "陈老师": a title after the name.
-const ZH_TITLE = /(?:先生|女士|小姐|老师|医生|教授|经理|总监|主任|律师|师傅|同学|博士|阿姨|叔叔|大夫|太太|校长|院长|老板|总(?=[,，。.!！?？\s]|$)|[哥姐](?![哥姐们妹弟夫]))/gu;
+const ZH_TITLE =
+  /(?:先生|女士|小姐|老师|医生|教授|经理|总监|主任|律师|师傅|同学|博士|阿姨|叔叔|大夫|太太|校长|院长|老板|总(?=[,，。.!！?？\s]|$)|[哥姐](?![哥姐们妹弟夫]))/gu;
 // Words that stand before a title but are not names: subjects, shifts, "班主任".
 const NOT_NAME_BEFORE_TITLE = /(?:历史|语文|中文|英文|日文|人文|天文|值班|班|主任|文科|理科|车间|党委)$/;
 // Surnames that are far more often a preposition or a word before a title ("和老师", "向经理汇报", "师姐").

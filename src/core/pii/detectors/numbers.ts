@@ -90,8 +90,41 @@ function isValidEan13(d: string): boolean {
 const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
 const ID_CHECK = '10X98765432';
 const PROVINCES = new Set([
-  '11', '12', '13', '14', '15', '21', '22', '23', '31', '32', '33', '34', '35', '36', '37', '41', '42', '43',
-  '44', '45', '46', '50', '51', '52', '53', '54', '61', '62', '63', '64', '65', '71', '81', '82', '83',
+  '11',
+  '12',
+  '13',
+  '14',
+  '15',
+  '21',
+  '22',
+  '23',
+  '31',
+  '32',
+  '33',
+  '34',
+  '35',
+  '36',
+  '37',
+  '41',
+  '42',
+  '43',
+  '44',
+  '45',
+  '46',
+  '50',
+  '51',
+  '52',
+  '53',
+  '54',
+  '61',
+  '62',
+  '63',
+  '64',
+  '65',
+  '71',
+  '81',
+  '82',
+  '83',
 ]);
 
 /** Foreign permanent residents' IDs since 2023: 9, then the first digit of the province code. */
@@ -120,7 +153,11 @@ const ID_RUN = /(?<![0-9A-Za-z])\d+(?:[ -]\d+)*(?:[ -]?[Xx])?(?![0-9A-Za-z])/g;
 function detectGroupedIds(text: string, out: PiiSpan[]): void {
   for (const m of text.matchAll(ID_RUN)) {
     if (m[0].length < 18) continue;
-    const groups = [...m[0].matchAll(/\d+[Xx]?|[Xx]/g)].map((g) => ({ start: m.index + g.index, end: m.index + g.index + g[0].length, chars: g[0] }));
+    const groups = [...m[0].matchAll(/\d+[Xx]?|[Xx]/g)].map((g) => ({
+      start: m.index + g.index,
+      end: m.index + g.index + g[0].length,
+      chars: g[0],
+    }));
     for (let i = 0; i < groups.length; i++) {
       let id = '';
       for (let j = i; j < groups.length && id.length < 18; j++) {
@@ -165,7 +202,9 @@ const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g;
 const IBAN_LOWER = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?\b/g;
 // Countries that issue IBANs: a lowercase candidate ("gb42nawi…", typed in chat) must start with one.
 const IBAN_COUNTRIES = new Set(
-  'AD AE AL AO AT AZ BA BE BF BG BH BI BJ BR BY CF CG CH CI CM CR CV CY CZ DE DJ DK DO DZ EE EG ES FI FK FO FR GA GB GE GI GL GQ GR GT GW HN HR HU IE IL IQ IR IS IT JO KM KW KZ LB LC LI LT LU LV LY MC MD ME MG MK ML MN MR MT MU MZ NE NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SN SO ST SV TD TG TL TN TR UA VA VG XK YE'.split(' '),
+  'AD AE AL AO AT AZ BA BE BF BG BH BI BJ BR BY CF CG CH CI CM CR CV CY CZ DE DJ DK DO DZ EE EG ES FI FK FO FR GA GB GE GI GL GQ GR GT GW HN HR HU IE IL IQ IR IS IT JO KM KW KZ LB LC LI LT LU LV LY MC MD ME MG MK ML MN MR MT MU MZ NE NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SN SO ST SV TD TG TL TN TR UA VA VG XK YE'.split(
+    ' ',
+  ),
 );
 
 /** ISO 13616 mod-97 check on the rearranged IBAN. */

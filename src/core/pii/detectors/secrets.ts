@@ -106,7 +106,13 @@ function looksLikeBareSecret(value: string, minLength: number): boolean {
 
 /** A quoted hex literal of 32+ digits (an MD5-length key or longer) that does not look like a pattern. */
 function looksLikeHexSecret(value: string): boolean {
-  return /^[0-9a-fA-F]{32,}$/.test(value) && /[a-fA-F]/.test(value) && /\d/.test(value) && sequentialShare(value) < 0.3 && shannonEntropy(value) >= 3.3;
+  return (
+    /^[0-9a-fA-F]{32,}$/.test(value) &&
+    /[a-fA-F]/.test(value) &&
+    /\d/.test(value) &&
+    sequentialShare(value) < 0.3 &&
+    shannonEntropy(value) >= 3.3
+  );
 }
 
 // key (bare, quoted) then = : := => or "," (a call like getEnv("api_token", "...")), then the value.
@@ -190,7 +196,9 @@ function assignedSecrets(text: string, keyword: RegExp, judged: Uint8Array): Pii
     const password = keyed && PASSWORD_KEY.test(key);
     const type: PiiType = password ? 'PASSWORD' : 'API_KEY';
     if (keyed && looksLikeKeyedSecret(value, password)) {
-      out.push(makeSpan(text, type, valStart, valStart + value.length, password ? 0.8 : 0.75, `keyword:${password ? 'password' : 'secret'}`));
+      out.push(
+        makeSpan(text, type, valStart, valStart + value.length, password ? 0.8 : 0.75, `keyword:${password ? 'password' : 'secret'}`),
+      );
     } else if (!PUBLIC_KEY.test(key) && looksLikeBareSecret(value, EXCLUDED_KEY.test(key) ? 40 : 20)) {
       // Identifiers are short; a 40+ character random value under an "id" key is a credential anyway.
       out.push(makeSpan(text, 'API_KEY', valStart, valStart + value.length, 0.55, 'entropy:assignment'));

@@ -1,8 +1,34 @@
 // Chinese surnames (the common single ones, which cover the vast majority of people, and the compound ones).
 
 export const COMPOUND_SURNAMES = new Set([
-  '欧阳', '司马', '上官', '诸葛', '东方', '皇甫', '尉迟', '公孙', '慕容', '长孙', '宇文', '司徒', '令狐', '夏侯',
-  '轩辕', '端木', '独孤', '南宫', '西门', '百里', '呼延', '澹台', '公冶', '太史', '申屠', '钟离', '闻人', '赫连',
+  '欧阳',
+  '司马',
+  '上官',
+  '诸葛',
+  '东方',
+  '皇甫',
+  '尉迟',
+  '公孙',
+  '慕容',
+  '长孙',
+  '宇文',
+  '司徒',
+  '令狐',
+  '夏侯',
+  '轩辕',
+  '端木',
+  '独孤',
+  '南宫',
+  '西门',
+  '百里',
+  '呼延',
+  '澹台',
+  '公冶',
+  '太史',
+  '申屠',
+  '钟离',
+  '闻人',
+  '赫连',
 ]);
 
 export const SURNAMES = new Set(
@@ -20,4 +46,6 @@ export const SURNAMES = new Set(
  * Surnames that are also everyday words (和 "and", 于 "at", 高 "tall", 明 "bright"...). They are still
  * names after a title ("高先生"), but never the start of a longer name when another reading exists.
  */
-export const AMBIGUOUS_SURNAMES = new Set(Array.from('和于向时成全明应连单解常万关文安易方白金石江龙田叶林路管车高华宁包尚吉古司师商党宫费冷米边查麦池迟沙荣甘曲申阳农简项麻全景'));
+export const AMBIGUOUS_SURNAMES = new Set(
+  Array.from('和于向时成全明应连单解常万关文安易方白金石江龙田叶林路管车高华宁包尚吉古司师商党宫费冷米边查麦池迟沙荣甘曲申阳农简项麻全景'),
+);

@@ -161,10 +161,16 @@ export class HttpClient extends BaseClient {
       try {
         return (await res.json()) as Result<unknown>;
       } catch {
-        return { ok: false, error: { kind: res.status === 429 ? 'RateLimited' : 'Internal', message: `HTTP ${res.status} from ${channel}` } };
+        return {
+          ok: false,
+          error: { kind: res.status === 429 ? 'RateLimited' : 'Internal', message: `HTTP ${res.status} from ${channel}` },
+        };
       }
     }
-    return { ok: false, error: { kind: 'Io', message: `cannot reach the workbench server (${(lastError as Error)?.message ?? 'network error'})` } };
+    return {
+      ok: false,
+      error: { kind: 'Io', message: `cannot reach the workbench server (${(lastError as Error)?.message ?? 'network error'})` },
+    };
   }
 
   onChange(cb: (event: ChangeEvent) => void): () => void {

@@ -12,7 +12,21 @@ import { VisibleText } from './VisibleText';
 export function Message({ role, children, from }: { role: 'user' | 'agent'; children: ReactNode; from?: string | null }) {
   return (
     <div className={`msg msg-${role}`}>
-      <div className="msg-role">{role === 'user' ? <>user{from ? <> · <VisibleText text={from} /></> : null}</> : 'agent'}</div>
+      <div className="msg-role">
+        {role === 'user' ? (
+          <>
+            user
+            {from ? (
+              <>
+                {' '}
+                · <VisibleText text={from} />
+              </>
+            ) : null}
+          </>
+        ) : (
+          'agent'
+        )}
+      </div>
       <div className="prewrap">{typeof children === 'string' ? <VisibleText text={children} /> : children}</div>
     </div>
   );
@@ -23,7 +37,9 @@ export function ContextList({ items }: { items: ContextItemDto[] }) {
   return (
     <div data-testid="context-window">
       {items.map((c) => (
-        <Message key={c.id} role={c.role}>{c.message}</Message>
+        <Message key={c.id} role={c.role}>
+          {c.message}
+        </Message>
       ))}
     </div>
   );
@@ -48,9 +64,17 @@ export function DecisionInline({ d }: { d: GateDecisionRow }) {
     <div className="inline-outcome" data-testid="decision-inline">
       <span className="muted small">memory_gate</span>
       <Chip value={d.decision} />
-      {d.candidateFact && <span className="prewrap"><strong>Fact:</strong> <VisibleText text={d.candidateFact} /></span>}
-      <span className="muted prewrap"><VisibleText text={d.reason} /></span>
-      <a className="small" href={hrefFor('decisions', { id: d.id, session: d.sessionId })}>open</a>
+      {d.candidateFact && (
+        <span className="prewrap">
+          <strong>Fact:</strong> <VisibleText text={d.candidateFact} />
+        </span>
+      )}
+      <span className="muted prewrap">
+        <VisibleText text={d.reason} />
+      </span>
+      <a className="small" href={hrefFor('decisions', { id: d.id, session: d.sessionId })}>
+        open
+      </a>
     </div>
   );
 }
@@ -62,24 +86,46 @@ export function WriteInline({ w }: { w: AuditRow }) {
       <Chip value={w.status} />
       <span className="mono">{w.targetFile}</span>
       <LineCounts changes={w.lineChanges} />
-      {w.reason && <span className="muted prewrap"><VisibleText text={w.reason} /></span>}
-      <a className="small" href={hrefFor('writes', { id: w.id })}>diff</a>
+      {w.reason && (
+        <span className="muted prewrap">
+          <VisibleText text={w.reason} />
+        </span>
+      )}
+      <a className="small" href={hrefFor('writes', { id: w.id })}>
+        diff
+      </a>
     </div>
   );
 }
 
-export function TurnCard({ turn, decisions, writes, context }: { turn: TurnDto; decisions: GateDecisionRow[]; writes: AuditRow[]; context?: ContextItemDto[] }) {
+export function TurnCard({
+  turn,
+  decisions,
+  writes,
+  context,
+}: {
+  turn: TurnDto;
+  decisions: GateDecisionRow[];
+  writes: AuditRow[];
+  context?: ContextItemDto[];
+}) {
   return (
     <div className="turn" data-testid="turn">
       <div className="turn-head">
         <strong>Turn {turn.turnNumber}</strong>
         <span>{formatTime(turn.createdAt)}</span>
       </div>
-      <Message role="user" from={turn.userFrom}>{turn.userMessage}</Message>
+      <Message role="user" from={turn.userFrom}>
+        {turn.userMessage}
+      </Message>
       <Message role="agent">{turn.agentReply}</Message>
       <LazyContext turnId={turn.id} initial={context} />
-      {decisions.map((d) => <DecisionInline key={d.id} d={d} />)}
-      {writes.map((w) => <WriteInline key={w.id} w={w} />)}
+      {decisions.map((d) => (
+        <DecisionInline key={d.id} d={d} />
+      ))}
+      {writes.map((w) => (
+        <WriteInline key={w.id} w={w} />
+      ))}
       {decisions.length === 0 && writes.length === 0 && <div className="muted small">No gate decision recorded for this turn.</div>}
     </div>
   );

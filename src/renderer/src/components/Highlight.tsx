@@ -36,7 +36,9 @@ export function findRanges(text: string, needle: string): TextRange[] {
 export function Highlight({ text, ranges }: { text: string; ranges: readonly TextRange[] }): ReactNode {
   return (
     <>
-      {splitByRanges(text, ranges).map((part, i) => (part.hit ? <mark key={i}>{revealInvisible(part.text)}</mark> : <span key={i}>{revealInvisible(part.text)}</span>))}
+      {splitByRanges(text, ranges).map((part, i) =>
+        part.hit ? <mark key={i}>{revealInvisible(part.text)}</mark> : <span key={i}>{revealInvisible(part.text)}</span>,
+      )}
     </>
   );
 }

@@ -85,7 +85,14 @@ export function PagedList<T, C>(props: PagedListProps<T, C>) {
                   data-index={vi.index}
                   ref={measured(item) ? virtualizer.measureElement : undefined}
                   className={`row${key === props.selectedKey ? ' selected' : ''}${vi.index % 2 ? ' odd' : ''}`}
-                  style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${vi.start}px)`, height: measured(item) ? undefined : vi.size }}
+                  style={{
+                    position: 'absolute',
+                    top: 0,
+                    left: 0,
+                    right: 0,
+                    transform: `translateY(${vi.start}px)`,
+                    height: measured(item) ? undefined : vi.size,
+                  }}
                   onClick={item !== undefined && props.onSelect ? () => props.onSelect!(item) : undefined}
                   aria-selected={key === props.selectedKey}
                 >
@@ -101,7 +108,12 @@ export function PagedList<T, C>(props: PagedListProps<T, C>) {
 }
 
 /** With focus in the list, ↑/↓ (or k/j) move the selection, so a curator can walk the rows without the mouse. */
-function moveSelection<T, C>(e: ReactKeyboardEvent, props: PagedListProps<T, C>, items: T[], virtualizer: Virtualizer<HTMLDivElement, Element>): void {
+function moveSelection<T, C>(
+  e: ReactKeyboardEvent,
+  props: PagedListProps<T, C>,
+  items: T[],
+  virtualizer: Virtualizer<HTMLDivElement, Element>,
+): void {
   const step = e.key === 'ArrowDown' || e.key === 'j' ? 1 : e.key === 'ArrowUp' || e.key === 'k' ? -1 : 0;
   if (!step || !props.onSelect) return;
   e.preventDefault();

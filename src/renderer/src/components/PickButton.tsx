@@ -8,7 +8,15 @@ type Purpose = 'workspace' | 'importFolder' | 'importFile' | 'backupFile';
  * only when the user picked it there or it lies in an allowed folder, so in Electron this is how a
  * curator reaches folders outside the workspace. Browser mode has no native dialog: no button.
  */
-export function PickButton({ purpose, onPicked, label = 'Choose…' }: { purpose: Purpose; onPicked: (path: string) => void; label?: string }) {
+export function PickButton({
+  purpose,
+  onPicked,
+  label = 'Choose…',
+}: {
+  purpose: Purpose;
+  onPicked: (path: string) => void;
+  label?: string;
+}) {
   const api = useApi();
   const [error, setError] = useState<string | null>(null);
   if (api.mode !== 'electron') return null;

@@ -50,7 +50,8 @@ export function spansByValue(text: string, spans: readonly PiiSpanDto[]): PiiSpa
   const out: PiiSpanDto[] = [];
   for (const s of spans) {
     if (!s.value) continue;
-    for (let i = text.indexOf(s.value); i !== -1; i = text.indexOf(s.value, i + s.value.length)) out.push({ ...s, start: i, end: i + s.value.length });
+    for (let i = text.indexOf(s.value); i !== -1; i = text.indexOf(s.value, i + s.value.length))
+      out.push({ ...s, start: i, end: i + s.value.length });
   }
   return out;
 }
@@ -75,7 +76,17 @@ export function redactLocally(text: string, spans: readonly PiiSpanDto[]): strin
     .join('');
 }
 
-export function PiiText({ text, spans, selectedKey, onToggle }: { text: string; spans: readonly PiiSpanDto[]; selectedKey?: string; onToggle?: (span: PiiSpanDto) => void }) {
+export function PiiText({
+  text,
+  spans,
+  selectedKey,
+  onToggle,
+}: {
+  text: string;
+  spans: readonly PiiSpanDto[];
+  selectedKey?: string;
+  onToggle?: (span: PiiSpanDto) => void;
+}) {
   return (
     <>
       {splitBySpans(text, spans).map((p, i) =>

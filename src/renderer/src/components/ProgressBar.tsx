@@ -13,7 +13,11 @@ export function ProgressBar({ progress, onCancel }: { progress: ProgressState; o
         <span className="progress-fill" style={{ width: pct === undefined ? '30%' : `${pct}%` }} />
       </span>
       <span className="progress-count">
-        {progress.total ? `${progress.done.toLocaleString('en-US')} / ${progress.total.toLocaleString('en-US')}` : progress.done ? progress.done.toLocaleString('en-US') : ''}
+        {progress.total
+          ? `${progress.done.toLocaleString('en-US')} / ${progress.total.toLocaleString('en-US')}`
+          : progress.done
+            ? progress.done.toLocaleString('en-US')
+            : ''}
       </span>
       {onCancel && (
         <button type="button" onClick={onCancel}>

@@ -28,7 +28,12 @@ export function SplitPane({ id, initial = 0.5, left, right }: { id: string; init
     setFraction(clamp(frac + step));
   };
   return (
-    <div className="split resizable" ref={box} style={{ gridTemplateColumns: `${(frac * 100).toFixed(1)}% 6px minmax(0, 1fr)` }} data-testid={`split-${id}`}>
+    <div
+      className="split resizable"
+      ref={box}
+      style={{ gridTemplateColumns: `${(frac * 100).toFixed(1)}% 6px minmax(0, 1fr)` }}
+      data-testid={`split-${id}`}
+    >
       {left}
       <div
         className="splitter"

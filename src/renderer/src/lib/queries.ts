@@ -129,7 +129,6 @@ export function areasReadBy(channels: Iterable<string>): DataArea[] {
   return any ? [...areas] : [...DATA_AREAS];
 }
 
-
 export interface ApiQueryOptions {
   skip?: boolean;
   throttleMs?: number;

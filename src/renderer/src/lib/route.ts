@@ -2,7 +2,19 @@
 // filtered or opened can be bookmarked, reloaded and returned to with Back.
 import { useCallback, useSyncExternalStore } from 'react';
 
-export const VIEWS = ['sessions', 'decisions', 'writes', 'corrections', 'review', 'datasets', 'search', 'stats', 'health', 'privacy', 'settings'] as const;
+export const VIEWS = [
+  'sessions',
+  'decisions',
+  'writes',
+  'corrections',
+  'review',
+  'datasets',
+  'search',
+  'stats',
+  'health',
+  'privacy',
+  'settings',
+] as const;
 export type ViewName = (typeof VIEWS)[number];
 
 export interface Route {
@@ -50,7 +62,9 @@ export function useRoute(): Route {
 }
 
 /** Read and update this view's params; filter edits replace history, opening things pushes. */
-export function useViewParams(view: ViewName): [Record<string, string>, (patch: Record<string, string | undefined>, push?: boolean) => void] {
+export function useViewParams(
+  view: ViewName,
+): [Record<string, string>, (patch: Record<string, string | undefined>, push?: boolean) => void] {
   const route = useRoute();
   const params = route.view === view ? route.params : {};
   const update = useCallback(

@@ -48,7 +48,9 @@ export function useAsync<T>(
 }
 
 /** A mutation with its pending state and the last error, for buttons that call the API. */
-export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>): {
+export function useAction<A extends unknown[], R>(
+  fn: (...args: A) => Promise<R>,
+): {
   run: (...args: A) => Promise<R | undefined>;
   pending: boolean;
   error: unknown;
@@ -96,20 +98,17 @@ export function useStoredState<T>(key: string, initial: T): [T, (v: T | ((p: T) 
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `initial` is the default for a new key, not an input to react to
   }, [key]);
-  const set = useCallback(
-    (v: T | ((p: T) => T)) => {
-      setValue((prev) => {
-        const next = typeof v === 'function' ? (v as (p: T) => T)(prev) : v;
-        try {
-          localStorage.setItem(keyRef.current, JSON.stringify(next));
-        } catch {
-          /* storage full or disabled: the draft lives in memory only */
-        }
-        return next;
-      });
-    },
-    [],
-  );
+  const set = useCallback((v: T | ((p: T) => T)) => {
+    setValue((prev) => {
+      const next = typeof v === 'function' ? (v as (p: T) => T)(prev) : v;
+      try {
+        localStorage.setItem(keyRef.current, JSON.stringify(next));
+      } catch {
+        /* storage full or disabled: the draft lives in memory only */
+      }
+      return next;
+    });
+  }, []);
   const clear = useCallback(() => {
     localStorage.removeItem(keyRef.current);
     setValue(initial);

@@ -29,8 +29,20 @@ export function drawsSideBySide(frame: HTMLElement | null): boolean | null {
  * Before/after of a memory file, read-only, side by side (inline when the pane is narrow). The caption
  * names the sides the way Monaco actually draws them: left/right side by side, red/green lines inline.
  */
-export default function DiffViewImpl({ before, after, height = 420, label, beforeLabel, afterLabel }: {
-  before: string | null; after: string | null; height?: number | string; label?: string; beforeLabel?: string; afterLabel?: string;
+export default function DiffViewImpl({
+  before,
+  after,
+  height = 420,
+  label,
+  beforeLabel,
+  afterLabel,
+}: {
+  before: string | null;
+  after: string | null;
+  height?: number | string;
+  label?: string;
+  beforeLabel?: string;
+  afterLabel?: string;
 }) {
   const frameRef = useRef<HTMLDivElement>(null);
   const [sideBySide, setSideBySide] = useState<boolean | null>(null);
@@ -70,41 +82,48 @@ export default function DiffViewImpl({ before, after, height = 420, label, befor
   const a = afterLabel ?? 'after';
   return (
     <div className="stack" style={{ gap: 4 }}>
-    {sideBySide !== null && (
-      <div className="muted small" data-testid="diff-caption" data-layout={sideBySide ? 'side-by-side' : 'inline'}>
-        {sideBySide ? `${b} on the left, ${a} on the right` : `${b} → ${a}, in one column: removed lines in red, added lines in green`}
+      {sideBySide !== null && (
+        <div className="muted small" data-testid="diff-caption" data-layout={sideBySide ? 'side-by-side' : 'inline'}>
+          {sideBySide ? `${b} on the left, ${a} on the right` : `${b} → ${a}, in one column: removed lines in red, added lines in green`}
+        </div>
+      )}
+      <div
+        className="monaco-frame"
+        ref={frameRef}
+        style={{ height }}
+        aria-label={label ?? 'diff'}
+        data-testid="diff-view"
+        data-layout={sideBySide === null ? undefined : sideBySide ? 'side-by-side' : 'inline'}
+      >
+        <DiffEditor
+          original={before ?? ''}
+          modified={after ?? ''}
+          language="markdown"
+          theme={monacoTheme()}
+          onMount={(editor, monaco) => {
+            editorRef.current = editor;
+            revealFirstChange(editor, monaco);
+            editor.onDidUpdateDiff(() => setSideBySide(drawsSideBySide(frameRef.current)));
+            editor.getModifiedEditor().onDidLayoutChange(() => setSideBySide(drawsSideBySide(frameRef.current)));
+          }}
+          keepCurrentOriginalModel
+          keepCurrentModifiedModel
+          loading={<div className="muted pad">Loading diff…</div>}
+          options={{
+            readOnly: true,
+            originalEditable: false,
+            renderSideBySide: true,
+            useInlineViewWhenSpaceIsLimited: true,
+            minimap: { enabled: false },
+            wordWrap: 'on',
+            diffWordWrap: 'on',
+            scrollBeyondLastLine: false,
+            automaticLayout: true,
+            renderOverviewRuler: false,
+            fontSize: 13,
+          }}
+        />
       </div>
-    )}
-    <div className="monaco-frame" ref={frameRef} style={{ height }} aria-label={label ?? 'diff'} data-testid="diff-view" data-layout={sideBySide === null ? undefined : sideBySide ? 'side-by-side' : 'inline'}>
-      <DiffEditor
-        original={before ?? ''}
-        modified={after ?? ''}
-        language="markdown"
-        theme={monacoTheme()}
-        onMount={(editor, monaco) => {
-          editorRef.current = editor;
-          revealFirstChange(editor, monaco);
-          editor.onDidUpdateDiff(() => setSideBySide(drawsSideBySide(frameRef.current)));
-          editor.getModifiedEditor().onDidLayoutChange(() => setSideBySide(drawsSideBySide(frameRef.current)));
-        }}
-        keepCurrentOriginalModel
-        keepCurrentModifiedModel
-        loading={<div className="muted pad">Loading diff…</div>}
-        options={{
-          readOnly: true,
-          originalEditable: false,
-          renderSideBySide: true,
-          useInlineViewWhenSpaceIsLimited: true,
-          minimap: { enabled: false },
-          wordWrap: 'on',
-          diffWordWrap: 'on',
-          scrollBeyondLastLine: false,
-          automaticLayout: true,
-          renderOverviewRuler: false,
-          fontSize: 13,
-        }}
-      />
-    </div>
     </div>
   );
 }

@@ -104,10 +104,12 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
           <fieldset className="row-flex" style={{ border: 0, padding: 0, margin: 0 }}>
             <legend className="small muted">Corrected status</legend>
             <label className="inline">
-              <input type="radio" name="status" checked={draft.status === 'written'} onChange={() => patch({ status: 'written' })} /> should have written
+              <input type="radio" name="status" checked={draft.status === 'written'} onChange={() => patch({ status: 'written' })} /> should
+              have written
             </label>
             <label className="inline">
-              <input type="radio" name="status" checked={draft.status === 'refused'} onChange={() => patch({ status: 'refused' })} /> should have refused
+              <input type="radio" name="status" checked={draft.status === 'refused'} onChange={() => patch({ status: 'refused' })} /> should
+              have refused
             </label>
           </fieldset>
           <label>
@@ -117,8 +119,17 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
           {touched && errors.fact && <span className="field-error">{errors.fact}</span>}
           <label>
             Target file
-            <select value={draft.file} onChange={(e) => patch({ file: e.target.value as MemoryFileName })} disabled={draft.status === 'refused'} aria-label="Corrected target file">
-              {MEMORY_FILES.map((f) => <option key={f} value={f}>{f}</option>)}
+            <select
+              value={draft.file}
+              onChange={(e) => patch({ file: e.target.value as MemoryFileName })}
+              disabled={draft.status === 'refused'}
+              aria-label="Corrected target file"
+            >
+              {MEMORY_FILES.map((f) => (
+                <option key={f} value={f}>
+                  {f}
+                </option>
+              ))}
             </select>
           </label>
           <label>
@@ -127,22 +138,40 @@ function CorrectionEditor({ detail }: { detail: AuditDetail }) {
           </label>
           {touched && errors.reason && <span className="field-error">{errors.reason}</span>}
           <label className="inline">
-            <input type="checkbox" checked={draft.applyToFuture} onChange={(e) => patch({ applyToFuture: e.target.checked })} /> Apply to future turns
+            <input type="checkbox" checked={draft.applyToFuture} onChange={(e) => patch({ applyToFuture: e.target.checked })} /> Apply to
+            future turns
           </label>
           <label>
             Pattern (what future cases look like)
-            <input value={draft.pattern} onChange={(e) => patch({ pattern: e.target.value })} aria-label="Correction pattern" placeholder="e.g. one-off schedule details" />
+            <input
+              value={draft.pattern}
+              onChange={(e) => patch({ pattern: e.target.value })}
+              aria-label="Correction pattern"
+              placeholder="e.g. one-off schedule details"
+            />
           </label>
           {touched && errors.pattern && <span className="field-error">{errors.pattern}</span>}
           <div className="row-flex">
-            <button type="submit" className="primary" disabled={submit.pending || !!saved}>{submit.pending ? 'Saving…' : 'Record correction'}</button>
-            <button type="button" onClick={() => { clearDraft(); setTouched(false); setSaved(null); }}>{saved ? 'New correction' : 'Discard draft'}</button>
+            <button type="submit" className="primary" disabled={submit.pending || !!saved}>
+              {submit.pending ? 'Saving…' : 'Record correction'}
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                clearDraft();
+                setTouched(false);
+                setSaved(null);
+              }}
+            >
+              {saved ? 'New correction' : 'Discard draft'}
+            </button>
             {!saved && <span className="muted small">Draft kept while you work.</span>}
           </div>
           <ErrorMessage action="Recording the correction" error={submit.error} />
           {saved && (
             <div className="notice" data-testid="correction-saved">
-              Correction recorded ({saved.correctedStatus}{saved.applyToFuture ? ', applies to future turns' : ''}).{' '}
+              Correction recorded ({saved.correctedStatus}
+              {saved.applyToFuture ? ', applies to future turns' : ''}).{' '}
               {saved.correctedStatus === 'written' && <a href={hrefFor('writes', { id: a.id, tab: 'retry' })}>Apply it now with Retry →</a>}
             </div>
           )}

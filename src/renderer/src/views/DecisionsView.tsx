@@ -25,10 +25,15 @@ export function DecisionsView() {
   const filterKey = JSON.stringify([decision, session, text, since, until]);
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
-      const page = await api.call(
-        'gate.list',
-        { limit: 100, cursor, decision, sessionId: session || undefined, text: text.trim() || undefined, since, until },
-      );
+      const page = await api.call('gate.list', {
+        limit: 100,
+        cursor,
+        decision,
+        sessionId: session || undefined,
+        text: text.trim() || undefined,
+        since,
+        until,
+      });
       return { items: page.items, next: page.nextCursor };
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps -- filterKey is the JSON of the filter values used inside
@@ -45,7 +50,9 @@ export function DecisionsView() {
             <select value={decision ?? ''} onChange={(e) => setParams({ type: e.target.value })} aria-label="Decision type">
               <option value="">all</option>
               {GATE_DECISIONS.map((d) => (
-                <option key={d} value={d}>{d}</option>
+                <option key={d} value={d}>
+                  {d}
+                </option>
               ))}
             </select>
           </label>
@@ -63,10 +70,19 @@ export function DecisionsView() {
           </label>
           <label>
             Text
-            <input type="search" value={text} onChange={(e) => setParams({ q: e.target.value })} placeholder="reason, fact, message" aria-label="Text" />
+            <input
+              type="search"
+              value={text}
+              onChange={(e) => setParams({ q: e.target.value })}
+              placeholder="reason, fact, message"
+              aria-label="Text"
+            />
           </label>
           {(decision || session || text || params.from || params.to) && (
-            <button type="button" onClick={() => setParams({ type: undefined, session: undefined, q: undefined, from: undefined, to: undefined })}>
+            <button
+              type="button"
+              onClick={() => setParams({ type: undefined, session: undefined, q: undefined, from: undefined, to: undefined })}
+            >
               Clear
             </button>
           )}
@@ -96,12 +112,31 @@ export function DecisionsView() {
           }
           renderRow={(d) => (
             <div data-testid="decision-row">
-              <div className="list-row auto" style={{ gridTemplateColumns: COLS }} onClick={() => toggle(d)} aria-expanded={params.id === d.id}>
+              <div
+                className="list-row auto"
+                style={{ gridTemplateColumns: COLS }}
+                onClick={() => toggle(d)}
+                aria-expanded={params.id === d.id}
+              >
                 <span className="cell muted">{formatTime(d.createdAt)}</span>
-                <span className="cell" data-testid="decision-type"><Chip value={d.decision} /></span>
-                <span className="cell" data-testid="decision-write">{d.writeStatus ? <Chip value={d.writeStatus} /> : <span className="muted small" title="No write followed this decision">no write</span>}</span>
-                <span className="cell wrap two" title={d.candidateFact ?? ''}><Highlight text={truncate(d.candidateFact, 400)} ranges={findRanges(truncate(d.candidateFact, 400), text)} /></span>
-                <span className="cell wrap two muted" title={d.userMessage ?? ''}><Highlight text={truncate(d.userMessage, 400)} ranges={findRanges(truncate(d.userMessage, 400), text)} /></span>
+                <span className="cell" data-testid="decision-type">
+                  <Chip value={d.decision} />
+                </span>
+                <span className="cell" data-testid="decision-write">
+                  {d.writeStatus ? (
+                    <Chip value={d.writeStatus} />
+                  ) : (
+                    <span className="muted small" title="No write followed this decision">
+                      no write
+                    </span>
+                  )}
+                </span>
+                <span className="cell wrap two" title={d.candidateFact ?? ''}>
+                  <Highlight text={truncate(d.candidateFact, 400)} ranges={findRanges(truncate(d.candidateFact, 400), text)} />
+                </span>
+                <span className="cell wrap two muted" title={d.userMessage ?? ''}>
+                  <Highlight text={truncate(d.userMessage, 400)} ranges={findRanges(truncate(d.userMessage, 400), text)} />
+                </span>
               </div>
               {params.id === d.id && <DecisionDetail id={d.id} row={d} query={text} />}
             </div>
@@ -116,14 +151,31 @@ function DecisionDetail({ id, row, query }: { id: string; row: GateDecisionRow; 
   const detail = useApiQuery('gate.show', { id });
   const d = detail.data;
   return (
-    <div className="pad stack" style={{ background: 'var(--panel)', cursor: 'auto' }} onClick={(e) => e.stopPropagation()} data-testid="decision-detail">
+    <div
+      className="pad stack"
+      style={{ background: 'var(--panel)', cursor: 'auto' }}
+      onClick={(e) => e.stopPropagation()}
+      data-testid="decision-detail"
+    >
       <dl className="kv">
         <dt>Reason</dt>
-        <dd className="prewrap"><Highlight text={row.reason} ranges={findRanges(row.reason, query)} /></dd>
+        <dd className="prewrap">
+          <Highlight text={row.reason} ranges={findRanges(row.reason, query)} />
+        </dd>
         <dt>Fact</dt>
-        <dd className="prewrap">{row.candidateFact ? <Highlight text={row.candidateFact} ranges={findRanges(row.candidateFact, query)} /> : <span className="muted">none</span>}</dd>
+        <dd className="prewrap">
+          {row.candidateFact ? (
+            <Highlight text={row.candidateFact} ranges={findRanges(row.candidateFact, query)} />
+          ) : (
+            <span className="muted">none</span>
+          )}
+        </dd>
         <dt>Model</dt>
-        <dd>{row.model}{row.latencyMs != null ? ` · ${row.latencyMs} ms` : ''}{row.promptTokens != null ? ` · ${row.promptTokens}+${row.completionTokens ?? 0} tokens` : ''}</dd>
+        <dd>
+          {row.model}
+          {row.latencyMs != null ? ` · ${row.latencyMs} ms` : ''}
+          {row.promptTokens != null ? ` · ${row.promptTokens}+${row.completionTokens ?? 0} tokens` : ''}
+        </dd>
         <dt>Session</dt>
         <dd className="mono">{row.sessionId}</dd>
       </dl>
@@ -133,9 +185,13 @@ function DecisionDetail({ id, row, query }: { id: string; row: GateDecisionRow; 
           <h3>Context window</h3>
           <ContextList items={d.context} />
           <h3>This turn</h3>
-          <Message role="user" from={d.turn.userFrom}>{d.turn.userMessage}</Message>
+          <Message role="user" from={d.turn.userFrom}>
+            {d.turn.userMessage}
+          </Message>
           <Message role="agent">{d.turn.agentReply}</Message>
-          {d.writes.map((w) => <WriteInline key={w.id} w={w} />)}
+          {d.writes.map((w) => (
+            <WriteInline key={w.id} w={w} />
+          ))}
         </>
       )}
     </div>

@@ -47,18 +47,33 @@ export function HealthView() {
           <label>
             Status
             <select value={status} onChange={(e) => setParams({ status: e.target.value })} aria-label="Status">
-              {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
             </select>
           </label>
           <label>
             Kind
             <select value={kind ?? ''} onChange={(e) => setParams({ kind: e.target.value })} aria-label="Kind">
               <option value="">all</option>
-              {KINDS.map((k) => <option key={k} value={k}>{k}</option>)}
+              {KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {k}
+                </option>
+              ))}
             </select>
           </label>
-          <button type="button" onClick={() => void scan.run()} disabled={scan.pending}>{scan.pending ? 'Scanning…' : 'Scan again'}</button>
-          <button type="button" onClick={() => void opinion.run()} disabled={opinion.pending} title="Ask the OpenAI-compatible endpoint set in memoryHealth.secondOpinion (off by default)">
+          <button type="button" onClick={() => void scan.run()} disabled={scan.pending}>
+            {scan.pending ? 'Scanning…' : 'Scan again'}
+          </button>
+          <button
+            type="button"
+            onClick={() => void opinion.run()}
+            disabled={opinion.pending}
+            title="Ask the OpenAI-compatible endpoint set in memoryHealth.secondOpinion (off by default)"
+          >
             {opinion.pending ? 'Asking…' : 'Second opinion'}
           </button>
         </div>
@@ -69,8 +84,14 @@ export function HealthView() {
         <ErrorMessage action="Asking for a second opinion" error={opinion.error} />
         <ErrorMessage action="Loading findings" error={findings.error} onRetry={() => void findings.refetch()} />
         <div className="stack" data-testid="finding-queue">
-          {findings.data?.length === 0 && <div className="empty">No {status} findings{kind ? ` of kind ${kind}` : ''}.</div>}
-          {findings.data?.map((f) => <FindingCard key={f.id} finding={f} onChanged={() => void findings.refetch()} />)}
+          {findings.data?.length === 0 && (
+            <div className="empty">
+              No {status} findings{kind ? ` of kind ${kind}` : ''}.
+            </div>
+          )}
+          {findings.data?.map((f) => (
+            <FindingCard key={f.id} finding={f} onChanged={() => void findings.refetch()} />
+          ))}
         </div>
         <VerifyCard />
         <EraseCard />
@@ -102,34 +123,89 @@ function FindingCard({ finding: f, onChanged }: { finding: FindingDto; onChanged
         <span className="grow" />
         <span className="muted small">found {formatTime(f.createdAt)}</span>
       </div>
-      {opinion && <div className="small muted">Second opinion: {'verdict' in opinion ? `${opinion.verdict} — ${opinion.reason} (${opinion.model})` : `unavailable (${opinion.error})`}</div>}
+      {opinion && (
+        <div className="small muted">
+          Second opinion:{' '}
+          {'verdict' in opinion ? `${opinion.verdict} — ${opinion.reason} (${opinion.model})` : `unavailable (${opinion.error})`}
+        </div>
+      )}
       <div className="stack" role={open && f.kind !== 'secret' ? 'radiogroup' : undefined} aria-label="Line to keep">
         {f.detail.lines.map((l, i) => (
-          <label key={`${l.fileName}:${l.line}`} className="small" data-testid="finding-line" style={{ display: 'flex', flexDirection: 'row', alignItems: 'baseline', gap: 8, textAlign: 'left' }}>
-            {open && f.kind !== 'secret' && <input type="radio" name={`keep-${f.id}`} checked={keep === i} onChange={() => setKeep(i)} aria-label={`Keep line ${i + 1}`} />}
-            <a className="mono muted" href={hrefFor('writes', { file: l.fileName })}>{l.fileName}:{l.line}</a>
-            <span className="prewrap" style={{ color: 'var(--text, inherit)' }}><VisibleText text={l.text.trim()} /></span>
+          <label
+            key={`${l.fileName}:${l.line}`}
+            className="small"
+            data-testid="finding-line"
+            style={{ display: 'flex', flexDirection: 'row', alignItems: 'baseline', gap: 8, textAlign: 'left' }}
+          >
+            {open && f.kind !== 'secret' && (
+              <input
+                type="radio"
+                name={`keep-${f.id}`}
+                checked={keep === i}
+                onChange={() => setKeep(i)}
+                aria-label={`Keep line ${i + 1}`}
+              />
+            )}
+            <a className="mono muted" href={hrefFor('writes', { file: l.fileName })}>
+              {l.fileName}:{l.line}
+            </a>
+            <span className="prewrap" style={{ color: 'var(--text, inherit)' }}>
+              <VisibleText text={l.text.trim()} />
+            </span>
           </label>
         ))}
       </div>
       {open && (
         <div className="row-flex">
           {f.kind === 'secret' ? (
-            <button type="button" className="primary" disabled={resolve.pending} onClick={() => void resolve.run({ action: 'remove' })} data-testid="finding-remove">Remove the value</button>
+            <button
+              type="button"
+              className="primary"
+              disabled={resolve.pending}
+              onClick={() => void resolve.run({ action: 'remove' })}
+              data-testid="finding-remove"
+            >
+              Remove the value
+            </button>
           ) : (
             <>
-              <button type="button" className="primary" disabled={resolve.pending} onClick={() => void resolve.run({ action: 'keep', keep })} data-testid="finding-keep">Keep the selected line</button>
-              <button type="button" onClick={() => setMerging((m) => !m)}>Merge…</button>
+              <button
+                type="button"
+                className="primary"
+                disabled={resolve.pending}
+                onClick={() => void resolve.run({ action: 'keep', keep })}
+                data-testid="finding-keep"
+              >
+                Keep the selected line
+              </button>
+              <button type="button" onClick={() => setMerging((m) => !m)}>
+                Merge…
+              </button>
             </>
           )}
-          <button type="button" disabled={resolve.pending} onClick={() => void resolve.run({ action: 'dismiss' })} data-testid="finding-dismiss">Dismiss</button>
-          <span className="muted small">Keeping, merging and removing write the file as a recorded curator write and correct the write that introduced the stale value.</span>
+          <button
+            type="button"
+            disabled={resolve.pending}
+            onClick={() => void resolve.run({ action: 'dismiss' })}
+            data-testid="finding-dismiss"
+          >
+            Dismiss
+          </button>
+          <span className="muted small">
+            Keeping, merging and removing write the file as a recorded curator write and correct the write that introduced the stale value.
+          </span>
         </div>
       )}
       {open && merging && (
         <div className="row-flex">
           <input style={{ flex: 1 }} value={merged} onChange={(e) => setMerged(e.target.value)} aria-label="Merged line" />
-          <button type="button" disabled={!merged.trim() || resolve.pending} onClick={() => void resolve.run({ action: 'merge', text: merged })}>Replace them with this line</button>
+          <button
+            type="button"
+            disabled={!merged.trim() || resolve.pending}
+            onClick={() => void resolve.run({ action: 'merge', text: merged })}
+          >
+            Replace them with this line
+          </button>
         </div>
       )}
       <ErrorMessage action="Resolving the finding" error={resolve.error} />
@@ -145,15 +221,27 @@ function VerifyCard() {
       <div className="row-flex">
         <strong>Tamper evidence</strong>
         <span className="grow" />
-        <button type="button" onClick={() => (asked ? void verify.refetch() : setAsked(true))}>Verify the hash chain</button>
+        <button type="button" onClick={() => (asked ? void verify.refetch() : setAsked(true))}>
+          Verify the hash chain
+        </button>
       </div>
       <ErrorMessage action="Verifying" error={verify.error} />
       {verify.data && (
         <div className="small" data-testid="verify-result">
-          {verify.data.ok ? <span style={{ color: 'var(--ok)' }}>Every version verifies.</span> : <span style={{ color: 'var(--bad)' }}>{verify.data.breaks.length} break(s):</span>}
+          {verify.data.ok ? (
+            <span style={{ color: 'var(--ok)' }}>Every version verifies.</span>
+          ) : (
+            <span style={{ color: 'var(--bad)' }}>{verify.data.breaks.length} break(s):</span>
+          )}
           <ul>
-            {verify.data.breaks.map((b, i) => <li key={i}>{b.message}</li>)}
-            {verify.data.events.map((e, i) => <li key={`e${i}`} className="muted">Re-chained {e.fileName} from version {e.fromSeq}: {e.reason} ({formatTime(e.createdAt)})</li>)}
+            {verify.data.breaks.map((b, i) => (
+              <li key={i}>{b.message}</li>
+            ))}
+            {verify.data.events.map((e, i) => (
+              <li key={`e${i}`} className="muted">
+                Re-chained {e.fileName} from version {e.fromSeq}: {e.reason} ({formatTime(e.createdAt)})
+              </li>
+            ))}
           </ul>
         </div>
       )}
@@ -172,24 +260,55 @@ function EraseCard() {
     <div className="card stack" data-testid="erase-card">
       <strong>Erase a value across history</strong>
       <div className="row-flex">
-        <input style={{ flex: 1 }} value={value} onChange={(e) => { setValue(e.target.value); setPreview(null); }} placeholder="an email, a key…" aria-label="Value to erase" />
-        <label className="small" style={{ display: 'flex', flexDirection: 'row', alignItems: 'center', gap: 4 }}><input type="checkbox" checked={deleteExports} onChange={(e) => setDeleteExports(e.target.checked)} /> also delete past exports holding it</label>
-        <button type="button" disabled={value.trim().length < 5 || dry.pending} onClick={() => void dry.run()}>List every place</button>
+        <input
+          style={{ flex: 1 }}
+          value={value}
+          onChange={(e) => {
+            setValue(e.target.value);
+            setPreview(null);
+          }}
+          placeholder="an email, a key…"
+          aria-label="Value to erase"
+        />
+        <label className="small" style={{ display: 'flex', flexDirection: 'row', alignItems: 'center', gap: 4 }}>
+          <input type="checkbox" checked={deleteExports} onChange={(e) => setDeleteExports(e.target.checked)} /> also delete past exports
+          holding it
+        </label>
+        <button type="button" disabled={value.trim().length < 5 || dry.pending} onClick={() => void dry.run()}>
+          List every place
+        </button>
       </div>
       <ErrorMessage action="Listing the places" error={dry.error} />
       <ErrorMessage action="Erasing" error={erase.error} />
       {preview && (
         <div className="stack small">
-          {preview.places.length === 0 ? <div className="muted">Stored nowhere.</div> : (
+          {preview.places.length === 0 ? (
+            <div className="muted">Stored nowhere.</div>
+          ) : (
             <table className="grid">
-              <tbody>{preview.places.map((p) => <tr key={p.place}><td className="mono">{p.place}</td><td>{p.kind}</td><td>{p.count}</td><td>{p.action}</td></tr>)}</tbody>
+              <tbody>
+                {preview.places.map((p) => (
+                  <tr key={p.place}>
+                    <td className="mono">{p.place}</td>
+                    <td>{p.kind}</td>
+                    <td>{p.count}</td>
+                    <td>{p.action}</td>
+                  </tr>
+                ))}
+              </tbody>
             </table>
           )}
           {preview.dryRun && preview.places.length > 0 && (
-            <button type="button" className="danger" disabled={erase.pending} onClick={() => void erase.run()}>Erase everywhere (irreversible)</button>
+            <button type="button" className="danger" disabled={erase.pending} onClick={() => void erase.run()}>
+              Erase everywhere (irreversible)
+            </button>
           )}
           {!preview.dryRun && <div>Erased. The stub {preview.erasureId} keeps when, who and a salted hash — never the value.</div>}
-          {preview.warnings.map((w) => <div key={w} className="notice">{w}</div>)}
+          {preview.warnings.map((w) => (
+            <div key={w} className="notice">
+              {w}
+            </div>
+          ))}
         </div>
       )}
     </div>

@@ -9,9 +9,21 @@ import { formatCount } from '../lib/format';
 import { startJob } from '../lib/jobs';
 
 const SOURCES = [
-  { channel: 'import.reflectionLogs', label: 'Reflection plugin logs', hint: 'the plugin folder (logs/) or the workspace with write-guardian.log.jsonl' },
-  { channel: 'import.openclaw', label: 'OpenClaw sessions', hint: 'the OpenClaw state folder (agents/<id>/sessions and agents/<id>/agent/openclaw-agent.sqlite)' },
-  { channel: 'import.evals', label: 'Plugin eval sets and model runs', hint: 'the plugin folder (evals/datasets, evals/results) or evals/datasets/memory-gate' },
+  {
+    channel: 'import.reflectionLogs',
+    label: 'Reflection plugin logs',
+    hint: 'the plugin folder (logs/) or the workspace with write-guardian.log.jsonl',
+  },
+  {
+    channel: 'import.openclaw',
+    label: 'OpenClaw sessions',
+    hint: 'the OpenClaw state folder (agents/<id>/sessions and agents/<id>/agent/openclaw-agent.sqlite)',
+  },
+  {
+    channel: 'import.evals',
+    label: 'Plugin eval sets and model runs',
+    hint: 'the plugin folder (evals/datasets, evals/results) or evals/datasets/memory-gate',
+  },
   { channel: 'import.dailyNotes', label: 'OpenClaw daily notes (read-only)', hint: 'the OpenClaw workspace holding memory/YYYY-MM-DD.md' },
 ] as const;
 
@@ -29,7 +41,9 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
     setError(undefined);
     setReport(null);
     const label = SOURCES.find((s) => s.channel === source)!.label;
-    const j = startJob(api, `Importing ${label}`, source, { path: dir.trim() }, (done, total) => setJob((c) => (c ? { ...c, done, total } : c)));
+    const j = startJob(api, `Importing ${label}`, source, { path: dir.trim() }, (done, total) =>
+      setJob((c) => (c ? { ...c, done, total } : c)),
+    );
     setJob({ done: 0, total: null, cancel: j.cancel });
     j.promise.then(setReport, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJob(null));
   };
@@ -40,17 +54,30 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
         <label>
           Source
           <select value={source} onChange={(e) => setSource(e.target.value as Source)} aria-label="Import source">
-            {SOURCES.map((s) => <option key={s.channel} value={s.channel}>{s.label}</option>)}
+            {SOURCES.map((s) => (
+              <option key={s.channel} value={s.channel}>
+                {s.label}
+              </option>
+            ))}
           </select>
         </label>
         <label>
           Folder or file
-          <input value={dir} onChange={(e) => setDir(e.target.value)} placeholder={SOURCES.find((s) => s.channel === source)!.hint} aria-label="Import path" />
+          <input
+            value={dir}
+            onChange={(e) => setDir(e.target.value)}
+            placeholder={SOURCES.find((s) => s.channel === source)!.hint}
+            aria-label="Import path"
+          />
         </label>
         <div className="row-flex">
-          <button type="button" className="primary" onClick={start} disabled={!dir.trim() || !!job}>Import</button>
+          <button type="button" className="primary" onClick={start} disabled={!dir.trim() || !!job}>
+            Import
+          </button>
           <PickButton purpose="importFolder" label="Choose folder…" onPicked={setDir} />
-          <button type="button" onClick={onClose}>{job ? 'Hide (keeps running)' : 'Close'}</button>
+          <button type="button" onClick={onClose}>
+            {job ? 'Hide (keeps running)' : 'Close'}
+          </button>
         </div>
         {job && <ProgressBar progress={{ label: 'Importing', done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />}
         <ErrorMessage action="Importing" error={error} />
@@ -58,10 +85,15 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
           <div className="notice" data-testid="import-report">
             <div className="prewrap">{report.summary}</div>
             <div className="small muted">
-              {Object.entries(report.inserted).map(([k, v]) => `${k}: ${formatCount(v)}`).join(' · ')} · {formatCount(report.files.length)} files · {formatCount(report.skippedCount)} lines skipped
+              {Object.entries(report.inserted)
+                .map(([k, v]) => `${k}: ${formatCount(v)}`)
+                .join(' · ')}{' '}
+              · {formatCount(report.files.length)} files · {formatCount(report.skippedCount)} lines skipped
             </div>
             {report.skipped.slice(0, 5).map((s, i) => (
-              <div key={i} className="small mono">{s.file}:{s.line} {s.reason}</div>
+              <div key={i} className="small mono">
+                {s.file}:{s.line} {s.reason}
+              </div>
             ))}
           </div>
         )}

@@ -55,17 +55,34 @@ export function ReviewView() {
   const rate = throughput(q.actionTimes);
   const position = q.rows.length
     ? `Sample ${formatCount(q.pos + 1)} of ${formatCount(q.total ?? q.rows.length)}`
-    : q.loading ? 'Loading…' : 'The queue is empty';
+    : q.loading
+      ? 'Loading…'
+      : 'The queue is empty';
   return (
     <div className="view" data-testid="view-review">
       <div className="view-header" style={{ flexWrap: 'wrap' }}>
         <h1>Review</h1>
-        <span className="nowrap" data-testid="review-position">{position}</span>
+        <span className="nowrap" data-testid="review-position">
+          {position}
+        </span>
         <span className="grow" />
-        {me.data && <span className="muted small nowrap" data-testid="review-curator">as {me.data.name}{me.data.role === 'lead' ? ' (lead)' : ''}</span>}
-        <span className="muted small nowrap" data-testid="review-throughput">{rate ? `${rate.toFixed(1)} samples/min` : 'samples/min: —'}</span>
-        {timing.lastSwitchMs != null && <span className="muted small nowrap" title="key press to next sample on screen">next in {Math.round(timing.lastSwitchMs)} ms</span>}
-        <button type="button" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts"><KeyCap k="?" /> keys</button>
+        {me.data && (
+          <span className="muted small nowrap" data-testid="review-curator">
+            as {me.data.name}
+            {me.data.role === 'lead' ? ' (lead)' : ''}
+          </span>
+        )}
+        <span className="muted small nowrap" data-testid="review-throughput">
+          {rate ? `${rate.toFixed(1)} samples/min` : 'samples/min: —'}
+        </span>
+        {timing.lastSwitchMs != null && (
+          <span className="muted small nowrap" title="key press to next sample on screen">
+            next in {Math.round(timing.lastSwitchMs)} ms
+          </span>
+        )}
+        <button type="button" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts">
+          <KeyCap k="?" /> keys
+        </button>
       </div>
       <div className="stack" style={{ gap: 4, padding: '0 0 6px' }}>
         <FilterBar params={params} setParams={setParams} />
@@ -128,7 +145,9 @@ export function ReviewView() {
           }}
         />
       )}
-      {editingGuidelines && <GuidelinesDialog onSaved={() => setGuidelinesVersion((v) => v + 1)} onClose={() => setEditingGuidelines(false)} />}
+      {editingGuidelines && (
+        <GuidelinesDialog onSaved={() => setGuidelinesVersion((v) => v + 1)} onClose={() => setEditingGuidelines(false)} />
+      )}
       {editing && q.detail && (
         <SampleEditor
           sample={q.detail}

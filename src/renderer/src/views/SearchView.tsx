@@ -58,7 +58,9 @@ export function SearchView() {
       </div>
       {query && shownCount && (
         <div className="pad small" data-testid="search-count" style={{ paddingTop: 6, paddingBottom: 6 }}>
-          {formatCount(shownCount.turns + shownCount.decisions)} hit{shownCount.turns + shownCount.decisions === 1 ? '' : 's'}: {formatCount(shownCount.turns)} turn{shownCount.turns === 1 ? '' : 's'}, {formatCount(shownCount.decisions)} decision{shownCount.decisions === 1 ? '' : 's'}
+          {formatCount(shownCount.turns + shownCount.decisions)} hit{shownCount.turns + shownCount.decisions === 1 ? '' : 's'}:{' '}
+          {formatCount(shownCount.turns)} turn{shownCount.turns === 1 ? '' : 's'}, {formatCount(shownCount.decisions)} decision
+          {shownCount.decisions === 1 ? '' : 's'}
           {shownCount.capped ? ` (the newest ${SEARCH_LIMIT} of each; add words to narrow it down)` : ''}
         </div>
       )}
@@ -78,7 +80,9 @@ export function SearchView() {
                 <div className="row-flex small muted">
                   <span className="chip">{FIELD_LABEL[h.field]}</span>
                   <span>{formatTime(h.createdAt)}</span>
-                  <a href={hrefFor('sessions', { id: h.sessionId, turn: h.turnId })} data-testid="search-open-turn">open at this turn</a>
+                  <a href={hrefFor('sessions', { id: h.sessionId, turn: h.turnId })} data-testid="search-open-turn">
+                    open at this turn
+                  </a>
                   {h.kind === 'decision' && <a href={hrefFor('decisions', { id: h.id, session: h.sessionId })}>decision</a>}
                 </div>
                 <div className="prewrap">

@@ -29,7 +29,13 @@ export function SessionsView() {
     <div className="view" data-testid="view-sessions">
       <div className="view-header">
         <h1>Sessions</h1>
-        <input type="search" placeholder="Filter by channel or target" value={text} onChange={(e) => setParams({ q: e.target.value, id: params.id })} aria-label="Filter sessions" />
+        <input
+          type="search"
+          placeholder="Filter by channel or target"
+          value={text}
+          onChange={(e) => setParams({ q: e.target.value, id: params.id })}
+          aria-label="Filter sessions"
+        />
       </div>
       <SplitPane
         id="sessions"
@@ -56,9 +62,13 @@ export function SessionsView() {
             renderRow={(s) => (
               <div className="list-row" style={{ gridTemplateColumns: COLS }} data-testid="session-row">
                 <span className="cell">{s.channelId}</span>
-                <span className="cell" title={s.id}><VisibleText text={s.conversationTarget ?? s.id} /></span>
+                <span className="cell" title={s.id}>
+                  <VisibleText text={s.conversationTarget ?? s.id} />
+                </span>
                 <span className="cell">{formatCount(s.turnCount)}</span>
-                <span className="cell muted" title={formatTime(s.lastActivityAt)}>{formatRelative(s.lastActivityAt)}</span>
+                <span className="cell muted" title={formatTime(s.lastActivityAt)}>
+                  {formatRelative(s.lastActivityAt)}
+                </span>
               </div>
             )}
           />
@@ -91,16 +101,21 @@ function SessionTimeline({ id }: { id: string }) {
     <>
       <div className="pad" style={{ borderBottom: '1px solid var(--border)' }}>
         <ErrorMessage action="Loading the session" error={detail.error} onRetry={() => void detail.refetch()} />
-        <h2 className="prewrap"><VisibleText text={s?.conversationTarget ?? id} /></h2>
+        <h2 className="prewrap">
+          <VisibleText text={s?.conversationTarget ?? id} />
+        </h2>
         {s && (
           <div className="muted small">
-            {s.channelId} · {formatCount(s.turnCount)} turns · {formatCount(s.decisionCount)} decisions · {formatCount(s.writeCount)} writes · since {formatTime(s.createdAt)}
+            {s.channelId} · {formatCount(s.turnCount)} turns · {formatCount(s.decisionCount)} decisions · {formatCount(s.writeCount)} writes
+            · since {formatTime(s.createdAt)}
             {s.excluded ? ' · excluded from datasets' : ''}
           </div>
         )}
         {s && <DailyNotesPanel from={s.createdAt} to={s.lastActivityAt} />}
         {s && s.writeCount > 0 && !params.rollback && (
-          <button type="button" style={{ marginTop: 6 }} onClick={() => setParams({ rollback: '1' })}>Roll back this session’s writes…</button>
+          <button type="button" style={{ marginTop: 6 }} onClick={() => setParams({ rollback: '1' })}>
+            Roll back this session’s writes…
+          </button>
         )}
       </div>
       {params.rollback && (
@@ -110,7 +125,10 @@ function SessionTimeline({ id }: { id: string }) {
       )}
       {fromTurn && (
         <div className="session-banner" data-testid="from-turn-banner">
-          Showing the timeline from the matching turn. <button type="button" className="link" onClick={() => setParams({ turn: undefined })}>Show from the first turn</button>
+          Showing the timeline from the matching turn.{' '}
+          <button type="button" className="link" onClick={() => setParams({ turn: undefined })}>
+            Show from the first turn
+          </button>
         </div>
       )}
       <PagedList<TurnView, string>
@@ -124,7 +142,11 @@ function SessionTimeline({ id }: { id: string }) {
         className="timeline"
         empty="This session has no turns."
         renderRow={(t) => (
-          <div style={{ padding: '6px 12px' }} className={t.id === fromTurn ? 'focused-turn' : undefined} data-focused={t.id === fromTurn ? 'true' : undefined}>
+          <div
+            style={{ padding: '6px 12px' }}
+            className={t.id === fromTurn ? 'focused-turn' : undefined}
+            data-focused={t.id === fromTurn ? 'true' : undefined}
+          >
             <TurnCard turn={t} decisions={t.decisions} writes={t.writes} />
           </div>
         )}

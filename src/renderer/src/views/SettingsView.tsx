@@ -41,7 +41,11 @@ function patchOf(d: SettingsDraft): Values {
     pluginRoot: d.pluginRoot.trim() === '' ? null : d.pluginRoot.trim(),
     storage: {
       retentionDays: num(d.retentionDays),
-      jsonlExport: { enabled: d.archiveEnabled, schedule: d.archiveSchedule.trim() === '' ? null : d.archiveSchedule.trim(), retentionDays: num(d.archiveKeepDays) ?? undefined },
+      jsonlExport: {
+        enabled: d.archiveEnabled,
+        schedule: d.archiveSchedule.trim() === '' ? null : d.archiveSchedule.trim(),
+        retentionDays: num(d.archiveKeepDays) ?? undefined,
+      },
     },
   };
 }
@@ -86,7 +90,8 @@ export function SettingsView() {
     return r;
   });
   const problems = check.data?.problems ?? [];
-  const problemFor = (field: keyof SettingsDraft) => problems.filter((p) => p.startsWith(`${FIELDS[field]}:`) || p.startsWith(`${FIELDS[field]} `));
+  const problemFor = (field: keyof SettingsDraft) =>
+    problems.filter((p) => p.startsWith(`${FIELDS[field]}:`) || p.startsWith(`${FIELDS[field]} `));
   const set = (patch: Partial<SettingsDraft>) => {
     setSaved(false);
     setDraft((d) => (d ? { ...d, ...patch } : d));
@@ -106,46 +111,106 @@ export function SettingsView() {
           </div>
         )}
         {draft && (
-          <form className="stack" onSubmit={(e) => { e.preventDefault(); void save.run(); }}>
+          <form
+            className="stack"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void save.run();
+            }}
+          >
             <section className="card stack">
               <h2>Live capture</h2>
-              <Field label="Plugin root folder" hint="The plugin's folder with logs/reflection-YYYY-MM-DD.log. Empty: live capture is off." problems={problemFor('pluginRoot')}>
+              <Field
+                label="Plugin root folder"
+                hint="The plugin's folder with logs/reflection-YYYY-MM-DD.log. Empty: live capture is off."
+                problems={problemFor('pluginRoot')}
+              >
                 <div className="row-flex">
-                  <input value={draft.pluginRoot} onChange={(e) => set({ pluginRoot: e.target.value })} aria-label="Plugin root folder" placeholder="not set: live capture off" />
+                  <input
+                    value={draft.pluginRoot}
+                    onChange={(e) => set({ pluginRoot: e.target.value })}
+                    aria-label="Plugin root folder"
+                    placeholder="not set: live capture off"
+                  />
                   <PickButton purpose="importFolder" onPicked={(p) => set({ pluginRoot: p })} />
                 </div>
               </Field>
             </section>
             <section className="card stack">
               <h2>Retention</h2>
-              <Field label="Delete recorded data older than (days)" hint="Whole days. Empty: keep everything. A curator's judgements are never pruned." problems={problemFor('retentionDays')}>
-                <input value={draft.retentionDays} onChange={(e) => set({ retentionDays: e.target.value })} aria-label="Retention days" inputMode="numeric" size={8} placeholder="keep all" />
+              <Field
+                label="Delete recorded data older than (days)"
+                hint="Whole days. Empty: keep everything. A curator's judgements are never pruned."
+                problems={problemFor('retentionDays')}
+              >
+                <input
+                  value={draft.retentionDays}
+                  onChange={(e) => set({ retentionDays: e.target.value })}
+                  aria-label="Retention days"
+                  inputMode="numeric"
+                  size={8}
+                  placeholder="keep all"
+                />
               </Field>
             </section>
             <section className="card stack">
               <h2>Conversation archive schedule</h2>
               <label className="inline">
-                <input type="checkbox" checked={draft.archiveEnabled} onChange={(e) => set({ archiveEnabled: e.target.checked })} aria-label="Archive on a schedule" /> Write JSONL conversation archives on a schedule
+                <input
+                  type="checkbox"
+                  checked={draft.archiveEnabled}
+                  onChange={(e) => set({ archiveEnabled: e.target.checked })}
+                  aria-label="Archive on a schedule"
+                />{' '}
+                Write JSONL conversation archives on a schedule
               </label>
-              <Field label="Schedule (cron, UTC)" hint="For example 0 3 * * * (every day at 03:00 UTC)." problems={problemFor('archiveSchedule')}>
-                <input value={draft.archiveSchedule} onChange={(e) => set({ archiveSchedule: e.target.value })} aria-label="Archive schedule" className="mono" placeholder="0 3 * * *" />
+              <Field
+                label="Schedule (cron, UTC)"
+                hint="For example 0 3 * * * (every day at 03:00 UTC)."
+                problems={problemFor('archiveSchedule')}
+              >
+                <input
+                  value={draft.archiveSchedule}
+                  onChange={(e) => set({ archiveSchedule: e.target.value })}
+                  aria-label="Archive schedule"
+                  className="mono"
+                  placeholder="0 3 * * *"
+                />
               </Field>
               <Field label="Keep archives for (days)" problems={problemFor('archiveKeepDays')}>
-                <input value={draft.archiveKeepDays} onChange={(e) => set({ archiveKeepDays: e.target.value })} aria-label="Archive retention days" inputMode="numeric" size={8} />
+                <input
+                  value={draft.archiveKeepDays}
+                  onChange={(e) => set({ archiveKeepDays: e.target.value })}
+                  aria-label="Archive retention days"
+                  inputMode="numeric"
+                  size={8}
+                />
               </Field>
             </section>
             <div className="row-flex">
               <button type="submit" className="primary" disabled={!dirty || save.pending || problems.length > 0 || check.loading}>
                 {save.pending ? 'Saving…' : 'Save settings'}
               </button>
-              <button type="button" disabled={!dirty} onClick={() => settings.data && setDraft(draftOf(settings.data.values))}>Discard changes</button>
-              {problems.length > 0 && <span className="field-error" data-testid="settings-invalid">Fix {problems.length} value{problems.length > 1 ? 's' : ''} before saving.</span>}
+              <button type="button" disabled={!dirty} onClick={() => settings.data && setDraft(draftOf(settings.data.values))}>
+                Discard changes
+              </button>
+              {problems.length > 0 && (
+                <span className="field-error" data-testid="settings-invalid">
+                  Fix {problems.length} value{problems.length > 1 ? 's' : ''} before saving.
+                </span>
+              )}
             </div>
             <ErrorMessage action="Saving the settings" error={save.error} />
-            {saved && !dirty && <div className="notice" data-testid="settings-saved">Saved to workbench.json. Live capture and the archive schedule use the new values the next time this workspace opens.</div>}
+            {saved && !dirty && (
+              <div className="notice" data-testid="settings-saved">
+                Saved to workbench.json. Live capture and the archive schedule use the new values the next time this workspace opens.
+              </div>
+            )}
           </form>
         )}
-        <div className="card"><ReviewSettingsPanel /></div>
+        <div className="card">
+          <ReviewSettingsPanel />
+        </div>
       </div>
     </div>
   );
@@ -157,7 +222,11 @@ function Field({ label, hint, problems, children }: { label: string; hint?: stri
       <span>{label}</span>
       {children}
       {hint && <span className="small muted">{hint}</span>}
-      {problems.map((p) => <span key={p} className="field-error" role="alert">{p}</span>)}
+      {problems.map((p) => (
+        <span key={p} className="field-error" role="alert">
+          {p}
+        </span>
+      ))}
     </label>
   );
 }

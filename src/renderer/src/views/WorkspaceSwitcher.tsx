@@ -22,12 +22,16 @@ export function WorkspaceSwitcher({ workspace, onOpened }: { workspace: Workspac
   return (
     <div className="workspace-switcher" data-testid="workspace-switcher">
       <span className="muted">Workspace{workspace?.isDemo ? ' (demo)' : ''}</span>
-      <span className="ws-name" title={workspace?.dir}>{workspace?.name ?? '—'}</span>
+      <span className="ws-name" title={workspace?.dir}>
+        {workspace?.name ?? '—'}
+      </span>
       <div className="row-flex" style={{ gap: 4 }}>
         <button type="button" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
           {open ? 'Close' : 'Open…'}
         </button>
-        <button type="button" onClick={() => setImporting(true)}>Import…</button>
+        <button type="button" onClick={() => setImporting(true)}>
+          Import…
+        </button>
       </div>
       {importing && <ImportDialog onClose={() => setImporting(false)} />}
       {open && (
@@ -44,7 +48,9 @@ export function WorkspaceSwitcher({ workspace, onOpened }: { workspace: Workspac
               <input value={dir} onChange={(e) => setDir(e.target.value)} placeholder="/path/to/workspace" />
             </label>
             <div className="row-flex">
-              <button type="submit" disabled={!dir.trim() || openWs.pending}>Open</button>
+              <button type="submit" disabled={!dir.trim() || openWs.pending}>
+                Open
+              </button>
               <PickButton purpose="workspace" onPicked={(p) => void openWs.run(p)} />
             </div>
           </form>
@@ -54,7 +60,15 @@ export function WorkspaceSwitcher({ workspace, onOpened }: { workspace: Workspac
             <div className="stack" style={{ gap: 2 }}>
               <span className="muted">Recent</span>
               {recent.data.map((r) => (
-                <button key={r.dir} type="button" className="link" disabled={!r.exists} title={r.dir} onClick={() => void openWs.run(r.dir)} style={{ textAlign: 'left' }}>
+                <button
+                  key={r.dir}
+                  type="button"
+                  className="link"
+                  disabled={!r.exists}
+                  title={r.dir}
+                  onClick={() => void openWs.run(r.dir)}
+                  style={{ textAlign: 'left' }}
+                >
                   {r.name}
                   {r.exists ? '' : ' (missing)'}
                 </button>

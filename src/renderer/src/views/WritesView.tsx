@@ -1,5 +1,12 @@
 import { useCallback } from 'react';
-import { AUDIT_SOURCES, AUDIT_STATUSES, MEMORY_FILES, type AuditSource, type AuditStatus, type MemoryFileName } from '../../../shared/domain';
+import {
+  AUDIT_SOURCES,
+  AUDIT_STATUSES,
+  MEMORY_FILES,
+  type AuditSource,
+  type AuditStatus,
+  type MemoryFileName,
+} from '../../../shared/domain';
 import type { AuditRow } from '../../../shared/contract';
 import { Chip, LineCounts } from '../components/Chip';
 import { PagedList } from '../components/PagedList';
@@ -25,7 +32,10 @@ export function WritesView() {
   const fetchPage = useCallback(
     async (cursor: string | undefined, signal: AbortSignal) => {
       const page = await api.call('guardian.list', { limit: 100, cursor, status, file, source, sessionId: session });
-      await loadWriteFlags(api, page.items.map((a) => a.id));
+      await loadWriteFlags(
+        api,
+        page.items.map((a) => a.id),
+      );
       return { items: page.items, next: page.nextCursor };
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps -- filterKey is the JSON of the filter values used inside
@@ -40,28 +50,44 @@ export function WritesView() {
             Status
             <select value={status ?? ''} onChange={(e) => setParams({ status: e.target.value })} aria-label="Status">
               <option value="">all</option>
-              {AUDIT_STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
+              {AUDIT_STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
             </select>
           </label>
           <label>
             File
             <select value={file ?? ''} onChange={(e) => setParams({ file: e.target.value })} aria-label="File">
               <option value="">all</option>
-              {MEMORY_FILES.map((f) => <option key={f} value={f}>{f}</option>)}
+              {MEMORY_FILES.map((f) => (
+                <option key={f} value={f}>
+                  {f}
+                </option>
+              ))}
             </select>
           </label>
           <label>
             Source
             <select value={source ?? ''} onChange={(e) => setParams({ source: e.target.value })} aria-label="Source">
               <option value="">all</option>
-              {AUDIT_SOURCES.map((s) => <option key={s} value={s}>{s}</option>)}
+              {AUDIT_SOURCES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
             </select>
           </label>
           {session && (
             <span className="row-flex small">
-              <span className="muted">session <span className="mono">{session}</span></span>
+              <span className="muted">
+                session <span className="mono">{session}</span>
+              </span>
               <a href={hrefFor('sessions', { id: session, rollback: '1' })}>Roll back this session’s writes…</a>
-              <button type="button" className="link" onClick={() => setParams({ session: undefined })}>all sessions</button>
+              <button type="button" className="link" onClick={() => setParams({ session: undefined })}>
+                all sessions
+              </button>
             </span>
           )}
         </div>
@@ -95,7 +121,11 @@ export function WritesView() {
             renderRow={(a) => <WriteRow a={a} />}
           />
         }
-        right={<div className="pane">{params.id ? <WriteDetail id={params.id} /> : <div className="empty">Select a write to see its diff.</div>}</div>}
+        right={
+          <div className="pane">
+            {params.id ? <WriteDetail id={params.id} /> : <div className="empty">Select a write to see its diff.</div>}
+          </div>
+        }
       />
     </div>
   );
@@ -108,8 +138,12 @@ function WriteRow({ a }: { a: AuditRow }) {
   const tooltip = undid ? `${fact}\nundid: ${undid.candidateFact ?? undid.id}` : fact;
   return (
     <div className="list-row auto" style={{ gridTemplateColumns: COLS }} data-testid="write-row" data-status={a.status} data-id={a.id}>
-      <span className="cell muted" title={formatTime(a.createdAt)}>{formatShortTime(a.createdAt)}</span>
-      <span className="cell"><Chip value={a.status} /></span>
+      <span className="cell muted" title={formatTime(a.createdAt)}>
+        {formatShortTime(a.createdAt)}
+      </span>
+      <span className="cell">
+        <Chip value={a.status} />
+      </span>
       <span className="cell mono">{a.targetFile}</span>
       <span className="cell stacked" title={tooltip}>
         <span className="clamp two" data-testid="write-fact">
@@ -117,11 +151,16 @@ function WriteRow({ a }: { a: AuditRow }) {
         </span>
         {undid && (
           <span className="undid" data-testid="write-undid">
-            ↶ undid the {formatShortTime(undid.createdAt)} write: <a href={hrefFor('writes', { id: undid.id })} onClick={(e) => e.stopPropagation()}><VisibleText text={truncate(undid.candidateFact ?? undid.id, 160)} /></a>
+            ↶ undid the {formatShortTime(undid.createdAt)} write:{' '}
+            <a href={hrefFor('writes', { id: undid.id })} onClick={(e) => e.stopPropagation()}>
+              <VisibleText text={truncate(undid.candidateFact ?? undid.id, 160)} />
+            </a>
           </span>
         )}
       </span>
-      <span className="cell"><LineCounts changes={a.lineChanges} /></span>
+      <span className="cell">
+        <LineCounts changes={a.lineChanges} />
+      </span>
     </div>
   );
 }

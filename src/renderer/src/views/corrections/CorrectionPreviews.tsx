@@ -31,7 +31,16 @@ export function CorrectionPreviews({ audit: a, draft }: { audit: AuditDetail['au
       <div className="stack">
         <h3>The original write</h3>
         <ErrorMessage action="Loading the original diff" error={diff.error} />
-        {diff.data && <DiffView before={diff.data.before} after={diff.data.after} height={300} label="original write" beforeLabel="before the write" afterLabel="after it" />}
+        {diff.data && (
+          <DiffView
+            before={diff.data.before}
+            after={diff.data.after}
+            height={300}
+            label="original write"
+            beforeLabel="before the write"
+            afterLabel="after it"
+          />
+        )}
       </div>
       <div className="stack">
         <h3>The file with the correction</h3>
@@ -45,7 +54,14 @@ export function CorrectionPreviews({ audit: a, draft }: { audit: AuditDetail['au
                 <div className="prewrap small">{resulting.data.conflict}</div>
               </details>
             )}
-            <DiffView before={resulting.data.before ?? diff.data?.after ?? null} after={resulting.data.after} height={300} label="corrected file" beforeLabel="the file now" afterLabel="with the correction" />
+            <DiffView
+              before={resulting.data.before ?? diff.data?.after ?? null}
+              after={resulting.data.after}
+              height={300}
+              label="corrected file"
+              beforeLabel="the file now"
+              afterLabel="with the correction"
+            />
           </>
         )}
       </div>

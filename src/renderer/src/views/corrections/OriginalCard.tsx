@@ -13,29 +13,48 @@ export function OriginalCard({ detail }: { detail: AuditDetail }) {
       {detail.decision && (
         <dl className="kv">
           <dt>Decision</dt>
-          <dd><Chip value={detail.decision.decision} /></dd>
+          <dd>
+            <Chip value={detail.decision.decision} />
+          </dd>
           <dt>Reason</dt>
-          <dd className="prewrap"><VisibleText text={detail.decision.reason} /></dd>
+          <dd className="prewrap">
+            <VisibleText text={detail.decision.reason} />
+          </dd>
         </dl>
       )}
       <dl className="kv">
         <dt>Write</dt>
-        <dd><Chip value={a.status} /> <span className="mono">{a.targetFile}</span></dd>
+        <dd>
+          <Chip value={a.status} /> <span className="mono">{a.targetFile}</span>
+        </dd>
         <dt>Fact</dt>
-        <dd className="prewrap">{a.candidateFact != null ? <VisibleText text={a.candidateFact} /> : <span className="muted">none</span>}</dd>
-        {a.reason && (<><dt>Guardian</dt><dd className="prewrap"><VisibleText text={a.reason} /></dd></>)}
+        <dd className="prewrap">
+          {a.candidateFact != null ? <VisibleText text={a.candidateFact} /> : <span className="muted">none</span>}
+        </dd>
+        {a.reason && (
+          <>
+            <dt>Guardian</dt>
+            <dd className="prewrap">
+              <VisibleText text={a.reason} />
+            </dd>
+          </>
+        )}
         <dt>When</dt>
         <dd>{formatTime(a.createdAt)}</dd>
       </dl>
       {detail.turn && (
         <details open>
           <summary>Conversation</summary>
-          <Message role="user" from={detail.turn.userFrom}>{detail.turn.userMessage}</Message>
+          <Message role="user" from={detail.turn.userFrom}>
+            {detail.turn.userMessage}
+          </Message>
           <Message role="agent">{detail.turn.agentReply}</Message>
         </details>
       )}
       {detail.corrections.length > 0 && (
-        <div className="small muted">Corrections of this write: {detail.corrections.map((c) => `${c.correctedStatus} (${formatTime(c.correctedAt)})`).join(', ')}</div>
+        <div className="small muted">
+          Corrections of this write: {detail.corrections.map((c) => `${c.correctedStatus} (${formatTime(c.correctedAt)})`).join(', ')}
+        </div>
       )}
     </div>
   );

@@ -33,10 +33,14 @@ export function ExportHistory() {
                 <td className="muted">{formatTime(e.exportedAt)}</td>
                 <td title={e.path}>{e.name}</td>
                 <td>{e.format}</td>
-                <td>{formatCount(e.totalSamples)} ({formatCount(e.trainSamples)}/{formatCount(e.validationSamples)})</td>
+                <td>
+                  {formatCount(e.totalSamples)} ({formatCount(e.trainSamples)}/{formatCount(e.validationSamples)})
+                </td>
                 <td>{e.includePii ? <span className="chip chip-needs-review">included</span> : <span className="chip">redacted</span>}</td>
                 <td>
-                  {e.files.map((f) => <ExportFile key={f.name} row={e} file={f} onDrag={(n) => void drag.run(e.id, n)} />)}
+                  {e.files.map((f) => (
+                    <ExportFile key={f.name} row={e} file={f} onDrag={(n) => void drag.run(e.id, n)} />
+                  ))}
                   {e.files.length === 0 && e.checksum && <span className="mono small">{e.checksum}</span>}
                 </td>
               </tr>
@@ -61,12 +65,24 @@ function ExportFile({ row, file, onDrag }: { row: ExportRow; file: ExportFileDto
   return (
     <div className="row-flex small" style={{ gap: 6 }}>
       {url ? (
-        <a href={url} download={file.downloadName ?? file.name} className="drag-file" data-testid="export-download" title={file.downloadName ? `Downloads as ${file.downloadName}` : undefined}>{file.name}</a>
+        <a
+          href={url}
+          download={file.downloadName ?? file.name}
+          className="drag-file"
+          data-testid="export-download"
+          title={file.downloadName ? `Downloads as ${file.downloadName}` : undefined}
+        >
+          {file.name}
+        </a>
       ) : (
-        <span className="drag-file" draggable onDragStart={onDragStart} title="Drag to the desktop or a folder">⇲ {file.name}</span>
+        <span className="drag-file" draggable onDragStart={onDragStart} title="Drag to the desktop or a folder">
+          ⇲ {file.name}
+        </span>
       )}
       <span className="muted">{formatBytes(file.bytes)}</span>
-      <span className="mono muted" title={file.sha256}>{file.sha256.slice(0, 16)}…</span>
+      <span className="mono muted" title={file.sha256}>
+        {file.sha256.slice(0, 16)}…
+      </span>
     </div>
   );
 }

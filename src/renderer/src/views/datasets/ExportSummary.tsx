@@ -20,13 +20,17 @@ export function ExportSummaryView({ summary: s }: { summary: ExportSummary }) {
       </dd>
       <dt>Label balance</dt>
       <dd data-testid="export-balance">
-        memory_gate: write {formatCount(g.write)}{pct(g.write, gate)}, NO_WRITE {formatCount(g.no_write)}{pct(g.no_write, gate)} · write_guardian: write{' '}
-        {formatCount(w.write)}, refuse {formatCount(w.refuse)}, skip {formatCount(w.skip)}
-        {s.balance.kto ? ` · KTO desirable ${formatCount(s.balance.kto.desirable)}, undesirable ${formatCount(s.balance.kto.undesirable)}` : ''}
+        memory_gate: write {formatCount(g.write)}
+        {pct(g.write, gate)}, NO_WRITE {formatCount(g.no_write)}
+        {pct(g.no_write, gate)} · write_guardian: write {formatCount(w.write)}, refuse {formatCount(w.refuse)}, skip {formatCount(w.skip)}
+        {s.balance.kto
+          ? ` · KTO desirable ${formatCount(s.balance.kto.desirable)}, undesirable ${formatCount(s.balance.kto.undesirable)}`
+          : ''}
       </dd>
       <dt>Near duplicates</dt>
       <dd data-testid="export-folded">
-        {formatCount(s.folded.total)} folded, {formatCount(s.folded.approved)} of them approved; {formatCount(s.identicalDropped.count)} identical records dropped
+        {formatCount(s.folded.total)} folded, {formatCount(s.folded.approved)} of them approved; {formatCount(s.identicalDropped.count)}{' '}
+        identical records dropped
         {s.folded.samples.length > 0 && (
           <details>
             <summary>Folded approved samples</summary>
@@ -42,16 +46,21 @@ export function ExportSummaryView({ summary: s }: { summary: ExportSummary }) {
       </dd>
       {s.tokens && (
         <>
-          <dt>Tokens ({s.tokens.encoding}, {s.tokens.model})</dt>
+          <dt>
+            Tokens ({s.tokens.encoding}, {s.tokens.model})
+          </dt>
           <dd>
-            {formatCount(s.tokens.total)} in all, longest {formatCount(s.tokens.max)}; {formatCount(s.tokens.overLimit)} over {formatCount(s.tokens.limit)}
+            {formatCount(s.tokens.total)} in all, longest {formatCount(s.tokens.max)}; {formatCount(s.tokens.overLimit)} over{' '}
+            {formatCount(s.tokens.limit)}
           </dd>
         </>
       )}
       <dt>Languages</dt>
       <dd>{s.languages.join(', ') || 'n/a'}</dd>
       {s.notes.map((n) => (
-        <dd key={n} className="warning-text">{n}</dd>
+        <dd key={n} className="warning-text">
+          {n}
+        </dd>
       ))}
     </dl>
   );

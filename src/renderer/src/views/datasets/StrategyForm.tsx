@@ -48,7 +48,11 @@ function toDraft(strategy: StrategyObject): StrategyDraft {
 }
 
 const num = (s: string) => (s.trim() === '' ? NaN : Number(s));
-const patternsOf = (d: StrategyDraft) => d.redactPatterns.split('\n').map((p) => p.trim()).filter(Boolean);
+const patternsOf = (d: StrategyDraft) =>
+  d.redactPatterns
+    .split('\n')
+    .map((p) => p.trim())
+    .filter(Boolean);
 
 /** Problems keyed by the setting's dotted name, so the message and the field say the same thing. */
 export function strategyProblems(d: StrategyDraft): Record<string, string> {
@@ -63,7 +67,8 @@ export function strategyProblems(d: StrategyDraft): Record<string, string> {
     if (!(v >= 0 && v <= 10)) out[`${PREFIX}.qualityScoring.weights.${k}`] = 'a number from 0 to 10';
     else sum += v;
   }
-  if (!Object.keys(out).some((k) => k.includes('.weights.')) && sum <= 0) out[`${PREFIX}.qualityScoring.weights`] = 'at least one weight must be above 0';
+  if (!Object.keys(out).some((k) => k.includes('.weights.')) && sum <= 0)
+    out[`${PREFIX}.qualityScoring.weights`] = 'at least one weight must be above 0';
   patternsOf(d).forEach((p, i) => {
     try {
       new RegExp(p);
@@ -77,7 +82,10 @@ export function strategyProblems(d: StrategyDraft): Record<string, string> {
 function toPatch(d: StrategyDraft): StrategyObject {
   const patch: StrategyObject = {};
   for (const g of Object.keys(BOOL_GROUPS) as Group[]) patch[g] = { ...d.flags[g] };
-  Object.assign(patch.positiveCriteria as StrategyObject, { minQualityScore: num(d.minQualityScore), notRolledBackWithinDays: num(d.notRolledBackWithinDays) });
+  Object.assign(patch.positiveCriteria as StrategyObject, {
+    minQualityScore: num(d.minQualityScore),
+    notRolledBackWithinDays: num(d.notRolledBackWithinDays),
+  });
   patch.qualityScoring = { weights: Object.fromEntries(WEIGHTS.map((k) => [k, num(d.weights[k])])) };
   patch.privacyFiltering = { redactPatterns: patternsOf(d) };
   return { [PREFIX]: patch };
@@ -118,21 +126,42 @@ export function StrategyForm({ strategy, onSaved }: { strategy: StrategyObject; 
     </label>
   );
   return (
-    <form className="stack strategy-form" data-testid="strategy-form" onSubmit={(e) => { e.preventDefault(); if (!Object.keys(problems).length) void save.run(); }}>
+    <form
+      className="stack strategy-form"
+      data-testid="strategy-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!Object.keys(problems).length) void save.run();
+      }}
+    >
       <div className="strategy-grid">
         {(Object.keys(BOOL_GROUPS) as Group[]).map((g) => (
           <fieldset key={g}>
             <legend>{label(g)}</legend>
             {BOOL_GROUPS[g].map((k) => (
               <label key={k} className="inline small">
-                <input type="checkbox" checked={draft.flags[g][k]} onChange={(e) => edit((d) => ({ ...d, flags: { ...d.flags, [g]: { ...d.flags[g], [k]: e.target.checked } } }))} />
+                <input
+                  type="checkbox"
+                  checked={draft.flags[g][k]}
+                  onChange={(e) => edit((d) => ({ ...d, flags: { ...d.flags, [g]: { ...d.flags[g], [k]: e.target.checked } } }))}
+                />
                 {label(k)}
               </label>
             ))}
             {g === 'positiveCriteria' && (
               <>
-                {numField('positiveCriteria.minQualityScore', draft.minQualityScore, (v) => edit((d) => ({ ...d, minQualityScore: v })), 'Minimum quality score')}
-                {numField('positiveCriteria.notRolledBackWithinDays', draft.notRolledBackWithinDays, (v) => edit((d) => ({ ...d, notRolledBackWithinDays: v })), 'Not rolled back within days')}
+                {numField(
+                  'positiveCriteria.minQualityScore',
+                  draft.minQualityScore,
+                  (v) => edit((d) => ({ ...d, minQualityScore: v })),
+                  'Minimum quality score',
+                )}
+                {numField(
+                  'positiveCriteria.notRolledBackWithinDays',
+                  draft.notRolledBackWithinDays,
+                  (v) => edit((d) => ({ ...d, notRolledBackWithinDays: v })),
+                  'Not rolled back within days',
+                )}
               </>
             )}
           </fieldset>
@@ -140,27 +169,58 @@ export function StrategyForm({ strategy, onSaved }: { strategy: StrategyObject; 
         <fieldset>
           <legend>quality weights</legend>
           {WEIGHTS.map((k) => (
-            <div key={k}>{numField(`qualityScoring.weights.${k}`, draft.weights[k], (v) => edit((d) => ({ ...d, weights: { ...d.weights, [k]: v } })), `Weight ${label(k)}`)}</div>
+            <div key={k}>
+              {numField(
+                `qualityScoring.weights.${k}`,
+                draft.weights[k],
+                (v) => edit((d) => ({ ...d, weights: { ...d.weights, [k]: v } })),
+                `Weight ${label(k)}`,
+              )}
+            </div>
           ))}
           {err('qualityScoring.weights')}
         </fieldset>
         <fieldset>
           <legend>privacy redact patterns</legend>
-          <textarea rows={5} className="mono small" value={draft.redactPatterns} aria-label="Redact patterns" onChange={(e) => edit((d) => ({ ...d, redactPatterns: e.target.value }))} />
+          <textarea
+            rows={5}
+            className="mono small"
+            value={draft.redactPatterns}
+            aria-label="Redact patterns"
+            onChange={(e) => edit((d) => ({ ...d, redactPatterns: e.target.value }))}
+          />
           <span className="small muted">one regular expression per line</span>
-          {Object.entries(problems).filter(([k]) => k.includes('redactPatterns')).map(([k, m]) => <span key={k} className="field-error">{m}</span>)}
+          {Object.entries(problems)
+            .filter(([k]) => k.includes('redactPatterns'))
+            .map(([k, m]) => (
+              <span key={k} className="field-error">
+                {m}
+              </span>
+            ))}
         </fieldset>
       </div>
       {Object.keys(problems).length > 0 && (
         <ul className="field-error small" data-testid="strategy-problems">
-          {Object.entries(problems).map(([k, m]) => <li key={k}><span className="mono">{k}</span>: {m}</li>)}
+          {Object.entries(problems).map(([k, m]) => (
+            <li key={k}>
+              <span className="mono">{k}</span>: {m}
+            </li>
+          ))}
         </ul>
       )}
       <ErrorMessage action="Saving the collection strategy" error={save.error} />
       <div className="row-flex">
-        <button type="submit" className="primary" disabled={!dirty || save.pending || Object.keys(problems).length > 0}>Save strategy</button>
-        <button type="button" disabled={!dirty} onClick={() => edit(() => toDraft(strategy))}>Discard changes</button>
-        {saved && !dirty && <span className="small muted" data-testid="strategy-saved">Saved to workbench.json; the next collect uses it.</span>}
+        <button type="submit" className="primary" disabled={!dirty || save.pending || Object.keys(problems).length > 0}>
+          Save strategy
+        </button>
+        <button type="button" disabled={!dirty} onClick={() => edit(() => toDraft(strategy))}>
+          Discard changes
+        </button>
+        {saved && !dirty && (
+          <span className="small muted" data-testid="strategy-saved">
+            Saved to workbench.json; the next collect uses it.
+          </span>
+        )}
       </div>
     </form>
   );

@@ -27,7 +27,8 @@ export function BlameGutter({ file }: { file: MemoryFileName }) {
   return (
     <div className="stack" data-testid="blame-view">
       <div className="muted small">
-        {file}: {lines.length} lines from {blame.data.versions} recorded versions. Click a line to see the write, decision and turn that produced it.
+        {file}: {lines.length} lines from {blame.data.versions} recorded versions. Click a line to see the write, decision and turn that
+        produced it.
         {blame.data.diskDiffers && <span className="notice"> The file has edits not recorded yet (no write shown for those lines).</span>}
       </div>
       <div className="card" style={{ maxHeight: 420, overflow: 'auto', padding: 0 }}>
@@ -40,13 +41,30 @@ export function BlameGutter({ file }: { file: MemoryFileName }) {
                 data-line={l.line}
                 data-audit={l.write?.auditId ?? ''}
                 onClick={() => setSelected(l.line)}
-                style={{ cursor: 'pointer', background: BANDS[bands[i] ?? 0], outline: selected === l.line ? '2px solid var(--accent, #2563eb)' : undefined, outlineOffset: -2 }}
+                style={{
+                  cursor: 'pointer',
+                  background: BANDS[bands[i] ?? 0],
+                  outline: selected === l.line ? '2px solid var(--accent, #2563eb)' : undefined,
+                  outlineOffset: -2,
+                }}
               >
-                <td className="muted nowrap" style={{ width: 150, borderRight: '2px solid var(--border, #ccc)' }} title={l.write ? `${l.write.source} write ${l.write.auditId}, ${formatTime(l.write.createdAt)}` : 'not recorded yet'}>
-                  {i > 0 && lines[i - 1]?.write?.auditId === l.write?.auditId ? '' : l.write ? `${formatShortTime(l.write.createdAt)} ${l.write.source ?? ''}` : 'unrecorded'}
+                <td
+                  className="muted nowrap"
+                  style={{ width: 150, borderRight: '2px solid var(--border, #ccc)' }}
+                  title={l.write ? `${l.write.source} write ${l.write.auditId}, ${formatTime(l.write.createdAt)}` : 'not recorded yet'}
+                >
+                  {i > 0 && lines[i - 1]?.write?.auditId === l.write?.auditId
+                    ? ''
+                    : l.write
+                      ? `${formatShortTime(l.write.createdAt)} ${l.write.source ?? ''}`
+                      : 'unrecorded'}
                 </td>
-                <td className="muted" style={{ width: 36, textAlign: 'right', paddingRight: 8 }}>{l.line}</td>
-                <td style={{ whiteSpace: 'pre-wrap' }}><VisibleText text={l.text} /></td>
+                <td className="muted" style={{ width: 36, textAlign: 'right', paddingRight: 8 }}>
+                  {l.line}
+                </td>
+                <td style={{ whiteSpace: 'pre-wrap' }}>
+                  <VisibleText text={l.text} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -63,7 +81,12 @@ function BlameDetail({ file, line: brief }: { file: MemoryFileName; line: BlameL
   const line = full.data?.lines[0]?.text === brief.text ? full.data.lines[0] : brief;
   const w = line.write;
   const show = useApiQuery('guardian.show', { id: w?.auditId ?? '' }, { skip: !w });
-  if (!w) return <div className="card muted" data-testid="blame-detail">Line {line.line} was changed outside any recorded write; record it with reconcile to see it here.</div>;
+  if (!w)
+    return (
+      <div className="card muted" data-testid="blame-detail">
+        Line {line.line} was changed outside any recorded write; record it with reconcile to see it here.
+      </div>
+    );
   const d = show.data;
   return (
     <div className="card stack" data-testid="blame-detail">
@@ -87,13 +110,20 @@ function BlameDetail({ file, line: brief }: { file: MemoryFileName; line: BlameL
         {(w.candidateFact || w.reason) && (
           <>
             <dt>Why</dt>
-            <dd className="prewrap"><VisibleText text={w.candidateFact ?? w.reason} /></dd>
+            <dd className="prewrap">
+              <VisibleText text={w.candidateFact ?? w.reason} />
+            </dd>
           </>
         )}
         {d?.decision && (
           <>
             <dt>Decision</dt>
-            <dd data-testid="blame-decision"><Chip value={d.decision.decision} /> <span className="muted prewrap"><VisibleText text={d.decision.reason} /></span></dd>
+            <dd data-testid="blame-decision">
+              <Chip value={d.decision.decision} />{' '}
+              <span className="muted prewrap">
+                <VisibleText text={d.decision.reason} />
+              </span>
+            </dd>
           </>
         )}
         {w.sessionId && (
@@ -105,7 +135,9 @@ function BlameDetail({ file, line: brief }: { file: MemoryFileName; line: BlameL
       </dl>
       {d?.turn && (
         <div data-testid="blame-turn">
-          <Message role="user" from={d.turn.userFrom}>{d.turn.userMessage}</Message>
+          <Message role="user" from={d.turn.userFrom}>
+            {d.turn.userMessage}
+          </Message>
           <Message role="agent">{d.turn.agentReply}</Message>
         </div>
       )}
@@ -115,7 +147,10 @@ function BlameDetail({ file, line: brief }: { file: MemoryFileName; line: BlameL
           <ul className="small">
             {line.history.map((h) => (
               <li key={`${h.write.auditId}-${h.text}`}>
-                <a href={hrefFor('writes', { id: h.write.auditId })}>{formatShortTime(h.write.createdAt)} {h.write.source}</a>: <VisibleText text={h.text} />
+                <a href={hrefFor('writes', { id: h.write.auditId })}>
+                  {formatShortTime(h.write.createdAt)} {h.write.source}
+                </a>
+                : <VisibleText text={h.text} />
               </li>
             ))}
           </ul>

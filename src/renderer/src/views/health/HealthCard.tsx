@@ -19,13 +19,20 @@ export function HealthCard({ link = true }: { link?: boolean }) {
         {link && <a href={hrefFor('health')}>Open the health view</a>}
       </div>
       <div className="row-flex small">
-        <span>{plural(d.openFindings.contradiction, 'contradiction')}</span>·<span>{plural(d.openFindings.duplicate, 'repeated fact')}</span>·<span>{plural(d.openFindings.secret, 'secret')} in memory</span>
+        <span>{plural(d.openFindings.contradiction, 'contradiction')}</span>·
+        <span>{plural(d.openFindings.duplicate, 'repeated fact')}</span>·<span>{plural(d.openFindings.secret, 'secret')} in memory</span>
       </div>
       <div className="small" data-testid="health-flagged">
         {d.flaggedWrites} write{d.flaggedWrites === 1 ? '' : 's'} stored personal data ({d.flaggedSecretWrites} with credentials)
       </div>
       <div className="small" data-testid="health-chain">
-        Hash chain: {d.chain.ok ? <span style={{ color: 'var(--ok)' }}>intact</span> : <span style={{ color: 'var(--bad)' }}>{d.chain.breaks} break(s)</span>} over {d.chain.versions} versions
+        Hash chain:{' '}
+        {d.chain.ok ? (
+          <span style={{ color: 'var(--ok)' }}>intact</span>
+        ) : (
+          <span style={{ color: 'var(--bad)' }}>{d.chain.breaks} break(s)</span>
+        )}{' '}
+        over {d.chain.versions} versions
         {d.chain.rechains ? `, ${d.chain.rechains} recorded re-chain(s)` : ''} · checked {formatTime(d.chain.checkedAt)}
       </div>
     </div>

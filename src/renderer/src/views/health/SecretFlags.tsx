@@ -28,7 +28,12 @@ export function SecretBadge({ auditId }: { auditId: string }) {
   const f = known.get(auditId);
   if (!f) return null;
   return (
-    <span className="chip chip-bad" data-testid="secret-badge" style={{ color: 'var(--bad, #b91c1c)', borderColor: 'var(--bad, #b91c1c)' }} title={`This write stored ${f.kinds.join(', ')} in memory`}>
+    <span
+      className="chip chip-bad"
+      data-testid="secret-badge"
+      style={{ color: 'var(--bad, #b91c1c)', borderColor: 'var(--bad, #b91c1c)' }}
+      title={`This write stored ${f.kinds.join(', ')} in memory`}
+    >
       ⚠ {f.kinds.join(', ').toLowerCase()}
     </span>
   );
@@ -48,18 +53,29 @@ export function SecretActions({ auditId, onDone }: { auditId: string; onDone?: (
   const [removed, setRemoved] = useState<string | null>(null);
   if (!f) return null;
   if (removed) {
-    return <div className="notice" data-testid="secret-removed">Removed from the file by curator write <span className="mono">{removed}</span>; this write got a correction.</div>;
+    return (
+      <div className="notice" data-testid="secret-removed">
+        Removed from the file by curator write <span className="mono">{removed}</span>; this write got a correction.
+      </div>
+    );
   }
   return (
-    <div className="card stack" data-testid="secret-actions" style={{ borderColor: 'var(--bad, #b91c1c)', background: 'var(--bad-soft, #fdecec)' }}>
+    <div
+      className="card stack"
+      data-testid="secret-actions"
+      style={{ borderColor: 'var(--bad, #b91c1c)', background: 'var(--bad-soft, #fdecec)' }}
+    >
       <div>
-        This write stored <strong>{f.kinds.join(', ')}</strong> in memory ({f.count} value{f.count === 1 ? '' : 's'}). Secrets and personal data do not belong in memory files.
+        This write stored <strong>{f.kinds.join(', ')}</strong> in memory ({f.count} value{f.count === 1 ? '' : 's'}). Secrets and personal
+        data do not belong in memory files.
       </div>
       <div className="row-flex">
         <button type="button" className="primary" disabled={remove.pending} onClick={() => void remove.run()} data-testid="remove-secret">
           Remove from the file
         </button>
-        <span className="muted small">Writes the file without the value (a recorded curator write) and records a correction so the gate learns not to store it.</span>
+        <span className="muted small">
+          Writes the file without the value (a recorded curator write) and records a correction so the gate learns not to store it.
+        </span>
       </div>
       {remove.pending && <div className="muted small">Removing…</div>}
       <ErrorMessage action="Removing the value" error={remove.error} />

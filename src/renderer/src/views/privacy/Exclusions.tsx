@@ -15,12 +15,20 @@ const KINDS: { kind: ExclusionKind; label: string; placeholder: string }[] = [
 
 export function CountsTable({ counts, testId }: { counts: Record<string, number>; testId: string }) {
   const rows = Object.entries(counts).filter(([, n]) => n > 0);
-  if (!rows.length) return <span className="small muted" data-testid={testId}>No rows.</span>;
+  if (!rows.length)
+    return (
+      <span className="small muted" data-testid={testId}>
+        No rows.
+      </span>
+    );
   return (
     <table className="data-table counts" data-testid={testId}>
       <tbody>
         {rows.map(([table, n]) => (
-          <tr key={table}><td className="mono">{table}</td><td>{formatCount(n)}</td></tr>
+          <tr key={table}>
+            <td className="mono">{table}</td>
+            <td>{formatCount(n)}</td>
+          </tr>
         ))}
       </tbody>
     </table>
@@ -74,7 +82,11 @@ export function ExclusionsPanel() {
         <label>
           Kind
           <select value={kind} onChange={(e) => setKind(e.target.value as ExclusionKind)} aria-label="Exclusion kind">
-            {KINDS.map((k) => <option key={k.kind} value={k.kind}>{k.label}</option>)}
+            {KINDS.map((k) => (
+              <option key={k.kind} value={k.kind}>
+                {k.label}
+              </option>
+            ))}
           </select>
         </label>
         <label className="grow">
@@ -85,13 +97,16 @@ export function ExclusionsPanel() {
           Reason
           <input value={reason} onChange={(e) => setReason(e.target.value)} placeholder="optional" aria-label="Exclusion reason" />
         </label>
-        <button type="submit" className="primary" disabled={!value.trim() || add.pending}>Exclude</button>
+        <button type="submit" className="primary" disabled={!value.trim() || add.pending}>
+          Exclude
+        </button>
       </form>
       <ErrorMessage action="Adding the exclusion" error={add.error} />
       {unmatched && (
         <div className="warning" data-testid="exclusion-unmatched">
           The {unmatched.kind} exclusion “{unmatched.value}” matches 0 sessions recorded so far. Check the spelling
-          {unmatched.kind === 'target' ? ' (a target is "<channel>:<target>")' : ''}; it will still apply to matching sessions recorded later.
+          {unmatched.kind === 'target' ? ' (a target is "<channel>:<target>")' : ''}; it will still apply to matching sessions recorded
+          later.
         </div>
       )}
       <ErrorMessage action="Loading exclusions" error={list.error} onRetry={list.reload} />
@@ -99,13 +114,32 @@ export function ExclusionsPanel() {
       <ErrorMessage action="Purging" error={purge.error} />
       <table className="data-table" data-testid="exclusions-table">
         <thead>
-          <tr><th>Kind</th><th>Value</th><th>Reason</th><th>Created</th><th>Sessions</th><th /></tr>
+          <tr>
+            <th>Kind</th>
+            <th>Value</th>
+            <th>Reason</th>
+            <th>Created</th>
+            <th>Sessions</th>
+            <th />
+          </tr>
         </thead>
         <tbody>
           {items.map((x) => (
-            <ExclusionRow key={x.id} x={x} busy={remove.pending || purge.pending} onRemove={() => void remove.run(x.id)} onPurge={() => void purge.run(x.id, false)} />
+            <ExclusionRow
+              key={x.id}
+              x={x}
+              busy={remove.pending || purge.pending}
+              onRemove={() => void remove.run(x.id)}
+              onPurge={() => void purge.run(x.id, false)}
+            />
           ))}
-          {!items.length && !list.loading && <tr><td colSpan={6} className="muted">Nothing is excluded.</td></tr>}
+          {!items.length && !list.loading && (
+            <tr>
+              <td colSpan={6} className="muted">
+                Nothing is excluded.
+              </td>
+            </tr>
+          )}
         </tbody>
       </table>
       {purging && (
@@ -130,14 +164,24 @@ function ExclusionRow({ x, busy, onRemove, onPurge }: { x: ExclusionDto; busy: b
       <td className="nowrap">{formatTime(x.createdAt)}</td>
       <td>{formatCount(x.sessions)}</td>
       <td className="nowrap">
-        <button type="button" disabled={busy} onClick={onRemove}>Remove</button>{' '}
-        <button type="button" disabled={busy} onClick={onPurge}>Purge…</button>
+        <button type="button" disabled={busy} onClick={onRemove}>
+          Remove
+        </button>{' '}
+        <button type="button" disabled={busy} onClick={onPurge}>
+          Purge…
+        </button>
       </td>
     </tr>
   );
 }
 
-function PurgeConfirm({ state, exclusion, pending, onConfirm, onClose }: {
+function PurgeConfirm({
+  state,
+  exclusion,
+  pending,
+  onConfirm,
+  onClose,
+}: {
   state: { preview?: PurgeOutcome; done?: PurgeOutcome };
   exclusion: ExclusionDto | undefined;
   pending: boolean;
@@ -149,9 +193,15 @@ function PurgeConfirm({ state, exclusion, pending, onConfirm, onClose }: {
   if (state.done) {
     return (
       <div className="notice stack" data-testid="purge-done">
-        <span>Purged {formatCount(state.done.sessionIds.length)} sessions of {what}.</span>
+        <span>
+          Purged {formatCount(state.done.sessionIds.length)} sessions of {what}.
+        </span>
         <CountsTable counts={state.done.deleted} testId="purge-deleted" />
-        <div><button type="button" onClick={onClose}>Close</button></div>
+        <div>
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+        </div>
       </div>
     );
   }
@@ -164,15 +214,28 @@ function PurgeConfirm({ state, exclusion, pending, onConfirm, onClose }: {
       ) : (
         <>
           <span>
-            Dry run: {formatCount(p.sessionIds.length)} {p.sessionIds.length === 1 ? 'session' : 'sessions'}; these rows would be deleted (nothing has been deleted yet). This cannot be undone.
+            Dry run: {formatCount(p.sessionIds.length)} {p.sessionIds.length === 1 ? 'session' : 'sessions'}; these rows would be deleted
+            (nothing has been deleted yet). This cannot be undone.
           </span>
           <CountsTable counts={p.deleted} testId="purge-counts" />
-          <label className="inline"><input type="checkbox" checked={understood} onChange={(e) => setUnderstood(e.target.checked)} aria-label="I understand the purge is irreversible" /> I understand this deletes the data permanently</label>
+          <label className="inline">
+            <input
+              type="checkbox"
+              checked={understood}
+              onChange={(e) => setUnderstood(e.target.checked)}
+              aria-label="I understand the purge is irreversible"
+            />{' '}
+            I understand this deletes the data permanently
+          </label>
         </>
       )}
       <div className="row-flex">
-        <button type="button" className="danger" disabled={!p || !understood || pending} onClick={onConfirm}>Purge permanently</button>
-        <button type="button" onClick={onClose}>Cancel</button>
+        <button type="button" className="danger" disabled={!p || !understood || pending} onClick={onConfirm}>
+          Purge permanently
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
       </div>
     </div>
   );

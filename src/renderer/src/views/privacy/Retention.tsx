@@ -40,9 +40,20 @@ export function RetentionPanel() {
       <div className="filters">
         <label>
           Older than (days)
-          <input value={days} onChange={(e) => { setDays(e.target.value); setPreview(null); }} placeholder="retentionDays" size={8} aria-label="Retention days" />
+          <input
+            value={days}
+            onChange={(e) => {
+              setDays(e.target.value);
+              setPreview(null);
+            }}
+            placeholder="retentionDays"
+            size={8}
+            aria-label="Retention days"
+          />
         </label>
-        <button type="button" disabled={!!daysError || dryRun.pending} onClick={() => void dryRun.run()}>Preview prune</button>
+        <button type="button" disabled={!!daysError || dryRun.pending} onClick={() => void dryRun.run()}>
+          Preview prune
+        </button>
       </div>
       {daysError && <span className="field-error">{daysError}</span>}
       <ErrorMessage action="Previewing the prune" error={dryRun.error} />
@@ -58,22 +69,46 @@ export function RetentionPanel() {
             <>
               <span className="small muted">Old rows that stay, and why:</span>
               <table className="data-table" data-testid="prune-kept">
-                <thead><tr><th>Table</th><th>Reason kept</th><th>Rows</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th>Table</th>
+                    <th>Reason kept</th>
+                    <th>Rows</th>
+                  </tr>
+                </thead>
                 <tbody>
-                  {shown.kept.map((k, i) => <tr key={i}><td className="mono">{k.table}</td><td>{k.reason}</td><td>{formatCount(k.count)}</td></tr>)}
+                  {shown.kept.map((k, i) => (
+                    <tr key={i}>
+                      <td className="mono">{k.table}</td>
+                      <td>{k.reason}</td>
+                      <td>{formatCount(k.count)}</td>
+                    </tr>
+                  ))}
                 </tbody>
               </table>
             </>
           )}
           {!applied && (
             <div className="row-flex">
-              <label className="inline"><input type="checkbox" checked={understood} onChange={(e) => setUnderstood(e.target.checked)} aria-label="Confirm prune" /> Delete these rows permanently</label>
+              <label className="inline">
+                <input type="checkbox" checked={understood} onChange={(e) => setUnderstood(e.target.checked)} aria-label="Confirm prune" />{' '}
+                Delete these rows permanently
+              </label>
               {shown.needsForce && (
                 <label className="inline" data-testid="prune-needs-force">
-                  <input type="checkbox" checked={forced} onChange={(e) => setForced(e.target.checked)} aria-label="Prune without a copy" /> No backup or archive holds all of this data{shown.safeCopyUntil ? ` (copies reach ${formatTime(shown.safeCopyUntil)})` : ''}: delete it anyway
+                  <input type="checkbox" checked={forced} onChange={(e) => setForced(e.target.checked)} aria-label="Prune without a copy" />{' '}
+                  No backup or archive holds all of this data
+                  {shown.safeCopyUntil ? ` (copies reach ${formatTime(shown.safeCopyUntil)})` : ''}: delete it anyway
                 </label>
               )}
-              <button type="button" className="danger" disabled={!understood || (shown.needsForce && !forced) || apply.pending} onClick={() => void apply.run()}>Apply prune</button>
+              <button
+                type="button"
+                className="danger"
+                disabled={!understood || (shown.needsForce && !forced) || apply.pending}
+                onClick={() => void apply.run()}
+              >
+                Apply prune
+              </button>
             </div>
           )}
         </div>
@@ -92,8 +127,12 @@ export function ArchivePanel() {
   const run = () => {
     setError(undefined);
     setResult(null);
-    const j = startJob(api, 'Archiving conversations', 'conversations.export', { since: dateToMs(since), until: dateToMs(until, true) }, (done, total) =>
-      setJob((cur) => (cur ? { ...cur, done, total } : cur)),
+    const j = startJob(
+      api,
+      'Archiving conversations',
+      'conversations.export',
+      { since: dateToMs(since), until: dateToMs(until, true) },
+      (done, total) => setJob((cur) => (cur ? { ...cur, done, total } : cur)),
     );
     setJob({ done: 0, total: null, cancel: j.cancel });
     j.promise.then(setResult, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJob(null));
@@ -101,13 +140,25 @@ export function ArchivePanel() {
   return (
     <div className="card stack" data-testid="archive-panel">
       <h2>Conversation archive</h2>
-      <span className="small muted">Turns with their decisions and writes, as JSONL, into the workspace's exports folder. Excluded sessions are skipped.</span>
+      <span className="small muted">
+        Turns with their decisions and writes, as JSONL, into the workspace's exports folder. Excluded sessions are skipped.
+      </span>
       <div className="filters">
-        <label>Since<input type="date" value={since} onChange={(e) => setSince(e.target.value)} aria-label="Archive since" /></label>
-        <label>Until<input type="date" value={until} onChange={(e) => setUntil(e.target.value)} aria-label="Archive until" /></label>
-        <button type="button" className="primary" disabled={!!job} onClick={run}>Export conversations</button>
+        <label>
+          Since
+          <input type="date" value={since} onChange={(e) => setSince(e.target.value)} aria-label="Archive since" />
+        </label>
+        <label>
+          Until
+          <input type="date" value={until} onChange={(e) => setUntil(e.target.value)} aria-label="Archive until" />
+        </label>
+        <button type="button" className="primary" disabled={!!job} onClick={run}>
+          Export conversations
+        </button>
       </div>
-      {job && <ProgressBar progress={{ label: 'Archiving conversations', done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />}
+      {job && (
+        <ProgressBar progress={{ label: 'Archiving conversations', done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />
+      )}
       <ErrorMessage action="Archiving conversations" error={error} />
       {result && (
         <div className="notice" data-testid="archive-result">

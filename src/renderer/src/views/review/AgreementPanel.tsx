@@ -16,7 +16,9 @@ function Figure({ label, f }: { label: string; f: AgreementFigure }) {
   return (
     <tr>
       <td>{label.replace(/_/g, ' ')}</td>
-      <td className="nowrap" data-testid={`kappa-${label}`}>{kappaText(f.kappa)}</td>
+      <td className="nowrap" data-testid={`kappa-${label}`}>
+        {kappaText(f.kappa)}
+      </td>
       <td className="nowrap">{pct(f.raw)}</td>
       <td className="nowrap">{formatCount(f.n)}</td>
     </tr>
@@ -57,34 +59,79 @@ export function AgreementPanel() {
     <section className="card stack" style={{ gridColumn: '1 / -1' }} data-testid="agreement-panel">
       <h2>Agreement between curators</h2>
       <ErrorMessage action="Loading agreement" error={report.error} />
-      {error && <div onClick={() => setError(null)}><ErrorMessage action={error.action} error={error.error} /></div>}
+      {error && (
+        <div onClick={() => setError(null)}>
+          <ErrorMessage action={error.action} error={error.error} />
+        </div>
+      )}
       <div className="row-flex small">
         <label className="nowrap">
           Second pass for{' '}
-          <input type="number" min={1} max={100} value={share} onChange={(e) => setShare(e.target.value)} style={{ width: 60 }} aria-label="Share of labelled samples (%)" /> % of labelled samples
+          <input
+            type="number"
+            min={1}
+            max={100}
+            value={share}
+            onChange={(e) => setShare(e.target.value)}
+            style={{ width: 60 }}
+            aria-label="Share of labelled samples (%)"
+          />{' '}
+          % of labelled samples
         </label>
-        <button type="button" onClick={() => void run(true)} data-testid="second-pass-preview">Count</button>
+        <button type="button" onClick={() => void run(true)} data-testid="second-pass-preview">
+          Count
+        </button>
         {preview && (
           <>
-            <span className="nowrap">{formatCount(preview.added)} of {formatCount(preview.eligible)} samples go to a different curator.</span>
-            <button type="button" className="primary" disabled={!preview.added} onClick={() => void run(false)} data-testid="second-pass-start">Start second pass</button>
+            <span className="nowrap">
+              {formatCount(preview.added)} of {formatCount(preview.eligible)} samples go to a different curator.
+            </span>
+            <button
+              type="button"
+              className="primary"
+              disabled={!preview.added}
+              onClick={() => void run(false)}
+              data-testid="second-pass-start"
+            >
+              Start second pass
+            </button>
           </>
         )}
       </div>
       {r && (
         <>
           <p className="small" data-testid="agreement-summary">
-            {r.overall.n
-              ? <>Cohen&apos;s κ <b>{kappaText(r.overall.kappa)}</b> · raw agreement <b>{pct(r.overall.raw)}</b> over {formatCount(r.overall.n)} samples labelled twice</>
-              : 'No sample has been labelled twice yet.'}
-            {r.waiting > 0 && <> · {formatCount(r.waiting)} waiting in the second-pass queue (<a href={hrefFor('review', { status: 'second' })}>review them</a>)</>}
+            {r.overall.n ? (
+              <>
+                Cohen&apos;s κ <b>{kappaText(r.overall.kappa)}</b> · raw agreement <b>{pct(r.overall.raw)}</b> over{' '}
+                {formatCount(r.overall.n)} samples labelled twice
+              </>
+            ) : (
+              'No sample has been labelled twice yet.'
+            )}
+            {r.waiting > 0 && (
+              <>
+                {' '}
+                · {formatCount(r.waiting)} waiting in the second-pass queue (
+                <a href={hrefFor('review', { status: 'second' })}>review them</a>)
+              </>
+            )}
           </p>
           {r.overall.n > 0 && (
             <table className="small" style={{ width: 'auto', minWidth: 360 }} data-testid="agreement-table">
-              <thead><tr><th>Label</th><th>κ</th><th>Raw</th><th>Pairs</th></tr></thead>
+              <thead>
+                <tr>
+                  <th>Label</th>
+                  <th>κ</th>
+                  <th>Raw</th>
+                  <th>Pairs</th>
+                </tr>
+              </thead>
               <tbody>
                 <Figure label="overall" f={r.overall} />
-                {Object.entries(r.perLabel).map(([label, f]) => <Figure key={label} label={label} f={f} />)}
+                {Object.entries(r.perLabel).map(([label, f]) => (
+                  <Figure key={label} label={label} f={f} />
+                ))}
               </tbody>
             </table>
           )}
@@ -98,17 +145,28 @@ export function AgreementPanel() {
               {r.curators.map((c) => `${c.name}: ${formatCount(c.first)} first-pass, ${formatCount(c.second)} second-pass`).join(' · ')}
             </p>
           )}
-          <h3>Disagreements ({formatCount(r.disagreements.length)}){r.adjudicated ? ` · ${formatCount(r.adjudicated)} settled` : ''}</h3>
+          <h3>
+            Disagreements ({formatCount(r.disagreements.length)}){r.adjudicated ? ` · ${formatCount(r.adjudicated)} settled` : ''}
+          </h3>
           {!isLead && r.disagreements.length > 0 && <p className="muted small">A lead settles these.</p>}
           {r.disagreements.map((d) => (
             <div key={d.sampleId} className="row-flex small" data-testid="disagreement">
-              <a href={hrefFor('review', { id: d.sampleId, status: 'all' })} className="mono">{d.sampleId.slice(-8)}</a>
-              <span className="nowrap">{d.firstCurator}: <b>{d.firstLabel.replace('_', ' ')}</b></span>
-              <span className="nowrap">{d.secondCurator}: <b>{d.secondLabel.replace('_', ' ')}</b></span>
+              <a href={hrefFor('review', { id: d.sampleId, status: 'all' })} className="mono">
+                {d.sampleId.slice(-8)}
+              </a>
+              <span className="nowrap">
+                {d.firstCurator}: <b>{d.firstLabel.replace('_', ' ')}</b>
+              </span>
+              <span className="nowrap">
+                {d.secondCurator}: <b>{d.secondLabel.replace('_', ' ')}</b>
+              </span>
               <span className="grow" />
-              {isLead && (['approve', 'reject', 'needs_review'] as const).map((a) => (
-                <button key={a} type="button" className="small" onClick={() => void settle(d.sampleId, a)}>{a.replace('_', ' ')}</button>
-              ))}
+              {isLead &&
+                (['approve', 'reject', 'needs_review'] as const).map((a) => (
+                  <button key={a} type="button" className="small" onClick={() => void settle(d.sampleId, a)}>
+                    {a.replace('_', ' ')}
+                  </button>
+                ))}
             </div>
           ))}
         </>

@@ -21,7 +21,13 @@ export function ClusterPanel({ sampleId }: { sampleId: string }) {
   const [busy, setBusy] = useState(false);
   const c = cluster.data;
   if (!c || c.members.length < 2) {
-    return c ? <div className="card small muted" data-testid="cluster-panel">No near-duplicates.</div> : <ErrorMessage action="Loading near-duplicates" error={cluster.error} />;
+    return c ? (
+      <div className="card small muted" data-testid="cluster-panel">
+        No near-duplicates.
+      </div>
+    ) : (
+      <ErrorMessage action="Loading near-duplicates" error={cluster.error} />
+    );
   }
   const pick = async (id: string) => {
     setBusy(true);
@@ -38,11 +44,15 @@ export function ClusterPanel({ sampleId }: { sampleId: string }) {
   return (
     <div className="card stack" data-testid="cluster-panel">
       <h3 data-testid="cluster-count">{c.members.length - 1} near-duplicates</h3>
-      <p className="small muted">An export keeps one of them: {c.representativeId === sampleId ? 'this sample' : 'another member'} ({BECAUSE[c.representativeBecause]}).</p>
+      <p className="small muted">
+        An export keeps one of them: {c.representativeId === sampleId ? 'this sample' : 'another member'} (
+        {BECAUSE[c.representativeBecause]}).
+      </p>
       <ul className="cluster-members small">
         {c.members.map((m) => (
           <li key={m.id} className={m.id === c.representativeId ? 'representative' : undefined}>
-            <span className="mono">{m.id === sampleId ? 'this sample' : m.id.slice(-8)}</span> · {m.sampleType.replace(/_/g, ' ')} · {m.annotationStatus.replace(/_/g, ' ')}
+            <span className="mono">{m.id === sampleId ? 'this sample' : m.id.slice(-8)}</span> · {m.sampleType.replace(/_/g, ' ')} ·{' '}
+            {m.annotationStatus.replace(/_/g, ' ')}
             {m.corrected && ' · corrected'}
             {m.edited && ' · edited'}
             {m.id === c.representativeId ? (

@@ -31,10 +31,21 @@ export function CuratorNamePrompt() {
         }}
       >
         <h2>Who is reviewing?</h2>
-        <p className="small">Every review, PII decision, rollback, correction and export records who did it. Asked once for this workspace.</p>
-        <input autoFocus value={name} onChange={(e) => setName(e.target.value)} placeholder="Your name" aria-label="Your name" maxLength={64} />
+        <p className="small">
+          Every review, PII decision, rollback, correction and export records who did it. Asked once for this workspace.
+        </p>
+        <input
+          autoFocus
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="Your name"
+          aria-label="Your name"
+          maxLength={64}
+        />
         <ErrorMessage action="Saving your name" error={error} />
-        <button type="submit" className="primary" disabled={!name.trim()}>Continue</button>
+        <button type="submit" className="primary" disabled={!name.trim()}>
+          Continue
+        </button>
       </form>
     </div>
   );

@@ -6,7 +6,9 @@ export function GuidelinesDialog({ onSaved, onClose }: { onSaved: () => void; on
     <div className="overlay" role="dialog" aria-label="Edit the review guidelines">
       <div className="dialog stack" style={{ width: 900 }}>
         <ReviewSettingsPanel onSaved={onSaved} />
-        <button type="button" onClick={onClose}>Close</button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </div>
     </div>
   );

@@ -28,13 +28,19 @@ export function KeyOverlay({ onClose }: { onClose: () => void }) {
           <tbody>
             {REVIEW_KEYS.map((k) => (
               <tr key={k.label}>
-                <td>{k.keys.map((x) => <KeyCap key={x} k={x} />)}</td>
+                <td>
+                  {k.keys.map((x) => (
+                    <KeyCap key={x} k={x} />
+                  ))}
+                </td>
                 <td>{k.label}</td>
               </tr>
             ))}
           </tbody>
         </table>
-        <button type="button" onClick={onClose}>Close</button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </div>
     </div>
   );

@@ -31,7 +31,11 @@ function renderToken(t: Token, key: string): ReactNode {
     case 'codespan':
       return <code key={key}>{(t as Tokens.Codespan).text}</code>;
     case 'code':
-      return <pre key={key} className="mono small"><code>{(t as Tokens.Code).text}</code></pre>;
+      return (
+        <pre key={key} className="mono small">
+          <code>{(t as Tokens.Code).text}</code>
+        </pre>
+      );
     case 'blockquote':
       return <blockquote key={key}>{(t as Tokens.Blockquote).tokens.map((x, i) => renderToken(x, `${key}.${i}`))}</blockquote>;
     case 'list': {
@@ -42,10 +46,20 @@ function renderToken(t: Token, key: string): ReactNode {
     case 'link': {
       const l = t as Tokens.Link;
       const children = inline(l.tokens, key);
-      return SAFE_LINK.test(l.href) ? <a key={key} href={l.href} target="_blank" rel="noreferrer noopener">{children}</a> : <span key={key}>{children}</span>;
+      return SAFE_LINK.test(l.href) ? (
+        <a key={key} href={l.href} target="_blank" rel="noreferrer noopener">
+          {children}
+        </a>
+      ) : (
+        <span key={key}>{children}</span>
+      );
     }
     case 'image':
-      return <span key={key} className="muted">[{(t as Tokens.Image).text}]</span>;
+      return (
+        <span key={key} className="muted">
+          [{(t as Tokens.Image).text}]
+        </span>
+      );
     case 'hr':
       return <hr key={key} />;
     case 'br':
@@ -56,8 +70,22 @@ function renderToken(t: Token, key: string): ReactNode {
       const tb = t as Tokens.Table;
       return (
         <table key={key}>
-          <thead><tr>{tb.header.map((c, i) => <th key={i}>{inline(c.tokens, `${key}.h${i}`)}</th>)}</tr></thead>
-          <tbody>{tb.rows.map((r, i) => <tr key={i}>{r.map((c, j) => <td key={j}>{inline(c.tokens, `${key}.${i}.${j}`)}</td>)}</tr>)}</tbody>
+          <thead>
+            <tr>
+              {tb.header.map((c, i) => (
+                <th key={i}>{inline(c.tokens, `${key}.h${i}`)}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {tb.rows.map((r, i) => (
+              <tr key={i}>
+                {r.map((c, j) => (
+                  <td key={j}>{inline(c.tokens, `${key}.${i}.${j}`)}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
         </table>
       );
     }
@@ -69,5 +97,9 @@ function renderToken(t: Token, key: string): ReactNode {
 
 export function Markdown({ text, testId }: { text: string; testId?: string }) {
   const tokens = new Lexer({ gfm: true }).lex(text);
-  return <div className="markdown" data-testid={testId}>{tokens.map((t, i) => renderToken(t, String(i)))}</div>;
+  return (
+    <div className="markdown" data-testid={testId}>
+      {tokens.map((t, i) => renderToken(t, String(i)))}
+    </div>
+  );
 }

@@ -10,7 +10,12 @@ import { formatCount } from '../../lib/format';
 import { humanizePath, parseRedacted, textAt } from './sampleFields';
 
 export type DecisionScope = 'sample' | PiiScope;
-export const SCOPE_LABEL: Record<DecisionScope, string> = { sample: 'this sample', session: 'this session', workspace: 'this workspace', global: 'everywhere' };
+export const SCOPE_LABEL: Record<DecisionScope, string> = {
+  sample: 'this sample',
+  session: 'this session',
+  workspace: 'this workspace',
+  global: 'everywhere',
+};
 
 interface PiiValuePanelProps {
   sample: SampleDetail;
@@ -27,7 +32,17 @@ interface PiiValuePanelProps {
   onScope: (s: DecisionScope) => void;
 }
 
-export function PiiValuePanel({ sample, groups, selectedKey, onSelect, onDecide, onValuesChanged, refreshKey, scope, onScope }: PiiValuePanelProps) {
+export function PiiValuePanel({
+  sample,
+  groups,
+  selectedKey,
+  onSelect,
+  onDecide,
+  onValuesChanged,
+  refreshKey,
+  scope,
+  onScope,
+}: PiiValuePanelProps) {
   const api = useApi();
   const [usage, setUsage] = useState<Map<string, PiiValue>>(new Map());
   const [decisions, setDecisions] = useState<PiiValueDecisionDto[]>([]);
@@ -71,23 +86,61 @@ export function PiiValuePanel({ sample, groups, selectedKey, onSelect, onDecide,
         <h3 className="grow">Privacy</h3>
         <label className="small">
           decide for{' '}
-          <select value={scope} onChange={(e) => onScope(e.target.value as DecisionScope)} aria-label="PII decision scope" data-testid="pii-scope">
-            {(Object.keys(SCOPE_LABEL) as DecisionScope[]).map((s) => <option key={s} value={s}>{SCOPE_LABEL[s]}</option>)}
+          <select
+            value={scope}
+            onChange={(e) => onScope(e.target.value as DecisionScope)}
+            aria-label="PII decision scope"
+            data-testid="pii-scope"
+          >
+            {(Object.keys(SCOPE_LABEL) as DecisionScope[]).map((s) => (
+              <option key={s} value={s}>
+                {SCOPE_LABEL[s]}
+              </option>
+            ))}
           </select>
         </label>
       </div>
-      {error && <div onClick={() => setError(null)}><ErrorMessage action={error.action} error={error.error} /></div>}
+      {error && (
+        <div onClick={() => setError(null)}>
+          <ErrorMessage action={error.action} error={error.error} />
+        </div>
+      )}
       {groups.map((g, i) => (
-        <div key={g.key} className="stack small" style={{ gap: 2, outline: g.key === selectedKey ? '2px solid var(--accent)' : undefined, borderRadius: 4, padding: 3 }} onClick={() => onSelect(i)} data-testid="pii-span-row" data-value={g.value}>
+        <div
+          key={g.key}
+          className="stack small"
+          style={{ gap: 2, outline: g.key === selectedKey ? '2px solid var(--accent)' : undefined, borderRadius: 4, padding: 3 }}
+          onClick={() => onSelect(i)}
+          data-testid="pii-span-row"
+          data-value={g.value}
+        >
           <div className="row-flex">
             <span className="chip">{g.type}</span>
             {/* A value is one unit: it never wraps in the middle (a phone number split over two lines reads as two). */}
-            <span className="mono grow nowrap" style={{ overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }} title={g.value}>{g.value}</span>
+            <span className="mono grow nowrap" style={{ overflow: 'hidden', textOverflow: 'ellipsis', minWidth: 0 }} title={g.value}>
+              {g.value}
+            </span>
           </div>
           <div className="row-flex">
-            <span className="muted nowrap grow" data-testid="pii-covers">{covers(g)}</span>
-            <button type="button" className={g.decision === 'redact' ? 'primary' : ''} onClick={() => onDecide(g, 'redact')} aria-pressed={g.decision === 'redact'}>redact</button>
-            <button type="button" className={g.decision === 'keep' ? 'primary' : ''} onClick={() => onDecide(g, 'keep')} aria-pressed={g.decision === 'keep'}>keep</button>
+            <span className="muted nowrap grow" data-testid="pii-covers">
+              {covers(g)}
+            </span>
+            <button
+              type="button"
+              className={g.decision === 'redact' ? 'primary' : ''}
+              onClick={() => onDecide(g, 'redact')}
+              aria-pressed={g.decision === 'redact'}
+            >
+              redact
+            </button>
+            <button
+              type="button"
+              className={g.decision === 'keep' ? 'primary' : ''}
+              onClick={() => onDecide(g, 'keep')}
+              aria-pressed={g.decision === 'keep'}
+            >
+              keep
+            </button>
           </div>
         </div>
       ))}
@@ -95,13 +148,27 @@ export function PiiValuePanel({ sample, groups, selectedKey, onSelect, onDecide,
         <div className="stack small" style={{ gap: 2 }} data-testid="pii-value-decisions">
           <span className="muted">Value decisions</span>
           {decisions.map((d) => (
-            <div key={d.id} className="row-flex" style={{ opacity: d.undoneAt ? 0.6 : 1, flexWrap: 'wrap' }} data-testid="pii-value-decision">
+            <div
+              key={d.id}
+              className="row-flex"
+              style={{ opacity: d.undoneAt ? 0.6 : 1, flexWrap: 'wrap' }}
+              data-testid="pii-value-decision"
+            >
               <span className="chip">{d.decision}</span>
-              <span className="mono nowrap" style={{ overflow: 'hidden', textOverflow: 'ellipsis', maxWidth: '100%' }} title={d.value}>{d.value}</span>
-              <span className="muted grow" style={{ minWidth: 0 }}>
-                <span className="nowrap">{SCOPE_LABEL[d.scope]}</span> · <span className="nowrap">{formatCount(d.samples)} samples</span> · <span className="nowrap">by {d.actor}</span>
+              <span className="mono nowrap" style={{ overflow: 'hidden', textOverflow: 'ellipsis', maxWidth: '100%' }} title={d.value}>
+                {d.value}
               </span>
-              {d.undoneAt ? <span className="muted nowrap">undone</span> : <button type="button" className="small" onClick={() => void undo(d.id)}>undo</button>}
+              <span className="muted grow" style={{ minWidth: 0 }}>
+                <span className="nowrap">{SCOPE_LABEL[d.scope]}</span> · <span className="nowrap">{formatCount(d.samples)} samples</span> ·{' '}
+                <span className="nowrap">by {d.actor}</span>
+              </span>
+              {d.undoneAt ? (
+                <span className="muted nowrap">undone</span>
+              ) : (
+                <button type="button" className="small" onClick={() => void undo(d.id)}>
+                  undo
+                </button>
+              )}
             </div>
           ))}
         </div>
@@ -121,7 +188,14 @@ function RedactedPreview({ sample }: { sample: SampleDetail }) {
         {fields.map((field) => {
           const original = textAt(sample.content, field);
           // The server's copy is what the export writes; the local redaction stands in when there is none.
-          const text = textAt(redacted, field) ?? (original != null ? redactLocally(original, sample.piiSpans.filter((s) => (s.field ?? '') === field)) : '');
+          const text =
+            textAt(redacted, field) ??
+            (original != null
+              ? redactLocally(
+                  original,
+                  sample.piiSpans.filter((s) => (s.field ?? '') === field),
+                )
+              : '');
           return (
             <div key={field} className="msg redacted small">
               <div className="msg-role">{humanizePath(field)}</div>

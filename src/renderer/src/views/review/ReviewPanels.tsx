@@ -17,15 +17,25 @@ export const GuidelinesPanel = memo(function GuidelinesPanel({ onEdit }: { onEdi
     <section className="stack" style={{ gap: 4 }} data-testid="guidelines-panel">
       <div className="row-flex">
         <h3 className="grow">Guidelines</h3>
-        <button type="button" className="small" onClick={() => setOpen((o) => !o)} aria-expanded={open}>{open ? 'hide' : 'show'}</button>
-        <button type="button" className="small" onClick={onEdit}>edit</button>
+        <button type="button" className="small" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
+          {open ? 'hide' : 'show'}
+        </button>
+        <button type="button" className="small" onClick={onEdit}>
+          edit
+        </button>
       </div>
       <ErrorMessage action="Loading the guidelines" error={g.error} />
-      {open && g.data && (g.data.markdown.trim() ? (
-        <div className="guidelines small"><Markdown text={g.data.markdown} testId="guidelines-text" /></div>
-      ) : (
-        <span className="muted small">No guidelines yet. Write the team's rules (Markdown) with edit; they are stored in the workspace.</span>
-      ))}
+      {open &&
+        g.data &&
+        (g.data.markdown.trim() ? (
+          <div className="guidelines small">
+            <Markdown text={g.data.markdown} testId="guidelines-text" />
+          </div>
+        ) : (
+          <span className="muted small">
+            No guidelines yet. Write the team's rules (Markdown) with edit; they are stored in the workspace.
+          </span>
+        ))}
     </section>
   );
 });
@@ -59,16 +69,26 @@ export function NotesPanel({
         }}
       />
       <div className="row-flex small" style={{ flexWrap: 'wrap', gap: 4 }} data-testid="reject-reasons">
-        <span className="muted">Reject as <KeyCap k="Shift+R" />:</span>
+        <span className="muted">
+          Reject as <KeyCap k="Shift+R" />:
+        </span>
         {reasons.map((r) => (
-          <button key={r} type="button" className="small" disabled={disabled} onClick={() => onReject(r)}>{r}</button>
+          <button key={r} type="button" className="small" disabled={disabled} onClick={() => onReject(r)}>
+            {r}
+          </button>
         ))}
       </div>
     </section>
   );
 }
 
-const ACTION_LABEL: Record<string, string> = { approve: 'approved', reject: 'rejected', needs_review: 'needs review', edit: 'edited', pii_decision: 'PII decision' };
+const ACTION_LABEL: Record<string, string> = {
+  approve: 'approved',
+  reject: 'rejected',
+  needs_review: 'needs review',
+  edit: 'edited',
+  pii_decision: 'PII decision',
+};
 
 /** Review progress of the whole dataset; its own query, so the review view does not re-render for it. */
 export const ProgressPanel = memo(function ProgressPanel() {
@@ -79,7 +99,9 @@ export const ProgressPanel = memo(function ProgressPanel() {
   return (
     <div className="stack" style={{ gap: 4 }}>
       <h3>Progress</h3>
-      <div className="bar"><span style={{ width: `${pct}%` }} /></div>
+      <div className="bar">
+        <span style={{ width: `${pct}%` }} />
+      </div>
       <span className="small" data-testid="review-progress">
         {s ? `${formatCount(s.reviewed)} of ${formatCount(s.total)} reviewed (${pct}%)` : '—'}
         {s?.byStatus ? ` · ${formatCount(s.byStatus.approved ?? 0)} approved · ${formatCount(s.byStatus.rejected ?? 0)} rejected` : ''}
@@ -139,9 +161,13 @@ export function ReasonPicker({ reasons, onPick, onClose }: { reasons: string[]; 
         <h2>Reject: why?</h2>
         <p className="muted small">Inside this picker the digits choose a reason; they never switch views from Review.</p>
         {reasons.map((r, i) => (
-          <button key={r} type="button" onClick={() => onPick(r)}><KeyCap k={String(i + 1)} /> {r}</button>
+          <button key={r} type="button" onClick={() => onPick(r)}>
+            <KeyCap k={String(i + 1)} /> {r}
+          </button>
         ))}
-        <button type="button" onClick={onClose}><KeyCap k="Esc" /> cancel</button>
+        <button type="button" onClick={onClose}>
+          <KeyCap k="Esc" /> cancel
+        </button>
       </div>
     </div>
   );

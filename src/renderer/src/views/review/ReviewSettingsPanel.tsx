@@ -24,7 +24,12 @@ export function ReviewSettingsPanel({ onSaved }: { onSaved?: () => void }) {
     setSaved(false);
     try {
       await api.call('review.setGuidelines', { markdown: markdown ?? '' });
-      await api.call('review.setSettings', { rejectReasons: reasons.split('\n').map((x) => x.trim()).filter(Boolean) });
+      await api.call('review.setSettings', {
+        rejectReasons: reasons
+          .split('\n')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      });
       setError(null);
       setSaved(true);
       onSaved?.();
@@ -43,7 +48,10 @@ export function ReviewSettingsPanel({ onSaved }: { onSaved?: () => void }) {
           rows={14}
           style={{ flex: 1 }}
           value={markdown}
-          onChange={(e) => { setMarkdown(e.target.value); setSaved(false); }}
+          onChange={(e) => {
+            setMarkdown(e.target.value);
+            setSaved(false);
+          }}
           aria-label="Guidelines (Markdown)"
           data-testid="guidelines-editor"
         />
@@ -53,11 +61,26 @@ export function ReviewSettingsPanel({ onSaved }: { onSaved?: () => void }) {
       </div>
       <h3>Reject reasons</h3>
       <p className="muted small">One per line, at most 9 (Shift+R then 1–9 in Review).</p>
-      <textarea rows={6} value={reasons} onChange={(e) => { setReasons(e.target.value); setSaved(false); }} aria-label="Reject reasons, one per line" data-testid="reasons-editor" />
+      <textarea
+        rows={6}
+        value={reasons}
+        onChange={(e) => {
+          setReasons(e.target.value);
+          setSaved(false);
+        }}
+        aria-label="Reject reasons, one per line"
+        data-testid="reasons-editor"
+      />
       {error && <ErrorMessage action={error.action} error={error.error} />}
       <div className="row-flex">
-        <button type="button" className="primary" onClick={() => void save()} data-testid="review-settings-save">Save</button>
-        {saved && <span className="small" role="status">Saved.</span>}
+        <button type="button" className="primary" onClick={() => void save()} data-testid="review-settings-save">
+          Save
+        </button>
+        {saved && (
+          <span className="small" role="status">
+            Saved.
+          </span>
+        )}
       </div>
     </section>
   );

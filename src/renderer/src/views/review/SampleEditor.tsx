@@ -49,13 +49,25 @@ function Field({ type, path, value, issues, onChange }: EditorFieldProps) {
   if (Array.isArray(value)) {
     return (
       <fieldset className="editor-group" data-field={key}>
-        <legend>{label} ({value.length})</legend>
+        <legend>
+          {label} ({value.length})
+        </legend>
         {value.map((v, i) => (
           <div key={i} className="row-flex editor-item">
             <div className="stack" style={{ flex: 1 }}>
               <Field type={type} path={[...path, i]} value={v} issues={issues} onChange={onChange} />
             </div>
-            <button type="button" className="small" onClick={() => onChange(path, value.filter((_, j) => j !== i))} aria-label={`Remove ${label} #${i + 1}`}>
+            <button
+              type="button"
+              className="small"
+              onClick={() =>
+                onChange(
+                  path,
+                  value.filter((_, j) => j !== i),
+                )
+              }
+              aria-label={`Remove ${label} #${i + 1}`}
+            >
               remove
             </button>
           </div>
@@ -85,12 +97,23 @@ function Field({ type, path, value, issues, onChange }: EditorFieldProps) {
     input = (
       <select value={String(value)} onChange={(e) => onChange(path, e.target.value)} aria-label={label}>
         {!choices.includes(String(value)) && <option value={String(value)}>{String(value)} (not allowed)</option>}
-        {choices.map((c) => <option key={c} value={c}>{c}</option>)}
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {c}
+          </option>
+        ))}
       </select>
     );
   } else {
     const text = value === null ? '' : String(value);
-    input = <textarea rows={Math.min(12, Math.max(1, Math.ceil(text.length / 90), text.split('\n').length))} value={text} onChange={(e) => onChange(path, e.target.value)} aria-label={label} />;
+    input = (
+      <textarea
+        rows={Math.min(12, Math.max(1, Math.ceil(text.length / 90), text.split('\n').length))}
+        value={text}
+        onChange={(e) => onChange(path, e.target.value)}
+        aria-label={label}
+      />
+    );
   }
   return (
     <label className={`editor-field${issue ? ' has-error' : ''}`} data-field={key}>
@@ -108,7 +131,15 @@ function issueMap(issues: SampleIssue[]): Map<string, string> {
   return m;
 }
 
-export function SampleEditor({ sample, onCancel, onSave }: { sample: SampleDetail; onCancel: () => void; onSave: (content: unknown) => Promise<void> }) {
+export function SampleEditor({
+  sample,
+  onCancel,
+  onSave,
+}: {
+  sample: SampleDetail;
+  onCancel: () => void;
+  onSave: (content: unknown) => Promise<void>;
+}) {
   const [value, setValue] = useState<Json>(() => structuredClone(sample.content) as Json);
   const [mode, setMode] = useState<'fields' | 'json'>('fields');
   const [text, setText] = useState('');
@@ -139,38 +170,90 @@ export function SampleEditor({ sample, onCancel, onSave }: { sample: SampleDetai
     setSaving(false);
   };
   return (
-    <div className="overlay" role="dialog" aria-label="Edit sample" data-testid="edit-dialog" onKeyDown={(e) => {
+    <div
+      className="overlay"
+      role="dialog"
+      aria-label="Edit sample"
+      data-testid="edit-dialog"
+      onKeyDown={(e) => {
         if (e.key === 'Escape') onCancel();
         // keyboard-first review: Ctrl+Enter saves from any field, as the old JSON editor did
         if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void save();
-      }}>
+      }}
+    >
       <div className="dialog stack sample-editor" style={{ width: 860 }}>
         <div className="row-flex">
           <h2 style={{ flex: 1 }}>Edit {sample.sampleType.replace(/_/g, ' ')}</h2>
           <div className="segmented" role="tablist">
-            <button type="button" role="tab" aria-selected={mode === 'fields'} onClick={() => mode === 'json' ? fromJson() !== undefined && setMode('fields') : undefined}>Fields</button>
-            <button type="button" role="tab" aria-selected={mode === 'json'} onClick={() => mode === 'fields' && toJson()} data-testid="editor-raw-json">Raw JSON</button>
+            <button
+              type="button"
+              role="tab"
+              aria-selected={mode === 'fields'}
+              onClick={() => (mode === 'json' ? fromJson() !== undefined && setMode('fields') : undefined)}
+            >
+              Fields
+            </button>
+            <button
+              type="button"
+              role="tab"
+              aria-selected={mode === 'json'}
+              onClick={() => mode === 'fields' && toJson()}
+              data-testid="editor-raw-json"
+            >
+              Raw JSON
+            </button>
           </div>
         </div>
-        <p className="muted small">Change the content as it should be trained on. Fields are checked against the sample type as you type; the raw JSON adds or removes optional fields. Ctrl+Enter saves, Esc cancels.</p>
+        <p className="muted small">
+          Change the content as it should be trained on. Fields are checked against the sample type as you type; the raw JSON adds or
+          removes optional fields. Ctrl+Enter saves, Esc cancels.
+        </p>
         {mode === 'fields' ? (
           <div className="editor-fields" data-testid="editor-fields">
-            <Field type={sample.sampleType} path={[]} value={value} issues={byField} onChange={(p, next) => setValue((v) => setAt(v, p, next))} />
+            <Field
+              type={sample.sampleType}
+              path={[]}
+              value={value}
+              issues={byField}
+              onChange={(p, next) => setValue((v) => setAt(v, p, next))}
+            />
           </div>
         ) : (
-          <textarea rows={22} className="mono" value={text} autoFocus onChange={(e) => { setText(e.target.value); setJsonError(null); }} aria-label="Sample content (JSON)" />
+          <textarea
+            rows={22}
+            className="mono"
+            value={text}
+            autoFocus
+            onChange={(e) => {
+              setText(e.target.value);
+              setJsonError(null);
+            }}
+            aria-label="Sample content (JSON)"
+          />
         )}
         {jsonError && <span className="field-error">{jsonError}</span>}
         {issues.length > 0 && (
           <ul className="field-error small" data-testid="editor-issues">
-            {issues.slice(0, 8).map((i) => <li key={`${i.field}:${i.message}`}><span className="mono">{i.field || 'content'}</span>: {i.message}</li>)}
+            {issues.slice(0, 8).map((i) => (
+              <li key={`${i.field}:${i.message}`}>
+                <span className="mono">{i.field || 'content'}</span>: {i.message}
+              </li>
+            ))}
           </ul>
         )}
         <div className="row-flex">
-          <button type="button" className="primary" onClick={() => void save()} disabled={saving || (mode === 'fields' && issues.length > 0)} data-testid="editor-save">
+          <button
+            type="button"
+            className="primary"
+            onClick={() => void save()}
+            disabled={saving || (mode === 'fields' && issues.length > 0)}
+            data-testid="editor-save"
+          >
             {saving ? 'Saving…' : 'Save edit'}
           </button>
-          <button type="button" onClick={onCancel}>Cancel</button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
         </div>
       </div>
     </div>

@@ -6,8 +6,12 @@ export function SampleFacts({ sample, onCluster }: { sample: SampleDetail; onClu
   const f = sample.qualityFactors;
   const bar = (label: string, v: number | null | undefined) => (
     <div key={label} className="stack" style={{ gap: 2 }}>
-      <span className="small">{label}: {v == null ? '—' : v.toFixed(2)}</span>
-      <div className="bar"><span style={{ width: `${Math.round((v ?? 0) * 100)}%` }} /></div>
+      <span className="small">
+        {label}: {v == null ? '—' : v.toFixed(2)}
+      </span>
+      <div className="bar">
+        <span style={{ width: `${Math.round((v ?? 0) * 100)}%` }} />
+      </div>
     </div>
   );
   return (
@@ -30,11 +34,26 @@ export function SampleFacts({ sample, onCluster }: { sample: SampleDetail; onClu
       </div>
       <div className="small muted">
         Session <a href={hrefFor('sessions', { id: sample.sessionId })}>{sample.sessionId}</a>
-        {sample.auditId && <> · <a href={hrefFor('writes', { id: sample.auditId })}>write</a></>}
-        {sample.clusterId && (
-          <> · <button type="button" className="small" onClick={() => onCluster(sample.clusterId!)} data-testid="filter-to-cluster">its near-duplicate cluster</button></>
+        {sample.auditId && (
+          <>
+            {' '}
+            · <a href={hrefFor('writes', { id: sample.auditId })}>write</a>
+          </>
         )}
-        {sample.annotatedBy && <div>Last labelled by <b>{sample.annotatedBy}</b></div>}
+        {sample.clusterId && (
+          <>
+            {' '}
+            ·{' '}
+            <button type="button" className="small" onClick={() => onCluster(sample.clusterId!)} data-testid="filter-to-cluster">
+              its near-duplicate cluster
+            </button>
+          </>
+        )}
+        {sample.annotatedBy && (
+          <div>
+            Last labelled by <b>{sample.annotatedBy}</b>
+          </div>
+        )}
         {sample.annotationNotes && <div className="prewrap">Notes: {sample.annotationNotes}</div>}
       </div>
     </>

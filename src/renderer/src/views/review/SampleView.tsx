@@ -69,7 +69,15 @@ function piiNote(sample: SampleDetail, base: string): string {
   return n ? ` · ${n} PII highlight${n === 1 ? '' : 's'}` : '';
 }
 
-export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDetail; selectedKey?: string; onToggle: (span: PiiSpanDto) => void }) {
+export function SampleView({
+  sample,
+  selectedKey,
+  onToggle,
+}: {
+  sample: SampleDetail;
+  selectedKey?: string;
+  onToggle: (span: PiiSpanDto) => void;
+}) {
   const c = (sample.content ?? {}) as Record<string, unknown>;
   const p = { sample, selectedKey, onToggle };
   // The fields this layout shows; a PII span anywhere else is listed below it, so none is hidden.
@@ -92,8 +100,12 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
         <dl className="kv">
           {type === 'memory_gate_negative' && (
             <>
-              <Row label="Gate said">{typeof c.incorrectDecision === 'string' && <Chip value={c.incorrectDecision} />} {f('incorrectFact')}</Row>
-              <Row label="Should be">{typeof c.correctDecision === 'string' && <Chip value={c.correctDecision} />} {f('correctFact')}</Row>
+              <Row label="Gate said">
+                {typeof c.incorrectDecision === 'string' && <Chip value={c.incorrectDecision} />} {f('incorrectFact')}
+              </Row>
+              <Row label="Should be">
+                {typeof c.correctDecision === 'string' && <Chip value={c.correctDecision} />} {f('correctFact')}
+              </Row>
               <Row label="Why">{f('rejectionReason')}</Row>
             </>
           )}
@@ -111,10 +123,16 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
     body = (
       <>
         <dl className="kv">
-          <Row label="Decision">{typeof c.decision === 'string' && <Chip value={c.decision} />} <span className="mono">{String(c.targetFile ?? '')}</span></Row>
+          <Row label="Decision">
+            {typeof c.decision === 'string' && <Chip value={c.decision} />} <span className="mono">{String(c.targetFile ?? '')}</span>
+          </Row>
           <Row label="Fact">{f('candidateFact')}</Row>
           {textAt(c, 'reason') != null && <Row label="Reason">{f('reason')}</Row>}
-          {textAt(c, 'userCorrection.reason') != null && <Row label="Correction">{f('userCorrection.correctedDecision')} — {f('userCorrection.reason')}</Row>}
+          {textAt(c, 'userCorrection.reason') != null && (
+            <Row label="Correction">
+              {f('userCorrection.correctedDecision')} — {f('userCorrection.reason')}
+            </Row>
+          )}
         </dl>
         <details open={hasPiiUnder(sample, 'currentFileContent')} key={`file-${sample.id}`}>
           <summary>File content the guardian saw{piiNote(sample, 'currentFileContent')}</summary>
@@ -135,10 +153,16 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
         <Msg role="agent">{f('memoryGate.input.currentAgentReply')}</Msg>
         <h3>Decision</h3>
         <dl className="kv">
-          <Row label="Gate">{textAt(c, 'memoryGate.output.decision') && <Chip value={textAt(c, 'memoryGate.output.decision')!} />} {f('memoryGate.output.candidateFact')}</Row>
+          <Row label="Gate">
+            {textAt(c, 'memoryGate.output.decision') && <Chip value={textAt(c, 'memoryGate.output.decision')!} />}{' '}
+            {f('memoryGate.output.candidateFact')}
+          </Row>
           <Row label="Reason">{f('memoryGate.output.reason')}</Row>
           <Row label="Label">{String(textAt(c, 'memoryGate.label') ?? '')}</Row>
-          <Row label="Guardian">{textAt(c, 'writeGuardian.output.status') && <Chip value={textAt(c, 'writeGuardian.output.status')!} />} {f('writeGuardian.input.targetFile')}</Row>
+          <Row label="Guardian">
+            {textAt(c, 'writeGuardian.output.status') && <Chip value={textAt(c, 'writeGuardian.output.status')!} />}{' '}
+            {f('writeGuardian.input.targetFile')}
+          </Row>
         </dl>
       </>
     );
@@ -168,10 +192,16 @@ export function SampleView({ sample, selectedKey, onToggle }: { sample: SampleDe
   );
 }
 
-function OtherPiiFields({ shown, conversationBase, ...p }: Omit<ViewFieldProps, 'path'> & { shown: Set<string>; conversationBase: string | null }) {
+function OtherPiiFields({
+  shown,
+  conversationBase,
+  ...p
+}: Omit<ViewFieldProps, 'path'> & { shown: Set<string>; conversationBase: string | null }) {
   const isShown = (field: string) =>
     shown.has(field) || (conversationBase != null && field.startsWith(`${conversationBase}.`) && field.endsWith('.message'));
-  const fields = [...new Set(p.sample.piiSpans.map((s) => s.field ?? ''))].filter((field) => !isShown(field) && textAt(p.sample.content, field) != null);
+  const fields = [...new Set(p.sample.piiSpans.map((s) => s.field ?? ''))].filter(
+    (field) => !isShown(field) && textAt(p.sample.content, field) != null,
+  );
   if (!fields.length) return null;
   return (
     <>

@@ -21,7 +21,8 @@ export const SORT_LABEL: Record<QueueSort, string> = {
   quality_asc: 'lowest quality first',
 };
 
-const oneOf = <T extends string>(list: readonly T[], v: string | undefined): T | undefined => (v && (list as readonly string[]).includes(v) ? (v as T) : undefined);
+const oneOf = <T extends string>(list: readonly T[], v: string | undefined): T | undefined =>
+  v && (list as readonly string[]).includes(v) ? (v as T) : undefined;
 const quality = (v: string | undefined) => {
   const n = v === undefined || v === '' ? NaN : Number(v);
   return Number.isFinite(n) && n >= 0 && n <= 1 ? n : undefined;

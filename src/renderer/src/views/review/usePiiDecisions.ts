@@ -30,7 +30,12 @@ export function usePiiDecisions(api: ApiClient, q: Queue) {
     const sample = q.detail;
     if (!sample) return;
     try {
-      await api.call('pii.decideValue', { value: group.value, decision, scope, sessionId: scope === 'session' ? sample.sessionId : undefined });
+      await api.call('pii.decideValue', {
+        value: group.value,
+        decision,
+        scope,
+        sessionId: scope === 'session' ? sample.sessionId : undefined,
+      });
       setPiiError(null);
       q.forgetDetails();
       await q.refreshDetail(sample.id);
@@ -46,7 +51,20 @@ export function usePiiDecisions(api: ApiClient, q: Queue) {
   };
   const selectNext = () => setSpanIndex((i) => (groups.length ? (i + 1) % groups.length : 0));
   const selectPrevious = () => setSpanIndex((i) => (groups.length ? (i - 1 + groups.length) % groups.length : 0));
-  return { groups, selectedGroup, setSpanIndex, selectNext, selectPrevious, decideGroup, toggleGroup, toggleSpan, piiTick, piiError, scope, setScope };
+  return {
+    groups,
+    selectedGroup,
+    setSpanIndex,
+    selectNext,
+    selectPrevious,
+    decideGroup,
+    toggleGroup,
+    toggleSpan,
+    piiTick,
+    piiError,
+    scope,
+    setScope,
+  };
 }
 
 export type PiiDecisions = ReturnType<typeof usePiiDecisions>;

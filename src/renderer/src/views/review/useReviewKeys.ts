@@ -28,23 +28,57 @@ function onReviewKey(e: KeyboardEvent, t: ReviewKeyTargets): void {
   }
   if (e.ctrlKey || e.metaKey || e.altKey) return;
   switch (k) {
-    case '?': t.setHelp((h) => !h); break;
-    case 'Escape': t.setHelp(false); break;
-    case 'a': t.act('approve'); break;
-    case 'r': t.act('reject'); break;
-    case 'R': if (q.current) t.setPicking(true); break;
-    case 'n': t.act('needs_review'); break;
-    case 's': t.mark(); q.skip(); break;
-    case 'e': if (q.detail) t.setEditing(true); break;
-    case 'u': void q.undo(); break;
-    case 'j': case 'ArrowDown': case 'ArrowRight': t.mark(); q.move(1); break;
-    case 'k': case 'ArrowUp': case 'ArrowLeft': t.mark(); q.move(-1); break;
-    case ']': pii.selectNext(); break;
-    case '[': pii.selectPrevious(); break;
+    case '?':
+      t.setHelp((h) => !h);
+      break;
+    case 'Escape':
+      t.setHelp(false);
+      break;
+    case 'a':
+      t.act('approve');
+      break;
+    case 'r':
+      t.act('reject');
+      break;
+    case 'R':
+      if (q.current) t.setPicking(true);
+      break;
+    case 'n':
+      t.act('needs_review');
+      break;
+    case 's':
+      t.mark();
+      q.skip();
+      break;
+    case 'e':
+      if (q.detail) t.setEditing(true);
+      break;
+    case 'u':
+      void q.undo();
+      break;
+    case 'j':
+    case 'ArrowDown':
+    case 'ArrowRight':
+      t.mark();
+      q.move(1);
+      break;
+    case 'k':
+    case 'ArrowUp':
+    case 'ArrowLeft':
+      t.mark();
+      q.move(-1);
+      break;
+    case ']':
+      pii.selectNext();
+      break;
+    case '[':
+      pii.selectPrevious();
+      break;
     case 'x':
       if (pii.selectedGroup) pii.toggleGroup(pii.selectedGroup);
       break;
-    default: return;
+    default:
+      return;
   }
   e.preventDefault();
 }

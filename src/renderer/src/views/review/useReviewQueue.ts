@@ -42,7 +42,14 @@ export function useReviewQueue(api: ApiClient, filter: ReviewFilter, sort: Queue
     (delta: number) => setPos((p) => Math.max(0, Math.min(rowsRef.current.length - 1, p + delta))),
     [setPos, rowsRef],
   );
-  const ctx: QueueActionsContext = { api, q, details, history: { setActionTimes, setUndoable, lastWasBulk, setLastWasBulk }, setError, patchRow };
+  const ctx: QueueActionsContext = {
+    api,
+    q,
+    details,
+    history: { setActionTimes, setUndoable, lastWasBulk, setLastWasBulk },
+    setError,
+    patchRow,
+  };
   const { act, edit, skip } = useLabelActions(ctx);
   const { undo, bulk } = useUndoAndBulk(ctx);
   const setSpanDecision = useSpanDecision(api, details, setError);

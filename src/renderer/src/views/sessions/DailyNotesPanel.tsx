@@ -27,8 +27,12 @@ export function DailyNotesPanel({ from, to }: { from: number; to: number }) {
       <ErrorMessage action="Loading daily notes" error={notes.error} onRetry={() => void notes.refetch()} />
       {list.map((n) => (
         <div key={n.path} className="card" style={{ marginTop: 6 }} data-testid="daily-note">
-          <div className="small muted" title={n.path}>{n.date} · {n.path.split(/[\\/]/).pop()} · read-only</div>
-          <pre className="prewrap" style={{ maxHeight: 240, overflow: 'auto', margin: 0 }}>{n.content}</pre>
+          <div className="small muted" title={n.path}>
+            {n.date} · {n.path.split(/[\\/]/).pop()} · read-only
+          </div>
+          <pre className="prewrap" style={{ maxHeight: 240, overflow: 'auto', margin: 0 }}>
+            {n.content}
+          </pre>
         </div>
       ))}
     </details>

@@ -16,33 +16,54 @@ function SuiteComparison({ suite, text, grid }: { suite: EvalSuiteComparison; te
   const hardest = suite.scenarios.slice(0, HARDEST_SHOWN);
   return (
     <div data-testid={`eval-suite-${suite.suite}`}>
-      <h3 className="small">{suite.suite} · {suite.commonScenarios} scenarios run by every model</h3>
+      <h3 className="small">
+        {suite.suite} · {suite.commonScenarios} scenarios run by every model
+      </h3>
       <div className="chart-box" style={{ height: Math.max(80, models.length * 28 + 30) }}>
         <Bar
           aria-label={`Pass rate per model, ${suite.suite}`}
           data={{
             labels: models.map(label),
-            datasets: [{ label: 'pass rate on common scenarios (%)', data: models.map((m) => (suite.commonScenarios ? (100 * m.commonPassed) / suite.commonScenarios : 0)), backgroundColor: '#1a7f37' }],
+            datasets: [
+              {
+                label: 'pass rate on common scenarios (%)',
+                data: models.map((m) => (suite.commonScenarios ? (100 * m.commonPassed) / suite.commonScenarios : 0)),
+                backgroundColor: '#1a7f37',
+              },
+            ],
           }}
           options={{
             indexAxis: 'y',
             maintainAspectRatio: false,
             animation: false,
-            scales: { x: { min: 0, max: 100, ticks: { color: text }, grid: { color: grid } }, y: { ticks: { color: text }, grid: { color: grid } } },
+            scales: {
+              x: { min: 0, max: 100, ticks: { color: text }, grid: { color: grid } },
+              y: { ticks: { color: text }, grid: { color: grid } },
+            },
             plugins: { legend: { display: false } },
           }}
         />
       </div>
       <table className="data-table" data-testid="eval-models-table">
         <thead>
-          <tr><th>Model</th><th>Common</th><th>All scenarios</th><th>Errors</th><th>Run</th></tr>
+          <tr>
+            <th>Model</th>
+            <th>Common</th>
+            <th>All scenarios</th>
+            <th>Errors</th>
+            <th>Run</th>
+          </tr>
         </thead>
         <tbody>
           {models.map((m) => (
             <tr key={m.modelId} data-model={m.modelId}>
               <td title={m.modelId}>{label(m)}</td>
-              <td>{m.commonPassed}/{suite.commonScenarios} ({pct(m.commonPassed, suite.commonScenarios)})</td>
-              <td>{m.passed}/{m.total} ({pct(m.passed, m.total)})</td>
+              <td>
+                {m.commonPassed}/{suite.commonScenarios} ({pct(m.commonPassed, suite.commonScenarios)})
+              </td>
+              <td>
+                {m.passed}/{m.total} ({pct(m.passed, m.total)})
+              </td>
               <td>{Object.values(m.errors).reduce((a, b) => a + b, 0)}</td>
               <td className="muted small">{formatTime(m.runAt)}</td>
             </tr>
@@ -54,13 +75,20 @@ function SuiteComparison({ suite, text, grid }: { suite: EvalSuiteComparison; te
           <summary className="small">Hardest scenarios (pass ✓ / fail ✗ per model)</summary>
           <table className="data-table" data-testid="eval-scenarios-table">
             <thead>
-              <tr><th>Scenario</th>{models.map((m) => <th key={m.modelId}>{label(m)}</th>)}</tr>
+              <tr>
+                <th>Scenario</th>
+                {models.map((m) => (
+                  <th key={m.modelId}>{label(m)}</th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {hardest.map((s) => (
                 <tr key={s.scenarioId}>
                   <td>{s.scenarioId}</td>
-                  {models.map((m) => <td key={m.modelId}>{s.results[m.modelId] === undefined ? '·' : s.results[m.modelId] ? '✓' : '✗'}</td>)}
+                  {models.map((m) => (
+                    <td key={m.modelId}>{s.results[m.modelId] === undefined ? '·' : s.results[m.modelId] ? '✓' : '✗'}</td>
+                  ))}
                 </tr>
               ))}
             </tbody>
@@ -77,8 +105,14 @@ export function EvalModelsCard({ text, grid }: { text: string; grid: string }) {
     <div className="card" data-testid="eval-models">
       <h2>Models on the eval sets</h2>
       <ErrorMessage action="Loading eval runs" error={q.error} onRetry={() => void q.refetch()} />
-      {q.data?.length === 0 && <div className="muted small">No eval runs yet: import the plugin's evals/results with “reflection import evals &lt;plugin-root&gt;”.</div>}
-      {q.data?.map((s) => <SuiteComparison key={s.suite} suite={s} text={text} grid={grid} />)}
+      {q.data?.length === 0 && (
+        <div className="muted small">
+          No eval runs yet: import the plugin's evals/results with “reflection import evals &lt;plugin-root&gt;”.
+        </div>
+      )}
+      {q.data?.map((s) => (
+        <SuiteComparison key={s.suite} suite={s} text={text} grid={grid} />
+      ))}
     </div>
   );
 }

@@ -43,28 +43,48 @@ export function FileHistory({ file, initialAuditId }: { file: MemoryFileName; in
     <div className="stack" data-testid="file-history">
       <ErrorMessage action={`Loading the history of ${file}`} error={error} />
       <div className="row-flex">
-        <button type="button" onClick={() => step(1)} disabled={index === versions.length - 1 && !cursor} aria-label="Older version">◀ Older</button>
+        <button type="button" onClick={() => step(1)} disabled={index === versions.length - 1 && !cursor} aria-label="Older version">
+          ◀ Older
+        </button>
         <span>
           Version {index >= 0 ? versions.length - index : '?'} of {versions.length}
           {cursor ? '+' : ''} of <span className="mono">{file}</span>
         </span>
-        <button type="button" onClick={() => step(-1)} disabled={index <= 0} aria-label="Newer version">Newer ▶</button>
+        <button type="button" onClick={() => step(-1)} disabled={index <= 0} aria-label="Newer version">
+          Newer ▶
+        </button>
       </div>
       <div style={{ maxHeight: 180, overflow: 'auto' }} className="card">
         <table className="grid">
           <tbody>
             {versions.map((v) => (
-              <tr key={v.auditId} onClick={() => setParams({ v: v.auditId })} style={{ cursor: 'pointer', background: v.auditId === current ? 'var(--accent-soft)' : undefined }}>
+              <tr
+                key={v.auditId}
+                onClick={() => setParams({ v: v.auditId })}
+                style={{ cursor: 'pointer', background: v.auditId === current ? 'var(--accent-soft)' : undefined }}
+              >
                 <td className="muted">{formatTime(v.createdAt)}</td>
-                <td><Chip value={v.status} /></td>
-                <td><Chip value={v.source} /></td>
-                <td><VisibleText text={truncate(v.candidateFact ?? v.reason, 90)} /></td>
-                <td><LineCounts changes={v.lineChanges} /></td>
+                <td>
+                  <Chip value={v.status} />
+                </td>
+                <td>
+                  <Chip value={v.source} />
+                </td>
+                <td>
+                  <VisibleText text={truncate(v.candidateFact ?? v.reason, 90)} />
+                </td>
+                <td>
+                  <LineCounts changes={v.lineChanges} />
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
-        {cursor && <button type="button" className="link" onClick={() => void load(cursor)}>Load older versions</button>}
+        {cursor && (
+          <button type="button" className="link" onClick={() => void load(cursor)}>
+            Load older versions
+          </button>
+        )}
       </div>
       {current && <AuditDiffPane id={current} height={380} />}
     </div>

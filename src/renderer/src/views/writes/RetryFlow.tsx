@@ -28,7 +28,14 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
     return r;
   });
   const save = useAction(async () => {
-    const r = await api.call('guardian.retry', { auditId: audit.id, fact: fact.trim() || undefined, file, content: content ?? undefined, dryRun: false, reason: reason.trim() });
+    const r = await api.call('guardian.retry', {
+      auditId: audit.id,
+      fact: fact.trim() || undefined,
+      file,
+      content: content ?? undefined,
+      dryRun: false,
+      reason: reason.trim(),
+    });
     setSaved(r);
     return r;
   });
@@ -46,7 +53,11 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
         <label>
           Target file
           <select value={file} onChange={(e) => setFile(e.target.value as MemoryFileName)} aria-label="Target file">
-            {MEMORY_FILES.map((f) => <option key={f} value={f}>{f}</option>)}
+            {MEMORY_FILES.map((f) => (
+              <option key={f} value={f}>
+                {f}
+              </option>
+            ))}
           </select>
         </label>
         <button type="button" onClick={() => void load.run()} disabled={load.pending}>
@@ -60,7 +71,14 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
           <FileEditor value={content} onChange={setContent} height={320} />
           <details>
             <summary>Changes against the file on disk</summary>
-            <DiffView before={preview.currentContent} after={content} height={260} label="retry diff" beforeLabel="the file now" afterLabel="after the retry" />
+            <DiffView
+              before={preview.currentContent}
+              after={content}
+              height={260}
+              label="retry diff"
+              beforeLabel="the file now"
+              afterLabel="after the retry"
+            />
           </details>
           <label>
             Why retry this write? (kept in the audit, as for a rollback)
@@ -71,12 +89,18 @@ export function RetryFlow({ audit, corrections }: { audit: AuditRow; corrections
             <button type="button" className="primary" onClick={() => void save.run()} disabled={save.pending || !reason.trim()}>
               {save.pending ? 'Saving…' : `Save ${preview.targetFile}`}
             </button>
-            <button type="button" onClick={() => setContent(preview.content)} disabled={content === preview.content}>Reset edits</button>
+            <button type="button" onClick={() => setContent(preview.content)} disabled={content === preview.content}>
+              Reset edits
+            </button>
           </div>
         </>
       )}
       <ErrorMessage action="Saving the retry" error={save.error} />
-      {saved && <div className="notice" data-testid="retry-saved">Saved {saved.targetFile}; recorded as retry write {saved.auditId}.</div>}
+      {saved && (
+        <div className="notice" data-testid="retry-saved">
+          Saved {saved.targetFile}; recorded as retry write {saved.auditId}.
+        </div>
+      )}
     </div>
   );
 }

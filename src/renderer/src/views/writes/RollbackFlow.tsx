@@ -57,16 +57,21 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
                 {p.conflict.conflictingDiff && <pre className="prewrap">{p.conflict.conflictingDiff}</pre>}
               </details>
               <label className="inline">
-                <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Restore the old version anyway (discards the later changes)
+                <input type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} /> Restore the old version anyway
+                (discards the later changes)
               </label>
             </div>
           ) : (
             <div className="muted small" data-testid="rollback-mode">
-              {p.mode === 'reverse_patch' ? 'The file changed since this write: only this write’s change is reversed, later changes stay.' : 'The file is restored to how it was before this write.'}
+              {p.mode === 'reverse_patch'
+                ? 'The file changed since this write: only this write’s change is reversed, later changes stay.'
+                : 'The file is restored to how it was before this write.'}
             </div>
           )}
           <div className="muted small">
-            {p.resultContent == null ? 'After the rollback the file will be deleted (the write created it).' : `${p.fileName} now, and after the rollback:`}
+            {p.resultContent == null
+              ? 'After the rollback the file will be deleted (the write created it).'
+              : `${p.fileName} now, and after the rollback:`}
           </div>
           <RollbackDiff outcome={p} current={current} />
         </>
@@ -92,18 +97,23 @@ export function RollbackFlow({ audit, onDone }: { audit: AuditRow; onDone: () =>
           </label>
           {!reason.trim() && <span className="field-error">A reason is required.</span>}
           <div className="row-flex">
-            <button type="button" onClick={() => setStep('preview')}>Back</button>
+            <button type="button" onClick={() => setStep('preview')}>
+              Back
+            </button>
             <button type="submit" className="danger" disabled={!reason.trim() || apply.pending}>
               {apply.pending ? 'Rolling back…' : 'Apply rollback'}
             </button>
           </div>
           <ErrorMessage action="Applying the rollback" error={apply.error} />
-          {outcome?.status === 'conflict' && <div className="warning">Nothing was written: {outcome.conflict?.message ?? 'the rollback was refused'}.</div>}
+          {outcome?.status === 'conflict' && (
+            <div className="warning">Nothing was written: {outcome.conflict?.message ?? 'the rollback was refused'}.</div>
+          )}
         </form>
       )}
       {step === 'done' && outcome && (
         <div className="notice" data-testid="rollback-done">
-          Rolled back ({outcome.mode}). {outcome.fileName} {outcome.resultContent == null ? 'was deleted' : 'was restored'}; the rollback is recorded as its own write and can itself be undone.
+          Rolled back ({outcome.mode}). {outcome.fileName} {outcome.resultContent == null ? 'was deleted' : 'was restored'}; the rollback is
+          recorded as its own write and can itself be undone.
         </div>
       )}
     </div>
@@ -117,12 +127,30 @@ function headline(message: string): string {
   return head.length > 200 ? `${head.slice(0, 199)}…` : head;
 }
 
-export function RollbackDiff({ outcome, current }: { outcome: Pick<RollbackOutcome, 'auditId' | 'resultContent' | 'diff'>; current: string | null }) {
+export function RollbackDiff({
+  outcome,
+  current,
+}: {
+  outcome: Pick<RollbackOutcome, 'auditId' | 'resultContent' | 'diff'>;
+  current: string | null;
+}) {
   const api = useApi();
   // The preview carries the resulting file and the diff from the current file to it; the current file
   // is rebuilt from those (or comes with a conflict), else taken from the write's after-state.
   const rebuilt = current ?? (outcome.resultContent != null ? textBeforePatch(outcome.resultContent, outcome.diff) : null);
-  const diff = useAsync(() => api.call('guardian.diff', { id: outcome.auditId }), [outcome.auditId], { skip: rebuilt !== null, live: false });
+  const diff = useAsync(() => api.call('guardian.diff', { id: outcome.auditId }), [outcome.auditId], {
+    skip: rebuilt !== null,
+    live: false,
+  });
   const left = rebuilt ?? diff.data?.after ?? null;
-  return <DiffView before={left} after={outcome.resultContent} height={340} label="rollback preview" beforeLabel="the file now" afterLabel="after the rollback" />;
+  return (
+    <DiffView
+      before={left}
+      after={outcome.resultContent}
+      height={340}
+      label="rollback preview"
+      beforeLabel="the file now"
+      afterLabel="after the rollback"
+    />
+  );
 }

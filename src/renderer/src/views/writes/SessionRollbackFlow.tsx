@@ -21,7 +21,12 @@ function state(item: SessionRollbackItemDto): { label: string; tone: string } {
   if (item.status === 'rolled_back') return { label: `rolled back (${item.mode?.replace('_', ' ')})`, tone: 'written' };
   if (item.status === 'conflict') return { label: 'conflict', tone: 'conflict' };
   if (item.status === 'refused') return { label: 'refused', tone: 'refused' };
-  return { label: item.dryRun ? `will ${item.mode === 'reverse_patch' ? 'reverse its change' : item.mode === 'force' ? 'restore (forced)' : 'restore'}` : 'not applied', tone: 'pending' };
+  return {
+    label: item.dryRun
+      ? `will ${item.mode === 'reverse_patch' ? 'reverse its change' : item.mode === 'force' ? 'restore (forced)' : 'restore'}`
+      : 'not applied',
+    tone: 'pending',
+  };
 }
 
 export function SessionRollbackFlow({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
@@ -50,21 +55,40 @@ export function SessionRollbackFlow({ sessionId, onClose }: { sessionId: string;
       <div className="row-flex">
         <h3 style={{ margin: 0 }}>{result ? 'Session rollback: result per write' : 'Roll back this session’s writes'}</h3>
         <span className="grow" />
-        <button type="button" onClick={onClose}>Close</button>
+        <button type="button" onClick={onClose}>
+          Close
+        </button>
       </div>
-      {!result && <div className="muted small">Dry run: nothing is written until you apply. Newest first; each write is undone on the file as the newer undos leave it.</div>}
+      {!result && (
+        <div className="muted small">
+          Dry run: nothing is written until you apply. Newest first; each write is undone on the file as the newer undos leave it.
+        </div>
+      )}
       <ErrorMessage action="Previewing the session rollback" error={preview.error} onRetry={preview.reload} />
       {!preview.data && !result && !preview.error && <div className="muted">Previewing…</div>}
       {items.length === 0 && (preview.data || result) && <div className="muted">This session has no written writes to roll back.</div>}
       {items.length > 0 && (
         <table className="data-table" data-testid={result ? 'session-rollback-results' : 'session-rollback-preview'}>
           <thead>
-            <tr><th>Time</th><th>File</th><th>Fact</th><th>{result ? 'Result' : 'Preview'}</th>{!result && <th>Choice</th>}</tr>
+            <tr>
+              <th>Time</th>
+              <th>File</th>
+              <th>Fact</th>
+              <th>{result ? 'Result' : 'Preview'}</th>
+              {!result && <th>Choice</th>}
+            </tr>
           </thead>
           <tbody>
             {items.map((i) => (
               <Fragment key={i.auditId}>
-                <ItemRow item={i} result={!!result} choice={choices[i.auditId] ?? 'rollback'} onChoose={(c) => choose(i.auditId, c)} expanded={open === i.auditId} onToggle={() => setOpen(open === i.auditId ? null : i.auditId)} />
+                <ItemRow
+                  item={i}
+                  result={!!result}
+                  choice={choices[i.auditId] ?? 'rollback'}
+                  onChoose={(c) => choose(i.auditId, c)}
+                  expanded={open === i.auditId}
+                  onToggle={() => setOpen(open === i.auditId ? null : i.auditId)}
+                />
                 {open === i.auditId && (
                   <tr>
                     <td colSpan={result ? 4 : 5}>
@@ -79,10 +103,17 @@ export function SessionRollbackFlow({ sessionId, onClose }: { sessionId: string;
         </table>
       )}
       {!result && items.length > 0 && (
-        <form className="stack" onSubmit={(e) => { e.preventDefault(); if (reason.trim() && blocking.length === 0) void apply.run(); }}>
+        <form
+          className="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (reason.trim() && blocking.length === 0) void apply.run();
+          }}
+        >
           {blocking.length > 0 && (
             <div className="warning" data-testid="session-rollback-blocked">
-              {blocking.length} write{blocking.length > 1 ? 's' : ''} would conflict with later changes: skip {blocking.length > 1 ? 'them' : 'it'} or force the old version back.
+              {blocking.length} write{blocking.length > 1 ? 's' : ''} would conflict with later changes: skip{' '}
+              {blocking.length > 1 ? 'them' : 'it'} or force the old version back.
             </div>
           )}
           <label>
@@ -100,35 +131,68 @@ export function SessionRollbackFlow({ sessionId, onClose }: { sessionId: string;
       )}
       {result && (
         <div className="notice" data-testid="session-rollback-done">
-          {result.rolledBack} rolled back · {result.results.filter((r) => r.status === 'skipped').length} skipped · {result.refused} refused. Each rollback is its own write and can be undone.
+          {result.rolledBack} rolled back · {result.results.filter((r) => r.status === 'skipped').length} skipped · {result.refused}{' '}
+          refused. Each rollback is its own write and can be undone.
         </div>
       )}
     </div>
   );
 }
 
-function ItemRow({ item, result, choice, onChoose, expanded, onToggle }: {
-  item: SessionRollbackItemDto; result: boolean; choice: Choice; onChoose: (c: Choice) => void; expanded: boolean; onToggle: () => void;
+function ItemRow({
+  item,
+  result,
+  choice,
+  onChoose,
+  expanded,
+  onToggle,
+}: {
+  item: SessionRollbackItemDto;
+  result: boolean;
+  choice: Choice;
+  onChoose: (c: Choice) => void;
+  expanded: boolean;
+  onToggle: () => void;
 }) {
   const s = state(item);
   return (
     <tr data-testid="session-rollback-item" data-audit={item.auditId} data-state={s.tone}>
-      <td className="nowrap" title={formatTime(item.createdAt)}>{formatShortTime(item.createdAt)}</td>
+      <td className="nowrap" title={formatTime(item.createdAt)}>
+        {formatShortTime(item.createdAt)}
+      </td>
       <td className="mono">{item.fileName}</td>
-      <td className="prewrap" style={{ minWidth: 160 }}><VisibleText text={item.candidateFact ?? ''} /></td>
+      <td className="prewrap" style={{ minWidth: 160 }}>
+        <VisibleText text={item.candidateFact ?? ''} />
+      </td>
       <td>
         <Chip value={s.label} kind={s.tone} />
         {item.error && !item.conflict && <div className="small muted prewrap">{item.error}</div>}
-        {item.conflict && <div className="small" title={item.conflict.message}>later changes overlap it</div>}
-        {item.status === 'rolled_back' && item.rollbackAuditId && <div className="small"><a href={hrefFor('writes', { id: item.rollbackAuditId })}>rollback write</a></div>}
-        <button type="button" className="link small" onClick={onToggle} aria-expanded={expanded}>{expanded ? 'hide diff' : 'diff'}</button>
+        {item.conflict && (
+          <div className="small" title={item.conflict.message}>
+            later changes overlap it
+          </div>
+        )}
+        {item.status === 'rolled_back' && item.rollbackAuditId && (
+          <div className="small">
+            <a href={hrefFor('writes', { id: item.rollbackAuditId })}>rollback write</a>
+          </div>
+        )}
+        <button type="button" className="link small" onClick={onToggle} aria-expanded={expanded}>
+          {expanded ? 'hide diff' : 'diff'}
+        </button>
       </td>
       {!result && (
         <td>
-          <select value={choice} onChange={(e) => onChoose(e.target.value as Choice)} aria-label={`Choice for ${item.fileName} write ${formatShortTime(item.createdAt)}`}>
+          <select
+            value={choice}
+            onChange={(e) => onChoose(e.target.value as Choice)}
+            aria-label={`Choice for ${item.fileName} write ${formatShortTime(item.createdAt)}`}
+          >
             <option value="rollback">roll back</option>
             <option value="skip">skip</option>
-            <option value="force" title="restore the old version, discarding later changes">force</option>
+            <option value="force" title="restore the old version, discarding later changes">
+              force
+            </option>
           </select>
         </td>
       )}

@@ -42,36 +42,55 @@ export function WriteDetail({ id }: { id: string }) {
           </div>
           <dl className="kv">
             <dt>Fact</dt>
-            <dd className="prewrap">{a.candidateFact != null ? <VisibleText text={a.candidateFact} /> : <span className="muted">none</span>}</dd>
+            <dd className="prewrap">
+              {a.candidateFact != null ? <VisibleText text={a.candidateFact} /> : <span className="muted">none</span>}
+            </dd>
             {a.reason && (
               <>
                 <dt>Reason</dt>
-                <dd className="prewrap"><VisibleText text={a.reason} /></dd>
+                <dd className="prewrap">
+                  <VisibleText text={a.reason} />
+                </dd>
               </>
             )}
             {detail.data?.decision && (
               <>
                 <dt>Decision</dt>
-                <dd><Chip value={detail.data.decision.decision} /> <span className="muted prewrap"><VisibleText text={detail.data.decision.reason} /></span></dd>
+                <dd>
+                  <Chip value={detail.data.decision.decision} />{' '}
+                  <span className="muted prewrap">
+                    <VisibleText text={detail.data.decision.reason} />
+                  </span>
+                </dd>
               </>
             )}
             {detail.data?.rollback && (
               <>
                 <dt>Rolled back</dt>
-                <dd>{formatTime(detail.data.rollback.rolledBackAt)} by {detail.data.rollback.rolledBackBy}: {detail.data.rollback.reason}</dd>
+                <dd>
+                  {formatTime(detail.data.rollback.rolledBackAt)} by {detail.data.rollback.rolledBackBy}: {detail.data.rollback.reason}
+                </dd>
               </>
             )}
             {detail.data && detail.data.corrections.length > 0 && (
               <>
                 <dt>Corrections</dt>
-                <dd>{detail.data.corrections.map((c) => <div key={c.id}><Chip value={c.correctedStatus} /> {c.correctedCandidateFact ?? ''} — {c.correctionReason}</div>)}</dd>
+                <dd>
+                  {detail.data.corrections.map((c) => (
+                    <div key={c.id}>
+                      <Chip value={c.correctedStatus} /> {c.correctedCandidateFact ?? ''} — {c.correctionReason}
+                    </div>
+                  ))}
+                </dd>
               </>
             )}
           </dl>
           {detail.data?.turn && (
             <details>
               <summary>Conversation turn</summary>
-              <Message role="user" from={detail.data.turn.userFrom}>{detail.data.turn.userMessage}</Message>
+              <Message role="user" from={detail.data.turn.userFrom}>
+                {detail.data.turn.userMessage}
+              </Message>
               <Message role="agent">{detail.data.turn.agentReply}</Message>
             </details>
           )}
@@ -80,7 +99,14 @@ export function WriteDetail({ id }: { id: string }) {
       {a && <SecretActions auditId={a.id} onDone={() => void detail.refetch()} />}
       <div className="row-flex" role="tablist">
         {TABS.map((t) => (
-          <button key={t.id} type="button" role="tab" aria-selected={tab === t.id} className={tab === t.id ? 'primary' : ''} onClick={() => setParams({ tab: t.id === 'diff' ? undefined : t.id })}>
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            aria-selected={tab === t.id}
+            className={tab === t.id ? 'primary' : ''}
+            onClick={() => setParams({ tab: t.id === 'diff' ? undefined : t.id })}
+          >
             {t.label}
           </button>
         ))}
@@ -102,9 +128,20 @@ export function AuditDiffPane({ id, height = 440 }: { id: string; height?: numbe
   return (
     <div className="stack">
       <div className="muted small">
-        {d.before == null ? `The write created ${d.fileName}.` : d.after == null ? `The write deleted ${d.fileName}.` : `${d.fileName}: how this write changed it.`}
+        {d.before == null
+          ? `The write created ${d.fileName}.`
+          : d.after == null
+            ? `The write deleted ${d.fileName}.`
+            : `${d.fileName}: how this write changed it.`}
       </div>
-      <DiffView before={d.before} after={d.after} height={height} label={`diff of ${d.fileName}`} beforeLabel="before the write" afterLabel="after the write" />
+      <DiffView
+        before={d.before}
+        after={d.after}
+        height={height}
+        label={`diff of ${d.fileName}`}
+        beforeLabel="before the write"
+        afterLabel="after the write"
+      />
     </div>
   );
 }

@@ -9,7 +9,10 @@ const RENEW_MS = 60_000;
 
 export function useReservations(api: ApiClient, q: Pick<QueueRows, 'rows' | 'pos' | 'setRows' | 'setTotal'>): void {
   const { rows, pos, setRows, setTotal } = q;
-  const reserveKey = rows.slice(pos, pos + RESERVE_AHEAD).map((r) => r.id).join(',');
+  const reserveKey = rows
+    .slice(pos, pos + RESERVE_AHEAD)
+    .map((r) => r.id)
+    .join(',');
   useEffect(() => {
     if (!reserveKey) return;
     let stop = false;

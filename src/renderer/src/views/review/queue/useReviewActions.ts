@@ -128,7 +128,22 @@ export function useUndoAndBulk({ api, q, details, history, setError, patchRow }:
     } catch (e) {
       setError({ action: 'Undo', error: e });
     }
-  }, [api, pos, rowsRef, cache, fetchDetail, lastWasBulk, loadPage, patchRow, setRows, setPos, setUndoable, setActionTimes, setLastWasBulk, setError]);
+  }, [
+    api,
+    pos,
+    rowsRef,
+    cache,
+    fetchDetail,
+    lastWasBulk,
+    loadPage,
+    patchRow,
+    setRows,
+    setPos,
+    setUndoable,
+    setActionTimes,
+    setLastWasBulk,
+    setError,
+  ]);
 
   /** Labels every sample of the filter (or cluster); one undo takes the batch back. */
   const bulk = useCallback(
