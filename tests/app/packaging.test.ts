@@ -86,7 +86,7 @@ describe('packaging', () => {
 
   it('the page meta CSP is the header CSP (minus frame-ancestors, which a meta tag cannot carry)', () => {
     const html = fs.readFileSync(path.join(repoRoot, 'src', 'renderer', 'index.html'), 'utf8');
-    const meta = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
     const directives = (csp: string) =>
       csp
         .split(';')

@@ -211,7 +211,7 @@ describe('Electron shell', () => {
     expect(headers['Content-Type']).toEqual(['text/html']);
     // The same policy is in the page itself (a meta tag), for the file:// load that has no headers.
     const html = fs.readFileSync(path.join(repoRoot, 'src', 'renderer', 'index.html'), 'utf8');
-    expect(html).toMatch(/http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self';/);
+    expect(html).toMatch(/http-equiv="Content-Security-Policy"\s+content="default-src 'self'; script-src 'self';/);
   });
 
   it('handles every contract over IPC, only for our own main frame showing our page', async () => {
