@@ -1,6 +1,8 @@
 // Small helpers shared by benchmark sections.
 import fs from 'node:fs';
 import os from 'node:os';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
 export function percentile(samples: number[], p: number): number {
   if (!samples.length) return NaN;
@@ -52,4 +54,24 @@ export function writtenBytes(): number | null {
 export function cpuSeconds(since: NodeJS.CpuUsage): number {
   const u = process.cpuUsage(since);
   return (u.user + u.system) / 1e6;
+}
+
+/** Peak resident set of this whole process (the kernel's high-water mark), in MiB. */
+export const maxRssMb = (): number => process.resourceUsage().maxRSS / 1024;
+
+/** Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with the data. */
+export function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[] } {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc') as () => void;
+  const samples: number[] = [];
+  let next = 0.1;
+  return {
+    samples,
+    progress: (done, total) => {
+      if (!total || done / total < next) return;
+      next += 0.1;
+      gc();
+      samples.push(Math.round(process.memoryUsage().heapUsed / 1048576));
+    },
+  };
 }

@@ -1,18 +1,15 @@
 // The measured half of the dataset benchmark, run in a fresh process per measurement so that peak RSS,
 // CPU time and bytes written (/proc/self/io wchar) belong to that one job and nothing else:
 //   collect <workspace>          collection, then the floor on the same decisions and samples
-//   export <workspace> <format>  one export format
+// (Exports are measured the same way by bench/sections/42-exports.ts, in a child of its own.)
 // The parent (bench/sections/40-dataset.ts) forks this file and prints what it sends back.
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import Database from 'better-sqlite3';
-import { cpuSeconds, writtenBytes } from '../util';
+import { cpuSeconds, liveHeapProbe, maxRssMb, writtenBytes } from '../util';
 import { dbPathFor, openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
-import { collectSamples, exportDataset } from '../../src/core/dataset';
-import type { ExportFormat } from '../../src/shared/domain';
+import { collectSamples } from '../../src/core/dataset';
 
 export interface CollectChildResult {
   decisions: number;
@@ -29,40 +26,10 @@ export interface CollectChildResult {
   floor: { cpuS: number; readCpuS: number; insertCpuS: number; wallS: number; rows: number; wchar: number | null };
 }
 
-export interface ExportChildResult {
-  format: string;
-  total: number;
-  wallS: number;
-  cpuS: number;
-  peakRssMb: number;
-  mib: number;
-  error?: string;
-}
-
-/** Peak resident set of this whole process (the kernel's high-water mark), in MiB. */
-const maxRssMb = () => process.resourceUsage().maxRSS / 1024;
-
 function dbBytes(file: string): number {
   let n = 0;
   for (const f of [file, `${file}-wal`]) if (fs.existsSync(f)) n += fs.statSync(f).size;
   return n;
-}
-
-/** Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with the data. */
-function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[] } {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const samples: number[] = [];
-  let next = 0.1;
-  return {
-    samples,
-    progress: (done, total) => {
-      if (!total || done / total < next) return;
-      next += 0.1;
-      gc();
-      samples.push(Math.round(process.memoryUsage().heapUsed / 1048576));
-    },
-  };
 }
 
 const FLOOR_READ = `SELECT d.seq, d.id, d.turn_id, d.session_id, d.decision, d.reason, d.candidate_fact, d.raw_response, d.created_at,
@@ -166,20 +133,6 @@ async function collectMain(dir: string): Promise<CollectChildResult> {
   };
 }
 
-async function exportMain(dir: string, format: ExportFormat): Promise<ExportChildResult> {
-  const { db } = openWorkspaceDatabase(dir);
-  const outDir = path.join(dir, `export-${format}`);
-  const t0 = performance.now();
-  const c0 = process.cpuUsage();
-  const r = await exportDataset({ db, workspaceDir: dir }, { format, outDir }).catch((e: Error) => e);
-  const cpuS = cpuSeconds(c0);
-  const wallS = (performance.now() - t0) / 1000;
-  db.close();
-  fs.rmSync(outDir, { recursive: true, force: true });
-  if (r instanceof Error) return { format, total: 0, wallS, cpuS, peakRssMb: maxRssMb(), mib: 0, error: r.message };
-  return { format, total: r.total, wallS, cpuS, peakRssMb: maxRssMb(), mib: r.files.reduce((a, f) => a + f.bytes, 0) / 1048576 };
-}
-
 /** Runs one measurement in a fresh Node process and resolves with what it reports. */
 export function runChild<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -194,9 +147,9 @@ export function runChild<T>(args: string[]): Promise<T> {
 }
 
 if (process.env.REFLECTION_BENCH_DATASET_CHILD && process.send) {
-  const [mode, dir, format] = process.argv.slice(2);
-  if (!dir) throw new Error('dataset bench child: expected <mode> <workspace dir> [format]');
-  const job = mode === 'collect' ? collectMain(dir) : exportMain(dir, format as ExportFormat);
+  const [mode, dir] = process.argv.slice(2);
+  if (mode !== 'collect' || !dir) throw new Error('dataset bench child: expected collect <workspace dir>');
+  const job = collectMain(dir);
   job.then(
     (result) => process.send!(result, () => process.exit(0)),
     (e: Error) => {

@@ -9,10 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import type { BenchSection } from '../index';
-import { cpuSeconds, fmt, loadAvg } from '../util';
+import { cpuSeconds, fmt, liveHeapProbe, loadAvg, maxRssMb } from '../util';
 import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import { exportDataset } from '../../src/core/dataset';
 import { EXPORT_FORMATS, type ExportFormat } from '../../src/shared/domain';
@@ -53,23 +51,6 @@ async function baselineWrite(dir: string): Promise<{ cpuS: number; rows: number 
   return { cpuS, rows };
 }
 
-/** Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with the data. */
-function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[] } {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
-  const samples: number[] = [];
-  let next = 0.1;
-  return {
-    samples,
-    progress: (done, total) => {
-      if (!total || done / total < next) return;
-      next += 0.1;
-      gc();
-      samples.push(Math.round(process.memoryUsage().heapUsed / 1048576));
-    },
-  };
-}
-
 /** One export in this (fresh) process. */
 async function exportChild(dir: string, format: ExportFormat): Promise<ExportRun> {
   const { db } = openWorkspaceDatabase(dir);
@@ -82,7 +63,7 @@ async function exportChild(dir: string, format: ExportFormat): Promise<ExportRun
   const wallS = (performance.now() - t0) / 1000;
   db.close();
   fs.rmSync(outDir, { recursive: true, force: true });
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  const peakRssMb = maxRssMb();
   const base = { format, wallS, cpuS, peakRssMb, liveHeapMb: live.samples };
   if (r instanceof Error) return { ...base, tokens: 'none', total: 0, mib: 0, error: r.message };
   const t = r.summary.tokens as { estimated?: boolean } | null;
