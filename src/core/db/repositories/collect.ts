@@ -175,10 +175,6 @@ export function listSourceKeysOfDecisions(db: DB, decisionIds: string[]): string
     .all(JSON.stringify(decisionIds)) as string[];
 }
 
-export function sampleSourceKeyExists(db: DB, sourceKey: string): boolean {
-  return stmt(db, 'SELECT 1 FROM dataset_samples WHERE source_key = ?').pluck().get(sourceKey) !== undefined;
-}
-
 export interface FeedbackSignalInsert {
   id: string;
   turnId: string;
