@@ -28,16 +28,12 @@ import {
   bandKeys,
   blobToSignature,
   fingerprintNormalized,
-  jaccardOfShingles,
   minhashNormalized,
   normalizeText,
   signatureToBlob,
-  similarity,
-  unitShingles,
+  ShingleIds,
 } from './similarity';
 
-/** Below relatedThreshold minus this, a MinHash estimate rules the pair out without the exact Jaccard. */
-const ESTIMATE_MARGIN = 0.3;
 /** At most this many band rows are compared per new sample, so a crowded band stays cheap. */
 const BAND_CANDIDATES = 64;
 /** Entries per cache (least recently used go first; a miss reads the database): tens of MB at most. */
@@ -148,10 +144,11 @@ export interface ClusterAssignment {
 
 interface Leader {
   clusterId: string;
-  signature: Uint32Array;
   unit: string;
-  /** The unit's shingles, built on first comparison and kept with the cached leader. */
-  shingles?: Float64Array;
+  /** The unit's shingles as ShingleIds ids, built on first comparison and kept with the cached leader. */
+  shingles?: Int32Array;
+  /** The ShingleIds generation `shingles` belongs to. */
+  shingleGeneration?: number;
   /** The numbers the unit states (numbersOf), likewise. */
   numbers?: string;
 }
@@ -180,6 +177,7 @@ export class Deduper {
   private readonly signatureCache = new RecentCache<string, Leader | null>(LEADER_CACHE_LIMIT / 2);
   private readonly fingerprints: BloomFilter;
   private readonly bands: BloomFilter;
+  private readonly shingleIds = new ShingleIds();
   /** Band rows of this run's leaders not yet written: key -> ids in index order. */
   private pendingBands = new Map<number, string[]>();
   private pendingRows = 0;
@@ -231,7 +229,7 @@ export class Deduper {
     if (exact) return { ...base, clusterId: exact.cluster_id ?? exact.id, duplicateOf: exact.id, similarity: 1 };
     const plannedExact = this.planned?.byFingerprint.get(fp);
     if (plannedExact) return { ...base, clusterId: plannedExact.clusterId, duplicateOf: plannedExact.id, similarity: 1 };
-    const near = this.nearest(unit, sig, keys);
+    const near = this.nearest(unit, keys);
     if (near.best)
       return {
         ...base,
@@ -244,25 +242,26 @@ export class Deduper {
   }
 
   /** The closest same-lesson leader among the band candidates, and up to five related ones. */
-  private nearest(
-    unit: string,
-    sig: Uint32Array,
-    keys: number[],
-  ): { best?: { id: string; cluster: string; sim: number }; related: string[] } {
+  private nearest(unit: string, keys: number[]): { best?: { id: string; cluster: string; sim: number }; related: string[] } {
     let best: { id: string; cluster: string; sim: number } | undefined;
     let related: Map<string, number> | undefined;
-    let mine: Float64Array | undefined;
+    let marked = false;
     let myNumbers: string | undefined;
+    const shingles = this.shingleIds;
     for (const id of this.candidates(keys)) {
       const c = this.signature(id);
       if (!c) continue;
-      // the estimate only proposes; the thresholds apply to the exact Jaccard of the two units. A
-      // candidate whose estimate is far below the related threshold (about five standard deviations of
-      // a 64-hash estimate) is not worth the exact check: most candidates of a crowded band are such.
-      if (similarity(sig, c.signature) < this.cfg.relatedThreshold - ESTIMATE_MARGIN) continue;
-      mine ??= unitShingles(unit);
-      c.shingles ??= unitShingles(c.unit);
-      const sim = jaccardOfShingles(mine, c.shingles);
+      // the band signature only proposes; the thresholds apply to the exact Jaccard of the two units,
+      // which ShingleIds computes in about the time a 64-hash estimate took, so there is no estimate step
+      if (!marked) {
+        shingles.mark(unit);
+        marked = true;
+      }
+      if (c.shingleGeneration !== shingles.generation || !c.shingles) {
+        c.shingles = shingles.idsOf(c.unit);
+        c.shingleGeneration = shingles.generation;
+      }
+      const sim = shingles.jaccardWithMarked(c.shingles);
       // one digit is a few shingles of a short unit, yet "budget 50k" and "budget 60k" are different facts
       if (sim >= this.cfg.sameThreshold && (myNumbers ??= numbersOf(unit)) === (c.numbers ??= numbersOf(c.unit))) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
@@ -286,7 +285,7 @@ export class Deduper {
     this.fingerprints.add(...hexHashes(a.fingerprint));
     if (a.clusterId !== sampleId) return;
     upsertLeaderSignature(this.db, sampleId, a.clusterId, a.signature, a.unit);
-    this.signatureCache.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit });
+    this.signatureCache.set(sampleId, { clusterId: a.clusterId, unit: a.unit });
     for (const k of a.bandKeys) {
       this.bands.add(...bandKeyHashes(k));
       const pending = this.pendingBands.get(k);
@@ -342,7 +341,7 @@ export class Deduper {
     const planned = this.planned!;
     if (!planned.byFingerprint.has(a.fingerprint)) planned.byFingerprint.set(a.fingerprint, { id: sampleId, clusterId: a.clusterId });
     if (a.clusterId !== sampleId) return;
-    planned.leaders.set(sampleId, { clusterId: a.clusterId, signature: blobToSignature(a.signature), unit: a.unit });
+    planned.leaders.set(sampleId, { clusterId: a.clusterId, unit: a.unit });
     for (const k of a.bandKeys) {
       const list = planned.bands.get(k);
       if (list) list.push(sampleId);
@@ -389,7 +388,7 @@ export class Deduper {
     if (c === undefined) {
       const row = findLeaderSignature(this.db, id);
       // a leader of the old scheme (no unit) cannot be compared: reclusterSamples rebuilds those
-      c = row && row.unit !== null ? { clusterId: row.cluster_id, signature: blobToSignature(row.signature), unit: row.unit } : null;
+      c = row && row.unit !== null ? { clusterId: row.cluster_id, unit: row.unit } : null;
     }
     this.signatureCache.set(id, c);
     return c;

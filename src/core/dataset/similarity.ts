@@ -146,6 +146,83 @@ export function unitShingles(normalized: string): Float64Array {
   return codes.subarray(0, m);
 }
 
+/** Distinct shingles a ShingleIds dictionary holds before it starts over (about 60 MB of Map at most). */
+const SHINGLE_IDS_LIMIT = 1_000_000;
+
+/**
+ * Exact Jaccard of one new unit against many candidates, for dedupe: a sample meets about 60 candidate
+ * leaders in a crowded workspace, and merging two sorted code arrays per pair was most of collection's
+ * dedupe time. Here each distinct shingle code gets a dense id for the run, the new unit's ids are
+ * stamped into an array once, and a candidate's intersection is one array load per shingle. The counts
+ * are the same integers the merge gives (codes are exact, ids are one-to-one), so the Jaccard is equal.
+ */
+export class ShingleIds {
+  private ids = new Map<number, number>();
+  private stamp = new Uint32Array(4096);
+  private serial = 0;
+  private markedSize = 0;
+  /** Bumped when the dictionary starts over: ids of an older generation must be rebuilt (idsOf). */
+  generation = 0;
+
+  constructor(private readonly limit = SHINGLE_IDS_LIMIT) {}
+
+  /** The distinct shingles of a normalized unit as ids of this generation. */
+  idsOf(normalized: string): Int32Array {
+    const codes = unitShingles(normalized);
+    const out = new Int32Array(codes.length);
+    for (let i = 0; i < codes.length; i++) {
+      const code = codes[i]!; // i < length
+      let id = this.ids.get(code);
+      if (id === undefined) {
+        id = this.ids.size;
+        this.ids.set(code, id);
+      }
+      out[i] = id;
+    }
+    if (this.ids.size > this.stamp.length) this.grow();
+    return out;
+  }
+
+  /**
+   * Marks a new unit for the countMarked calls that follow, and returns its ids. Starts the dictionary
+   * over first when it is full, so ids made during this unit's comparisons all belong to one generation.
+   */
+  mark(normalized: string): Int32Array {
+    if (this.ids.size > this.limit) this.reset();
+    const mine = this.idsOf(normalized);
+    if (++this.serial === 0xffffffff) {
+      this.stamp.fill(0);
+      this.serial = 1;
+    }
+    for (let i = 0; i < mine.length; i++) this.stamp[mine[i]!] = this.serial; // i < length
+    this.markedSize = mine.length;
+    return mine;
+  }
+
+  /** Exact Jaccard of the marked unit's shingles and `ids` (both distinct): as jaccardOfShingles on their codes. */
+  jaccardWithMarked(ids: Int32Array): number {
+    if (!this.markedSize && !ids.length) return 1;
+    const stamp = this.stamp;
+    const serial = this.serial;
+    let inter = 0;
+    for (let i = 0; i < ids.length; i++) if (stamp[ids[i]!] === serial) inter++; // i < length
+    return inter / (this.markedSize + ids.length - inter);
+  }
+
+  private grow(): void {
+    const next = new Uint32Array(Math.max(this.ids.size, this.stamp.length * 2));
+    next.set(this.stamp);
+    this.stamp = next;
+  }
+
+  private reset(): void {
+    this.ids = new Map();
+    this.stamp = new Uint32Array(4096);
+    this.serial = 0;
+    this.generation++;
+  }
+}
+
 /** Exact Jaccard of two shingle code sets from unitShingles. */
 export function jaccardOfShingles(a: Float64Array, b: Float64Array): number {
   if (!a.length && !b.length) return 1;
