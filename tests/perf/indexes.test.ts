@@ -57,4 +57,21 @@ describe('indexes of the tables collection writes', () => {
       db.close();
     }
   });
+
+  it("reads a decision's following turns from the index, without sorting the rest of the session", () => {
+    const { db } = openWorkspaceDatabase(tempWorkspace());
+    try {
+      // the query of listFollowingTurns (migration 0171): collection runs it once per decision
+      const following = plan(
+        db,
+        `SELECT id, user_message_content, created_at FROM conversation_turns
+          WHERE session_id = ? AND (created_at, turn_number) > (?, ?) ORDER BY created_at, turn_number LIMIT ?`,
+      );
+      expect(following).toContain('idx_turns_session_created_number (session_id=? AND (created_at,turn_number)>(?,?))');
+      expect(following).not.toContain('TEMP B-TREE');
+      expect(indexesOf(db, 'conversation_turns')).not.toContain('idx_turns_session_created');
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -151,14 +151,17 @@ export function snapshotPrefixAt(db: DB, fileName: string, at: number, limit: nu
     .get(limit, fileName, at) as string | undefined;
 }
 
-/** The turns after a turn in its session, in order. */
+/**
+ * The turns after a turn in its session, in order. The row-value range reads only the rows returned from
+ * idx_turns_session_created_number; an OR of the two conditions made SQLite sort every later turn.
+ */
 export function listFollowingTurns(db: DB, sessionId: string, createdAt: number, turnNumber: number, limit: number): FollowingTurnRow[] {
   return stmt<FollowingTurnRow>(
     db,
     `SELECT id, user_message_content, created_at FROM conversation_turns
-      WHERE session_id = ? AND (created_at > ? OR (created_at = ? AND turn_number > ?))
+      WHERE session_id = ? AND (created_at, turn_number) > (?, ?)
       ORDER BY created_at, turn_number LIMIT ?`,
-  ).all(sessionId, createdAt, createdAt, turnNumber, limit);
+  ).all(sessionId, createdAt, turnNumber, limit);
 }
 
 export function findWriteDecisionOfTurn(db: DB, turnId: string): { decision: GateDecision; candidate_fact: string | null } | undefined {
