@@ -29,6 +29,8 @@ interface Phase {
   listMs: number[];
   lagMs: number[];
   state: string;
+  /** Share of the phase main's event loop was busy (1 = never idle): what the job left it. */
+  mainBusy: number;
 }
 
 async function phase(dir: string, mode: Mode): Promise<Phase> {
@@ -58,6 +60,7 @@ async function phase(dir: string, mode: Mode): Promise<Phase> {
     }
   }, 10);
   const t0 = performance.now();
+  const elu0 = performance.eventLoopUtilization();
   let jobId: string | null = null;
   if (mode !== 'none') {
     const started = await rt.registry.dispatch('dataset.collect', { autoApprove: true });
@@ -72,6 +75,7 @@ async function phase(dir: string, mode: Mode): Promise<Phase> {
     await new Promise((r) => setTimeout(r, 100));
   }
   const jobS = (performance.now() - t0) / 1000;
+  const mainBusy = performance.eventLoopUtilization(elu0).utilization;
   plugin.kill();
   clearInterval(probe);
   await capture.stop();
@@ -80,7 +84,13 @@ async function phase(dir: string, mode: Mode): Promise<Phase> {
   process.env.REFLECTION_JOBS_IN_PROCESS = previous;
   fs.rmSync(stateDir, { recursive: true, force: true });
   const job = jobId ? rt.jobs.get(jobId) : null;
-  return { jobS, listMs, lagMs, state: job ? `${job.state}${job.error ? ` (${job.error.kind}: ${job.error.message})` : ''}` : 'none' };
+  return {
+    jobS,
+    mainBusy,
+    listMs,
+    lagMs,
+    state: job ? `${job.state}${job.error ? ` (${job.error.kind}: ${job.error.message})` : ''}` : 'none',
+  };
 }
 
 export const section: BenchSection = {
@@ -100,7 +110,8 @@ export const section: BenchSection = {
         console.log(
           `${MODE_LABEL[mode]}: ${mode === 'none' ? '' : `collect ${p.state} in `}${fmt(p.jobS, 1)} s; ` +
             `gate.list p50 ${fmt(percentile(p.listMs, 50), 0)} ms, p95 ${fmt(percentile(p.listMs, 95), 0)} ms (n=${p.listMs.length}, aim p95 < 50); ` +
-            `live capture line -> row p50 ${fmt(percentile(p.lagMs, 50), 0)} ms, p95 ${fmt(percentile(p.lagMs, 95), 0)} ms (n=${p.lagMs.length}, aim p95 < 1000); ${loadAvg()}`,
+            `live capture line -> row p50 ${fmt(percentile(p.lagMs, 50), 0)} ms, p95 ${fmt(percentile(p.lagMs, 95), 0)} ms (n=${p.lagMs.length}, aim p95 < 1000); ` +
+            `main's event loop busy ${fmt(p.mainBusy * 100, 0)}%; ${loadAvg()}`,
         );
         fs.rmSync(dir, { recursive: true, force: true });
       }

@@ -114,6 +114,6 @@ export function openWorkspaceDatabase(workspaceDir: string, opts: OpenOptions = 
 
 /** Runs fn in a write transaction taken up front (BEGIN IMMEDIATE), so concurrent writers queue on busy_timeout instead of failing. */
 export function writeTx<T>(db: DB, fn: () => T): T {
-  // a job worker steps aside here while main has a writer waiting (writeGate.ts)
-  return throughWriteGate(() => db.transaction(fn).immediate());
+  // a job worker steps aside here while main has a writer waiting, and marks the time it holds the lock (writeGate.ts)
+  return throughWriteGate((inLock) => db.transaction(() => inLock(fn)).immediate());
 }
