@@ -33,6 +33,7 @@ import {
   type TurnInput,
   type WriteInput,
 } from './schemas';
+import { wellFormedContextItem, wellFormedDecision, wellFormedSession, wellFormedTurn, wellFormedWrite } from './wellFormed';
 
 export interface RecordedWrite {
   auditId: string;
@@ -118,7 +119,7 @@ export class RecorderCore {
   }
 
   upsertSession(input: SessionInput): void {
-    const s = parseInput(sessionInput, input, 'upsertSession');
+    const s = parseInput(sessionInput, input, 'upsertSession', wellFormedSession);
     this.tx(() =>
       upsertRecordedSession(this.db, {
         id: s.id,
@@ -134,7 +135,7 @@ export class RecorderCore {
 
   /** Inserts a turn; the turn number defaults to the next in its session. Returns the turn id. */
   insertTurn(input: TurnInput): { id: string; turnNumber: number } {
-    const t = parseInput(turnInput, input, 'insertTurn');
+    const t = parseInput(turnInput, input, 'insertTurn', wellFormedTurn);
     return this.tx(() => {
       if (!sessionExists(this.db, t.sessionId)) {
         throw new AppError('Invalid', `insertTurn: sessionId: session ${t.sessionId} does not exist (call upsertSession first)`);
@@ -169,7 +170,7 @@ export class RecorderCore {
   insertContextBatch(turnId: string, context: ContextItemInput[]): void {
     if (typeof turnId !== 'string' || !turnId) throw new AppError('Invalid', 'insertContextBatch: turnId: expected a turn id');
     if (!Array.isArray(context)) throw new AppError('Invalid', 'insertContextBatch: context: expected an array');
-    const items = context.map((c, i) => parseInput(contextItemInput, c, `insertContextBatch: context.${i}`));
+    const items = context.map((c, i) => parseInput(contextItemInput, c, `insertContextBatch: context.${i}`, wellFormedContextItem));
     this.tx(() => {
       if (!turnExists(this.db, turnId)) throw new AppError('Invalid', `insertContextBatch: turnId: turn ${turnId} does not exist`);
       items.forEach((c, i) => insertContextItem(this.db, turnId, c.role, c.message, c.timestamp, i));
@@ -187,7 +188,7 @@ export class RecorderCore {
 
   /** Records one memory_gate decision. Returns its id. */
   insertDecision(input: DecisionInput): string {
-    const d = parseInput(decisionInput, input, 'insertDecision');
+    const d = parseInput(decisionInput, input, 'insertDecision', wellFormedDecision);
     if (d.decision !== 'NO_WRITE' && !d.candidateFact) {
       throw new AppError('Invalid', `insertDecision: candidateFact: required when the decision is ${d.decision}`);
     }
@@ -219,7 +220,7 @@ export class RecorderCore {
    * Must be called inside a transaction by callers that also touch files (see services/guardian).
    */
   recordWrite(input: WriteInput): RecordedWrite {
-    const w = parseInput(writeInput, input, 'recordWrite');
+    const w = parseInput(writeInput, input, 'recordWrite', wellFormedWrite);
     return this.tx(() => this.recordWriteInTx(w));
   }
 

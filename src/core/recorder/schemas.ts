@@ -87,8 +87,18 @@ export type ContextItemInput = z.input<typeof contextItemInput>;
 export type DecisionInput = z.input<typeof decisionInput>;
 export type WriteInput = z.input<typeof writeInput>;
 
-/** Parses input or throws an Invalid error that names the offending field. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, call: string): z.output<S> {
+/**
+ * Parses input or throws an Invalid error that names the offending field. `wellFormed` (wellFormed.ts)
+ * answers the common shape without zod; whatever it declines is parsed, and explained, by the schema.
+ */
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  call: string,
+  wellFormed?: (value: unknown) => z.output<S> | undefined,
+): z.output<S> {
+  const quick = wellFormed?.(value);
+  if (quick !== undefined) return quick;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
