@@ -4,10 +4,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
 import { activeJobWorkers } from '../../src/api/jobs/runner';
-import type { ChangeEvent, JobStatus } from '../../src/shared/contract';
+import type { BackupResult, ChangeEvent, JobStatus, PruneOutcome } from '../../src/shared/contract';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { tempWorkspace } from '../helpers/workspace';
 
@@ -108,4 +109,125 @@ describe('jobs in a worker thread', () => {
     expect(s.error?.kind).toBe('Invalid');
     expect(s.error?.message).toMatch(/export/i);
   });
+});
+
+/** Row counts of the tables a prune deletes from, read on a connection of its own. */
+function counts(dbFile: string): Record<string, number> {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const tables = ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples', 'file_snapshots'];
+    return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number]));
+  } finally {
+    db.close();
+  }
+}
+
+/** Dispatches a call and reports whether a job worker was running right after (the handler starts it synchronously). */
+async function callSeen<T>(rt: AppRuntime, channel: string, input: unknown): Promise<{ value: T; inWorker: boolean }> {
+  const before = activeJobWorkers();
+  const pending = call<T>(rt, channel, input);
+  const inWorker = activeJobWorkers() > before;
+  return { value: await pending, inWorker };
+}
+
+/** The same calls on a copy of the workspace with every job kept on main's connection: the answers to compare with. */
+async function inProcess<T>(run: () => Promise<T>): Promise<T> {
+  const previous = process.env.REFLECTION_JOBS_IN_PROCESS;
+  process.env.REFLECTION_JOBS_IN_PROCESS = '1';
+  try {
+    return await run();
+  } finally {
+    if (previous === undefined) delete process.env.REFLECTION_JOBS_IN_PROCESS;
+    else process.env.REFLECTION_JOBS_IN_PROCESS = previous;
+  }
+}
+
+describe('heavy calls in a worker thread', () => {
+  async function pruneTwice(rt: AppRuntime): Promise<{ dry: PruneOutcome; real: PruneOutcome; inWorker: boolean[] }> {
+    const dry = await callSeen<PruneOutcome>(rt, 'retention.prune', { days: 30, dryRun: true });
+    const real = await callSeen<PruneOutcome>(rt, 'retention.prune', {
+      days: 30,
+      confirm: true,
+      previewToken: dry.value.previewToken,
+      force: true,
+    });
+    return { dry: dry.value, real: real.value, inWorker: [dry.inWorker, real.inWorker] };
+  }
+
+  it('retention.prune runs in a worker and answers, deletes and refuses exactly as on main', async () => {
+    const template = tempWorkspace();
+    buildWorkspace(template, 400).close();
+    const here = tempWorkspace();
+    fs.cpSync(template, here, { recursive: true });
+    const main = await inProcess(async () => {
+      const rt = open(here);
+      const r = await pruneTwice(rt);
+      await rt.close();
+      return r;
+    });
+    expect(main.inWorker).toEqual([false, false]);
+
+    const rt = open(template);
+    const dbFile = rt.session.current().dbFile;
+    const before = counts(dbFile);
+    const events: ChangeEvent[] = [];
+    rt.session.onChange((e) => events.push(e));
+    const worker = await pruneTwice(rt);
+    expect(worker.inWorker).toEqual([true, true]);
+    expect(worker.dry.deleted.memory_gate_decisions).toBeGreaterThan(0);
+    // the same answer as on main (the cutoff follows the clock; what it selects does not)
+    for (const k of ['dryRun', 'deleted', 'kept', 'needsForce', 'safeCopyUntil'] as const) {
+      expect(worker.dry[k], `dry run ${k}`).toEqual(main.dry[k]);
+      expect(worker.real[k], `real run ${k}`).toEqual(main.real[k]);
+    }
+    expect(worker.real.deleted).toEqual(worker.dry.deleted);
+    // committed by the worker, seen by main's connection, and announced with the areas a prune changes
+    const after = counts(dbFile);
+    expect(after).toEqual(counts(path.join(here, path.relative(template, dbFile))));
+    expect(before.memory_gate_decisions! - after.memory_gate_decisions!).toBe(worker.real.deleted.memory_gate_decisions);
+    expect(rt.session.db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get()).toBe(after.memory_gate_decisions);
+    expect(events.some((e) => e.type === 'data' && e.areas?.includes('decisions'))).toBe(true);
+    // a refusal in the worker arrives with its kind: the preview no longer matches the data
+    const stale = await rt.registry.dispatch('retention.prune', {
+      days: 30,
+      confirm: true,
+      previewToken: worker.dry.previewToken,
+      force: true,
+    });
+    expect(stale).toMatchObject({ ok: false, error: { kind: 'Conflict', message: expect.stringMatching(/changed since the preview/) } });
+  }, 120_000);
+
+  it('backup.create copies in a worker, consistent while a collection writes, and main records it for retention', async () => {
+    const dir = tempWorkspace();
+    buildWorkspace(dir, 1500).close();
+    const rt = open(dir);
+    const dbFile = rt.session.current().dbFile;
+    const here = await inProcess(() => callSeen<BackupResult>(rt, 'backup.create', { file: 'on-main.db' }));
+    expect(here.inWorker).toBe(false);
+    const quiet = await callSeen<BackupResult>(rt, 'backup.create', { file: 'quiet.db' });
+    expect(quiet.inWorker).toBe(true);
+    expect(quiet.value).toMatchObject({
+      integrity: 'ok',
+      pages: here.value.pages,
+      file: path.join(path.dirname(here.value.file), 'quiet.db'),
+    });
+    expect(fs.statSync(quiet.value.file).size).toBe(quiet.value.bytes);
+    expect(counts(quiet.value.file)).toEqual(counts(dbFile));
+    expect(counts(quiet.value.file)).toEqual(counts(here.value.file));
+
+    // while a collection commits in another worker, the copy is one consistent snapshot
+    const { jobId } = await call<{ jobId: string }>(rt, 'dataset.collect', { autoApprove: true });
+    while (rt.jobs.get(jobId).done === 0 && rt.jobs.get(jobId).state === 'running') await new Promise((r) => setTimeout(r, 10));
+    const busy = await call<BackupResult>(rt, 'backup.create', { file: 'busy.db' });
+    const done = await settle(rt, jobId);
+    expect(done.state).toBe('done');
+    expect(busy.integrity).toBe('ok');
+    const copied = counts(busy.file).dataset_samples!;
+    expect(copied).toBeLessThanOrEqual((done.result as { added: number }).added);
+    // recorded by main: retention now knows the data is safe up to the last backup
+    const preview = await call<PruneOutcome>(rt, 'retention.prune', { days: 30, dryRun: true });
+    expect(preview.safeCopyUntil).toBeGreaterThan(Date.now() - 120_000);
+    expect(preview.needsForce).toBe(false);
+    expect(await rt.registry.dispatch('backup.create', { file: '../outside.db' })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
+  }, 180_000);
 });

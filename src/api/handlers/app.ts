@@ -2,14 +2,19 @@
 import { AppError } from '../../shared/errors';
 import { resolveExportFile } from '../exportFiles';
 import { pathPolicyOf } from '../pathPolicy';
-import { backupDatabase } from '../../core/lifecycle/backup';
+import { backupDatabase, type BackupOptions } from '../../core/lifecycle/backup';
 import { loadSettings, saveSettings, type LoadedSettings } from '../../core/lifecycle/settings';
-import type { Handlers } from '../registry';
+import type { HandlerEnv, Handlers } from '../registry';
 
 const settingsDto = (s: LoadedSettings) => ({
   file: s.file,
   values: s.settings as unknown as Record<string, unknown>,
   problems: s.warnings,
+});
+
+/** The renderer is untrusted: a name in the backups folder, or a path the user picked in a save dialog. */
+export const backupOptions = (input: { file?: string }, env: HandlerEnv): BackupOptions => ({
+  output: pathPolicyOf(env.session).backupTarget(input.file),
 });
 
 export const appHandlers = {
@@ -33,9 +38,7 @@ export const appHandlers = {
     return settingsDto(saveSettings(env.session.dir, input.patch));
   },
 
-  // The renderer is untrusted: a name in the backups folder, or a path the user picked in a save dialog.
-  'backup.create': (input, env) =>
-    backupDatabase(env.session.serviceContext(), { output: pathPolicyOf(env.session).backupTarget(input.file) }),
+  'backup.create': (input, env) => backupDatabase(env.session.serviceContext(), backupOptions(input, env)),
 
   'exports.startDrag': (input, env) => {
     if (!env.startDrag) throw new AppError('Invalid', 'drag-out needs the desktop app; in the browser use the download link');

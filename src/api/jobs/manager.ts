@@ -106,6 +106,16 @@ export class JobManager {
     return { jobId };
   }
 
+  /**
+   * Counts a call that writes on a worker's connection (retention.prune) among the background writers
+   * until the returned function is called, so its commits are announced with the areas it changes.
+   */
+  trackWriting(change: DataChange): () => void {
+    const key = `call:${ulid()}`;
+    this.writing.set(key, change);
+    return () => this.writing.delete(key);
+  }
+
   /** The areas the jobs still writing change, or null when none is (see WorkspaceSession.setBackgroundWriters). */
   writingAreas(): DataArea[] | null {
     if (this.writing.size === 0) return null;

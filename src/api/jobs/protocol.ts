@@ -15,8 +15,21 @@ export const WORKER_JOB_CHANNELS = [
 ] as const;
 export type WorkerJobChannel = (typeof WORKER_JOB_CHANNELS)[number];
 
+/**
+ * Calls (mutations, not jobs) whose heavy work runs in a worker while main's handler awaits it: the
+ * caller sees the same call with the same answer. retention.prune runs whole there; backup.create
+ * copies and checks the pages there, and main checks the target and records the backup.
+ */
+export const WORKER_CALL_CHANNELS = ['retention.prune', 'backup.create'] as const;
+export type WorkerCallChannel = (typeof WORKER_CALL_CHANNELS)[number];
+
+/** What a worker is asked to copy for backup.create: a target main has checked already. */
+export interface BackupCopyInput {
+  output: string;
+}
+
 export interface WorkerJobData {
-  channel: WorkerJobChannel;
+  channel: WorkerJobChannel | WorkerCallChannel;
   input: unknown;
   workspaceDir: string;
   dbFile: string;

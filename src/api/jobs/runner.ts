@@ -8,10 +8,20 @@ import { Worker } from 'node:worker_threads';
 import { AppError, cancelled } from '../../shared/errors';
 import type { WorkspaceSession } from '../session';
 import { withoutAutoCheckpoint } from '../../core/db/bulk';
-import { writeGateBuffer } from '../../core/db/writeGate';
+import { releaseJobTransactions, writeGateBuffer } from '../../core/db/writeGate';
+import { backupDatabase, type DatabaseCopy } from '../../core/lifecycle/backup';
+import { changeOf } from '../../shared/contract';
+import { backupOptions } from '../handlers/app';
 import type { Handlers, HandlerEnv } from '../registry';
 import type { ServiceContext } from '../../core/context';
-import { WORKER_JOB_CHANNELS, type FromJobWorker, type ToJobWorker, type WorkerJobChannel, type WorkerJobData } from './protocol';
+import {
+  WORKER_JOB_CHANNELS,
+  type BackupCopyInput,
+  type FromJobWorker,
+  type ToJobWorker,
+  type WorkerCallChannel,
+  type WorkerJobData,
+} from './protocol';
 
 /** After a cancel, the job stops at its next page; a worker that does not is stopped outright. */
 const CANCEL_GRACE_MS = 10_000;
@@ -38,7 +48,9 @@ export function runInWorker(data: WorkerJobData, ctx: Pick<ServiceContext, 'sign
   return new Promise((resolve, reject) => {
     const worker = startWorker(data);
     running++;
-    worker.once('exit', () => running--);
+    worker.once('exit', () => {
+      if (--running === 0) releaseJobTransactions();
+    });
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
     const finish = (fn: () => void) => {
@@ -90,9 +102,54 @@ export function offloadJobs(handlers: Handlers, overridden: Partial<Handlers> = 
       return withoutAutoCheckpoint(env.session.db, () => runInWorker(data, ctx));
     };
   }
+  return offloadCalls(out as Handlers, overridden);
+}
+
+type CallHandler = (input: unknown, env: HandlerEnv) => unknown;
+
+/**
+ * The heavy calls (WORKER_CALL_CHANNELS) keep their contract: main's handler awaits the same work done
+ * on a worker's connection. A prune runs whole there; a backup's target is checked and the backup
+ * recorded on main, only the page copy and its integrity check run there.
+ */
+function offloadCalls(handlers: Handlers, overridden: Partial<Handlers>): Handlers {
+  const out = { ...handlers } as Record<string, unknown>;
+  const stayHere = (channel: WorkerCallChannel, ctx: ServiceContext) => channel in overridden || inProcess() || ctx.now !== undefined;
+  const prune = handlers['retention.prune'] as CallHandler;
+  out['retention.prune'] = (input: unknown, env: HandlerEnv) => {
+    const ctx = env.session.serviceContext();
+    if (stayHere('retention.prune', ctx)) return prune(input, env);
+    const data = jobData('retention.prune', input, env.session, ctx);
+    return announcedAs(env, changeOf('retention.prune', input, null), () =>
+      withoutAutoCheckpoint(env.session.db, () => runInWorker(data, {})),
+    );
+  };
+  const backup = handlers['backup.create'] as CallHandler;
+  out['backup.create'] = (input: { file?: string }, env: HandlerEnv) => {
+    const ctx = env.session.serviceContext();
+    if (stayHere('backup.create', ctx)) return backup(input, env);
+    return backupDatabase(ctx, backupOptions(input, env), async (output) => {
+      const copied = await runInWorker(jobData('backup.create', { output } satisfies BackupCopyInput, env.session, ctx), {});
+      return copied as DatabaseCopy;
+    });
+  };
   return out as Handlers;
 }
 
-function jobData(channel: WorkerJobChannel, input: unknown, session: WorkspaceSession, ctx: ServiceContext): WorkerJobData {
+/**
+ * A worker's commits look like another process's to main's connection (data_version): while the call
+ * runs they are announced with the areas it changes. Released a turn after the answer, once the
+ * registry has announced the call itself.
+ */
+async function announcedAs<T>(env: HandlerEnv, change: ReturnType<typeof changeOf>, work: () => Promise<T>): Promise<T> {
+  const done = change ? env.jobs.trackWriting(change) : () => undefined;
+  try {
+    return await work();
+  } finally {
+    setImmediate(done);
+  }
+}
+
+function jobData(channel: WorkerJobData['channel'], input: unknown, session: WorkspaceSession, ctx: ServiceContext): WorkerJobData {
   return { channel, input, workspaceDir: session.dir, dbFile: session.current().dbFile, actor: ctx.actor, writeGate: writeGateBuffer() };
 }

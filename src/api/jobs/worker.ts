@@ -10,7 +10,8 @@ import { importHandlers } from '../handlers/imports';
 import { lifecycleHandlers } from '../handlers/lifecycle';
 import type { HandlerEnv } from '../registry';
 import type { ServiceContext } from '../../core/context';
-import type { FromJobWorker, ToJobWorker, WorkerJobData } from './protocol';
+import { copyDatabase } from '../../core/lifecycle/backup';
+import type { BackupCopyInput, FromJobWorker, ToJobWorker, WorkerCallChannel, WorkerJobData } from './protocol';
 
 const PROGRESS_EVERY_MS = 50;
 /**
@@ -20,7 +21,13 @@ const PROGRESS_EVERY_MS = 50;
 const JOB_BUSY_TIMEOUT_MS = 120_000;
 
 type WorkerHandler = (input: unknown, ctx: ServiceContext, env: HandlerEnv) => unknown;
-const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers };
+
+/** The calls' work on this connection: prune is its own handler, backup the copy of a target main checked. */
+const callWork: Record<WorkerCallChannel, WorkerHandler> = {
+  'retention.prune': (input, _ctx, env) => lifecycleHandlers['retention.prune'](input as never, env),
+  'backup.create': (input, ctx) => copyDatabase(ctx.db, (input as BackupCopyInput).output),
+};
+const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers, ...callWork };
 
 /**
  * The part of HandlerEnv the job handlers use: the workspace folder and service contexts on this

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { nativeBindingOption, STATE_DIR } from '../db/connection';
+import { nativeBindingOption, STATE_DIR, type DB } from '../db/connection';
 import { integrityCheck } from '../db/maintenance';
 import { MEMORY_FILES } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
@@ -73,15 +73,16 @@ export function realExistingAncestor(p: string): string {
   }
 }
 
+/** Copies the checked target's pages (copyDatabase), possibly on another connection: a job worker's. */
+export type DatabaseCopier = (output: string) => Promise<DatabaseCopy>;
+export type DatabaseCopy = Pick<BackupResult, 'file' | 'bytes' | 'pages' | 'integrity'>;
+
 /**
- * Copies the live database through SQLite's online backup API. Copying every page in one step
- * means the copy is one consistent read transaction: in WAL mode the plugin and the app keep
- * writing meanwhile, and the step never restarts because a page changed under it (which the
- * default 100-page steps do under a steady writer, possibly forever).
- * The copy is written beside its target and renamed into place, so a failed backup never
- * leaves a file that looks complete; it is checked with PRAGMA integrity_check before that.
+ * Writes a backup: checks the target, copies the database (by default on ctx.db; the app passes a
+ * copier that runs copyDatabase in a job worker, so main's thread never copies the pages) and records
+ * it, so retention knows up to when the data is safe elsewhere.
  */
-export async function backupDatabase(ctx: ServiceContext, options: BackupOptions = {}): Promise<BackupResult> {
+export async function backupDatabase(ctx: ServiceContext, options: BackupOptions = {}, copy?: DatabaseCopier): Promise<BackupResult> {
   const started = performance.now();
   const startedAt = nowOf(ctx);
   const output = checkBackupTarget(
@@ -89,12 +90,27 @@ export async function backupDatabase(ctx: ServiceContext, options: BackupOptions
     ctx.db.name || undefined,
   );
   refuseExisting([output], options.overwrite);
+  const copied = await (copy ?? ((target) => copyDatabase(ctx.db, target)))(output);
+  recordBackup(ctx.db, output, startedAt);
+  return { ...copied, elapsedMs: performance.now() - started };
+}
+
+/**
+ * Copies the live database through SQLite's online backup API. Copying every page in one step
+ * means the copy is one consistent read transaction: in WAL mode the plugin and the app keep
+ * writing meanwhile, and the step never restarts because a page changed under it (which the
+ * default 100-page steps do under a steady writer, possibly forever).
+ * The copy is written beside its target and renamed into place, so a failed backup never
+ * leaves a file that looks complete; it is checked with PRAGMA integrity_check before that.
+ * `output` is a target checkBackupTarget accepted.
+ */
+export async function copyDatabase(db: DB, output: string): Promise<DatabaseCopy> {
   fs.mkdirSync(path.dirname(output), { recursive: true });
   removeStalePartials(path.dirname(output));
   const partial = `${output}.partial-${process.pid}`;
   fs.rmSync(partial, { force: true });
   try {
-    const progress = await ctx.db.backup(partial, { progress: () => 0x7fffffff });
+    const progress = await db.backup(partial, { progress: () => 0x7fffffff });
     const copy = new Database(partial, nativeBindingOption());
     let integrity: string;
     try {
@@ -106,8 +122,7 @@ export async function backupDatabase(ctx: ServiceContext, options: BackupOptions
     }
     if (integrity !== 'ok') throw new AppError('Internal', `backup failed its integrity check: ${integrity}`);
     fs.renameSync(partial, output);
-    recordBackup(ctx.db, output, startedAt);
-    return { file: output, bytes: fs.statSync(output).size, pages: progress.totalPages, integrity, elapsedMs: performance.now() - started };
+    return { file: output, bytes: fs.statSync(output).size, pages: progress.totalPages, integrity };
   } catch (e) {
     fs.rmSync(partial, { force: true });
     for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(partial + suffix, { force: true });

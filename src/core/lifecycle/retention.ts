@@ -65,7 +65,8 @@ const COUNTED = [
 
 /** Remembers a finished backup, so retention knows up to when the data is safe elsewhere. */
 export function recordBackup(db: DB, file: string, at: number): void {
-  setState(db, LAST_BACKUP_KEY, { file, at }, at);
+  // through writeTx: a job worker writing meanwhile steps aside for it (writeGate.ts)
+  writeTx(db, () => setState(db, LAST_BACKUP_KEY, { file, at }, at));
 }
 
 /** Up to when a copy of the data exists: the last backup still on disk, or the newest conversation archive. */
