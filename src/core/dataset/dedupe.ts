@@ -154,6 +154,19 @@ interface Leader {
 }
 
 const NO_IDS: string[] = [];
+
+/** Where `id` is or would go in an ascending list of ids (binary search: band lists hold up to 64). */
+function sortedIndex(list: string[], id: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < id)
+      lo = mid + 1; // mid < hi <= length
+    else hi = mid;
+  }
+  return lo;
+}
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The namespace of a stored (normalized) unit: its first word, as namespaceOf gives it before normalizing. */
@@ -293,10 +306,10 @@ export class Deduper {
       else this.pendingBands.set(k, [sampleId]);
       this.pendingRows++;
       const list = this.bandCache.peek(k);
-      if (!list || list.includes(sampleId)) continue;
+      if (!list) continue;
       // keep the cached list exactly what the query would return: ids in order, at most BAND_CANDIDATES
-      let at = list.length;
-      while (at > 0 && list[at - 1]! > sampleId) at--;
+      const at = sortedIndex(list, sampleId);
+      if (list[at] === sampleId) continue;
       if (at < BAND_CANDIDATES) {
         list.splice(at, 0, sampleId);
         if (list.length > BAND_CANDIDATES) list.pop();

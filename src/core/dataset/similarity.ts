@@ -158,9 +158,12 @@ const SHINGLE_IDS_LIMIT = 1_000_000;
  */
 export class ShingleIds {
   private ids = new Map<number, number>();
-  private stamp = new Uint32Array(4096);
-  private serial = 0;
-  private markedSize = 0;
+  /**
+   * One bit per id: the marked unit's ids are set. A bitset of 100,000 shingles is 12 KB, so the
+   * candidates' lookups stay in the first-level cache (a stamp word per id was 32 times larger).
+   */
+  private bits = new Uint32Array(128);
+  private marked: Int32Array = new Int32Array(0);
   /** Bumped when the dictionary starts over: ids of an older generation must be rebuilt (idsOf). */
   generation = 0;
 
@@ -179,46 +182,47 @@ export class ShingleIds {
       }
       out[i] = id;
     }
-    if (this.ids.size > this.stamp.length) this.grow();
+    if (this.ids.size > this.bits.length * 32) this.grow();
     return out;
   }
 
   /**
-   * Marks a new unit for the countMarked calls that follow, and returns its ids. Starts the dictionary
-   * over first when it is full, so ids made during this unit's comparisons all belong to one generation.
+   * Marks a new unit for the jaccardWithMarked calls that follow, and returns its ids. Starts the
+   * dictionary over first when it is full, so ids made during this unit's comparisons share a generation.
    */
   mark(normalized: string): Int32Array {
+    const bits = this.bits;
+    for (const id of this.marked) bits[id >>> 5]! &= ~(1 << (id & 31));
     if (this.ids.size > this.limit) this.reset();
     const mine = this.idsOf(normalized);
-    if (++this.serial === 0xffffffff) {
-      this.stamp.fill(0);
-      this.serial = 1;
-    }
-    for (let i = 0; i < mine.length; i++) this.stamp[mine[i]!] = this.serial; // i < length
-    this.markedSize = mine.length;
+    for (const id of mine) this.bits[id >>> 5]! |= 1 << (id & 31);
+    this.marked = mine;
     return mine;
   }
 
   /** Exact Jaccard of the marked unit's shingles and `ids` (both distinct): as jaccardOfShingles on their codes. */
   jaccardWithMarked(ids: Int32Array): number {
-    if (!this.markedSize && !ids.length) return 1;
-    const stamp = this.stamp;
-    const serial = this.serial;
+    const size = this.marked.length;
+    if (!size && !ids.length) return 1;
+    const bits = this.bits;
     let inter = 0;
-    for (let i = 0; i < ids.length; i++) if (stamp[ids[i]!] === serial) inter++; // i < length
-    return inter / (this.markedSize + ids.length - inter);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!; // i < length
+      inter += (bits[id >>> 5]! >>> (id & 31)) & 1; // every id of this generation has its word (idsOf grows)
+    }
+    return inter / (size + ids.length - inter);
   }
 
   private grow(): void {
-    const next = new Uint32Array(Math.max(this.ids.size, this.stamp.length * 2));
-    next.set(this.stamp);
-    this.stamp = next;
+    const next = new Uint32Array(Math.max(Math.ceil(this.ids.size / 32), this.bits.length * 2));
+    next.set(this.bits);
+    this.bits = next;
   }
 
   private reset(): void {
     this.ids = new Map();
-    this.stamp = new Uint32Array(4096);
-    this.serial = 0;
+    this.bits = new Uint32Array(128);
+    this.marked = new Int32Array(0);
     this.generation++;
   }
 }
