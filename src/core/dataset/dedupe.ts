@@ -155,6 +155,13 @@ interface Leader {
 
 const NO_IDS: string[] = [];
 
+function duplicate(a: ClusterAssignment, clusterId: string, of: string, sim: number): ClusterAssignment {
+  a.clusterId = clusterId;
+  a.duplicateOf = of;
+  a.similarity = sim;
+  return a;
+}
+
 /** Where `id` is or would go in an ascending list of ids (binary search: band lists hold up to 64). */
 function sortedIndex(list: string[], id: string): number {
   let lo = 0;
@@ -237,21 +244,22 @@ export class Deduper {
     const fp = fingerprintNormalized([unit]);
     const sig = minhashNormalized(unit);
     const keys = bandKeys(sig, namespaceOf(raw));
-    const base = { fingerprint: fp, unit, signature: signatureToBlob(sig), bandKeys: keys, relatedSampleIds: NO_IDS };
+    const a: ClusterAssignment = {
+      fingerprint: fp,
+      unit,
+      signature: signatureToBlob(sig),
+      bandKeys: keys,
+      relatedSampleIds: NO_IDS,
+      clusterId: sampleId,
+    };
+    // filled in place, not spread: one object per sample
     const exact = this.fingerprints.mayContain(...hexHashes(fp)) ? findSampleByFingerprint(this.db, fp) : undefined;
-    if (exact) return { ...base, clusterId: exact.cluster_id ?? exact.id, duplicateOf: exact.id, similarity: 1 };
-    const plannedExact = this.planned?.byFingerprint.get(fp);
-    if (plannedExact) return { ...base, clusterId: plannedExact.clusterId, duplicateOf: plannedExact.id, similarity: 1 };
+    const plannedExact = exact ? undefined : this.planned?.byFingerprint.get(fp);
+    if (exact) return duplicate(a, exact.cluster_id ?? exact.id, exact.id, 1);
+    if (plannedExact) return duplicate(a, plannedExact.clusterId, plannedExact.id, 1);
     const near = this.nearest(unit, keys);
-    if (near.best)
-      return {
-        ...base,
-        clusterId: near.best.cluster,
-        duplicateOf: near.best.id,
-        similarity: near.best.sim,
-        relatedSampleIds: near.related,
-      };
-    return { ...base, clusterId: sampleId, relatedSampleIds: near.related };
+    a.relatedSampleIds = near.related;
+    return near.best ? duplicate(a, near.best.cluster, near.best.id, near.best.sim) : a;
   }
 
   /** The closest same-lesson leader among the band candidates, and up to five related ones. */

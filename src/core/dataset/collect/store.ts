@@ -1,5 +1,5 @@
 // Storing an assessed draft: its deterministic id, its cluster (dedupe), and its row.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { encodeTime } from 'ulid';
 import type { DB } from '../../db/connection';
 import { insertCollectedSample, type CollectDecisionRow } from '../../db/repositories/collect';
@@ -15,7 +15,7 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * (one source, one id) and much cheaper than 100,000 calls to a crypto random source.
  */
 export function sampleId(time: number, sourceKey: string): string {
-  const h = createHash('sha256').update(sourceKey).digest();
+  const h = hash('sha256', sourceKey, 'buffer'); // one-shot: half the cost of createHash().update().digest()
   let out = encodeTime(time, 10);
   let bits = 0;
   let acc = 0;
