@@ -113,6 +113,8 @@ async function importTranscriptFile(
       start: sp,
       end: sp.size,
       maxLineBytes,
+      // TranscriptReader validates an entry before it writes, and its writes are single statements.
+      savepointPerLine: false,
       cursorState: () => reader.state,
       handle: (e, line) => reader.handle(e, line.lineNumber),
     },

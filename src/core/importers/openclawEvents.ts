@@ -52,11 +52,11 @@ export function jsonlEvents(text: string, firstPosition = 1): SourceEvent[] {
 
 /**
  * Reads entries into the reader in one transaction, then runs `commit` in it (the cursor), so rows
- * and the cursor that says they were read land together.
+ * and the cursor that says they were read land together. No savepoint per entry: the reader
+ * validates an entry before it writes, and each of its writes is a statement SQLite rolls back alone.
  */
 export function applyEvents(run: TranscriptRun, reader: TranscriptReader, source: string, events: SourceEvent[], commit: () => void): void {
   const { ctx, report } = run;
-  const entryTx = ctx.db.transaction((fn: () => void) => fn());
   writeTx(ctx.db, () => {
     for (const ev of events) {
       if (ev.problem || ev.text === undefined) {
@@ -68,7 +68,7 @@ export function applyEvents(run: TranscriptRun, reader: TranscriptReader, source
         report.skip(source, ev.position, parsed.error);
         continue;
       }
-      handleEntry(report, source, ev.position, () => entryTx(() => reader.handle(parsed.value, ev.position, ev.at)));
+      handleEntry(report, source, ev.position, () => reader.handle(parsed.value, ev.position, ev.at));
     }
     commit();
   });

@@ -13,7 +13,7 @@ export const skipLine = (reason: string): never => {
 };
 
 /**
- * Runs one entry's handler (inside its own savepoint, which the caller provides): a SkipLine or a
+ * Runs one entry's handler (in its own savepoint when the caller opens one): a SkipLine or a
  * constraint the database enforces skips that entry alone, with the reason; anything else is a bug.
  */
 export function handleEntry(report: ReportBuilder, source: string, position: number, run: () => void): void {
@@ -45,6 +45,12 @@ export interface FileImport {
   /** Read no further than this byte offset. */
   end?: number;
   maxLineBytes?: number;
+  /**
+   * False when the handler never leaves a line half-written without one: its validation comes before its
+   * writes, and each write is a statement SQLite rolls back alone. A savepoint per line costs two statements
+   * and a copy of every page the line changes, on lines that mostly write nothing.
+   */
+  savepointPerLine?: boolean;
 }
 
 export interface StreamOptions {
@@ -112,7 +118,8 @@ export async function importJsonLines(
   const saveCursorAt = (offset: number, line: number) =>
     saveCursor(db, job.importer, job.file, { offset, line, size: sp.size, inode: sp.inode, state: job.cursorState?.() }, nowOf(ctx));
 
-  const handleOne = (line: SourceLine) => handleLine(report, job, line, (fn) => lineTx(fn));
+  const inSavepoint = job.savepointPerLine === false ? (fn: () => void) => fn() : (fn: () => void) => lineTx(fn);
+  const handleOne = (line: SourceLine) => handleLine(report, job, line, inSavepoint);
 
   const flush = () => {
     const lines = batch;
