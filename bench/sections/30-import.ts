@@ -23,9 +23,10 @@ export function generateTranscript(file: string, targetBytes: number): { lines: 
   let n = 0;
   let t = Date.UTC(2026, 2, 1);
   const buf: string[] = [];
-  const push = (entry: Record<string, unknown>) => {
+  const push = ({ type, ...rest }: { type: string } & Record<string, unknown>) => {
     const id = (++n).toString(16).padStart(8, '0');
-    const line = JSON.stringify({ ...entry, id, parentId: parent, timestamp: new Date((t += 1500)).toISOString() });
+    // OpenClaw writes type, id, parentId and timestamp first (see the fixtures): the importer's cheap path reads that order.
+    const line = JSON.stringify({ type, id, parentId: parent, timestamp: new Date((t += 1500)).toISOString(), ...rest });
     parent = id;
     buf.push(line);
     bytes += Buffer.byteLength(line) + 1;
