@@ -378,8 +378,8 @@ export class Deduper {
       list = listBandLeaders(this.db, k, BAND_CANDIDATES);
       const pending = this.pendingBands.get(k);
       if (pending) list = [...new Set([...list, ...pending])].sort(byId).slice(0, BAND_CANDIDATES);
+      this.bandCache.set(k, list); // a hit needs no set: get() keeps it recent
     }
-    this.bandCache.set(k, list);
     return list;
   }
 
@@ -389,7 +389,8 @@ export class Deduper {
    */
   private candidates(keys: number[]): string[] {
     const rows: string[] = [];
-    for (const k of [...new Set(keys)].sort((a, b) => a - b)) {
+    // bandKeys gives distinct keys in ascending order (the band index is in the high bits)
+    for (const k of keys) {
       for (const id of this.bandLeaders(k)) {
         if (rows.length >= BAND_CANDIDATES) break;
         rows.push(id);
@@ -399,7 +400,11 @@ export class Deduper {
     // A dry run's planned leaders are candidates too (the real run would have stored them by now).
     if (this.planned) for (const k of keys) for (const id of this.planned.bands.get(k) ?? []) rows.push(id);
     if (rows.length < 2) return rows;
-    return [...new Set(rows)].sort(byId);
+    rows.sort(byId);
+    let n = 1;
+    for (let i = 1; i < rows.length; i++) if (rows[i] !== rows[n - 1]) rows[n++] = rows[i]!; // i < length
+    rows.length = n;
+    return rows;
   }
 
   private signature(id: string): Leader | null {
@@ -410,8 +415,8 @@ export class Deduper {
       const row = findLeaderSignature(this.db, id);
       // a leader of the old scheme (no unit) cannot be compared: reclusterSamples rebuilds those
       c = row && row.unit !== null ? { clusterId: row.cluster_id, unit: row.unit } : null;
+      this.signatureCache.set(id, c); // a hit needs no set: get() keeps it recent
     }
-    this.signatureCache.set(id, c);
     return c;
   }
 }
