@@ -28,10 +28,19 @@ function statements(db: DB): SnapshotStatements {
   return s;
 }
 
-/** Stores file content once per (file, SHA-256) and returns the snapshot id. Call inside a transaction. */
-export function storeSnapshot(db: DB, fileName: MemoryFileName, content: string, createdAt: number, id?: string): string {
+/**
+ * Stores file content once per (file, SHA-256) and returns the snapshot id. Call inside a transaction.
+ * `hash`, when the caller already has it, must be sha256(content).
+ */
+export function storeSnapshot(
+  db: DB,
+  fileName: MemoryFileName,
+  content: string,
+  createdAt: number,
+  id?: string,
+  hash: string = sha256(content),
+): string {
   const s = statements(db);
-  const hash = sha256(content);
   const existing = s.findByHash.get(fileName, hash) as string | undefined;
   if (existing) return existing;
   const newId = id ?? ulid(createdAt);

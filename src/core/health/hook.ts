@@ -3,8 +3,8 @@
 // path (and is published as a small package), so the workbench scans new writes as they arrive
 // (flagNewWrites) before any list or count shows them.
 import type { DB } from '../db/connection';
-import { hasMemoryVersionsTable } from '../db/repositories/memoryVersions';
-import { chainWrite } from './versions';
+import { hasMemoryVersionsTable, type ChainableAudit } from '../db/repositories/memoryVersions';
+import { chainAudit, chainWrite } from './versions';
 
 const ready = new WeakSet<DB>();
 
@@ -16,7 +16,12 @@ function hasHealthTables(db: DB): boolean {
   return true;
 }
 
-export function onWriteRecorded(db: DB, auditId: string): void {
-  if (!hasHealthTables(db)) return;
-  chainWrite(db, auditId);
+/**
+ * `known` spares reading back the row just inserted: the write's chain fields as the recorder holds
+ * them, or null when the write is not a version (refused, failed, skipped, content unknown).
+ */
+export function onWriteRecorded(db: DB, auditId: string, known?: ChainableAudit | null): void {
+  if (known === null || !hasHealthTables(db)) return;
+  if (known) chainAudit(db, known);
+  else chainWrite(db, auditId);
 }

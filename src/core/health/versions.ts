@@ -43,7 +43,11 @@ const isAfter = (a: { created_at: number; rowid: number }, head: VersionRow) =>
  */
 export function chainWrite(db: DB, auditId: string): void {
   const a = findChainableAudit(db, auditId);
-  if (!a) return;
+  if (a) chainAudit(db, a);
+}
+
+/** chainWrite for a write whose chain fields the caller already holds (the recorder, which just inserted it). */
+export function chainAudit(db: DB, a: ChainableAudit): void {
   const head = findHeadVersion(db, a.target_file);
   if (!head || isAfter(a, head)) {
     const seq = (head?.seq ?? 0) + 1;

@@ -4,7 +4,7 @@ import type { ConversationContextItem, ConversationTurn, LineChanges, MemoryFile
 import { AppError } from '../../shared/errors';
 import { openWorkspaceDatabase, writeTx, type DB, type OpenOptions } from '../db/connection';
 import { storeSnapshot } from '../db/snapshots';
-import { diffFile } from '../text/diff';
+import { diffFile, sha256 } from '../text/diff';
 import {
   insertAuditRow,
   insertContextItem,
@@ -62,6 +62,22 @@ export function fastUlid(time: number): string {
   return encodeTime(time, 10) + random;
 }
 
+/**
+ * SHA-256 of each file's latest content: a write's "before" is usually the previous write's "after",
+ * which was hashed already.
+ */
+class ContentHashes {
+  private readonly last = new Map<MemoryFileName, { content: string; hash: string }>();
+
+  of(file: MemoryFileName, content: string): string {
+    const seen = this.last.get(file);
+    if (seen && seen.content === content) return seen.hash;
+    const hash = sha256(content);
+    this.last.set(file, { content, hash });
+    return hash;
+  }
+}
+
 const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
 
 export function turnFromRow(r: StoredTurnRow): ConversationTurn {
@@ -96,6 +112,7 @@ export interface RecorderCoreOptions {
 
 export class RecorderCore {
   private readonly newId: (time: number) => string;
+  private readonly hashes = new ContentHashes();
 
   constructor(
     readonly db: DB,
@@ -111,6 +128,11 @@ export class RecorderCore {
    */
   private tx<T>(fn: () => T): T {
     return this.db.inTransaction ? fn() : writeTx(this.db, fn);
+  }
+
+  /** Stores a snapshot; an id is drawn even when the content is already stored, so seeded id sequences stay as they were. */
+  private snapshot(file: MemoryFileName, content: string, at: number, hash = this.hashes.of(file, content)): string {
+    return storeSnapshot(this.db, file, content, at, this.newId(at), hash);
   }
 
   /** Runs several recorder calls in one transaction (bulk ingest): all of them are kept, or none. */
@@ -230,12 +252,11 @@ export class RecorderCore {
     const file = w.targetFile as MemoryFileName;
     const beforeKnown = w.before !== undefined;
     const afterKnown = w.after !== undefined;
-    const beforeSnapshotId =
-      beforeKnown && w.before !== null ? storeSnapshot(this.db, file, w.before as string, w.createdAt, this.newId(w.createdAt)) : null;
-    const afterSnapshotId =
-      afterKnown && w.after !== null ? storeSnapshot(this.db, file, w.after as string, w.createdAt, this.newId(w.createdAt)) : null;
+    const beforeSnapshotId = beforeKnown && w.before !== null ? this.snapshot(file, w.before as string, w.createdAt) : null;
+    const afterHash = afterKnown && w.after !== null ? this.hashes.of(file, w.after as string) : null;
+    const afterSnapshotId = afterHash !== null ? this.snapshot(file, w.after as string, w.createdAt, afterHash) : null;
     const changed = beforeKnown && afterKnown ? diffFile(file, w.before ?? null, w.after ?? null) : null;
-    insertAuditRow(this.db, {
+    const rowid = insertAuditRow(this.db, {
       id,
       decisionId: w.decisionId ?? null,
       turnId: w.turnId ?? null,
@@ -258,7 +279,15 @@ export class RecorderCore {
       metadata: json(w.metadata),
       createdAt: w.createdAt,
     });
-    onWriteRecorded(this.db, id);
+    // The version chain's fields, as the health hook would read them back from the row (memoryVersions.ts).
+    const isVersion = (w.status === 'written' || w.status === 'rolled_back') && (afterSnapshotId !== null || changed !== null);
+    onWriteRecorded(
+      this.db,
+      id,
+      isVersion
+        ? { id, rowid, target_file: file, content_hash: afterSnapshotId !== null ? afterHash : null, created_at: w.createdAt }
+        : null,
+    );
     return { auditId: id, beforeSnapshotId, afterSnapshotId, diff: changed?.diff ?? null, lines: changed?.lines ?? null };
   }
 }

@@ -167,8 +167,9 @@ export function insertDecisionRow(db: DB, p: DecisionParams): void {
   ).run(p);
 }
 
-export function insertAuditRow(db: DB, p: AuditParams): void {
-  stmt(
+/** Returns the new row's rowid, which the health area's version chain orders by. */
+export function insertAuditRow(db: DB, p: AuditParams): number {
+  const { lastInsertRowid } = stmt(
     db,
     `
     INSERT INTO write_guardian_audit (id, decision_id, turn_id, session_id, target_file, candidate_fact,
@@ -178,6 +179,7 @@ export function insertAuditRow(db: DB, p: AuditParams): void {
       @diff, @added, @removed, @modified, @status, @reason, @model, @latencyMs, @agentSteps, @source,
       @relatedAuditId, @metadata, @createdAt)`,
   ).run(p);
+  return Number(lastInsertRowid);
 }
 
 /** The decision a write belongs to, as the recorder's event replay needs it. */
