@@ -161,6 +161,8 @@ interface ChildResult {
   turns: number;
   contexts: number;
   skipped: number;
+  /** CPU seconds to insert the imported turn rows, as stored, into a fresh workspace database (its indexes and trigram FTS). */
+  turnRowsCpu: number;
 }
 
 function importInChild(dir: string, file: string): Promise<ChildResult> {
@@ -181,6 +183,42 @@ function rssAnonMb(): number | null {
     return m ? Number(m[1]) / 1024 : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * The part of the floor the importer cannot avoid: the same turn rows, as the import stored them, inserted
+ * into a fresh workspace database (its indexes, CHECKs and trigram FTS trigger) in transactions of 2,000.
+ */
+function turnRowsFloor(from: Database.Database): number {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-bench-import-floor-'));
+  const { db } = openWorkspaceDatabase(dir);
+  try {
+    const insertSession = db.prepare(
+      'INSERT INTO sessions (id, channel_id, conversation_target, account_id, created_at, last_activity_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const r of from.prepare('SELECT * FROM sessions').raw().all() as unknown[][]) insertSession.run(r.slice(0, 7));
+    const insert = db.prepare(
+      `INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from, user_metadata,
+         agent_message_id, agent_message_content, agent_metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const read = from.prepare(
+      `SELECT id, session_id, turn_number, user_message_id, user_message_content, user_from, user_metadata,
+         agent_message_id, agent_message_content, agent_metadata, created_at FROM conversation_turns WHERE seq > ? ORDER BY seq LIMIT 2000`,
+    );
+    const seqOf = from.prepare('SELECT seq FROM conversation_turns WHERE id = ?').pluck();
+    const c = process.cpuUsage();
+    for (let after = 0; ;) {
+      const rows = read.raw().all(after) as unknown[][];
+      if (!rows.length) break;
+      db.transaction(() => rows.forEach((r) => insert.run(r)))();
+      after = seqOf.get(rows[rows.length - 1]![0]) as number;
+    }
+    const u = process.cpuUsage(c);
+    return (u.user + u.system) / 1e6;
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -210,8 +248,10 @@ async function childMain(dir: string, file: string): Promise<void> {
     turns: report.inserted.conversation_turns ?? 0,
     contexts: report.inserted.conversation_contexts ?? 0,
     skipped: report.skippedCount,
+    turnRowsCpu: 0,
   };
   clearInterval(heapTimer);
+  result.turnRowsCpu = turnRowsFloor(db);
   db.close();
   process.send!(result, () => process.exit(0));
 }
@@ -253,6 +293,11 @@ export const section: BenchSection = {
         `import: ${fmt(gen.lines / m.seconds, 0)} lines/s, ${fmt(mbs / m.seconds, 1)} MB/s ` +
           `(${fmt(m.seconds / baseS, 2)}x the raw baseline's time); ${fmt(mbs / m.cpu, 1)} MB/s of CPU time ` +
           `(${fmt(m.cpu / baseCpu, 2)}x the baseline's CPU time); ${m.turns} turns, ${m.contexts} context rows, ${m.skipped} skipped`,
+      );
+      const floorCpu = baseCpu + m.turnRowsCpu;
+      console.log(
+        `floor (the raw baseline + the same turn rows inserted with their indexes and trigram FTS): ${fmt(floorCpu / baseCpu, 2)}x ` +
+          `the baseline's CPU time; the import costs ${fmt(m.cpu / floorCpu, 2)}x its floor. Aim: the import <= 5x the baseline`,
       );
       console.log(
         `peak memory of the importing process: RSS ${fmt(m.peakRss, 0)} MB (${fmt(m.rssBefore, 0)} MB before the import started), ` +
