@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { formatPatch, structuredPatch, type StructuredPatch } from 'diff';
 import type { LineChanges } from '../../shared/domain';
+import { blockDiff } from './blockDiff';
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
@@ -29,6 +30,13 @@ export function diffFile(fileName: string, before: string | null, after: string 
 let lastDiff: { fileName: string; before: string | null; after: string | null; result: TextDiff } | undefined;
 
 function computeDiff(fileName: string, before: string | null, after: string | null): TextDiff {
+  const oldName = before === null ? '/dev/null' : `a/${fileName}`;
+  const newName = after === null ? '/dev/null' : `b/${fileName}`;
+  return blockDiff(oldName, newName, before ?? '', after ?? '') ?? jsdiffFile(fileName, before, after);
+}
+
+/** diffFile through jsdiff alone: what blockDiff must match, and the path for every other change. */
+export function jsdiffFile(fileName: string, before: string | null, after: string | null): TextDiff {
   const a = before ?? '';
   const b = after ?? '';
   const trimmed = trimCommonLines(a, b, CONTEXT_MARGIN);
