@@ -13,7 +13,9 @@ import {
   iterateBandKeys,
   iterateFingerprints,
   listBandLeaders,
-  listLeadersWithoutBands,
+  listLeadersPage,
+  bandRowExists,
+  deleteOrphanBandRows,
   listSamplesForDedupe,
   updateSampleCluster,
   upsertLeaderSignature,
@@ -427,21 +429,32 @@ export function clustersAreStale(db: DB): boolean {
 }
 
 /**
- * Band rows of leaders whose run stopped before it wrote them (a crash between transactions), rebuilt
- * from their stored signatures. Cheap when complete: two counts. Call inside a write transaction.
+ * Brings the band index in line with the stored signatures. Deleted samples leave their band rows behind
+ * (migration 0176): more rows than leaders have are removed. A run that stopped between its band
+ * flushes (a crash) left leaders without some rows: they are rebuilt from their signatures. Cheap when
+ * complete: two counts. Call inside a write transaction.
  */
 export function repairBandIndex(db: DB): number {
   const { leaders, bandRows } = countLeadersAndBandRows(db);
-  if (bandRows >= leaders * LSH_BANDS) return 0;
-  const rows = listLeadersWithoutBands(db)
-    .flatMap((l) => bandKeys(blobToSignature(l.signature), namespaceOfNormalized(l.unit)).map((k) => ({ k, id: l.sample_id })))
-    .sort((a, b) => a.k - b.k || byId(a.id, b.id));
+  const rows = bandRows > leaders * LSH_BANDS ? bandRows - deleteOrphanBandRows(db) : bandRows;
+  if (rows >= leaders * LSH_BANDS) return 0;
+  const missing: { k: number; id: string }[] = [];
+  for (let after = '', page; (page = listLeadersPage(db, after, 1000)).length; after = page[page.length - 1]!.sample_id) {
+    for (const l of page) {
+      const keys = bandKeys(blobToSignature(l.signature), namespaceOfNormalized(l.unit));
+      // a flush writes rows in key order and a leader's last band has its largest key: with that row
+      // stored, the leader's other rows are too
+      if (bandRowExists(db, keys[LSH_BANDS - 1]!, l.sample_id)) continue;
+      for (const k of keys) missing.push({ k, id: l.sample_id });
+    }
+  }
+  missing.sort((a, b) => a.k - b.k || byId(a.id, b.id));
   insertBandRows(
     db,
-    rows.map((r) => r.k),
-    rows.map((r) => r.id),
+    missing.map((r) => r.k),
+    missing.map((r) => r.id),
   );
-  return rows.length;
+  return missing.length;
 }
 
 /**

@@ -39,9 +39,18 @@ export function iterateFingerprints(db: DB): IterableIterator<string> {
   return stmt(db, 'SELECT fingerprint FROM dataset_samples WHERE fingerprint IS NOT NULL').pluck().iterate() as IterableIterator<string>;
 }
 
-/** The first `limit` leaders in one band, by id. */
+/**
+ * The first `limit` leaders in one band, by id. Band rows of deleted samples stay until the next
+ * collection removes them (migration 0176), so only ids that still have a signature count: the answer
+ * is the one the old ON DELETE CASCADE gave.
+ */
 export function listBandLeaders(db: DB, bandKey: number, limit: number): string[] {
-  return stmt(db, 'SELECT sample_id FROM dataset_lsh_bands WHERE band_key = ? ORDER BY sample_id LIMIT ?')
+  return stmt(
+    db,
+    `SELECT b.sample_id FROM dataset_lsh_bands b
+      WHERE b.band_key = ? AND EXISTS (SELECT 1 FROM dataset_minhash m WHERE m.sample_id = b.sample_id)
+      ORDER BY b.sample_id LIMIT ?`,
+  )
     .pluck()
     .all(bandKey, limit) as string[];
 }
@@ -129,11 +138,24 @@ export function countLeadersAndBandRows(db: DB): { leaders: number; bandRows: nu
   ).get()!;
 }
 
-/** Leaders with a teaching unit and no band row. */
-export function listLeadersWithoutBands(db: DB): { sample_id: string; signature: Buffer; unit: string }[] {
+/** Leaders with a teaching unit after `afterId`, by id (a repair checks each one's band rows, page by page). */
+export function listLeadersPage(db: DB, afterId: string, limit: number): { sample_id: string; signature: Buffer; unit: string }[] {
   return stmt<{ sample_id: string; signature: Buffer; unit: string }>(
     db,
-    `SELECT m.sample_id, m.signature, m.unit FROM dataset_minhash m
-      WHERE m.unit IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dataset_lsh_bands b WHERE b.sample_id = m.sample_id)`,
-  ).all();
+    'SELECT sample_id, signature, unit FROM dataset_minhash WHERE unit IS NOT NULL AND sample_id > ? ORDER BY sample_id LIMIT ?',
+  ).all(afterId, limit);
+}
+
+/** Whether one band row is stored (a primary-key lookup). */
+export function bandRowExists(db: DB, bandKey: number, sampleId: string): boolean {
+  return stmt(db, 'SELECT 1 FROM dataset_lsh_bands WHERE band_key = ? AND sample_id = ?').get(bandKey, sampleId) !== undefined;
+}
+
+/** Removes band rows whose sample is gone (no signature row): deletes leave them behind (migration 0176). */
+export function deleteOrphanBandRows(db: DB): number {
+  return stmt(
+    db,
+    `DELETE FROM dataset_lsh_bands
+      WHERE NOT EXISTS (SELECT 1 FROM dataset_minhash m WHERE m.sample_id = dataset_lsh_bands.sample_id)`,
+  ).run().changes;
 }

@@ -1,0 +1,74 @@
+// The near-duplicate band index without a cascade (issue 16, migration 0176): band rows of deleted
+// samples stay behind, yet lookups answer as the cascade did, and the next collection removes them;
+// leaders whose rows a stopped run never wrote get them back from their stored signatures.
+import { describe, expect, it } from 'vitest';
+import { buildWorkspace } from '../../bench/dataset/workspace';
+import { collectSamples } from '../../src/core/dataset';
+import { repairBandIndex } from '../../src/core/dataset/dedupe';
+import { LSH_BANDS } from '../../src/core/dataset/similarity';
+import { listBandLeaders } from '../../src/core/db/repositories/collectDedupe';
+import type { DB } from '../../src/core/db/connection';
+import { tempWorkspace } from '../helpers/workspace';
+
+const bandRows = (db: DB) =>
+  db.prepare('SELECT band_key, sample_id FROM dataset_lsh_bands ORDER BY 1, 2').raw().all() as [number, string][];
+const leaders = (db: DB) => db.prepare('SELECT count(*) FROM dataset_minhash').pluck().get() as number;
+
+describe('band index', () => {
+  it('has no cascade and no sample_id index, so band rows cost one primary-key entry', () => {
+    const db = buildWorkspace(tempWorkspace(), 1);
+    try {
+      expect(db.prepare("SELECT count(*) FROM pragma_foreign_key_list('dataset_lsh_bands')").pluck().get()).toBe(0);
+      expect(
+        db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'dataset_lsh_bands' AND sql IS NOT NULL").all(),
+      ).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('skips the rows of deleted samples in lookups, and the next collection removes them', async () => {
+    const dir = tempWorkspace();
+    const db = buildWorkspace(dir, 200);
+    try {
+      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+      const complete = bandRows(db);
+      expect(complete.length).toBe(leaders(db) * LSH_BANDS);
+      // delete a third of the leaders' samples: their signatures cascade, their band rows stay
+      const ids = db.prepare('SELECT sample_id FROM dataset_minhash ORDER BY sample_id').pluck().all() as string[];
+      const gone = new Set(ids.filter((_, i) => i % 3 === 0));
+      const del = db.prepare('DELETE FROM dataset_samples WHERE id = ?');
+      db.transaction(() => gone.forEach((id) => del.run(id)))();
+      expect(bandRows(db).length).toBe(complete.length);
+      const key = complete.find(([, id]) => gone.has(id))![0];
+      const expected = complete.filter(([k, id]) => k === key && !gone.has(id)).map(([, id]) => id);
+      expect(listBandLeaders(db, key, 64)).toEqual(expected);
+
+      db.transaction(() => repairBandIndex(db))();
+      expect(bandRows(db)).toEqual(complete.filter(([, id]) => !gone.has(id)));
+      expect(bandRows(db).length).toBe(leaders(db) * LSH_BANDS);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("rebuilds the rows a stopped run did not write, from the leaders' signatures", async () => {
+    const dir = tempWorkspace();
+    const db = buildWorkspace(dir, 200);
+    try {
+      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+      const complete = bandRows(db);
+      // a flush writes in key order: a run stopped mid-flush lacks the largest keys
+      const cut = complete[Math.floor(complete.length * 0.7)]![0];
+      db.prepare('DELETE FROM dataset_lsh_bands WHERE band_key >= ?').run(cut);
+      expect(bandRows(db).length).toBeLessThan(complete.length);
+      const added = db.transaction(() => repairBandIndex(db))();
+      expect(added).toBeGreaterThan(0);
+      expect(bandRows(db)).toEqual(complete);
+      // complete again: the next repair is two counts and adds nothing
+      expect(db.transaction(() => repairBandIndex(db))()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+});
