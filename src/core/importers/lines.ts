@@ -9,8 +9,10 @@ export interface SourceLine {
   start: number;
   /** Byte offset just past the line's newline (or past its last byte for an unterminated tail). */
   end: number;
-  /** Decoded text without the newline; undefined when the line could not be decoded. */
+  /** Decoded text without the newline; undefined when the line could not be decoded (or was asked for raw). */
   text?: string;
+  /** With `raw`: the line's bytes without the newline, undecoded; valid only until the next line is asked for. */
+  raw?: Buffer;
   /** Why the line could not be decoded. */
   problem?: 'too_long' | 'invalid_utf8';
   /** Length in bytes of the line (without the newline). */
@@ -29,18 +31,28 @@ export interface ReadLinesOptions {
   chunkBytes?: number;
   /** Called with the number of bytes read so far, for progress bars. */
   onBytes?: (bytesFromStart: number) => void;
+  /** Yield each line's bytes (`raw`) instead of decoding them: for a pass that reads only part of each line. */
+  raw?: boolean;
 }
 
 export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
-function decode(buf: Buffer): string | undefined {
+export function decode(buf: Buffer): string | undefined {
   try {
     return decoder.decode(buf);
   } catch {
     return undefined;
   }
+}
+
+/** A line's text (its bytes when asked for raw), without a trailing CR; the problem when it is not UTF-8. */
+function lineContent(buf: Buffer, raw: boolean | undefined): Pick<SourceLine, 'text' | 'raw' | 'problem'> {
+  const line = buf.length && buf[buf.length - 1] === 0x0d ? buf.subarray(0, buf.length - 1) : buf;
+  if (raw) return { raw: line };
+  const text = decode(line);
+  return text === undefined ? { problem: 'invalid_utf8' } : { text };
 }
 
 /**
@@ -64,18 +76,12 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
     let lineBytes = 0;
     let overflow = false;
 
-    const finish = (end: number, unterminated: boolean): SourceLine => {
+    const finish = (end: number, unterminated: boolean, whole?: Buffer): SourceLine => {
       lineNumber++;
-      let text: string | undefined;
-      let problem: SourceLine['problem'];
-      if (overflow) problem = 'too_long';
-      else {
-        let buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, held);
-        if (buf.length && buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
-        text = decode(buf);
-        if (text === undefined) problem = 'invalid_utf8';
-      }
-      const line: SourceLine = { lineNumber, start: lineStart, end, text, problem, bytes: lineBytes, unterminated };
+      const content = overflow
+        ? { problem: 'too_long' as const }
+        : lineContent(whole ?? (parts.length === 1 ? parts[0]! : Buffer.concat(parts, held)), opts.raw);
+      const line: SourceLine = { lineNumber, start: lineStart, end, ...content, bytes: lineBytes, unterminated };
       parts = [];
       held = 0;
       lineBytes = 0;
@@ -112,8 +118,15 @@ export async function* readLines(file: string, opts: ReadLinesOptions = {}): Asy
           keep(data.subarray(from));
           break;
         }
-        keep(data.subarray(from, nl));
-        yield finish(position + nl + 1, false);
+        if (lineBytes === 0 && !overflow) {
+          // The whole line is in this chunk: decoded (or handed out raw) from it, uncopied, before the next read.
+          lineBytes = nl - from;
+          overflow = lineBytes > maxLine;
+          yield finish(position + nl + 1, false, data.subarray(from, nl));
+        } else {
+          keep(data.subarray(from, nl));
+          yield finish(position + nl + 1, false);
+        }
         from = nl + 1;
       }
       position += bytesRead;

@@ -11,7 +11,15 @@ import { readLines } from './lines';
 import { applyEvents, jsonlEvents, zstdToText } from './openclawEvents';
 import { discoverOpenClaw, entryForTranscript, sessionRowFor, transcriptBaseName, type OpenClawSource } from './openclawSessions';
 import { importAgentDatabase } from './openclawStore';
-import { newTranscriptState, scanBranch, TranscriptReader, type TranscriptRun, type TranscriptState } from './openclawTranscript';
+import {
+  entryHeadOfBytes,
+  newTranscriptState,
+  scanBranch,
+  TranscriptReader,
+  type ScannedEntry,
+  type TranscriptRun,
+  type TranscriptState,
+} from './openclawTranscript';
 import { serialized } from './serialize';
 import type { ImportReport } from '../../shared/contract';
 import { ReportBuilder } from './report';
@@ -72,10 +80,11 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
   return finishImport(ctx, report);
 }
 
+/** The heads of a file's lines, for the branch scan: read from each line's first bytes, the rest is not decoded. */
 const fileLines = (file: string, from: { offset: number; line: number }, end: number, maxLineBytes?: number) =>
-  (async function* () {
-    for await (const l of readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes }))
-      yield { position: l.lineNumber, text: l.text };
+  (async function* (): AsyncGenerator<ScannedEntry> {
+    for await (const l of readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes, raw: true }))
+      yield { position: l.lineNumber, head: l.raw ? entryHeadOfBytes(l.raw) : undefined };
   })();
 
 function targetOf(src: OpenClawSource, file: string) {

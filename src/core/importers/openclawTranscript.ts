@@ -7,7 +7,8 @@ import { findTurnOfUserMessage } from '../db/repositories/imports';
 import { EntryTable, type Branch } from './branch';
 import { isObj, obj, optStr, str, type Obj } from './fields';
 import { parseTime, sourceUlid } from './ids';
-import { parseJsonObject } from './lines';
+import { isUtf8 } from 'node:buffer';
+import { decode, parseJsonObject } from './lines';
 import { sessionRowFor, type OpenClawSessionEntry } from './openclawSessions';
 import { stripReplyTags, stripUserEnvelope } from './openclawText';
 import type { ReportBuilder } from './report';
@@ -100,8 +101,10 @@ function textBlocks(content: unknown, where: string): { texts: string[]; others:
 
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+export type EntryHead = { type?: string; id?: string; parent: string | null };
+
 /** One entry's place in the tree, read cheaply (a regex on the usual key order, JSON otherwise). */
-export function entryHead(text: string): { type?: string; id?: string; parent: string | null } | undefined {
+export function entryHead(text: string): EntryHead | undefined {
   const m = FAST_HEAD.exec(text);
   if (m) return { type: m[1], id: m[2], parent: m[3] ?? null };
   const p = parseJsonObject(text);
@@ -114,6 +117,25 @@ export function entryHead(text: string): { type?: string; id?: string; parent: s
   };
 }
 
+/** Bytes enough to hold type, id and parentId in OpenClaw's key order. */
+const HEAD_BYTES = 512;
+
+/**
+ * entryHead of a line still in bytes: the usual key order is matched on its first bytes, so the rest is
+ * neither copied nor decoded. A line that is not valid UTF-8 has no head, as when it is decoded whole.
+ */
+export function entryHeadOfBytes(bytes: Buffer): EntryHead | undefined {
+  if (!isUtf8(bytes)) return undefined;
+  // A multi-byte character cut at the end of the prefix cannot be inside a match: the match ends on a quote.
+  const m = FAST_HEAD.exec(bytes.toString('utf8', 0, Math.min(bytes.length, HEAD_BYTES)));
+  if (m) return { type: m[1], id: m[2], parent: m[3] ?? null };
+  const text = decode(bytes);
+  return text === undefined ? undefined : entryHead(text);
+}
+
+/** An entry as the branch scan sees it: its text, or its head already read (undefined: not an entry). */
+export type ScannedEntry = { position: number; text?: string } | { position: number; head: EntryHead | undefined };
+
 /**
  * The active branch: from the last entry up to the root through parentId. A parent that is not in
  * the source (excerpts, lost lines) continues with the entry just before, so a gap does not cut
@@ -121,7 +143,7 @@ export function entryHead(text: string): { type?: string; id?: string; parent: s
  * 'rescan' when an incremental read branches off somewhere before what it read.
  */
 export async function scanBranch(
-  entries: AsyncIterable<{ position: number; text?: string }> | Iterable<{ position: number; text?: string }>,
+  entries: AsyncIterable<ScannedEntry> | Iterable<ScannedEntry>,
   startPosition: number,
   tip: string | null,
 ): Promise<Branch | 'rescan'> {
@@ -130,8 +152,7 @@ export async function scanBranch(
   for await (const e of entries) {
     // Rows and archives are read synchronously: yield now and then so the app's event loop keeps going.
     if (++seen % 2000 === 0) await yieldToEventLoop();
-    if (e.text === undefined) continue;
-    const head = entryHead(e.text);
+    const head = 'head' in e ? e.head : e.text === undefined ? undefined : entryHead(e.text);
     if (!head?.id || head.type === 'session') continue;
     table.add(head.id, head.parent, e.position);
   }
