@@ -200,6 +200,8 @@ export class Deduper {
   private readonly fingerprints: BloomFilter;
   private readonly bands: BloomFilter;
   private readonly shingleIds = new ShingleIds();
+  /** The unit last marked in shingleIds and its ids, for index() of the same sample. */
+  private lastMarked: { unit: string; ids: Int32Array; generation: number } | undefined;
   /** Band rows of this run's leaders not yet written: key -> ids in index order. */
   private pendingBands = new Map<number, string[]>();
   private pendingRows = 0;
@@ -277,7 +279,7 @@ export class Deduper {
       // the band signature only proposes; the thresholds apply to the exact Jaccard of the two units,
       // which ShingleIds computes in about the time a 64-hash estimate took, so there is no estimate step
       if (!marked) {
-        shingles.mark(unit);
+        this.lastMarked = { unit, ids: shingles.mark(unit), generation: shingles.generation };
         marked = true;
       }
       if (c.shingleGeneration !== shingles.generation || !c.shingles) {
@@ -308,7 +310,10 @@ export class Deduper {
     this.fingerprints.add(...hexHashes(a.fingerprint));
     if (a.clusterId !== sampleId) return;
     upsertLeaderSignature(this.db, sampleId, a.clusterId, a.signature, a.unit);
-    this.signatureCache.set(sampleId, { clusterId: a.clusterId, unit: a.unit });
+    // a new leader's ids were made when it was compared with its candidates: keep them with it
+    const m = this.lastMarked;
+    const made = m?.unit === a.unit ? { shingles: m.ids, shingleGeneration: m.generation } : {};
+    this.signatureCache.set(sampleId, { clusterId: a.clusterId, unit: a.unit, ...made });
     for (const k of a.bandKeys) {
       this.bands.add(...bandKeyHashes(k));
       const pending = this.pendingBands.get(k);
