@@ -299,7 +299,7 @@ function ingestRatio(root: string): void {
   const ratio = (t: typeof raw) => `ratio CPU ${fmt(raw.cpuMs / t.cpuMs)}, wall ${fmt(raw.wallMs / t.wallMs)}`;
   console.log(
     `ingest of ${n.toLocaleString('en')} turns (${rows.toLocaleString('en')} rows in ${COPIED_TABLES.length} tables), ` +
-      `${batches} batches, the three timed paths alternating batch by batch:`,
+      `${batches} batch${batches === 1 ? '' : 'es'}, the three timed paths alternating batch by batch:`,
   );
   console.log(`  plain better-sqlite3 loop            ${perTurn(raw)}`);
   console.log(`  recorder, the same calls replayed    ${perTurn(replayed)}   ${ratio(replayed)} (aim >= 0.8)`);
