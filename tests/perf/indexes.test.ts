@@ -20,6 +20,9 @@ const KEPT: Record<string, Record<string, string>> = {
     idx_samples_correction: 'SELECT id FROM dataset_samples WHERE correction_id = ?',
     idx_samples_fingerprint_cluster: 'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1',
     idx_samples_cluster_filters: 'SELECT id FROM dataset_samples WHERE cluster_id = ?',
+    // the export's session-wide value hiding: the spans of the few samples with PII in a page's sessions (0172)
+    idx_samples_session_spans:
+      'SELECT session_id, pii_spans FROM dataset_samples WHERE session_id IN (SELECT value FROM json_each(?)) AND pii_spans IS NOT NULL ORDER BY session_id, rowid',
   },
   dataset_feedback_signals: {
     idx_feedback_session_time: 'SELECT id FROM dataset_feedback_signals WHERE session_id = ? ORDER BY created_at',

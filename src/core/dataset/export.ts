@@ -14,7 +14,7 @@ import { CSV_FIELDS } from './formats';
 import { clustersAreStale, reclusterSamples } from './dedupe';
 import { emptyExportMessage, planExport, resolveExport, selectionOf, targetModelOf, type ExportOptions, type Resolved } from './exportPlan';
 import { ExportTally, fitCells, recordText, type Counter } from './exportRecords';
-import { exportPages } from './exportPages';
+import { ExportReader, exportPages } from './exportPages';
 import { finishExport, openSinks, writeRecords } from './exportWrite';
 
 export type { ExportOptions } from './exportPlan';
@@ -121,6 +121,6 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
   const sinks = openSinks(outDir, r.format);
   const target = targetModelOf(r);
   const tally = new ExportTally(r.format, { model: target.model, encoding: target.encoding, limit: target.limit }, tokenizerOf(r));
-  const written = await writeRecords(ctx, r, exportPages(ctx, r, plan), { outDir, total: plan.split.size, sinks, tally });
+  const written = await writeRecords(ctx, r, new ExportReader(ctx, r, plan), { outDir, total: plan.split.size, sinks, tally });
   return finishExport(ctx, r, plan, { outDir, now, sinks, tally, written });
 }

@@ -6,7 +6,14 @@ import { createHash } from 'node:crypto';
 import { EXPORT_FORMATS, SAMPLE_TYPES, type DataSplit, type ExportFormat, type SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
-import { countExportableSamples, listPlanRows, type PlanRow, type SampleSelection } from '../db/repositories/exportSamples';
+import {
+  countExportableSamples,
+  listEditedSampleIds,
+  listPickedSampleIds,
+  listPlanRows,
+  type PlanRow,
+  type SampleSelection,
+} from '../db/repositories/exportSamples';
 import {
   TARGET_MODELS,
   resolveDatasetConfig,
@@ -158,31 +165,40 @@ export interface ExportPlan {
 const seededKey = (seed: string, id: string) => createHash('sha256').update(`${seed}\u0000${id}`).digest('hex');
 
 /** The member that represents a cluster: the curator's pick, then a corrected or edited sample, then the oldest. */
-function better(a: PlanRow, b: PlanRow): boolean {
-  if (a.picked !== b.picked) return a.picked > b.picked;
-  const ac = a.corrected || a.edited ? 1 : 0;
-  const bc = b.corrected || b.edited ? 1 : 0;
+function better(a: PlanRow, b: PlanRow, curated: Curated): boolean {
+  const ap = curated.picked.has(a.id);
+  const bp = curated.picked.has(b.id);
+  if (ap !== bp) return ap;
+  const ac = a.corrected || curated.edited.has(a.id) ? 1 : 0;
+  const bc = b.corrected || curated.edited.has(b.id) ? 1 : 0;
   if (ac !== bc) return ac > bc;
   return a.r < b.r;
 }
 
+/** The curator's picks and (not undone) edits: few, so read whole rather than per sample. */
+interface Curated {
+  picked: Set<string>;
+  edited: Set<string>;
+}
+
 export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
-  const rows = listPlanRows(ctx.db, selectionOf(r));
+  const rows = listPlanRows(ctx.db, selectionOf(r), { splitBy: r.splitBy, labels: r.balance });
+  let curated: Curated | null = null;
   const winners = new Map<string, PlanRow>();
   for (const row of rows) {
     const key = row.cluster_id ?? row.id;
     const cur = winners.get(key);
-    if (!cur || better(row, cur)) winners.set(key, row);
+    if (!cur) winners.set(key, row);
+    else if (better(row, cur, (curated ??= { picked: new Set(listPickedSampleIds(ctx.db)), edited: new Set(listEditedSampleIds(ctx.db)) })))
+      winners.set(key, row);
   }
-  const kept = new Set([...winners.values()].map((w) => w.id));
   const foldedApproved: FoldedSample[] = [];
+  let chosen: PlanRow[] = [];
   for (const row of rows) {
-    if (kept.has(row.id)) continue;
-    if (row.annotation_status === 'approved' || row.annotation_status === 'auto_approved') {
-      foldedApproved.push({ sampleId: row.id, keptSampleId: winners.get(row.cluster_id ?? row.id)!.id });
-    }
+    const winner = winners.get(row.cluster_id ?? row.id)!;
+    if (winner === row) chosen.push(row);
+    else if (row.approved) foldedApproved.push({ sampleId: row.id, keptSampleId: winner.id });
   }
-  let chosen = rows.filter((x) => kept.has(x.id));
   const before = chosen.length;
   if (r.balance) chosen = balanceLabels(chosen, r.seed);
   const { split, notes, achieved, validationWritten } = splitRows(chosen, r);
@@ -230,7 +246,7 @@ function splitRows(
   rows: PlanRow[],
   r: Resolved,
 ): { split: Map<string, DataSplit>; notes: string[]; achieved: number | null; validationWritten: boolean } {
-  const groupOf = (x: PlanRow) => (r.splitBy === 'turn' ? (x.turn_id ?? x.id) : x.session_id);
+  const groupOf = (x: PlanRow) => x.grp;
   const counts = new Map<string, number>();
   for (const x of rows) counts.set(groupOf(x), (counts.get(groupOf(x)) ?? 0) + 1);
   const ordered = [...counts.entries()]

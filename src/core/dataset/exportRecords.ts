@@ -1,10 +1,9 @@
 // One sample -> the lines an export writes for it, and what the export summary reports about them:
 // label balance, token counts with the target model's tokenizer, languages, duplicates dropped.
-import { createHash } from 'node:crypto';
-import Papa from 'papaparse';
+import { hash } from 'node:crypto';
 import type { LabelBalance, TokenReport } from '../../shared/contract';
 import type { ExportFormat } from '../../shared/domain';
-import { forEachText } from './privacy';
+import { AppError } from '../../shared/errors';
 import {
   alpacaRecord,
   csvRow,
@@ -14,11 +13,13 @@ import {
   rankingRecord,
   rawRecord,
   sharegptRecord,
+  type CsvRowSample,
+  type RawRecordSample,
   taskOf,
   type Task,
 } from './formats';
 import type { DatasetSample, SampleContent } from './types';
-import { trainingRow } from '../parquet/trainingRows';
+import { trainingRow, type TrainingRowSample } from '../parquet/trainingRows';
 
 /** CSV cells that a spreadsheet would run as a formula: = + - @, and a leading tab or carriage return. */
 export const CSV_FORMULA = /^[=+\-@\t\r]/;
@@ -26,34 +27,52 @@ export const CSV_FORMULA = /^[=+\-@\t\r]/;
 export const EXCEL_CELL_LIMIT = 32_767;
 const CUT_MARKER = (n: number) => `…[truncated ${n} characters; the raw export has the full text]`;
 
-/** The records a sample becomes in a format (KTO: one or two; preference formats: none without a pair). */
+/** What the write loop and the tally read of a sample. */
+export type ExportedSample = Pick<DatasetSample, 'id' | 'sampleType' | 'sessionId' | 'annotationStatus' | 'qualityScore'>;
+/** A sample with the fields the raw, csv and parquet records read. */
+export type RecordSample = ExportedSample & RawRecordSample & CsvRowSample & TrainingRowSample;
+
+function withRecordFields(s: ExportedSample | RecordSample, format: ExportFormat): RecordSample {
+  if (!('createdAt' in s)) throw new AppError('Internal', `export: a ${format} record needs the sample's lineage columns`);
+  return s;
+}
+
+/**
+ * The records a sample becomes in a format (KTO: one or two; preference formats: none without a pair).
+ * task: taskOf(content) when the caller has it (the tally needs it too), so it is built once per sample.
+ */
 export function recordsOf(
   format: ExportFormat,
-  s: DatasetSample,
+  s: ExportedSample | RecordSample,
   content: SampleContent,
   sessionId: string,
-  contentJson?: string,
+  task?: Task | null,
 ): unknown[] {
+  const t = task ?? undefined;
   switch (format) {
     case 'alpaca':
-      return [alpacaRecord(content)];
+      return [alpacaRecord(content, t)];
     case 'sharegpt':
-      return [sharegptRecord(content)];
+      return [sharegptRecord(content, t)];
     case 'openai':
-      return [openaiRecord(content)];
-    case 'openai-dpo':
-      return [openaiDpoRecord(content)].filter(Boolean);
-    case 'ranking':
-      return [rankingRecord(content)].filter(Boolean);
+      return [openaiRecord(content, t)];
+    case 'openai-dpo': {
+      const rec = openaiDpoRecord(content, t);
+      return rec ? [rec] : [];
+    }
+    case 'ranking': {
+      const rec = rankingRecord(content, t);
+      return rec ? [rec] : [];
+    }
     case 'kto':
-      return ktoRecords(content);
+      return ktoRecords(content, t);
     case 'parquet':
       // the split column is set when the row is written
-      return [trainingRow(s, content, 'train', sessionId)];
+      return [trainingRow(withRecordFields(s, format), content, 'train', sessionId, t)];
     case 'raw':
-      return [rawRecord(s, content, sessionId)];
+      return [rawRecord(withRecordFields(s, format), content, sessionId)];
     case 'csv':
-      return [csvRow(s, content, sessionId, contentJson)];
+      return [csvRow(withRecordFields(s, format), content, sessionId, t)];
   }
 }
 
@@ -70,9 +89,33 @@ export function fitCells(row: (string | number | null)[]): { row: (string | numb
   return { row: out, cut };
 }
 
+/** What a CSV cell must be quoted for besides a quote: a line break, the delimiter, a byte order mark. */
+const CSV_QUOTED = /[\r\n,\ufeff]/;
+
+/** One CSV cell exactly as Papa Parse's unparse writes it with escapeFormulae CSV_FORMULA (papaparse 5, `safe`). */
+function csvCell(value: string | number | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  let quote = false;
+  if (typeof value === 'string' && CSV_FORMULA.test(text)) {
+    text = `'${text}`;
+    quote = true;
+  }
+  if (text.includes('"')) return `"${text.replace(/"/g, '""')}"`;
+  if (quote || CSV_QUOTED.test(text) || text.charCodeAt(0) === 32 || text.charCodeAt(text.length - 1) === 32) return `"${text}"`;
+  return text;
+}
+
+/** One CSV row without its line break: Papa.unparse([row], { header: false, escapeFormulae: CSV_FORMULA }), without its per-call setup. */
+export function csvLine(row: readonly (string | number | null)[]): string {
+  let line = '';
+  for (let i = 0; i < row.length; i++) line += i ? `,${csvCell(row[i])}` : csvCell(row[i]);
+  return line;
+}
+
 /** The exact text written for one record (JSON line or CSV row), without the line break. */
 export function recordText(format: ExportFormat, record: unknown): string {
-  if (format === 'csv') return Papa.unparse([record as unknown[]], { header: false, newline: '\r\n', escapeFormulae: CSV_FORMULA });
+  if (format === 'csv') return csvLine(record as (string | number | null)[]);
   // a Parquet row carries ids; what it trains is its Alpaca triple, which the record hash stands for
   if (format === 'parquet') return (record as { record_hash: string }).record_hash;
   return JSON.stringify(record);
@@ -112,44 +155,103 @@ function exampleContents(task: Task, record: unknown): string[] {
   return [task.instruction, task.input, task.output];
 }
 
-const SCRIPTS: [string, RegExp][] = [
-  ['zh', /\p{Script=Han}/gu],
-  ['ja', /[\p{Script=Hiragana}\p{Script=Katakana}]/gu],
-  ['ko', /\p{Script=Hangul}/gu],
-  ['ru', /\p{Script=Cyrillic}/gu],
-  ['en', /\p{Script=Latin}/gu],
-];
+/** Languages by script, in the order ties are broken (the earlier wins). */
+const LANGS = ['zh', 'ja', 'ko', 'ru', 'en'] as const;
+/** The scripts of zh, ja, ko and ru; a code point belongs to at most one. Latin (en) is tested on its own. */
+const SCRIPTS = [/\p{Script=Han}/u, /[\p{Script=Hiragana}\p{Script=Katakana}]/u, /\p{Script=Hangul}/u, /\p{Script=Cyrillic}/u];
+const LATIN = /\p{Script=Latin}/u;
+const EN = 4;
 const ASCII_RUNS = /[\x00-\x7f]+/g;
-/** Enumerations and ids, not language. */
+/** Enumerations and ids, not language (matched against the field's own key). */
 const NOT_TEXT = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|correctedTargetFile|role|status|conversationId)$/;
+
+/**
+ * The script of a non-ASCII code point, each tested once by its regular expression and then remembered:
+ * a text is counted in one pass instead of a match array per script. Bits: 1 known, 2 Latin, 4..: script + 1.
+ */
+const bmpScripts = new Uint8Array(0x10000);
+const astralScripts = new Map<number, number>();
+
+function scriptBits(cp: number): number {
+  let bits = cp < 0x10000 ? bmpScripts[cp]! : (astralScripts.get(cp) ?? 0);
+  if (bits) return bits;
+  const ch = String.fromCodePoint(cp);
+  bits = 1 | (LATIN.test(ch) ? 2 : 0);
+  const script = SCRIPTS.findIndex((re) => re.test(ch));
+  if (script >= 0) bits |= (script + 1) << 2;
+  if (cp < 0x10000) bmpScripts[cp] = bits;
+  else astralScripts.set(cp, bits);
+  return bits;
+}
+
+/** The code point at i (a surrogate pair as one, as a /u regular expression reads it) and its length. */
+function codePointAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+    const d = text.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return (c - 0xd800) * 0x400 + (d - 0xdc00) + 0x10000;
+  }
+  return c;
+}
+
+/** Adds one text's letters per script to counts (indexes of LANGS). */
+function countScripts(text: string, counts: number[]): void {
+  let nonAscii = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      const lower = c | 0x20;
+      if (lower >= 0x61 && lower <= 0x7a) counts[EN]!++;
+      continue;
+    }
+    nonAscii = true;
+    const cp = codePointAt(text, i);
+    if (cp > 0xffff) i++;
+    if (scriptBits(cp) & 2) counts[EN]!++;
+  }
+  if (!nonAscii) return;
+  // Han, kana, Hangul and Cyrillic are counted in the text without its ASCII runs, as they always were
+  // (removing a run can join two lone surrogates into one character)
+  const other = text.replace(ASCII_RUNS, '');
+  for (let i = 0; i < other.length; i++) {
+    const cp = codePointAt(other, i);
+    if (cp > 0xffff) i++;
+    const script = scriptBits(cp) >> 2;
+    if (script) counts[script - 1]!++;
+  }
+}
+
+/** Every string in content that is text (not an enumeration or id), as forEachText walks them. */
+function forEachProse(value: unknown, fn: (text: string) => void): void {
+  if (typeof value === 'string') fn(value);
+  else if (Array.isArray(value)) for (const v of value) forEachProse(v, fn);
+  else if (value && typeof value === 'object') {
+    for (const k of Object.keys(value)) {
+      const v = (value as Record<string, unknown>)[k];
+      // the key names the string it holds; strings deeper down are named by their own keys or indexes
+      if (typeof v !== 'string') forEachProse(v, fn);
+      else if (!NOT_TEXT.test(k)) fn(v);
+    }
+  }
+}
 
 /**
  * The language of a sample: the script with the most letters in its texts (kana before Han, since
  * Japanese mixes both). Latin script is reported as English, the only Latin language the plugin targets.
  */
 export function sampleLanguage(content: unknown): string | null {
-  // every script from the start, in SCRIPTS order: ties go to the earlier one
-  const counts = new Map<string, number>(SCRIPTS.map(([lang]) => [lang, 0]));
-  forEachText(content, (field, text) => {
-    if (NOT_TEXT.test(field)) return;
-    // Han, kana, Hangul and Cyrillic have no ASCII letters: they are counted in the text without its
-    // ASCII runs (the same counts, on a much shorter string), Latin in the whole text
-    const ascii = Buffer.byteLength(text, 'utf8') === text.length;
-    const other = ascii ? '' : text.replace(ASCII_RUNS, '');
-    for (const [lang, re] of SCRIPTS) {
-      if (lang !== 'en' && !other) continue;
-      counts.set(lang, (counts.get(lang) ?? 0) + ((lang === 'en' ? text : other).match(re)?.length ?? 0));
-    }
-  });
-  if ((counts.get('ja') ?? 0) > 0 && (counts.get('ja') ?? 0) * 5 >= (counts.get('zh') ?? 0))
-    counts.set('ja', (counts.get('ja') ?? 0) + (counts.get('zh') ?? 0));
+  // every script from the start, in LANGS order: ties go to the earlier one
+  const counts = [0, 0, 0, 0, 0];
+  forEachProse(content, (text) => countScripts(text, counts));
+  const [zh = 0, ja = 0] = counts;
+  if (ja > 0 && ja * 5 >= zh) counts[1] = ja + zh;
   let best: string | null = null;
   let n = 0;
-  for (const [lang, c] of counts) {
+  for (let i = 0; i < LANGS.length; i++) {
     // CJK characters carry a word each; Latin needs ~5 letters for one
-    const weight = lang === 'en' || lang === 'ru' ? c / 5 : c;
+    const weight = i === EN || LANGS[i] === 'ru' ? counts[i]! / 5 : counts[i]!;
     if (weight > n) {
-      best = lang;
+      best = LANGS[i]!;
       n = weight;
     }
   }
@@ -180,7 +282,7 @@ export class ExportTally {
 
   /** False when an identical record (byte for byte, after redaction) was already written. */
   firstTime(text: string, sampleId: string): boolean {
-    const key = createHash('sha256').update(text).digest('base64');
+    const key = hash('sha256', text, 'base64');
     if (this.seen.has(key)) {
       this.duplicatesDropped++;
       if (this.duplicateSampleIds.length < 50) this.duplicateSampleIds.push(sampleId);
@@ -190,12 +292,12 @@ export class ExportTally {
     return true;
   }
 
-  /** Counts one written sample (its labels, language and tokens of each of its records). */
-  add(s: DatasetSample, content: SampleContent, records: unknown[]): void {
+  /** Counts one written sample (its labels, language and tokens of each of its records); task: taskOf(content). */
+  add(s: ExportedSample, content: SampleContent, records: unknown[], task?: Task | null): void {
     const lang = sampleLanguage(content);
     if (lang) this.languages.set(lang, (this.languages.get(lang) ?? 0) + 1);
     if (s.sampleType === 'annotated_turn') return;
-    const task = taskOf(content);
+    task ??= taskOf(content);
     if (this.format === 'kto') {
       for (const rec of records) (rec as { label: boolean }).label ? this.balance.kto!.desirable++ : this.balance.kto!.undesirable++;
     }

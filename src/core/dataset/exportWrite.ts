@@ -17,7 +17,7 @@ import { writeDatasetCard, writeDatasetInfo, writeLicenseFile } from './card';
 import type { ExportSummary } from '../../shared/contract';
 import type { ExportedFile, ExportResult } from './export';
 import { emptyExportMessage, type ExportPlan, type Resolved } from './exportPlan';
-import type { PageItem } from './exportPages';
+import type { ExportReader, PageItem } from './exportPages';
 import { ExportTally, fitCells, recordText } from './exportRecords';
 import { CSV_FIELDS } from './formats';
 
@@ -27,10 +27,19 @@ const SPLITS: readonly DataSplit[] = ['train', 'validation'];
 const EXTENSIONS: Partial<Record<ExportFormat, string>> = { csv: 'csv', parquet: 'parquet' };
 export const dataFileName = (format: ExportFormat, split: DataSplit) => `${format}.${split}.${EXTENSIONS[format] ?? 'jsonl'}`;
 
+/** Bytes a text sink gathers before it hands them to the hash and the stream as one chunk. */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * A split's text file. Text is encoded straight into a chunk buffer as it comes (no page-sized string
+ * to build and encode again), hashed and written a chunk at a time, with backpressure (drain()).
+ */
 class FileSink {
   private readonly stream: fs.WriteStream;
   private readonly hash = createHash('sha256');
   private error: Error | null = null;
+  private chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  private used = 0;
   bytes = 0;
   records = 0;
   constructor(readonly finalPath: string) {
@@ -39,26 +48,44 @@ class FileSink {
       this.error = e;
     });
   }
-  async write(text: string): Promise<void> {
+  append(text: string): void {
+    // a UTF-16 code unit takes at most 3 bytes of UTF-8
+    if (this.used + text.length * 3 > this.chunk.length) {
+      this.pushChunk();
+      if (text.length * 3 > this.chunk.length) return this.push(Buffer.from(text, 'utf8'));
+    }
+    this.used += this.chunk.write(text, this.used);
+  }
+  /** Waits while the stream holds more than it wants (the caller reads on meanwhile, memory stays flat). */
+  async drain(): Promise<void> {
     if (this.error) throw this.error;
-    if (!text) return;
-    const buf = Buffer.from(text, 'utf8');
+    if (!this.stream.writableNeedDrain) return;
+    await new Promise<void>((resolve, reject) => {
+      const done = (e?: Error) => {
+        this.stream.off('drain', done);
+        this.stream.off('error', done);
+        if (e) reject(e);
+        else resolve();
+      };
+      this.stream.on('drain', done);
+      this.stream.on('error', done);
+    });
+  }
+  private pushChunk(): void {
+    if (!this.used) return;
+    const full = this.chunk.subarray(0, this.used);
+    // the stream keeps the chunk until it is written: the next text goes into a new one
+    this.chunk = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    this.used = 0;
+    this.push(full);
+  }
+  private push(buf: Buffer): void {
     this.hash.update(buf);
     this.bytes += buf.length;
-    if (!this.stream.write(buf)) {
-      await new Promise<void>((resolve, reject) => {
-        const done = (e?: Error) => {
-          this.stream.off('drain', done);
-          this.stream.off('error', done);
-          if (e) reject(e);
-          else resolve();
-        };
-        this.stream.on('drain', done);
-        this.stream.on('error', done);
-      });
-    }
+    this.stream.write(buf);
   }
   async close(): Promise<ExportedFile> {
+    this.pushChunk();
     await new Promise<void>((resolve, reject) =>
       this.stream.end((e?: Error | null) => (e || this.error ? reject(e ?? this.error) : resolve())),
     );
@@ -100,68 +127,76 @@ export interface Written {
   qualityCount: number;
 }
 
-/** The text (or Parquet rows) of one page, per split; records identical to an earlier one are dropped. */
-function renderPage(
-  r: Resolved,
-  items: PageItem[],
-  sinks: Sinks,
-  tally: ExportTally,
-  w: Written,
-): { text: Record<DataSplit, string>; rows: Record<DataSplit, ParquetRow[]> } {
-  const text = { train: '', validation: '' };
-  const rows: Record<DataSplit, ParquetRow[]> = { train: [], validation: [] };
-  const header =
-    r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
-  const newline = r.format === 'csv' ? '\r\n' : '\n';
-  for (const it of items) {
-    const kept: unknown[] = [];
-    for (const rec of it.records) {
-      const fitted = r.format === 'csv' ? fitCells(rec as (string | number | null)[]) : null;
-      if (fitted) tally.cutCells += fitted.cut;
-      const line = recordText(r.format, fitted ? fitted.row : rec);
-      // raw and csv rows carry ids and are never identical; a training record is compared byte for byte
-      if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id)) continue;
-      const sink = sinks[it.split];
-      if (!sink.records && header) text[it.split] += header;
-      if (r.format === 'parquet') rows[it.split].push({ ...(rec as ParquetRow), split: it.split });
-      else text[it.split] += `${line}${newline}`;
-      sink.records++;
-      kept.push(rec);
-    }
-    if (!kept.length) continue;
-    tally.add(it.sample, it.content, kept);
-    if (it.sample.annotationStatus === 'approved' || it.sample.annotationStatus === 'auto_approved') w.approved++;
-    if (it.sample.qualityScore !== null) {
-      w.qualitySum += it.sample.qualityScore;
-      w.qualityCount++;
-    }
-  }
-  return { text, rows };
+/** One page's Parquet rows per split (text goes straight to the sinks), and how many items it held. */
+class PageOut {
+  readonly rows: Record<DataSplit, ParquetRow[]> = { train: [], validation: [] };
+  items = 0;
 }
 
-/** Streams every page into the sinks; a failure removes the partial files. */
+/** Renders one item into its sink (Parquet: the page); records identical to an earlier one are dropped. */
+function renderItem(
+  r: Resolved,
+  it: PageItem,
+  out: PageOut,
+  to: { sinks: Sinks; tally: ExportTally; written: Written; header: string },
+): void {
+  const { sinks, tally, written: w, header } = to;
+  const newline = r.format === 'csv' ? '\r\n' : '\n';
+  const sink = sinks[it.split];
+  let kept: unknown[] | null = null;
+  for (const rec of it.records) {
+    const fitted = r.format === 'csv' ? fitCells(rec as (string | number | null)[]) : null;
+    if (fitted) tally.cutCells += fitted.cut;
+    const line = recordText(r.format, fitted ? fitted.row : rec);
+    // raw and csv rows carry ids and are never identical; a training record is compared byte for byte
+    if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id)) continue;
+    if (sink instanceof FileSink) {
+      if (!sink.records && header) sink.append(header);
+      sink.append(line);
+      sink.append(newline);
+    } else out.rows[it.split].push({ ...(rec as ParquetRow), split: it.split });
+    sink.records++;
+    (kept ??= []).push(rec);
+  }
+  out.items++;
+  if (!kept) return;
+  tally.add(it.sample, it.content, kept, it.task);
+  if (it.sample.annotationStatus === 'approved' || it.sample.annotationStatus === 'auto_approved') w.approved++;
+  if (it.sample.qualityScore !== null) {
+    w.qualitySum += it.sample.qualityScore;
+    w.qualityCount++;
+  }
+}
+
+/** Streams every page into the sinks, each item rendered as soon as it is read; a failure removes the partial files. */
 export async function writeRecords(
   ctx: ServiceContext,
   r: Resolved,
-  pages: AsyncIterable<PageItem[]>,
+  reader: ExportReader,
   to: { outDir: string; total: number; sinks: Sinks; tally: ExportTally },
 ): Promise<Written> {
   const { total, sinks, tally } = to;
-  const w: Written = { approved: 0, qualitySum: 0, qualityCount: 0 };
+  const written: Written = { approved: 0, qualitySum: 0, qualityCount: 0 };
+  const header =
+    r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
   let done = 0;
   ctx.progress?.(0, total, 'export');
   try {
-    for await (const items of pages) {
+    for await (const rows of reader.pages()) {
       if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
-      const page = renderPage(r, items, sinks, tally, w);
+      const page = new PageOut();
+      for (const row of rows) {
+        const item = reader.item(row);
+        if (item) renderItem(r, item, page, { sinks, tally, written, header });
+      }
       // the tokenizer is loaded only when an example could be over the limit
       if (tally.hasPending) await tally.countPending();
       for (const split of SPLITS) {
         const sink = sinks[split];
         if (sink instanceof ParquetSink) sink.writeRows(page.rows[split]);
-        else await sink.write(page.text[split]);
+        else await sink.drain();
       }
-      done += items.length;
+      done += page.items;
       ctx.progress?.(done, total, 'export');
     }
   } catch (e) {
@@ -170,7 +205,7 @@ export async function writeRecords(
     if (e instanceof AppError) throw e;
     throw new AppError('Io', `export: writing ${to.outDir} failed: ${(e as Error).message}`);
   }
-  return w;
+  return written;
 }
 
 /** Closes the files (an empty split leaves no file, and removes an older one of the same name). */

@@ -7,10 +7,10 @@ import { loadSettings } from '../lifecycle/settings';
 import type { ServiceContext } from '../context';
 import { exportPages } from './export';
 import { planExport, resolveExport } from './exportPlan';
-import type { DatasetSample } from './types';
+import type { ExportedSample } from './exportRecords';
 
 export interface ExportableRow {
-  sample: DatasetSample;
+  sample: ExportedSample;
   /** The Parquet training row (trainingRows.ts); its split column is the caller's to set. */
   row: ParquetRow;
 }

@@ -153,10 +153,11 @@ export function taskOf(c: SampleContent): Task {
  */
 export function preferencePair(
   c: SampleContent,
+  task?: Task,
 ): { step: TrainedStep; instruction: string; input: string; chosen: string; rejected: string } | null {
   let pair: { step: TrainedStep; instruction: string; input: string; chosen: string; rejected: string } | null = null;
   if (c.type === 'memory_gate_negative') {
-    const t = taskOf(c);
+    const t = task ?? taskOf(c);
     pair = {
       step: 'memory_gate',
       instruction: t.instruction,
@@ -165,7 +166,7 @@ export function preferencePair(
       rejected: gateOutput(c.incorrectDecision, c.incorrectFact, c.originalReason),
     };
   } else if (c.type === 'write_guardian_decision' && c.userCorrection && c.userCorrection.correctedDecision !== c.decision) {
-    const t = taskOf(c);
+    const t = task ?? taskOf(c);
     const rejected = guardianOutput({ action: c.decision, targetFile: c.targetFile, reason: c.reason, newContent: c.newFileContent });
     pair = { step: 'write_guardian', instruction: t.instruction, input: t.input, chosen: t.output, rejected };
   }
@@ -174,8 +175,8 @@ export function preferencePair(
   return same(pair.chosen, pair.rejected) ? null : pair;
 }
 
-export function alpacaRecord(c: SampleContent): { instruction: string; input: string; output: string } {
-  const t = taskOf(c);
+/** The record builders take the task when the caller has it already (taskOf builds the transcript). */
+export function alpacaRecord(c: SampleContent, t: Task = taskOf(c)): { instruction: string; input: string; output: string } {
   return { instruction: t.instruction, input: t.input, output: t.output };
 }
 
@@ -193,8 +194,7 @@ export interface ShareGptTurn {
  * (or the guardian's input) as one human turn, and the decision or action as the trained gpt turn.
  * The seed's memory_gate_decision and candidate_fact stay on that turn as annotations (trainers drop them).
  */
-export function sharegptRecord(c: SampleContent): { system: string; conversations: ShareGptTurn[] } {
-  const t = taskOf(c);
+export function sharegptRecord(c: SampleContent, t: Task = taskOf(c)): { system: string; conversations: ShareGptTurn[] } {
   const answer: ShareGptTurn = { from: 'gpt', value: t.output };
   if (t.step === 'memory_gate') {
     if (t.decision) answer.memory_gate_decision = t.decision;
@@ -211,8 +211,7 @@ export interface OpenAiMessage {
   content: string;
 }
 
-export function openaiRecord(c: SampleContent): { messages: OpenAiMessage[] } {
-  const t = taskOf(c);
+export function openaiRecord(c: SampleContent, t: Task = taskOf(c)): { messages: OpenAiMessage[] } {
   return {
     messages: [
       { role: 'system', content: t.instruction },
@@ -223,12 +222,15 @@ export function openaiRecord(c: SampleContent): { messages: OpenAiMessage[] } {
 }
 
 /** OpenAI preference fine-tuning: the corrected output is preferred over the original, on the corrected step's prompt. */
-export function openaiDpoRecord(c: SampleContent): {
+export function openaiDpoRecord(
+  c: SampleContent,
+  t?: Task,
+): {
   input: { messages: OpenAiMessage[] };
   preferred_output: OpenAiMessage[];
   non_preferred_output: OpenAiMessage[];
 } | null {
-  const p = preferencePair(c);
+  const p = preferencePair(c, t);
   if (!p) return null;
   return {
     input: {
@@ -243,8 +245,8 @@ export function openaiDpoRecord(c: SampleContent): {
 }
 
 /** LLaMA-Factory's preference dataset in Alpaca columns (dataset_info: ranking true, chosen/rejected). */
-export function rankingRecord(c: SampleContent): { instruction: string; input: string; chosen: string; rejected: string } | null {
-  const p = preferencePair(c);
+export function rankingRecord(c: SampleContent, t?: Task): { instruction: string; input: string; chosen: string; rejected: string } | null {
+  const p = preferencePair(c, t);
   return p ? { instruction: p.instruction, input: p.input, chosen: p.chosen, rejected: p.rejected } : null;
 }
 
@@ -258,17 +260,39 @@ export interface KtoRecord {
  * Unpaired preference (KTO, TRL's prompt/completion/label): the reviewed right answer is desirable;
  * the output the plugin actually gave, when a correction, rollback or refusal showed it wrong, is undesirable.
  */
-export function ktoRecords(c: SampleContent): KtoRecord[] {
-  const t = taskOf(c);
+export function ktoRecords(c: SampleContent, t: Task = taskOf(c)): KtoRecord[] {
   const prompt = `${t.instruction}\n${t.input}`;
   const out: KtoRecord[] = [{ prompt, completion: t.output, label: true }];
-  const p = preferencePair(c);
+  const p = preferencePair(c, t);
   if (p) out.push({ prompt: `${p.instruction}\n${p.input}`, completion: p.rejected, label: false });
   return out;
 }
 
+/** The sample fields the raw record reads. */
+export type RawRecordSample = Pick<
+  DatasetSample,
+  | 'id'
+  | 'sampleType'
+  | 'sessionId'
+  | 'turnId'
+  | 'decisionId'
+  | 'auditId'
+  | 'correctionId'
+  | 'qualityScore'
+  | 'qualityFactors'
+  | 'annotationStatus'
+  | 'labels'
+  | 'feedbackSignals'
+  | 'containsPii'
+  | 'piiSpans'
+  | 'fingerprint'
+  | 'clusterId'
+  | 'collectionStrategy'
+  | 'createdAt'
+>;
+
 /** The whole sample record (raw JSONL): ids, type, labels, quality factors, and the (redacted) content. */
-export function rawRecord(s: DatasetSample, content: SampleContent, sessionId = s.sessionId): Record<string, unknown> {
+export function rawRecord(s: RawRecordSample, content: SampleContent, sessionId = s.sessionId): Record<string, unknown> {
   return {
     id: s.id,
     sampleType: s.sampleType,
@@ -310,14 +334,18 @@ export const CSV_FIELDS = [
   'created_at',
 ] as const;
 
-/** contentJson: the content as stored (JSON.stringify of it), which saves serializing it again. */
+/** The sample fields a CSV row reads. */
+export type CsvRowSample = Pick<
+  DatasetSample,
+  'id' | 'sessionId' | 'sampleType' | 'annotationStatus' | 'qualityScore' | 'qualityFactors' | 'labels' | 'createdAt'
+>;
+
 export function csvRow(
-  s: DatasetSample,
+  s: CsvRowSample,
   content: SampleContent,
   sessionId = s.sessionId,
-  contentJson?: string,
+  t: Task = taskOf(content),
 ): (string | number | null)[] {
-  const t = taskOf(content);
   const f: QualityFactors | null = s.qualityFactors;
   return [
     s.id,
@@ -331,7 +359,7 @@ export function csvRow(
     t.instruction,
     t.input,
     t.output,
-    contentJson ?? JSON.stringify(content),
+    JSON.stringify(content),
     JSON.stringify(s.labels),
     new Date(s.createdAt).toISOString(),
   ];

@@ -3,6 +3,7 @@
 // context windows of consecutive turns repeat the same messages.
 import type { DB } from '../db/connection';
 import { listSessionSampleSpans } from '../db/repositories/piiValues';
+import { listSessionsSampleSpans } from '../db/repositories/exportSamples';
 import { applyValueRules, type ValueRule } from '../curation/piiValues';
 import type { StoredPiiSpan } from './privacy';
 
@@ -12,6 +13,9 @@ export interface SessionValue {
   value: string;
   type: string;
 }
+
+/** Sessions whose values are kept for one export; a page never holds more sessions than rows. */
+const CACHED_SESSIONS = 2000;
 
 /** Accepted span values of a session's samples, longest first (cached per session for one export). */
 export class SessionValues {
@@ -23,21 +27,44 @@ export class SessionValues {
     private readonly rules: (ValueRule & { appliesAfter?: number })[] = [],
   ) {}
 
+  /** Reads the values of these sessions that are not cached yet, in one query (an export calls it once per page). */
+  load(sessionIds: readonly string[]): void {
+    let missing = [...new Set(sessionIds)].filter((id) => !this.cache.has(id));
+    if (!missing.length) return;
+    if (this.cache.size + missing.length > CACHED_SESSIONS) {
+      this.cache.clear();
+      missing = [...new Set(sessionIds)];
+    }
+    const rows = new Map<string, { spans: string; createdAt: number }[]>();
+    for (const row of listSessionsSampleSpans(this.db, missing)) {
+      const list = rows.get(row.sessionId);
+      if (list) list.push(row);
+      else rows.set(row.sessionId, [row]);
+    }
+    for (const id of missing) this.cache.set(id, this.valuesOf(id, rows.get(id) ?? []));
+  }
+
   of(sessionId: string): SessionValue[] {
     let list = this.cache.get(sessionId);
     if (list) return list;
+    list = this.valuesOf(sessionId, listSessionSampleSpans(this.db, sessionId));
+    if (this.cache.size >= CACHED_SESSIONS) this.cache.clear();
+    this.cache.set(sessionId, list);
+    return list;
+  }
+
+  /** The values of one session's span rows (in rowid order: the last type seen for a value wins). */
+  private valuesOf(sessionId: string, rows: { spans: string; createdAt: number }[]): SessionValue[] {
+    if (!rows.length) return [];
     const seen = new Map<string, string>();
-    for (const row of listSessionSampleSpans(this.db, sessionId)) {
+    for (const row of rows) {
       const stored = JSON.parse(row.spans) as StoredPiiSpan[];
       for (const s of applyValueRules(stored, { sessionId, createdAt: row.createdAt }, this.rules) ?? stored) {
         // short Latin values ("Al", "42") would hide ordinary words; two Han characters are a name
         if (s.accepted && (s.value.length >= 4 || (s.value.length >= 2 && HAN.test(s.value)))) seen.set(s.value, s.type);
       }
     }
-    list = [...seen.entries()].map(([value, type]) => ({ value, type })).sort((a, b) => b.value.length - a.value.length);
-    if (this.cache.size > 1000) this.cache.clear();
-    this.cache.set(sessionId, list);
-    return list;
+    return [...seen.entries()].map(([value, type]) => ({ value, type })).sort((a, b) => b.value.length - a.value.length);
   }
 }
 

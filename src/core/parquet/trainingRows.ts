@@ -3,7 +3,7 @@
 // quality factors and lineage as columns, so an engine can filter and join without parsing JSON.
 import { createHash } from 'node:crypto';
 import { version as packageVersion } from '../../../package.json';
-import { alpacaRecord, openaiRecord, sharegptRecord, taskOf } from '../dataset/formats';
+import { alpacaRecord, openaiRecord, sharegptRecord, taskOf, type Task } from '../dataset/formats';
 import type { DatasetSample, SampleContent } from '../dataset/types';
 import type { ParquetColumn, ParquetRow } from './writer';
 import type { DataSplit } from '../../shared/domain';
@@ -51,12 +51,34 @@ export function recordHash(alpaca: { instruction: string; input: string; output:
   return createHash('sha256').update(`${alpaca.instruction}\u0000${alpaca.input}\u0000${alpaca.output}`).digest('hex');
 }
 
-/** The row for one (already redacted, unless the curator asked otherwise) sample. */
-export function trainingRow(s: DatasetSample, content: SampleContent, split: DataSplit, sessionLabel: string): ParquetRow {
-  const alpaca = alpacaRecord(content);
-  const { messages } = openaiRecord(content);
-  const { conversations } = sharegptRecord(content);
-  const task = taskOf(content);
+/** The sample fields a training row reads. */
+export type TrainingRowSample = Pick<
+  DatasetSample,
+  | 'id'
+  | 'sampleType'
+  | 'turnId'
+  | 'decisionId'
+  | 'auditId'
+  | 'correctionId'
+  | 'annotationStatus'
+  | 'annotatedBy'
+  | 'qualityScore'
+  | 'qualityFactors'
+  | 'containsPii'
+  | 'createdAt'
+>;
+
+/** The row for one (already redacted, unless the curator asked otherwise) sample; task: taskOf(content), when known. */
+export function trainingRow(
+  s: TrainingRowSample,
+  content: SampleContent,
+  split: DataSplit,
+  sessionLabel: string,
+  task: Task = taskOf(content),
+): ParquetRow {
+  const alpaca = alpacaRecord(content, task);
+  const { messages } = openaiRecord(content, task);
+  const { conversations } = sharegptRecord(content, task);
   return {
     sample_id: s.id,
     sample_type: s.sampleType,

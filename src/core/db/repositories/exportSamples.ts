@@ -21,13 +21,13 @@ export interface PlanRow {
   r: number;
   id: string;
   cluster_id: string | null;
-  session_id: string;
-  turn_id: string | null;
-  annotation_status: string;
+  /** What the split keeps together: the session, or the turn (the sample when it has none). */
+  grp: string;
+  /** 1 for approved and auto-approved samples. */
+  approved: number;
   corrected: number;
-  edited: number;
-  picked: number;
-  label: string | null;
+  /** The step and label (gate:write, wg:refused, ...); read only when the export balances labels. */
+  label?: string | null;
 }
 
 /** The WHERE clause (alias s) of a selection and its parameters; the text depends only on which filters are set. */
@@ -51,8 +51,22 @@ function selectionWhere(sel: SampleSelection): { where: string; params: Record<s
     parts.push('s.created_at < @until');
     params.until = sel.until;
   }
-  if (sel.pairsOnly) parts.push("(s.sample_type = 'memory_gate_negative' OR s.correction_id IS NOT NULL)");
+  if (sel.pairsOnly) parts.push(PAIR_CONDITION);
   return { where: parts.join(' AND '), params };
+}
+
+const PAIR_CONDITION = "(s.sample_type = 'memory_gate_negative' OR s.correction_id IS NOT NULL)";
+
+/**
+ * The rows a plan reads: every sample for most formats (one pass over the table in rowid order), only
+ * the pair candidates for preference formats, found through the type and correction indexes, so a small
+ * export does not read the whole table.
+ */
+function planSource(sel: SampleSelection): string {
+  if (!sel.pairsOnly) return 'dataset_samples s';
+  return `(SELECT rowid AS c FROM dataset_samples WHERE sample_type = 'memory_gate_negative'
+            UNION SELECT rowid FROM dataset_samples WHERE correction_id IS NOT NULL) candidates
+          CROSS JOIN dataset_samples s ON s.rowid = candidates.c`;
 }
 
 const LABEL_SQL = `CASE s.sample_type
@@ -60,30 +74,58 @@ const LABEL_SQL = `CASE s.sample_type
     WHEN 'annotated_turn' THEN NULL
     ELSE CASE WHEN json_extract(s.content, '$.correctDecision') = 'NO_WRITE' THEN 'gate:no_write' ELSE 'gate:write' END END`;
 
-/** Every selected sample's plan columns, in rowid order. */
-export function listPlanRows(db: DB, sel: SampleSelection): PlanRow[] {
+/**
+ * Every selected sample's plan columns, in rowid order. Only what folding and splitting need is read
+ * (each column read costs as much as the scan): the label only when balancing, the turn only when
+ * splitting by turn; curator picks and edits are few and come from listPickedSampleIds/listEditedSampleIds.
+ */
+export function listPlanRows(db: DB, sel: SampleSelection, opts: { splitBy: 'session' | 'turn'; labels: boolean }): PlanRow[] {
   const { where, params } = selectionWhere(sel);
   return stmt<PlanRow>(
     db,
-    `SELECT s.rowid AS r, s.id, s.cluster_id, s.session_id, s.turn_id, s.annotation_status,
-      (s.correction_id IS NOT NULL OR s.collection_strategy IN ('manual_correction', 'missed_write')) AS corrected,
-      EXISTS (SELECT 1 FROM dataset_annotation_events e WHERE e.sample_id = s.id AND e.action = 'edit' AND e.undone_at IS NULL) AS edited,
-      EXISTS (SELECT 1 FROM dataset_cluster_picks p WHERE p.sample_id = s.id) AS picked,
-      ${LABEL_SQL} AS label
-     FROM dataset_samples s WHERE ${where} ORDER BY s.rowid`,
+    `SELECT s.rowid AS r, s.id, s.cluster_id, ${opts.splitBy === 'turn' ? 'coalesce(s.turn_id, s.id)' : 's.session_id'} AS grp,
+      s.annotation_status IN ('approved', 'auto_approved') AS approved,
+      (s.correction_id IS NOT NULL OR s.collection_strategy IN ('manual_correction', 'missed_write')) AS corrected
+      ${opts.labels ? `, ${LABEL_SQL} AS label` : ''}
+     FROM ${planSource(sel)} WHERE ${where} ORDER BY s.rowid`,
   ).all(params);
 }
 
+/** Samples a curator picked as their cluster's representative. */
+export function listPickedSampleIds(db: DB): string[] {
+  return stmt(db, 'SELECT DISTINCT sample_id FROM dataset_cluster_picks').pluck().all() as string[];
+}
+
+/** Samples with an edit that is not undone. */
+export function listEditedSampleIds(db: DB): string[] {
+  return stmt(db, "SELECT DISTINCT sample_id FROM dataset_annotation_events WHERE action = 'edit' AND undone_at IS NULL")
+    .pluck()
+    .all() as string[];
+}
+
 /**
- * The planned samples of one page (all columns, as `columns` names them with alias s), by rowid, in
- * rowid order: only those rows are read, and one that left the selection since the plan is skipped.
+ * The planned samples of one page (the columns `columns` names with alias s), by rowid, in rowid order:
+ * only those rows are read, each by its rowid, and one that left the selection since the plan is skipped.
  */
 export function listPlannedSamplePage<Row>(db: DB, sel: SampleSelection, columns: string, rowids: number[]): (Row & { _rowid: number })[] {
   const { where, params } = selectionWhere(sel);
+  // rowids ascend, and the join reads them in that order: no sort, and no index other than the rowid
   return stmt<Row & { _rowid: number }>(
     db,
-    `SELECT s.rowid AS _rowid, ${columns} FROM dataset_samples s WHERE s.rowid IN (SELECT value FROM json_each(@rowids)) AND ${where} ORDER BY s.rowid`,
+    `SELECT s.rowid AS _rowid, ${columns} FROM json_each(@rowids) page CROSS JOIN dataset_samples s ON s.rowid = page.value WHERE ${where}`,
   ).all({ ...params, rowids: JSON.stringify(rowids) });
+}
+
+/**
+ * The PII spans of every sample of these sessions (any status), by session and then rowid: one query per
+ * page of an export, through the partial index of samples with spans (migration 0172).
+ */
+export function listSessionsSampleSpans(db: DB, sessionIds: string[]): { sessionId: string; spans: string; createdAt: number }[] {
+  return stmt<{ sessionId: string; spans: string; createdAt: number }>(
+    db,
+    `SELECT session_id AS sessionId, pii_spans AS spans, created_at AS createdAt FROM dataset_samples
+      WHERE session_id IN (SELECT value FROM json_each(?)) AND pii_spans IS NOT NULL ORDER BY session_id, rowid`,
+  ).all(JSON.stringify(sessionIds));
 }
 
 /** How many of these selected samples contain PII. */
