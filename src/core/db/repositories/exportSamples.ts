@@ -64,8 +64,9 @@ const PAIR_CONDITION = "(s.sample_type = 'memory_gate_negative' OR s.correction_
  */
 function planSource(sel: SampleSelection): string {
   if (!sel.pairsOnly) return 'dataset_samples s';
-  return `(SELECT rowid AS c FROM dataset_samples WHERE sample_type = 'memory_gate_negative'
-            UNION SELECT rowid FROM dataset_samples WHERE correction_id IS NOT NULL) candidates
+  // DISTINCT over UNION ALL: with UNION, SQLite merges sorted branches and scans the table for the second
+  return `(SELECT DISTINCT c FROM (SELECT rowid AS c FROM dataset_samples WHERE sample_type = 'memory_gate_negative'
+            UNION ALL SELECT rowid FROM dataset_samples WHERE correction_id IS NOT NULL)) candidates
           CROSS JOIN dataset_samples s ON s.rowid = candidates.c`;
 }
 
