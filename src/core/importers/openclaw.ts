@@ -43,6 +43,8 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
   const report = new ReportBuilder('openclaw', input.source, nowOf(ctx));
   const src = discoverOpenClaw(input.source, report);
   const store = new ImportStore(ctx.db, report);
+  // Turns go in by fifty per statement; every transcript batch flushes them before it commits (onCommit, applyEvents).
+  store.holdTurns();
   const now = nowOf(ctx);
   const total = src.transcripts.reduce((n, f) => n + fs.statSync(f).size, 0);
   const progress = { done: 0, total, label: 'reading OpenClaw transcripts' };
@@ -125,6 +127,7 @@ async function importTranscriptFile(
       // TranscriptReader validates an entry before it writes, and its writes are single statements.
       savepointPerLine: false,
       cursorState: () => reader.state,
+      onCommit: () => run.store.flushTurns(),
       handle: (e, line) => reader.handle(e, line.lineNumber),
     },
     { progress },

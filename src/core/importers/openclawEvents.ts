@@ -71,5 +71,7 @@ export function applyEvents(run: TranscriptRun, reader: TranscriptReader, source
       handleEntry(report, source, ev.position, () => reader.handle(parsed.value, ev.position, ev.at));
     }
     commit();
+    // Held turns (the reader's and any the commit callback ended) belong to this transaction.
+    run.store.flushTurns();
   });
 }

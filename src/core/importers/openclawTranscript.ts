@@ -3,7 +3,6 @@
 // compactions, resets and untrusted-metadata envelopes kept as metadata. The entries come from a
 // JSONL file, a decompressed archive or rows of OpenClaw's SQLite store: the same code reads all.
 import type { ServiceContext } from '../context';
-import { findTurnOfUserMessage } from '../db/repositories/imports';
 import { EntryTable, type Branch } from './branch';
 import { isObj, obj, optStr, str, type Obj } from './fields';
 import { parseTime, sourceUlid } from './ids';
@@ -200,14 +199,14 @@ export class TranscriptReader {
   emit(): void {
     const t = this.state.open;
     if (!t) return;
-    const { ctx, store, report } = this.run;
+    const { store, report } = this.run;
     this.state.open = null;
     const agentText = t.agentTexts.join('\n\n');
     if (agentText) this.remember('agent', agentText, t.agentAt ?? t.userAt);
     const sid = this.session(t.userAt);
     const createdAt = t.agentAt ?? t.userAt;
     // The plugin's logs may already hold this exchange in the same session: keep one copy.
-    if (!store.turnExists(t.id) && findTurnOfUserMessage(ctx.db, sid, t.userAt - 60_000, createdAt + 60_000, t.userText)) {
+    if (!store.turnExists(t.id) && store.turnOfUserMessage(sid, t.userAt - 60_000, createdAt + 60_000, t.userText)) {
       report.ignore('turns already imported from the plugin logs');
       return;
     }

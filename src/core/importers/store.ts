@@ -1,9 +1,11 @@
 import type { DB } from '../db/connection';
-import { insertTurnRow, nextTurnNumber, sessionExists, turnExists } from '../db/repositories/recorder';
+import { insertTurnRow, nextTurnNumber, sessionExists, turnExists, type TurnParams } from '../db/repositories/recorder';
 import {
   fillDecisionFact,
   findSameExchangeTurn,
+  findTurnOfUserMessage,
   insertContextItemIfNew,
+  insertTurnRows,
   insertDecisionIfNew,
   insertPluginAuditIfNew,
   upsertImportedSession,
@@ -70,16 +72,75 @@ export interface ImportAuditRow {
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
+/** Held turns written per statement: 50 rows of 11 values stay far below SQLite's 32,766 parameters. */
+const HELD_TURNS_PER_INSERT = 50;
+
+const turnParams = (t: ImportTurnRow, turnNumber: number): TurnParams => ({
+  id: t.id,
+  sessionId: t.sessionId,
+  turnNumber,
+  userMessageId: t.userMessageId ?? null,
+  userContent: t.userContent,
+  userFrom: t.userFrom ?? null,
+  userMetadata: json(t.userMetadata),
+  agentMessageId: t.agentMessageId ?? null,
+  agentContent: t.agentContent,
+  agentMetadata: json(t.agentMetadata),
+  createdAt: t.createdAt,
+});
+
 /**
  * The rows importers write, through the recorder's statements and their INSERT OR IGNORE variants, on
  * ids derived from the source so a re-import adds nothing. Turns are checked by id before a turn number is taken, because the
  * (session_id, turn_number) constraint would otherwise make OR IGNORE drop a new turn silently.
  */
 export class ImportStore {
+  /** Turns not written yet (holdTurns), by id, in order; null: every turn is written at once. */
+  private held: Map<string, { params: TurnParams; context: ContextSnapshot[] }> | null = null;
+  /** The next turn number of each session with held turns. */
+  private nextNumbers = new Map<string, number>();
+
   constructor(
     readonly db: DB,
     private readonly report: ReportBuilder,
   ) {}
+
+  /**
+   * From now on turns are held and written in multi-row statements (insertTurnRows says why), by
+   * flushTurns or when 50 are held. The caller flushes before every commit: held turns are part of
+   * the open transaction, so rows and the cursor that covers them still land together.
+   */
+  holdTurns(): void {
+    this.held ??= new Map();
+  }
+
+  /** Writes the held turns, their context items and their sessions' spans. */
+  flushTurns(): void {
+    const held = this.held;
+    if (!held?.size) return;
+    this.held = new Map();
+    this.nextNumbers.clear();
+    const turns = [...held.values()];
+    for (let i = 0; i < turns.length; i += HELD_TURNS_PER_INSERT) {
+      insertTurnRows(
+        this.db,
+        turns.slice(i, i + HELD_TURNS_PER_INSERT).map((t) => t.params),
+      );
+    }
+    const spans = new Map<string, { from: number; to: number }>();
+    for (const { params: p, context } of turns) {
+      this.insertContext(p.id, context);
+      const span = spans.get(p.sessionId);
+      spans.set(p.sessionId, {
+        from: Math.min(span?.from ?? p.createdAt, p.createdAt),
+        to: Math.max(span?.to ?? p.createdAt, p.createdAt),
+      });
+    }
+    for (const [sessionId, { from, to }] of spans) {
+      widenSessionSpan(this.db, sessionId, from);
+      widenSessionSpan(this.db, sessionId, to);
+    }
+  }
 
   upsertSession(s: ImportSessionRow): void {
     const isNew = !sessionExists(this.db, s.id);
@@ -104,36 +165,44 @@ export class ImportStore {
   }
 
   turnExists(id: string): boolean {
-    return turnExists(this.db, id);
+    return this.held?.has(id) === true || turnExists(this.db, id);
   }
 
-  /** Inserts a turn with its context window; returns false when it was already imported. */
+  /** A turn of the session with this user text, close in time: held or written (OpenClaw's replies to one message). */
+  turnOfUserMessage(sessionId: string, from: number, to: number, userContent: string): string | undefined {
+    for (const { params: p } of this.held?.values() ?? []) {
+      if (p.sessionId === sessionId && p.createdAt >= from && p.createdAt <= to && p.userContent === userContent) return p.id;
+    }
+    return findTurnOfUserMessage(this.db, sessionId, from, to, userContent);
+  }
+
+  /** Inserts a turn with its context window (or holds it, see holdTurns); returns false when it was already imported. */
   insertTurn(t: ImportTurnRow): boolean {
     if (this.turnExists(t.id)) {
       this.report.inserted('conversation_turns', 0);
       return false;
     }
-    insertTurnRow(this.db, {
-      id: t.id,
-      sessionId: t.sessionId,
-      turnNumber: nextTurnNumber(this.db, t.sessionId),
-      userMessageId: t.userMessageId ?? null,
-      userContent: t.userContent,
-      userFrom: t.userFrom ?? null,
-      userMetadata: json(t.userMetadata),
-      agentMessageId: t.agentMessageId ?? null,
-      agentContent: t.agentContent,
-      agentMetadata: json(t.agentMetadata),
-      createdAt: t.createdAt,
-    });
+    if (this.held) {
+      const turnNumber = this.nextNumbers.get(t.sessionId) ?? nextTurnNumber(this.db, t.sessionId);
+      this.nextNumbers.set(t.sessionId, turnNumber + 1);
+      this.held.set(t.id, { params: turnParams(t, turnNumber), context: t.context });
+      this.report.count('conversation_turns');
+      if (this.held.size >= HELD_TURNS_PER_INSERT) this.flushTurns();
+      return true;
+    }
+    insertTurnRow(this.db, turnParams(t, nextTurnNumber(this.db, t.sessionId)));
     this.report.count('conversation_turns');
-    let contexts = 0;
-    t.context.forEach((c, i) => {
-      contexts += insertContextItemIfNew(this.db, t.id, c.role, c.message, c.timestamp, i);
-    });
-    this.report.count('conversation_contexts', contexts);
+    this.insertContext(t.id, t.context);
     widenSessionSpan(this.db, t.sessionId, t.createdAt);
     return true;
+  }
+
+  private insertContext(turnId: string, context: ContextSnapshot[]): void {
+    let contexts = 0;
+    context.forEach((c, i) => {
+      contexts += insertContextItemIfNew(this.db, turnId, c.role, c.message, c.timestamp, i);
+    });
+    this.report.count('conversation_contexts', contexts);
   }
 
   insertDecision(d: ImportDecisionRow): boolean {

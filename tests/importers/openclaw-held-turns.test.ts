@@ -1,0 +1,56 @@
+// The OpenClaw import holds turns and writes them fifty per INSERT (the trigram index then flushes once per
+// statement). What it stores must not depend on where a statement or a commit falls.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importOpenClaw } from '../../src/core/importers';
+import { newContext, writeFile } from './helpers';
+
+/** A transcript of `turns` exchanges in OpenClaw's shape; every tenth user message repeats the one before within a minute. */
+function transcript(turns: number): string[] {
+  const out = [JSON.stringify({ type: 'session', version: 3, id: 'held-1', timestamp: '2026-03-01T00:00:00.000Z', cwd: '/tmp' })];
+  let parent: string | null = null;
+  let t = Date.UTC(2026, 2, 1);
+  const push = (message: Record<string, unknown>) => {
+    const id = `e${out.length}`;
+    out.push(JSON.stringify({ type: 'message', id, parentId: parent, timestamp: new Date((t += 5_000)).toISOString(), message }));
+    parent = id;
+  };
+  for (let i = 0; i < turns; i++) {
+    const text = i % 10 === 9 ? `question ${i - 1} 记录一下` : `question ${i} 记录一下`;
+    push({ role: 'user', content: [{ type: 'text', text }] });
+    push({ role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }], stopReason: 'stop', model: 'm', provider: 'p' });
+  }
+  return out;
+}
+
+const stored = (db: ReturnType<typeof newContext>['db']) => ({
+  turns: db.prepare('SELECT * FROM conversation_turns ORDER BY seq').all(),
+  contexts: db.prepare('SELECT * FROM conversation_contexts ORDER BY id').all(),
+  sessions: db.prepare('SELECT * FROM sessions ORDER BY id').all(),
+  search: db.prepare(`SELECT rowid FROM turns_fts WHERE turns_fts MATCH '"answer 12"' ORDER BY rowid`).pluck().all(),
+});
+
+describe('import openclaw: held turns', () => {
+  it('stores the same rows whether a transcript is read at once or in pieces that end inside a statement of held turns', async () => {
+    const all = transcript(130);
+    const whole = newContext();
+    const wholeFile = writeFile(path.join(whole.workspaceDir, 'sessions', 'held-1.jsonl'), `${all.join('\n')}\n`);
+    const report = await importOpenClaw(whole, { source: wholeFile });
+    // 130 exchanges, of which 13 repeat the previous user text within a minute: kept once, as before.
+    expect(report.inserted.conversation_turns).toBe(117);
+    const pieces = newContext();
+    const file = path.join(pieces.workspaceDir, 'sessions', 'held-1.jsonl');
+    writeFile(file, '');
+    for (const end of [37, 121, 200, all.length]) {
+      fs.appendFileSync(file, `${all.slice(fs.readFileSync(file, 'utf8').split('\n').length - 1, end).join('\n')}\n`);
+      await importOpenClaw(pieces, { source: file });
+    }
+    const a = stored(whole.db);
+    expect(stored(pieces.db)).toEqual(a);
+    expect((a.turns as Array<{ turn_number: number }>).map((t) => t.turn_number)).toEqual([...Array(117).keys()]);
+    expect(a.search).toHaveLength(10); // answer 12 and 120..128: exchange 129 repeats 128's question and was not kept
+    const again = await importOpenClaw(pieces, { source: file });
+    expect(again.inserted.conversation_turns ?? 0).toBe(0);
+  });
+});
