@@ -69,3 +69,37 @@ export function hasLookalikeContext(text: string, start: number): boolean {
   const before = text.slice(Math.max(0, start - 24), start);
   return LOOKALIKE_CONTEXT.test(before) || /[¥￥$€£#]\s*$/.test(before);
 }
+
+/**
+ * Every match of a global regex, as `[...text.matchAll(re)]` gives them, without the copy of the regex that
+ * matchAll makes on each call (it was most of a short text's detection time). The regex's lastIndex is left at 0.
+ */
+export function allMatches(re: RegExp, text: string): RegExpExecArray[] {
+  if (!re.global) throw new TypeError('allMatches needs a global regex');
+  const out: RegExpExecArray[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    out.push(m);
+    // an empty match would be found again at the same place: step over one character, as matchAll does
+    if (m[0] === '') re.lastIndex = advance(text, re.lastIndex, /[uv]/.test(re.flags));
+  }
+  re.lastIndex = 0;
+  return out;
+}
+
+function advance(text: string, index: number, fullUnicode: boolean): number {
+  if (!fullUnicode || index + 1 >= text.length) return index + 1;
+  const c = text.charCodeAt(index);
+  const d = text.charCodeAt(index + 1);
+  return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? index + 2 : index + 1;
+}
+
+/** True when the text holds at least `n` ASCII digits (what `\d` matches): the prefilter of the number detectors. */
+export function hasDigits(text: string, n: number): boolean {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57 && ++count >= n) return true;
+  }
+  return n <= 0;
+}

@@ -1,6 +1,6 @@
 import { findPhoneNumbersInText, isValidPhoneNumber, type CountryCode } from 'libphonenumber-js/max';
 import type { PiiSpan } from '../types';
-import { followedByStreet, hasLookalikeContext, isAsciiWordAt, makeSpan } from '../util';
+import { allMatches, followedByStreet, hasDigits, hasLookalikeContext, isAsciiWordAt, makeSpan } from '../util';
 
 // Local part per RFC 5322 "atext" plus dots; domain labels incl. punycode; TLD of letters or xn--.
 // Matching starts from each "@" so that long runs without one cost linear time.
@@ -73,7 +73,7 @@ interface NumberWindow {
  */
 function numberWindows(text: string): NumberWindow[] {
   const windows: NumberWindow[] = [];
-  for (const m of text.matchAll(NUMBER_RUN)) {
+  for (const m of allMatches(NUMBER_RUN, text)) {
     if (m[0].length > 48 || (m[0].match(/\d/g)?.length ?? 0) < 7) continue;
     const start = Math.max(0, m.index - WINDOW_MARGIN);
     const end = Math.min(text.length, m.index + m[0].length + WINDOW_MARGIN);
@@ -103,7 +103,8 @@ function findInWindows(text: string, windows: NumberWindow[], region: CountryCod
 const DIGITS_7 = /\d(?:[^\d\n]{0,3}\d){6}/;
 
 export function detectPhones(text: string): PiiSpan[] {
-  if (!DIGITS_7.test(text)) return [];
+  // DIGITS_7 needs seven digits: counting them first is cheaper than the regex on most texts
+  if (!hasDigits(text, 7) || !DIGITS_7.test(text)) return [];
   const out: PiiSpan[] = [];
   const seen = new Set<string>();
   const add = (start: number, end: number, confidence: number, detector: string) => {
@@ -168,7 +169,7 @@ function hasPhoneWordNear(text: string, start: number, end: number): boolean {
  */
 function detectPhonesByContext(text: string, seen: Set<string>): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(LOCAL_NUMBER)) {
+  for (const m of allMatches(LOCAL_NUMBER, text)) {
     const raw = m[0].replace(/[\s(.\-]+$/, '');
     const digits = raw.replace(/x.*$|ext.*$/i, '').replace(/\D/g, '');
     if (digits.length < 7 || digits.length > 15) continue;
@@ -195,8 +196,8 @@ function detectChineseFallback(text: string, seen: Set<string>): PiiSpan[] {
     if (seen.has(`${start}:${end}`) || !plausiblePhoneSpan(text, start, end)) return;
     out.push(makeSpan(text, 'PHONE', start, end, confidence, detector));
   };
-  for (const m of text.matchAll(CN_LANDLINE)) push(m.index, m.index + m[0].length, 0.6, 'pattern:cn-landline');
-  for (const m of text.matchAll(CN_MOBILE)) {
+  for (const m of allMatches(CN_LANDLINE, text)) push(m.index, m.index + m[0].length, 0.6, 'pattern:cn-landline');
+  for (const m of allMatches(CN_MOBILE, text)) {
     const digits = (m[1] ?? '').replace(/\D/g, '');
     if (isValidPhoneNumber(digits, 'CN')) push(m.index, m.index + m[0].length, 0.7, 'pattern:cn-mobile');
   }

@@ -1,5 +1,5 @@
 import type { PiiSpan } from '../types';
-import { makeSpan } from '../util';
+import { allMatches, makeSpan } from '../util';
 import { AMBIGUOUS_SURNAMES, COMPOUND_SURNAMES, SURNAMES } from './surnames';
 
 // A capitalised word in any Latin script ("Šárka", "O'Neil", "Jean-Luc").
@@ -15,58 +15,62 @@ const NOT_PERSON_QUALIFIER =
 
 interface NamePattern {
   re: RegExp;
+  /**
+   * The prefilter: the cue words alone. `re` is built around them as a required part of every match (never
+   * optional, never one branch of an alternation), so a text the cue does not match cannot match `re`.
+   */
+  cue: RegExp;
   detector: string;
   confidence: number;
   /** A cue that names a person outright ("my name is", "Dr."): on by default. The rest only with names: true. */
   cued: boolean;
 }
 
+/** A pattern whose regex is `build` applied to its cue, compiled with the same flags as the cue's prefilter. */
+function namePattern(cue: string, build: (cue: string) => string, detector: string, confidence: number, cued: boolean): NamePattern {
+  return { re: new RegExp(build(`(?:${cue})`), 'gu'), cue: new RegExp(cue, 'u'), detector, confidence, cued };
+}
+
 const PATTERNS: NamePattern[] = [
-  {
-    re: new RegExp(`\\b(?:[Mm]y name is|[Mm]y name's|[Mm]y full name is)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'),
-    detector: 'context:intro',
-    confidence: 0.45,
-    cued: true,
-  },
-  {
-    re: new RegExp(`\\b(?:[Cc]all me|I'm|I am)\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'gu'),
-    detector: 'context:intro',
-    confidence: 0.4,
-    cued: false,
-  },
-  { re: new RegExp(`\\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\\.?\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.45, cued: true },
-  { re: new RegExp(`\\b(?:Sir|Madam)\\s+(${FULL})`, 'gu'), detector: 'context:title', confidence: 0.4, cued: false },
-  {
-    re: new RegExp(`${NOT_PERSON_QUALIFIER}\\b(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]\\s*(${FULL})`, 'gu'),
-    detector: 'context:field',
-    confidence: 0.45,
-    cued: true,
-  },
+  namePattern(
+    "[Mm]y name is|[Mm]y name's|[Mm]y full name is",
+    (cue) => `\\b${cue}\\s+(${FULL})(?=[\\s,.;!?)]|$)`,
+    'context:intro',
+    0.45,
+    true,
+  ),
+  namePattern("[Cc]all me|I'm|I am", (cue) => `\\b${cue}\\s+(${FULL})(?=[\\s,.;!?)]|$)`, 'context:intro', 0.4, false),
+  namePattern('Mr|Mrs|Ms|Miss|Mx|Dr|Prof', (cue) => `\\b${cue}\\.?\\s+(${FULL})`, 'context:title', 0.45, true),
+  namePattern('Sir|Madam', (cue) => `\\b${cue}\\s+(${FULL})`, 'context:title', 0.4, false),
+  namePattern(
+    '(?:[Nn]ame|[Ff]ull name|[Cc]ontact|[Aa]ttn|[Ss]igned)\\s*[:=]',
+    (cue) => `${NOT_PERSON_QUALIFIER}\\b${cue}\\s*(${FULL})`,
+    'context:field',
+    0.45,
+    true,
+  ),
   // A Latin name after a Chinese cue: "我叫 Tom Lee", "联系人：Anna".
-  {
-    re: new RegExp(
-      `(?:我叫|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?)\\s*(${FULL})(?![\\p{L}])`,
-      'gu',
-    ),
-    detector: 'context:zh-intro-latin',
-    confidence: 0.45,
-    cued: true,
-  },
-  {
-    re: new RegExp(`\\b(?:Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers),?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`, 'gu'),
-    detector: 'context:salutation',
-    confidence: 0.3,
-    cued: false,
-  },
-  {
-    re: new RegExp(
-      `\\b(?:name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to)\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`,
-      'gu',
-    ),
-    detector: 'context:mention',
-    confidence: 0.3,
-    cued: false,
-  },
+  namePattern(
+    `我叫|我的名字(?:是|叫)|${THING_BEFORE_NAME}名字(?:是|叫)|[他她]叫|名叫|(?:姓名|联系人|收件人|负责人)\\s*[:：]?`,
+    (cue) => `${cue}\\s*(${FULL})(?![\\p{L}])`,
+    'context:zh-intro-latin',
+    0.45,
+    true,
+  ),
+  namePattern(
+    'Dear|Hi|Hello|Hey|Thanks|Regards|Sincerely|Cheers',
+    (cue) => `\\b${cue},?\\s+(${FULL})(?=[\\s]*[,.!\\n]|$)`,
+    'context:salutation',
+    0.3,
+    false,
+  ),
+  namePattern(
+    'name is|named|called|says|said|directed by|written by|starring|signed by|assistant to|follow up with|married to',
+    (cue) => `\\b${cue}\\s+(${FULL})(?=[\\s,.;:!?)"']|$)`,
+    'context:mention',
+    0.3,
+    false,
+  ),
 ];
 
 // Capitalised words that follow "I am", "Hi" or "call me" but are not names.
@@ -127,11 +131,12 @@ const NOT_NAMES = new Set([
   'User',
 ]);
 
-function detectLatinNames(text: string, all: boolean): PiiSpan[] {
+function detectLatinNames(text: string, all: boolean, prefilter: boolean): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const p of PATTERNS) {
     if (!p.cued && !all) continue;
-    for (const m of text.matchAll(p.re)) {
+    if (prefilter && !p.cue.test(text)) continue;
+    for (const m of allMatches(p.re, text)) {
       const captured = m[1] ?? ''; // every pattern captures the name
       const words = captured.split(/\s+/);
       if (NOT_NAMES.has(words[0] ?? '')) continue;
@@ -194,7 +199,7 @@ const NEVER_ALONE = new Set(Array.from('和向于师'));
 
 function detectChineseNames(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(ZH_INTRO)) {
+  for (const m of allMatches(ZH_INTRO, text)) {
     const at = m.index + m[0].length;
     const name = fullNameAt(text, at);
     const surname = surnameAt(text, at);
@@ -210,7 +215,7 @@ function detectChineseNames(text: string): PiiSpan[] {
     if (ambiguousLead(name) && !pauseAfter && !/[:：]/.test(m[0])) continue;
     out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.5, 'context:zh-intro'));
   }
-  for (const m of text.matchAll(ROLE_BEFORE)) {
+  for (const m of allMatches(ROLE_BEFORE, text)) {
     const at = m.index + m[0].length;
     const name = fullNameAt(text, at);
     const next = text[at + name.length] ?? '';
@@ -219,7 +224,7 @@ function detectChineseNames(text: string): PiiSpan[] {
     if (ROLE_OR_PLACE.test(name.slice(1))) continue;
     out.push(makeSpan(text, 'PERSON', at, at + name.length, 0.45, 'context:zh-role'));
   }
-  for (const m of text.matchAll(ZH_TITLE)) {
+  for (const m of allMatches(ZH_TITLE, text)) {
     const end = m.index;
     if (NOT_NAME_BEFORE_TITLE.test(text.slice(Math.max(0, end - 4), end))) continue;
     const start = nameStartBefore(text, end);
@@ -262,8 +267,8 @@ function aliasesOf(text: string, names: PiiSpan[]): PiiSpan[] {
 }
 
 /** Person names: cued ones by default, the weaker English heuristics only when `all` is set. */
-export function detectNames(text: string, all = false): PiiSpan[] {
-  const out = detectLatinNames(text, all);
+export function detectNames(text: string, all = false, prefilter = true): PiiSpan[] {
+  const out = detectLatinNames(text, all, prefilter);
   if (HAN.test(text)) out.push(...detectChineseNames(text));
   out.push(...aliasesOf(text, out));
   return out;

@@ -1,5 +1,5 @@
 import type { PiiSpan } from '../types';
-import { isAsciiWordAt, makeSpan } from '../util';
+import { allMatches, hasDigits, isAsciiWordAt, makeSpan } from '../util';
 
 function validIpv4(s: string): boolean {
   const parts = s.split('.');
@@ -48,9 +48,19 @@ function cidrEnd(text: string, end: number, max: number): number {
   return m && Number(m[1]) <= max ? end + m[0].length : end;
 }
 
-export function detectIps(text: string): PiiSpan[] {
+/**
+ * Prefilters: an IPv6 candidate is skipped unless its run holds two colons, so the text must hold two; an IPv4
+ * match has four digits and three dots.
+ */
+export function detectIps(text: string, prefilter = true): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(IPV6_RUN)) {
+  if (!prefilter || text.indexOf(':') !== text.lastIndexOf(':')) detectIpv6(text, out);
+  if (!prefilter || (text.includes('.') && hasDigits(text, 4))) detectIpv4(text, out);
+  return out;
+}
+
+function detectIpv6(text: string, out: PiiSpan[]): void {
+  for (const m of allMatches(IPV6_RUN, text)) {
     let s = m[0];
     if (s.length > 60 || s.indexOf(':') === s.lastIndexOf(':')) continue;
     const start = m.index;
@@ -66,7 +76,10 @@ export function detectIps(text: string): PiiSpan[] {
     if (s === '::' && (/[^\s=,;([]/.test(text[start - 1] ?? ' ') || !/^[\s,;)\]/]?$/.test(text[end] ?? ''))) continue;
     out.push(makeSpan(text, 'IP_ADDRESS', start, end, confidence, 'validate:ipv6'));
   }
-  for (const m of text.matchAll(IPV4)) {
+}
+
+function detectIpv4(text: string, out: PiiSpan[]): void {
+  for (const m of allMatches(IPV4, text)) {
     const start = m.index;
     const endRaw = start + m[0].length;
     if (isAsciiWordAt(text, start - 1) || text[start - 1] === '.' || isAsciiWordAt(text, endRaw)) continue;
@@ -74,7 +87,6 @@ export function detectIps(text: string): PiiSpan[] {
     if (VERSION_CONTEXT.test(text.slice(Math.max(0, start - 12), start))) continue;
     out.push(makeSpan(text, 'IP_ADDRESS', start, cidrEnd(text, endRaw, 32), 0.8, 'validate:ipv4'));
   }
-  return out;
 }
 
 // scheme://user:password@host[:port]; the password may not contain whitespace, "/" or "@".
@@ -83,7 +95,7 @@ const URL_CREDENTIALS = /\b[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/([^\s:@/?#'"<>]{1,12
 export function detectUrlCredentials(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   if (!text.includes('://')) return out;
-  for (const m of text.matchAll(URL_CREDENTIALS)) {
+  for (const m of allMatches(URL_CREDENTIALS, text)) {
     const password = m[2] ?? ''; // URL_CREDENTIALS captures the password
     if (/^(\*+|x+|<[^>]*>|\$\{[^}]*\}|\{[^}]*\}|password|pass|secret)$/i.test(password)) continue;
     let end = m.index + m[0].length;

@@ -1,5 +1,5 @@
 import type { PiiSpan } from '../types';
-import { hasLookalikeContext, isAsciiWordAt, luhnValid, makeSpan } from '../util';
+import { allMatches, hasDigits, hasLookalikeContext, isAsciiWordAt, luhnValid, makeSpan } from '../util';
 
 /** Issuer prefixes and lengths; a Luhn-valid run without a known issuer is more often an ID or order number. */
 function cardIssuer(d: string): string | null {
@@ -22,9 +22,13 @@ const CARD_CONTEXT = /(银行卡|卡号|信用卡|储蓄卡|借记卡|账号|帐
 // Groups of digits joined by single spaces or hyphens.
 const DIGIT_RUN = /\d+(?:[ -]\d+)*/g;
 
-export function detectCards(text: string): PiiSpan[] {
+/** The prefilter of detectCards: a card's digits are at least 12 (cardIssuer's shortest length). */
+export const CARD_MIN_DIGITS = 12;
+
+export function detectCards(text: string, prefilter = true): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(DIGIT_RUN)) {
+  if (prefilter && !hasDigits(text, CARD_MIN_DIGITS)) return out;
+  for (const m of allMatches(DIGIT_RUN, text)) {
     if (isAsciiWordAt(text, m.index - 1) || text[m.index - 1] === '.') continue;
     const groups: { start: number; end: number }[] = [];
     for (const g of m[0].matchAll(/\d+/g)) groups.push({ start: m.index + g.index, end: m.index + g.index + g[0].length });
@@ -151,7 +155,7 @@ const ID_RUN = /(?<![0-9A-Za-z])\d+(?:[ -]\d+)*(?:[ -]?[Xx])?(?![0-9A-Za-z])/g;
 
 /** 18-character IDs however their digits are grouped ("110101 19491231 002X", "1101-0519-..."). */
 function detectGroupedIds(text: string, out: PiiSpan[]): void {
-  for (const m of text.matchAll(ID_RUN)) {
+  for (const m of allMatches(ID_RUN, text)) {
     if (m[0].length < 18) continue;
     const groups = [...m[0].matchAll(/\d+[Xx]?|[Xx]/g)].map((g) => ({
       start: m.index + g.index,
@@ -185,11 +189,15 @@ function validOldId(id: string): boolean {
   return birth.getUTCMonth() === mo - 1 && birth.getUTCDate() === d;
 }
 
-export function detectChineseIds(text: string): PiiSpan[] {
+/** The prefilter of detectChineseIds: an 18-character ID has 17 digits before its check character, an old one 15. */
+const CN_ID_MIN_DIGITS = 15;
+
+export function detectChineseIds(text: string, prefilter = true): PiiSpan[] {
   const out: PiiSpan[] = [];
+  if (prefilter && !hasDigits(text, CN_ID_MIN_DIGITS)) return out;
   detectGroupedIds(text, out);
   // Without a check digit only the words before it make a 15-digit run an ID.
-  for (const m of text.matchAll(CN_ID_15)) {
+  for (const m of allMatches(CN_ID_15, text)) {
     if (validOldId(m[0]) && ID_CONTEXT.test(text.slice(Math.max(0, m.index - 16), m.index))) {
       out.push(makeSpan(text, 'CN_ID', m.index, m.index + m[0].length, 0.92, 'context:cn-id-15'));
     }
@@ -221,9 +229,13 @@ export function isValidIban(raw: string): boolean {
 }
 
 /** Bank account numbers in IBAN form. */
-export function detectIbans(text: string): PiiSpan[] {
+/** The prefilter of detectIbans: IBAN and IBAN_LOWER both start with two ASCII letters and two digits. */
+const IBAN_START = /[A-Za-z]{2}\d\d/;
+
+export function detectIbans(text: string, prefilter = true): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of [...text.matchAll(IBAN), ...text.matchAll(IBAN_LOWER)]) {
+  if (prefilter && !IBAN_START.test(text)) return out;
+  for (const m of [...allMatches(IBAN, text), ...allMatches(IBAN_LOWER, text)]) {
     const upper = m[0].toUpperCase();
     if (upper !== m[0] && !IBAN_COUNTRIES.has(upper.slice(0, 2))) continue;
     if (isValidIban(upper)) out.push(makeSpan(text, 'IBAN', m.index, m.index + m[0].length, 0.85, 'mod97:iban'));

@@ -1,21 +1,27 @@
 import type { PiiSpan, PiiType } from '../types';
-import { makeSpan, sequentialShare, shannonEntropy } from '../util';
+import { allMatches, makeSpan, sequentialShare, shannonEntropy } from '../util';
 
-/** Well-known token formats: the prefix alone makes them near-certain. */
-const KNOWN_TOKENS: { name: string; re: RegExp; confidence: number }[] = [
-  { name: 'aws-access-key', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g, confidence: 0.95 },
-  { name: 'github-token', re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, confidence: 0.97 },
-  { name: 'github-pat', re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g, confidence: 0.97 },
-  { name: 'gitlab-token', re: /\bglpat-[A-Za-z0-9_-]{20,}\b/g, confidence: 0.95 },
-  { name: 'slack-token', re: /\bxox[baprs]-[A-Za-z0-9-]{10,}/g, confidence: 0.95 },
-  { name: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g, confidence: 0.9 },
-  { name: 'stripe-key', re: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g, confidence: 0.95 },
-  { name: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, confidence: 0.95 },
-  { name: 'openai-key', re: /\bsk-(?:proj-|svcacct-|admin-|ant-(?:api03-)?)?[A-Za-z0-9_-]{20,}/g, confidence: 0.9 },
-  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, confidence: 0.9 },
-  { name: 'npm-token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, confidence: 0.95 },
-  { name: 'huggingface-token', re: /\bhf_[A-Za-z]{34}\b/g, confidence: 0.9 },
-  { name: 'bearer', re: /(?<=\b(?:Bearer|Basic|Token)\s+)[A-Za-z0-9._~+/=-]{16,}/g, confidence: 0.85 },
+/**
+ * Well-known token formats: the prefix alone makes them near-certain. `minRun` is the prefilter: every match
+ * holds at least that many consecutive characters of [A-Za-z0-9_-] (the prefix and the required repeats of
+ * each pattern added up; each pattern's characters are all in that set), so a text whose longest such run is
+ * shorter cannot match. The two patterns with other characters (a webhook URL, a bearer value that may hold
+ * "." "~" "+" "/" "=") have a literal `cue` the match must contain instead.
+ */
+const KNOWN_TOKENS: { name: string; re: RegExp; confidence: number; minRun?: number; cue?: RegExp }[] = [
+  { name: 'aws-access-key', re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g, confidence: 0.95, minRun: 4 + 16 },
+  { name: 'github-token', re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/g, confidence: 0.97, minRun: 4 + 36 },
+  { name: 'github-pat', re: /\bgithub_pat_[A-Za-z0-9_]{22,255}\b/g, confidence: 0.97, minRun: 11 + 22 },
+  { name: 'gitlab-token', re: /\bglpat-[A-Za-z0-9_-]{20,}\b/g, confidence: 0.95, minRun: 6 + 20 },
+  { name: 'slack-token', re: /\bxox[baprs]-[A-Za-z0-9-]{10,}/g, confidence: 0.95, minRun: 5 + 10 },
+  { name: 'slack-webhook', re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g, confidence: 0.9, cue: /hooks\.slack\.com/ },
+  { name: 'stripe-key', re: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g, confidence: 0.95, minRun: 8 + 16 },
+  { name: 'google-api-key', re: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, confidence: 0.95, minRun: 4 + 35 },
+  { name: 'openai-key', re: /\bsk-(?:proj-|svcacct-|admin-|ant-(?:api03-)?)?[A-Za-z0-9_-]{20,}/g, confidence: 0.9, minRun: 3 + 20 },
+  { name: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, confidence: 0.9, minRun: 3 + 8 },
+  { name: 'npm-token', re: /\bnpm_[A-Za-z0-9]{36}\b/g, confidence: 0.95, minRun: 4 + 36 },
+  { name: 'huggingface-token', re: /\bhf_[A-Za-z]{34}\b/g, confidence: 0.9, minRun: 3 + 34 },
+  { name: 'bearer', re: /(?<=\b(?:Bearer|Basic|Token)\s+)[A-Za-z0-9._~+/=-]{16,}/g, confidence: 0.85, cue: /Bearer|Basic|Token/ },
 ];
 
 const PRIVATE_KEY_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
@@ -27,7 +33,7 @@ const PRIVATE_KEY_BEGIN = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----
 function privateKeyBlocks(text: string): PiiSpan[] {
   const out: PiiSpan[] = [];
   let from = 0;
-  for (const m of text.matchAll(PRIVATE_KEY_BEGIN)) {
+  for (const m of allMatches(PRIVATE_KEY_BEGIN, text)) {
     if (m.index < from) continue;
     const endMarker = `-----END ${m[1]}PRIVATE KEY${m[2] ?? ''}-----`;
     const endAt = text.indexOf(endMarker, m.index);
@@ -125,32 +131,132 @@ const PROSE_SECRET =
 // curl -u user:password / --user user:password
 const CURL_USER = /(?:^|\s)(?:-u|--user)\s+['"]?[^\s:'"]{1,64}:([^\s'"]{1,128})/g;
 
-export function detectSecrets(text: string, redactPatterns?: string[]): PiiSpan[] {
+/**
+ * Secrets and credentials. `prefilter` (on unless a test compares against the unfiltered detector) skips each
+ * pass whose necessary condition, documented beside it, the text does not meet: same spans, less work.
+ */
+export function detectSecrets(text: string, redactPatterns?: string[], prefilter = true): PiiSpan[] {
   const out: PiiSpan[] = [];
-  out.push(...privateKeyBlocks(text));
+  const runs = prefilter ? longestTokenRuns(text) : { word: Infinity, base64: Infinity };
+  // PRIVATE_KEY_BEGIN starts with this literal
+  if (!prefilter || text.includes('-----BEGIN ')) out.push(...privateKeyBlocks(text));
   for (const t of KNOWN_TOKENS) {
-    for (const m of text.matchAll(t.re)) {
+    if (t.minRun !== undefined && runs.word < t.minRun) continue;
+    if (prefilter && t.cue && !t.cue.test(text)) continue;
+    for (const m of allMatches(t.re, text)) {
       out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, t.confidence, `pattern:${t.name}`));
     }
   }
   const { keyword, blockPatterns } = compileKeyPatterns(redactPatterns);
   out.push(...beginBlockMarkers(text, blockPatterns));
   // Values already judged by their key: the key-less passes below must not overrule that judgement.
-  const judged = new Uint8Array(text.length);
-  out.push(...assignedSecrets(text, keyword, judged));
-  const isJudged = (start: number, end: number) => judged.subarray(start, end).includes(1);
-  out.push(...proseSecrets(text, isJudged));
-  for (const m of text.matchAll(CURL_USER)) {
-    const user = m[1] ?? ''; // CURL_USER captures the credentials
-    const start = m.index + m[0].length - user.length;
-    if (!isPlaceholder(user)) out.push(makeSpan(text, 'PASSWORD', start, start + user.length, 0.8, 'pattern:curl-user'));
+  // judged stays null when assignedSecrets is skipped: nothing was judged, and no buffer is allocated
+  let judged: Uint8Array | null = null;
+  if (!prefilter || mayHaveAssignment(text)) {
+    judged = new Uint8Array(text.length);
+    out.push(...assignedSecrets(text, keyword, judged));
   }
-  out.push(...keylessTokens(text, isJudged));
+  if (!prefilter || PROSE_KEYWORD.test(text)) out.push(...proseSecrets(text, judged));
+  // CURL_USER needs "-u" or "--user", and "--user" holds "-u"
+  if (!prefilter || text.includes('-u')) {
+    for (const m of allMatches(CURL_USER, text)) {
+      const user = m[1] ?? ''; // CURL_USER captures the credentials
+      const start = m.index + m[0].length - user.length;
+      if (!isPlaceholder(user)) out.push(makeSpan(text, 'PASSWORD', start, start + user.length, 0.8, 'pattern:curl-user'));
+    }
+  }
+  // both key-less patterns need 20 (quoted) or 32 (bare) characters of [A-Za-z0-9+/=_-] in a row
+  if (runs.base64 >= 20) out.push(...keylessTokens(text, judged));
   return out;
 }
 
+/**
+ * The prefilter of assignedSecrets, a necessary condition of an ASSIGNMENT match it would act on. Such a match
+ * has an operator starting with = : ： or "," (a "," only counts with a quoted key, so only when the text has
+ * a quote), right after [ \t]* and a key. The key ends with a quote, or is a run of key characters with a start
+ * character at most 81 characters before the operator. Checked by hand from each operator backwards: the
+ * regex itself retries every word of prose that merely contains a colon.
+ */
+function mayHaveAssignment(text: string): boolean {
+  let quotes = -1; // unknown until a comma asks
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x2c) {
+      if (quotes < 0) quotes = /["']/.test(text) ? 1 : 0;
+      if (!quotes) continue;
+    } else if (c !== 0x3d && c !== 0x3a && c !== 0xff1a) continue;
+    let j = i - 1;
+    while (j >= 0 && (text.charCodeAt(j) === 0x20 || text.charCodeAt(j) === 0x09)) j--;
+    if (j < 0) continue;
+    const last = text.charCodeAt(j);
+    if (last === 0x22 || last === 0x27) return true;
+    for (let k = j; k >= 0 && j - k <= 80 && isKeyChar(text.charCodeAt(k)); k--) if (isKeyStart(text.charCodeAt(k))) return true;
+  }
+  return false;
+}
+
+/** ASSIGNMENT's bare key: a start character [A-Za-z_$\u4e00-\u9fff], then [\w$.\-\u4e00-\u9fff] (\w is ASCII). */
+function isKeyStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || (c >= 0x4e00 && c <= 0x9fff);
+}
+
+function isKeyChar(c: number): boolean {
+  return isKeyStart(c) || (c >= 48 && c <= 57) || c === 46 || c === 45;
+}
+
+/**
+ * The prefilter of proseSecrets: each of PROSE_SECRET's key words holds one of these (password, passcode and
+ * passphrase hold "pass"; "api key" holds "api"), with the same flags so case folding agrees.
+ */
+const PROSE_KEYWORD = /pass|pwd|pin|api|access|token|secret|密码|口令|密钥/iu;
+
+/**
+ * The longest run of [A-Za-z0-9_-] (`word`, every known token's alphabet) and of [A-Za-z0-9+/=_-] (`base64`,
+ * the key-less tokens' alphabet) in the text, in one pass.
+ */
+function longestTokenRuns(text: string): { word: number; base64: number } {
+  let word = 0;
+  let base64 = 0;
+  let w = 0;
+  let b = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const kind = c < 128 ? TOKEN_CHAR[c]! : 0; // TOKEN_CHAR has 128 entries
+    w = kind === 1 ? w + 1 : 0;
+    b = kind ? b + 1 : 0;
+    if (w > word) word = w;
+    if (b > base64) base64 = b;
+  }
+  return { word, base64 };
+}
+
+/** 1 for [A-Za-z0-9_-], 2 for the other characters of [A-Za-z0-9+/=_-], 0 for the rest of ASCII. */
+const TOKEN_CHAR = new Uint8Array(128).map((_, c) =>
+  /[A-Za-z0-9_-]/.test(String.fromCharCode(c)) ? 1 : /[+/=]/.test(String.fromCharCode(c)) ? 2 : 0,
+);
+
 /** The configured key patterns: "-----BEGIN" markers apart, the rest joined with the built-in keywords. */
 function compileKeyPatterns(redactPatterns?: string[]): { keyword: RegExp; blockPatterns: RegExp[] } {
+  // Compiled once per configuration, not once per text: the same few lists come back for every text of a run.
+  if (redactPatterns === lastKeyPatterns.input && lastKeyPatterns.compiled) return lastKeyPatterns.compiled;
+  const key = (redactPatterns ?? DEFAULT_KEY_PATTERNS).join('\u0000');
+  let compiled = compiledKeyPatterns.get(key);
+  if (!compiled) {
+    if (compiledKeyPatterns.size >= 32) compiledKeyPatterns.clear();
+    compiled = compileKeyPatternsOnce(redactPatterns);
+    compiledKeyPatterns.set(key, compiled);
+  }
+  lastKeyPatterns.input = redactPatterns;
+  lastKeyPatterns.compiled = compiled;
+  return compiled;
+}
+
+/** The last list asked for, by identity: a run passes the same array for every text. */
+const lastKeyPatterns: { input?: string[]; compiled?: { keyword: RegExp; blockPatterns: RegExp[] } } = {};
+
+const compiledKeyPatterns = new Map<string, { keyword: RegExp; blockPatterns: RegExp[] }>();
+
+function compileKeyPatternsOnce(redactPatterns?: string[]): { keyword: RegExp; blockPatterns: RegExp[] } {
   const keyPatterns = [BUILTIN_KEYWORDS];
   const blockPatterns: RegExp[] = [];
   for (const p of redactPatterns ?? DEFAULT_KEY_PATTERNS) {
@@ -164,7 +270,7 @@ function compileKeyPatterns(redactPatterns?: string[]): { keyword: RegExp; block
 function beginBlockMarkers(text: string, blockPatterns: RegExp[]): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const re of blockPatterns) {
-    for (const m of text.matchAll(re)) {
+    for (const m of allMatches(re, text)) {
       if (/PRIVATE KEY/.test(m[0]) || !m[0]) continue;
       if (/CERTIFICATE|PUBLIC KEY/.test(m[0])) continue;
       out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, 0.6, 'pattern:begin-block'));
@@ -173,10 +279,12 @@ function beginBlockMarkers(text: string, blockPatterns: RegExp[]): PiiSpan[] {
   return out;
 }
 
+const isJudged = (judged: Uint8Array | null, start: number, end: number) => judged !== null && judged.subarray(start, end).includes(1);
+
 /** `key = value` and `"key": "value"` pairs, judged by their key; marks every value looked at in `judged`. */
 function assignedSecrets(text: string, keyword: RegExp, judged: Uint8Array): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(ASSIGNMENT)) {
+  for (const m of allMatches(ASSIGNMENT, text)) {
     const g = m.groups as { key: string; op: string; val: string }; // named groups of ASSIGNMENT, none optional
     const key = g.key.replace(/^["']|["']$/g, '');
     // getEnv("api_token", "...") passes a key and its value; a bare comma does not.
@@ -208,9 +316,9 @@ function assignedSecrets(text: string, keyword: RegExp, judged: Uint8Array): Pii
 }
 
 /** "my password is hunter2" and its Chinese forms. */
-function proseSecrets(text: string, isJudged: (start: number, end: number) => boolean): PiiSpan[] {
+function proseSecrets(text: string, judged: Uint8Array | null): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(PROSE_SECRET)) {
+  for (const m of allMatches(PROSE_SECRET, text)) {
     const g = m.groups as { key: string; val: string }; // named groups of PROSE_SECRET, none optional
     let value = g.val;
     let start = m.index + m[0].length - value.length;
@@ -219,7 +327,7 @@ function proseSecrets(text: string, isJudged: (start: number, end: number) => bo
       value = value.slice(1, -1);
       start += 1;
     } else value = value.replace(/[.。]+$/, ''); // a sentence's full stop; "!" and "?" are common in passwords
-    if (isJudged(start, start + value.length) || !value || value.length < 4 || isPlaceholder(value)) continue;
+    if (isJudged(judged, start, start + value.length) || !value || value.length < 4 || isPlaceholder(value)) continue;
     // Unquoted prose ("the password is incorrect") needs something no ordinary word has.
     const cjk = (value.match(/[\u4e00-\u9fff]/g) ?? []).length;
     if (!quoted && (!/[\d\W_]|[a-z][A-Z]|[A-Z].*[a-z].*[A-Z]/u.test(value) || cjk * 2 > value.length)) continue;
@@ -230,19 +338,22 @@ function proseSecrets(text: string, isJudged: (start: number, end: number) => bo
   return out;
 }
 
+const QUOTED_LITERAL = /(["'`])([A-Za-z0-9+/=_-]{20,})\1/g;
+const BARE_TOKEN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/=_-])/g;
+
 /** Quoted literals and free-standing tokens with no key at all. */
-function keylessTokens(text: string, isJudged: (start: number, end: number) => boolean): PiiSpan[] {
+function keylessTokens(text: string, judged: Uint8Array | null): PiiSpan[] {
   const out: PiiSpan[] = [];
-  for (const m of text.matchAll(/(["'`])([A-Za-z0-9+/=_-]{20,})\1/g)) {
+  for (const m of allMatches(QUOTED_LITERAL, text)) {
     const literal = m[2] ?? '';
     const start = m.index + 1;
     const end = start + literal.length;
-    if (isJudged(start, end)) continue;
+    if (isJudged(judged, start, end)) continue;
     if (looksLikeBareSecret(literal, 20)) out.push(makeSpan(text, 'API_KEY', start, end, 0.5, 'entropy:quoted'));
     else if (looksLikeHexSecret(literal)) out.push(makeSpan(text, 'API_KEY', start, end, 0.4, 'entropy:quoted-hex'));
   }
-  for (const m of text.matchAll(/(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/=_-])/g)) {
-    if (isJudged(m.index, m.index + m[0].length)) continue;
+  for (const m of allMatches(BARE_TOKEN, text)) {
+    if (isJudged(judged, m.index, m.index + m[0].length)) continue;
     if (looksLikeBareSecret(m[0], 32) && shannonEntropy(m[0]) >= 4.3) {
       out.push(makeSpan(text, 'API_KEY', m.index, m.index + m[0].length, 0.45, 'entropy:token'));
     }
