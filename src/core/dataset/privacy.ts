@@ -47,18 +47,104 @@ function mapTexts(value: unknown, fn: (field: string, text: string) => string, p
 /** Fields that hold enumerations or ids, never free text. */
 const SKIP_FIELDS = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|role|turnNumber)$/;
 
+/** What scanContent needs of a cache: a Map or a PiiScanCache. */
+export interface ScanCache {
+  get(text: string): PiiSpan[] | undefined;
+  set(text: string, spans: PiiSpan[]): unknown;
+}
+
+/**
+ * Texts scanned lately and their spans, kept in two generations: when the current one is full it becomes the
+ * previous one and the oldest generation goes, so the texts a run keeps meeting (context windows overlap from
+ * turn to turn) survive where clearing everything at a limit would drop them. `size` stays under twice the
+ * generation, so a caller's own "clear past 5,000" never fires with the default.
+ */
+export class PiiScanCache implements ScanCache {
+  private current = new Map<string, PiiSpan[]>();
+  private previous = new Map<string, PiiSpan[]>();
+
+  constructor(private readonly generation = 2500) {}
+
+  get size(): number {
+    return this.current.size + this.previous.size;
+  }
+
+  get(text: string): PiiSpan[] | undefined {
+    const found = this.current.get(text);
+    if (found !== undefined) return found;
+    const old = this.previous.get(text);
+    if (old !== undefined) this.set(text, old); // met again: carry it into the current generation
+    return old;
+  }
+
+  set(text: string, spans: PiiSpan[]): this {
+    this.current.set(text, spans);
+    if (this.current.size >= this.generation) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    return this;
+  }
+
+  clear(): void {
+    this.current.clear();
+    this.previous.clear();
+  }
+}
+
+/**
+ * The path forEachText gives a field, from its keys: built only for a field with spans, since most have none.
+ * SKIP_FIELDS and the conversationId test read only the last key: neither suffix can reach across a "." into
+ * the keys before it.
+ */
+function fieldPath(keys: string[]): string {
+  let path = '';
+  for (const k of keys) path = path ? `${path}.${k}` : k;
+  return path;
+}
+
+function scannedProbe(key: string, text: string): string | null {
+  if (!text || SKIP_FIELDS.test(key)) return null;
+  // a session key's separators hide a phone number from the detector; spaces keep the offsets
+  return key.endsWith('conversationId') ? text.replace(/[:/]/g, ' ') : text;
+}
+
+/** Walks the text fields as forEachText does, with the keys of each field instead of its joined path. */
+function walkScanned(value: unknown, keys: string[], fn: (keys: string[], text: string, probe: string) => void): void {
+  if (typeof value === 'string') {
+    const probe = scannedProbe(keys.length ? keys[keys.length - 1]! : '', value);
+    if (probe !== null) fn(keys, value, probe);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      keys.push(String(i));
+      walkScanned(value[i], keys, fn);
+      keys.pop();
+    }
+  } else if (value && typeof value === 'object') {
+    for (const k of Object.keys(value)) {
+      keys.push(k);
+      walkScanned((value as Record<string, unknown>)[k], keys, fn);
+      keys.pop();
+    }
+  }
+}
+
+/** Every text field scanContent scans, with the text the detector reads (`probe`) for it. */
+export function forEachScannedText(content: unknown, fn: (field: string, text: string, probe: string) => void): void {
+  walkScanned(content, [], (keys, text, probe) => fn(fieldPath(keys), text, probe));
+}
+
 /** Detects PII in every text field; a cache lets samples of one decision share the work. */
-export function scanContent(content: unknown, detect: Detect, opts: DetectOptions, cache?: Map<string, PiiSpan[]>): StoredPiiSpan[] {
+export function scanContent(content: unknown, detect: Detect, opts: DetectOptions, cache?: ScanCache): StoredPiiSpan[] {
   const spans: StoredPiiSpan[] = [];
-  forEachText(content, (field, text) => {
-    if (!text || SKIP_FIELDS.test(field)) return;
-    // a session key's separators hide a phone number from the detector; spaces keep the offsets
-    const probe = field.endsWith('conversationId') ? text.replace(/[:/]/g, ' ') : text;
+  walkScanned(content, [], (keys, text, probe) => {
     let found = cache?.get(probe);
     if (!found) {
       found = detect(probe, opts);
       cache?.set(probe, found);
     }
+    if (!found.length) return;
+    const field = fieldPath(keys);
     for (const s of found) {
       spans.push({
         id: `${field}#${s.id}`,
