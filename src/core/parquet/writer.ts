@@ -195,11 +195,6 @@ export class ParquetSink {
     for (const row of rows) this.table.append(row);
   }
 
-  /** Text sinks take text; a Parquet file takes rows only. */
-  async write(text: string): Promise<void> {
-    if (text) throw new AppError('Internal', `${this.finalPath} takes rows, not text`);
-  }
-
   async close(): Promise<{ name: string; path: string; bytes: number; sha256: string; records: number }> {
     this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
     this.table.close();
