@@ -1,0 +1,99 @@
+// Issue 16: the export writes CSV rows and counts sample languages without the general code it used before
+// (Papa Parse's unparse per row, a regular-expression match array per script). Both must give exactly what
+// that code gave; the references below are the old code, run side by side on awkward input.
+import Papa from 'papaparse';
+import { describe, expect, it } from 'vitest';
+import { CSV_FORMULA, csvLine, sampleLanguage } from '../../src/core/dataset/exportRecords';
+import { forEachText } from '../../src/core/dataset/privacy';
+
+const papaLine = (row: (string | number | null)[]) => Papa.unparse([row], { header: false, newline: '\r\n', escapeFormulae: CSV_FORMULA });
+
+/** sampleLanguage as it was: a match array per script over every text field not named like an id. */
+function languageBefore(content: unknown): string | null {
+  const scripts: [string, RegExp][] = [
+    ['zh', /\p{Script=Han}/gu],
+    ['ja', /[\p{Script=Hiragana}\p{Script=Katakana}]/gu],
+    ['ko', /\p{Script=Hangul}/gu],
+    ['ru', /\p{Script=Cyrillic}/gu],
+    ['en', /\p{Script=Latin}/gu],
+  ];
+  const notText =
+    /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|correctedTargetFile|role|status|conversationId)$/;
+  const counts = new Map<string, number>(scripts.map(([lang]) => [lang, 0]));
+  forEachText(content, (field, text) => {
+    if (notText.test(field)) return;
+    const ascii = Buffer.byteLength(text, 'utf8') === text.length;
+    const other = ascii ? '' : text.replace(/[\x00-\x7f]+/g, '');
+    for (const [lang, re] of scripts) {
+      if (lang !== 'en' && !other) continue;
+      counts.set(lang, counts.get(lang)! + ((lang === 'en' ? text : other).match(re)?.length ?? 0));
+    }
+  });
+  if (counts.get('ja')! > 0 && counts.get('ja')! * 5 >= counts.get('zh')!) counts.set('ja', counts.get('ja')! + counts.get('zh')!);
+  let best: string | null = null;
+  let n = 0;
+  for (const [lang, c] of counts) {
+    const weight = lang === 'en' || lang === 'ru' ? c / 5 : c;
+    if (weight > n) [best, n] = [lang, weight];
+  }
+  return best;
+}
+
+describe('export fast paths write what the general code wrote', () => {
+  it('a CSV row is Papa Parse unparse, byte for byte', () => {
+    const cells = [
+      '',
+      ' ',
+      'a',
+      ' lead',
+      'trail ',
+      'a,b',
+      'say "hi"',
+      '"',
+      'line\nbreak',
+      'cr\rhere',
+      '\ufeffbom',
+      '=SUM(A1)',
+      '+1',
+      '-2',
+      '@x',
+    ];
+    cells.push('\tTab', '\rCR', "'quoted", '中文,逗号', 'x'.repeat(40), '=a"b', ' =not formula');
+    const values: (string | number | null)[] = [...cells, 0, -1.5, 0.85, 1e21, Number.NaN, null];
+    for (let i = 0; i < values.length; i++) {
+      const row = [values[i]!, values[(i * 7) % values.length]!, values[(i * 13 + 5) % values.length]!];
+      expect(csvLine(row)).toBe(papaLine(row));
+    }
+    expect(csvLine([])).toBe(papaLine([]));
+  });
+
+  it('the language of a sample is the one the regular expressions found', () => {
+    const texts = [
+      'Hello there',
+      '我喜欢绿茶',
+      'カタカナとひらがな、漢字',
+      '안녕하세요',
+      'Привет мир',
+      'Ça va, José? ﬁne',
+      '中文 mixed with English words',
+    ];
+    texts.push('𠀀𠀁 astral Han', '\ud840a\udc00 lone surrogates joined', 'ｆｕｌｌｗｉｄｔｈ', '123 456 !!!', '', 'ªº');
+    for (const a of texts) {
+      for (const b of texts) {
+        const content = {
+          type: 'memory_gate_positive',
+          conversation: [
+            { role: 'user', message: a },
+            { role: 'agent', message: b },
+          ],
+          correctDecision: 'UPDATE_USER',
+          label: a,
+          targetFile: 'USER.md',
+          labels: [b, { decision: a, note: b }],
+          nested: { 'x.type': a, type: { deeper: b } },
+        };
+        expect(sampleLanguage(content), `${a} | ${b}`).toBe(languageBefore(content));
+      }
+    }
+  });
+});
