@@ -27,6 +27,11 @@ const KEPT: Record<string, Record<string, string>> = {
   dataset_feedback_signals: {
     idx_feedback_session_time: 'SELECT id FROM dataset_feedback_signals WHERE session_id = ? ORDER BY created_at',
   },
+  dataset_lsh_bands: {},
+  dataset_minhash: {
+    // clustersAreStale, before every collection and export (migration 0177): a scan of every leader without it
+    idx_minhash_without_unit: 'SELECT 1 FROM dataset_minhash WHERE unit IS NULL LIMIT 1',
+  },
 };
 
 function indexesOf(db: DB, table: string): string[] {
