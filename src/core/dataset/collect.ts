@@ -19,7 +19,7 @@ import { nowOf, type ServiceContext } from '../context';
 import { listFutureCorrections } from '../guardian/corrections';
 import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput } from './config';
 import { BAND_FLUSH_ROWS, Deduper, clustersAreStale, reclusterSamples, repairBandIndex } from './dedupe';
-import { loadPiiDetector } from './privacy';
+import { PiiScanCache, loadPiiDetector } from './privacy';
 import { collectDecision, databaseLookups, type CollectRun } from './collect/decision';
 
 export interface CollectOptions {
@@ -148,7 +148,8 @@ async function startRun(ctx: ServiceContext, opts: CollectOptions, w: CollectWin
     wants: (t) => type === 'all' || (type === 'positive' ? t === 'memory_gate_positive' : t === 'memory_gate_negative'),
     detect,
     detectOpts: { names: cfg.privacyFiltering.detectNames, redactPatterns: cfg.privacyFiltering.redactPatterns },
-    piiCache: new Map(),
+    // two generations: the texts of overlapping context windows stay cached (privacy.ts)
+    piiCache: new PiiScanCache(),
     futureCorrections: listFutureCorrections(ctx),
     dedupe: new Deduper(ctx.db, cfg.dedupe, { dryRun, expectedSamples: total * SAMPLES_PER_DECISION }),
     lookups: databaseLookups(ctx.db),

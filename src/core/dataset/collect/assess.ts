@@ -4,10 +4,10 @@
 import type { AnnotationStatus } from '../../../shared/domain';
 import type { CollectDecisionRow } from '../../db/repositories/collect';
 import { matchFutureCorrections, type FutureCorrection } from '../../guardian/corrections';
-import type { DetectOptions, PiiSpan } from '../../pii/types';
+import type { DetectOptions } from '../../pii/types';
 import type { DatasetCollectionConfig } from '../config';
 import { isObjection } from '../feedback';
-import { redactContent, scanContent, type Detect, type StoredPiiSpan } from '../privacy';
+import { redactContent, scanContent, type Detect, type ScanCache, type StoredPiiSpan } from '../privacy';
 import { scoreQuality, type QualityFactors } from '../quality';
 import type { AnnotatedTurnSample, SampleFeedback, SampleLabels } from '../types';
 import type { Draft } from './rules';
@@ -19,7 +19,7 @@ export interface AssessContext {
   detect: Detect | null;
   detectOpts: DetectOptions;
   /** Context windows overlap from turn to turn: the same message is scanned for PII once. */
-  piiCache: Map<string, PiiSpan[]>;
+  piiCache: ScanCache;
   futureCorrections: FutureCorrection[];
 }
 

@@ -99,7 +99,6 @@ export function collectDecision(run: CollectRun, d: CollectDecisionRow): void {
   };
   const facts = { d, conversation, audit: audits[0], signalTypes: shared.signalTypes, objection: shared.objection, laterTurns };
   const drafts = draftsFor(facts, run.lookups, run.cfg, run.now);
-  if (run.piiCache.size > 5000) run.piiCache.clear();
   for (const draft of drafts) {
     if (!run.wants(draft.type)) continue;
     if (run.collected.has(draft.sourceKey)) {
