@@ -60,18 +60,23 @@ export function cpuSeconds(since: NodeJS.CpuUsage): number {
 export const maxRssMb = (): number => process.resourceUsage().maxRSS / 1024;
 
 /** Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with the data. */
-export function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[] } {
+export function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[]; cpuS: () => number } {
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;
   const samples: number[] = [];
   let next = 0.1;
+  // the forced collections are the probe's, not the measured job's: callers subtract them from its CPU time
+  let probeCpuS = 0;
   return {
     samples,
+    cpuS: () => probeCpuS,
     progress: (done, total) => {
       if (!total || done / total < next) return;
       next += 0.1;
+      const c0 = process.cpuUsage();
       gc();
       samples.push(Math.round(process.memoryUsage().heapUsed / 1048576));
+      probeCpuS += cpuSeconds(c0);
     },
   };
 }

@@ -112,7 +112,7 @@ async function collectMain(dir: string): Promise<CollectChildResult> {
   const c0 = process.cpuUsage();
   const r = await collectSamples({ db, workspaceDir: dir, progress: live.progress }, { autoApprove: true });
   db.pragma('wal_checkpoint(TRUNCATE)');
-  const cpuS = cpuSeconds(c0);
+  const cpuS = cpuSeconds(c0) - live.cpuS();
   const wallS = (performance.now() - t0) / 1000;
   const w1 = writtenBytes();
   const peakRssMb = maxRssMb();

@@ -59,7 +59,7 @@ async function exportChild(dir: string, format: ExportFormat): Promise<ExportRun
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   const r = await exportDataset({ db, workspaceDir: dir, progress: live.progress }, { format, outDir }).catch((e: Error) => e);
-  const cpuS = cpuSeconds(c0);
+  const cpuS = cpuSeconds(c0) - live.cpuS();
   const wallS = (performance.now() - t0) / 1000;
   db.close();
   fs.rmSync(outDir, { recursive: true, force: true });
