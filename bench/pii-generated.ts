@@ -4,7 +4,8 @@
 // Generated at run time from a fixed seed, so nothing bulky is committed and every run is the same.
 import type { LabelledText } from './pii-eval';
 
-function mulberry32(seed: number): () => number {
+/** A small seeded generator: the same seed gives the same cases on every machine. */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

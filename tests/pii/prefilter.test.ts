@@ -5,22 +5,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readFixture, withInvisible } from '../../bench/pii-eval';
-import { generatedCases } from '../../bench/pii-generated';
+import { generatedCases, mulberry32 } from '../../bench/pii-generated';
 import { DEFAULT_REDACT_PATTERNS } from '../../src/core/dataset/config';
 import { detectPii, type DetectOptions } from '../../src/core/pii/index';
 import { allMatches } from '../../src/core/pii/util';
 import { repoRoot } from '../helpers/workspace';
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 // What the prefilters test for (cue words, operators, digits, colons, token prefixes), and what folds into them
