@@ -22,6 +22,7 @@ import {
 } from '../db/repositories/collectDedupe';
 import { BloomFilter, bandKeyHashes, hexHashes } from './collect/bloom';
 import type { DatasetCollectionConfig } from './config';
+import { RecentCache } from './recentCache';
 import { taskOf } from './formats';
 import { forEachText } from './privacy';
 import type { Message, SampleContent } from './types';
@@ -99,38 +100,6 @@ const numbersOf = (unit: string) => (unit.match(/\d+/g) ?? []).join(' ');
 
 /** Dedupe compares only records of one kind: gate samples (positive and negative alike), guardian samples, turns. */
 const namespaceOf = (unit: string) => unit.slice(0, unit.indexOf('\n'));
-
-/**
- * Recently used entries in two generations: a full young generation becomes the old one and the old
- * one is dropped; a hit in the old generation moves back to the young. Costs one Map operation per
- * access, where a strict LRU (delete and re-insert, evict the first key) cost several.
- */
-class RecentCache<K, V> {
-  private young = new Map<K, V>();
-  private old = new Map<K, V>();
-  constructor(private readonly generation: number) {}
-
-  get(key: K): V | undefined {
-    const v = this.young.get(key);
-    if (v !== undefined) return v;
-    const o = this.old.get(key);
-    if (o !== undefined) this.set(key, o);
-    return o;
-  }
-
-  /** Without moving the entry (callers that update a cached value in place). */
-  peek(key: K): V | undefined {
-    return this.young.get(key) ?? this.old.get(key);
-  }
-
-  set(key: K, value: V): void {
-    this.young.set(key, value);
-    if (this.young.size >= this.generation) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-  }
-}
 
 export interface ClusterAssignment {
   fingerprint: string;

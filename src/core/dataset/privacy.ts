@@ -2,6 +2,7 @@
 // content with typed, numbered placeholders ([EMAIL_1]) that stay the same across the sample's fields.
 import { createRedactionScope, detectPii, type RedactionScope } from '../pii';
 import type { DetectOptions, PiiSpan, PiiType } from '../pii/types';
+import { RecentCache } from './recentCache';
 
 export interface StoredPiiSpan {
   /** Unique within the sample: `${field}#${detector span id}`. */
@@ -54,41 +55,12 @@ export interface ScanCache {
 }
 
 /**
- * Texts scanned lately and their spans, kept in two generations: when the current one is full it becomes the
- * previous one and the oldest generation goes, so the texts a run keeps meeting (context windows overlap from
- * turn to turn) survive where clearing everything at a limit would drop them. `size` stays under twice the
- * generation, so a caller's own "clear past 5,000" never fires with the default.
+ * Texts scanned lately and their spans, in two generations (RecentCache): the texts a run keeps meeting
+ * (context windows overlap from turn to turn) survive where clearing everything at a limit would drop them.
  */
-export class PiiScanCache implements ScanCache {
-  private current = new Map<string, PiiSpan[]>();
-  private previous = new Map<string, PiiSpan[]>();
-
-  constructor(private readonly generation = 2500) {}
-
-  get size(): number {
-    return this.current.size + this.previous.size;
-  }
-
-  get(text: string): PiiSpan[] | undefined {
-    const found = this.current.get(text);
-    if (found !== undefined) return found;
-    const old = this.previous.get(text);
-    if (old !== undefined) this.set(text, old); // met again: carry it into the current generation
-    return old;
-  }
-
-  set(text: string, spans: PiiSpan[]): this {
-    this.current.set(text, spans);
-    if (this.current.size >= this.generation) {
-      this.previous = this.current;
-      this.current = new Map();
-    }
-    return this;
-  }
-
-  clear(): void {
-    this.current.clear();
-    this.previous.clear();
+export class PiiScanCache extends RecentCache<string, PiiSpan[]> {
+  constructor(generation = 2500) {
+    super(generation);
   }
 }
 
