@@ -18,6 +18,7 @@ import {
   taskOf,
   type Task,
 } from './formats';
+import { lastKey, walkTexts } from './privacy';
 import type { DatasetSample, SampleContent } from './types';
 import { trainingRow, type TrainingRowSample } from '../parquet/trainingRows';
 
@@ -221,18 +222,11 @@ function countScripts(text: string, counts: number[]): void {
   }
 }
 
-/** Every string in content that is text (not an enumeration or id), as forEachText walks them. */
+/** Every string in content that is text (not an enumeration or id): its own key names what it holds. */
 function forEachProse(value: unknown, fn: (text: string) => void): void {
-  if (typeof value === 'string') fn(value);
-  else if (Array.isArray(value)) for (const v of value) forEachProse(v, fn);
-  else if (value && typeof value === 'object') {
-    for (const k of Object.keys(value)) {
-      const v = (value as Record<string, unknown>)[k];
-      // the key names the string it holds; strings deeper down are named by their own keys or indexes
-      if (typeof v !== 'string') forEachProse(v, fn);
-      else if (!NOT_TEXT.test(k)) fn(v);
-    }
-  }
+  walkTexts(value, (keys, text) => {
+    if (!NOT_TEXT.test(lastKey(keys))) fn(text);
+  });
 }
 
 /**

@@ -26,12 +26,39 @@ export async function loadPiiDetector(): Promise<Detect | null> {
   return detectPii;
 }
 
-export function forEachText(value: unknown, fn: (field: string, text: string) => void, prefix = ''): void {
-  if (typeof value === 'string') fn(prefix, value);
-  else if (Array.isArray(value)) value.forEach((v, i) => forEachText(v, fn, prefix ? `${prefix}.${i}` : String(i)));
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) forEachText(v, fn, prefix ? `${prefix}.${k}` : k);
+/**
+ * Every string in a sample's content with the keys that lead to it (an array's index is its key). Callers
+ * that need a field's dotted path build it (fieldPath) only when they use it: most fields need none.
+ */
+export function walkTexts(value: unknown, fn: (keys: readonly string[], text: string) => void, keys: string[] = []): void {
+  if (typeof value === 'string') fn(keys, value);
+  else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      keys.push(String(i));
+      walkTexts(value[i], fn, keys);
+      keys.pop();
+    }
+  } else if (value && typeof value === 'object') {
+    for (const k of Object.keys(value)) {
+      keys.push(k);
+      walkTexts((value as Record<string, unknown>)[k], fn, keys);
+      keys.pop();
+    }
   }
+}
+
+/** The key a string is stored under (its array index inside an array; '' for the content itself). */
+export const lastKey = (keys: readonly string[]): string => (keys.length ? keys[keys.length - 1]! : '');
+
+/** A field's dotted path, e.g. "conversation.1.message" (an empty key adds no dot, as stored paths have it). */
+export function fieldPath(keys: readonly string[]): string {
+  let path = '';
+  for (const k of keys) path = path ? `${path}.${k}` : k;
+  return path;
+}
+
+export function forEachText(value: unknown, fn: (field: string, text: string) => void): void {
+  walkTexts(value, (keys, text) => fn(fieldPath(keys), text));
 }
 
 function mapTexts(value: unknown, fn: (field: string, text: string) => string, prefix = ''): unknown {
@@ -64,52 +91,29 @@ export class PiiScanCache extends RecentCache<string, PiiSpan[]> {
   }
 }
 
-/**
- * The path forEachText gives a field, from its keys: built only for a field with spans, since most have none.
- * SKIP_FIELDS and the conversationId test read only the last key: neither suffix can reach across a "." into
- * the keys before it.
- */
-function fieldPath(keys: string[]): string {
-  let path = '';
-  for (const k of keys) path = path ? `${path}.${k}` : k;
-  return path;
-}
-
 function scannedProbe(key: string, text: string): string | null {
   if (!text || SKIP_FIELDS.test(key)) return null;
   // a session key's separators hide a phone number from the detector; spaces keep the offsets
   return key.endsWith('conversationId') ? text.replace(/[:/]/g, ' ') : text;
 }
 
-/** Walks the text fields as forEachText does, with the keys of each field instead of its joined path. */
-function walkScanned(value: unknown, keys: string[], fn: (keys: string[], text: string, probe: string) => void): void {
-  if (typeof value === 'string') {
-    const probe = scannedProbe(keys.length ? keys[keys.length - 1]! : '', value);
-    if (probe !== null) fn(keys, value, probe);
-  } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      keys.push(String(i));
-      walkScanned(value[i], keys, fn);
-      keys.pop();
-    }
-  } else if (value && typeof value === 'object') {
-    for (const k of Object.keys(value)) {
-      keys.push(k);
-      walkScanned((value as Record<string, unknown>)[k], keys, fn);
-      keys.pop();
-    }
-  }
+/** Calls fn for each text field scanContent scans, with the text the detector reads (`probe`). */
+function walkScanned(content: unknown, fn: (keys: readonly string[], text: string, probe: string) => void): void {
+  walkTexts(content, (keys, text) => {
+    const probe = scannedProbe(lastKey(keys), text);
+    if (probe !== null) fn(keys, text, probe);
+  });
 }
 
 /** Every text field scanContent scans, with the text the detector reads (`probe`) for it. */
 export function forEachScannedText(content: unknown, fn: (field: string, text: string, probe: string) => void): void {
-  walkScanned(content, [], (keys, text, probe) => fn(fieldPath(keys), text, probe));
+  walkScanned(content, (keys, text, probe) => fn(fieldPath(keys), text, probe));
 }
 
 /** Detects PII in every text field; a cache lets samples of one decision share the work. */
 export function scanContent(content: unknown, detect: Detect, opts: DetectOptions, cache?: ScanCache): StoredPiiSpan[] {
   const spans: StoredPiiSpan[] = [];
-  walkScanned(content, [], (keys, text, probe) => {
+  walkScanned(content, (keys, text, probe) => {
     let found = cache?.get(probe);
     if (!found) {
       found = detect(probe, opts);
