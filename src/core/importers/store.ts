@@ -10,6 +10,7 @@ import {
   insertPluginAuditIfNew,
   upsertImportedSession,
   widenSessionSpan,
+  type ImportedAuditParams,
 } from '../db/repositories/imports';
 import type { ReportBuilder } from './report';
 
@@ -56,19 +57,8 @@ export interface ImportDecisionRow {
   createdAt: number;
 }
 
-export interface ImportAuditRow {
-  id: string;
-  decisionId: string;
-  turnId: string | null;
-  sessionId: string | null;
-  targetFile: string;
-  candidateFact: string | null;
-  status: string;
-  reason: string | null;
-  model: string | null;
-  metadata: Record<string, unknown>;
-  createdAt: number;
-}
+/** An audit as importers build it: the repository's row with its metadata still an object. */
+export type ImportAuditRow = Omit<ImportedAuditParams, 'metadata'> & { metadata: Record<string, unknown> };
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
