@@ -19,6 +19,7 @@ import {
   upsertRecordedSession,
   type StoredTurnRow,
 } from '../db/repositories/recorder';
+import { isVersionWrite } from '../db/repositories/memoryVersions';
 import { onWriteRecorded } from '../health/hook';
 import {
   contextItemInput,
@@ -280,7 +281,7 @@ export class RecorderCore {
       createdAt: w.createdAt,
     });
     // The version chain's fields, as the health hook would read them back from the row (memoryVersions.ts).
-    const isVersion = (w.status === 'written' || w.status === 'rolled_back') && (afterSnapshotId !== null || changed !== null);
+    const isVersion = isVersionWrite(w.status, afterSnapshotId, changed?.diff ?? null);
     onWriteRecorded(
       this.db,
       id,

@@ -32,6 +32,11 @@ const VERSION_AUDITS = `SELECT a.id, a.rowid AS rowid, a.target_file, s.content_
   FROM write_guardian_audit a LEFT JOIN file_snapshots s ON s.id = a.after_snapshot_id
   WHERE a.status IN ('written', 'rolled_back') AND (a.after_snapshot_id IS NOT NULL OR a.diff IS NOT NULL)`;
 
+/** VERSION_AUDITS's rule for a writer that holds the row it just inserted (the recorder): keep the two in step. */
+export function isVersionWrite(status: string, afterSnapshotId: string | null, diff: string | null): boolean {
+  return (status === 'written' || status === 'rolled_back') && (afterSnapshotId !== null || diff !== null);
+}
+
 export function findChainableAudit(db: DB, auditId: string): ChainableAudit | undefined {
   return stmt<ChainableAudit>(db, `${VERSION_AUDITS} AND a.id = ?`).get(auditId);
 }
