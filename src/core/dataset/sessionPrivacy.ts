@@ -2,7 +2,6 @@
 // at export: detection depends on context (a name after "由" in one turn, bare in the next), and the
 // context windows of consecutive turns repeat the same messages.
 import type { DB } from '../db/connection';
-import { listSessionSampleSpans } from '../db/repositories/piiValues';
 import { listSessionsSampleSpans } from '../db/repositories/exportSamples';
 import { applyValueRules, type ValueRule } from '../curation/piiValues';
 import type { StoredPiiSpan } from './privacy';
@@ -45,12 +44,8 @@ export class SessionValues {
   }
 
   of(sessionId: string): SessionValue[] {
-    let list = this.cache.get(sessionId);
-    if (list) return list;
-    list = this.valuesOf(sessionId, listSessionSampleSpans(this.db, sessionId));
-    if (this.cache.size >= CACHED_SESSIONS) this.cache.clear();
-    this.cache.set(sessionId, list);
-    return list;
+    if (!this.cache.has(sessionId)) this.load([sessionId]);
+    return this.cache.get(sessionId)!; // load() caches every session it is given
   }
 
   /** The values of one session's span rows (in rowid order: the last type seen for a value wins). */

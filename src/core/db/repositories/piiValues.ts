@@ -114,11 +114,3 @@ export function markValueDecisionUndone(db: DB, id: number, at: number, by: stri
 export function listValueDecisions(db: DB, limit: number): ValueDecisionRow[] {
   return stmt<ValueDecisionRow>(db, `SELECT ${DECISION_COLUMNS} FROM pii_value_decisions ORDER BY id DESC LIMIT ?`).all(limit);
 }
-
-/** The stored spans (JSON) of a session's samples, with each sample's time. */
-export function listSessionSampleSpans(db: DB, sessionId: string): { spans: string; createdAt: number }[] {
-  return stmt<{ spans: string; createdAt: number }>(
-    db,
-    'SELECT pii_spans AS spans, created_at AS createdAt FROM dataset_samples WHERE session_id = ? AND pii_spans IS NOT NULL',
-  ).all(sessionId);
-}
