@@ -4,7 +4,7 @@ import path from 'node:path';
 import type * as Electron from 'electron';
 import type { PickPurpose } from '../api/pathPolicy';
 import type { AppRuntime } from '../api/runtime';
-import { backupDatabase } from '../core/lifecycle/backup';
+import { backupInWorker } from '../api/jobs/internal';
 
 /** What the dialogs need from the shell: Electron's dialog and the current window and runtime. */
 export interface DialogHost {
@@ -54,7 +54,8 @@ export function backupFromMenu(host: DialogHost, rt: AppRuntime): void {
   void showSave(host, options).then(async (r) => {
     if (r.canceled || !r.filePath) return;
     try {
-      const result = await backupDatabase(ctx, { output: r.filePath, overwrite: true });
+      // the save dialog confirmed a replace; the pages are copied in a job worker, off main's thread
+      const result = await backupInWorker(ctx, { output: r.filePath, overwrite: true });
       void host.dialog.showMessageBox({ message: `Backup written: ${result.file} (${result.bytes} bytes)` });
     } catch (e) {
       host.dialog.showErrorBox('Backup failed', (e as Error).message);

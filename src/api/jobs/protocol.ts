@@ -2,6 +2,7 @@
 // worker thread with its own database connection, so main's event loop (IPC, the web server, live
 // capture) keeps answering while a 100,000-decision collection or a large import runs on the other core.
 import type { ErrorBody } from '../../shared/errors';
+import type { PruneOptions } from '../../core/lifecycle/retention';
 
 /** Job channels whose handler runs in a worker. Each handler needs only its ctx and the workspace folder. */
 export const WORKER_JOB_CHANNELS = [
@@ -23,13 +24,25 @@ export type WorkerJobChannel = (typeof WORKER_JOB_CHANNELS)[number];
 export const WORKER_CALL_CHANNELS = ['retention.prune', 'backup.create'] as const;
 export type WorkerCallChannel = (typeof WORKER_CALL_CHANNELS)[number];
 
+/**
+ * Work main's own callers hand to a worker, outside the API: the daily retention schedule's prune
+ * (startRetentionSchedule), with the options it chose and the time of the run on its clock.
+ */
+export type WorkerInternalChannel = 'retention.scheduled';
+
+/** A prune as the schedule asked for it; `at` is its clock's time, so the cutoff is the one main would use. */
+export interface ScheduledPruneInput {
+  options: PruneOptions;
+  at: number;
+}
+
 /** What a worker is asked to copy for backup.create: a target main has checked already. */
 export interface BackupCopyInput {
   output: string;
 }
 
 export interface WorkerJobData {
-  channel: WorkerJobChannel | WorkerCallChannel;
+  channel: WorkerJobChannel | WorkerCallChannel | WorkerInternalChannel;
   input: unknown;
   workspaceDir: string;
   dbFile: string;

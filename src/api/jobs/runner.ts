@@ -43,8 +43,16 @@ let running = 0;
 /** How many job workers are running now (tests and the bench check that a job really left main). */
 export const activeJobWorkers = (): number => running;
 
-/** Runs `channel`'s handler on its own connection in a worker; resolves with the handler's result. */
-export function runInWorker(data: WorkerJobData, ctx: Pick<ServiceContext, 'signal' | 'progress'>): Promise<unknown> {
+/**
+ * Runs `channel`'s handler on its own connection in a worker; resolves with the handler's result. After
+ * an abort the worker has `cancelGraceMs` to finish or stop at its next page before it is terminated
+ * (its connection is then closed by the thread's teardown, which rolls back an open transaction).
+ */
+export function runInWorker(
+  data: WorkerJobData,
+  ctx: Pick<ServiceContext, 'signal' | 'progress'>,
+  cancelGraceMs = CANCEL_GRACE_MS,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const worker = startWorker(data);
     running++;
@@ -62,7 +70,7 @@ export function runInWorker(data: WorkerJobData, ctx: Pick<ServiceContext, 'sign
     };
     const onAbort = () => {
       worker.postMessage({ type: 'cancel' } satisfies ToJobWorker);
-      killTimer = setTimeout(() => void worker.terminate(), CANCEL_GRACE_MS);
+      killTimer = setTimeout(() => void worker.terminate(), cancelGraceMs);
       killTimer.unref?.();
     };
     if (ctx.signal?.aborted) onAbort();
@@ -84,7 +92,7 @@ export function runInWorker(data: WorkerJobData, ctx: Pick<ServiceContext, 'sign
 }
 
 /** REFLECTION_JOBS_IN_PROCESS=1 keeps every job on main's connection (debugging, profiling). */
-const inProcess = () => process.env.REFLECTION_JOBS_IN_PROCESS === '1';
+export const jobsInProcess = () => process.env.REFLECTION_JOBS_IN_PROCESS === '1';
 
 /**
  * Routes the long job channels to a worker. A handler replaced by the caller (tests observing calls)
@@ -97,7 +105,7 @@ export function offloadJobs(handlers: Handlers, overridden: Partial<Handlers> = 
     if (channel in overridden) continue;
     const original = handlers[channel] as (input: unknown, ctx: ServiceContext, env: HandlerEnv) => unknown;
     out[channel] = (input: unknown, ctx: ServiceContext, env: HandlerEnv) => {
-      if (inProcess() || ctx.now) return original(input, ctx, env);
+      if (jobsInProcess() || ctx.now) return original(input, ctx, env);
       const data = jobData(channel, input, env.session, ctx);
       return withoutAutoCheckpoint(env.session.db, () => runInWorker(data, ctx));
     };
@@ -114,7 +122,7 @@ type CallHandler = (input: unknown, env: HandlerEnv) => unknown;
  */
 function offloadCalls(handlers: Handlers, overridden: Partial<Handlers>): Handlers {
   const out = { ...handlers } as Record<string, unknown>;
-  const stayHere = (channel: WorkerCallChannel, ctx: ServiceContext) => channel in overridden || inProcess() || ctx.now !== undefined;
+  const stayHere = (channel: WorkerCallChannel, ctx: ServiceContext) => channel in overridden || jobsInProcess() || ctx.now !== undefined;
   const prune = handlers['retention.prune'] as CallHandler;
   out['retention.prune'] = (input: unknown, env: HandlerEnv) => {
     const ctx = env.session.serviceContext();

@@ -1,7 +1,7 @@
 // Worker-thread entry for long jobs: opens its own connection to the workspace database and runs the
 // channel's ordinary job handler on it, posting progress and the result back to the JobManager in main.
 // WAL lets main keep reading while this connection writes; its commits wait on busy_timeout, never fail.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { openDatabaseFile, type DB } from '../../core/db/connection';
 import { joinWriteGate } from '../../core/db/writeGate';
 import { toErrorBody } from '../errors';
@@ -11,7 +11,17 @@ import { lifecycleHandlers } from '../handlers/lifecycle';
 import type { HandlerEnv } from '../registry';
 import type { ServiceContext } from '../../core/context';
 import { copyDatabase } from '../../core/lifecycle/backup';
-import type { BackupCopyInput, FromJobWorker, ToJobWorker, WorkerCallChannel, WorkerJobData } from './protocol';
+import { pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
+import { cancelled } from '../../shared/errors';
+import type {
+  BackupCopyInput,
+  FromJobWorker,
+  ScheduledPruneInput,
+  ToJobWorker,
+  WorkerCallChannel,
+  WorkerInternalChannel,
+  WorkerJobData,
+} from './protocol';
 
 const PROGRESS_EVERY_MS = 50;
 /**
@@ -27,7 +37,19 @@ const callWork: Record<WorkerCallChannel, WorkerHandler> = {
   'retention.prune': (input, _ctx, env) => lifecycleHandlers['retention.prune'](input as never, env),
   'backup.create': (input, ctx) => copyDatabase(ctx.db, (input as BackupCopyInput).output),
 };
-const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers, ...callWork };
+
+/**
+ * The schedule's prune, as main would run it at the schedule's time. A stop sent while this worker
+ * booted (the app quitting) deletes nothing; once begun, the prune is one transaction and ends whole,
+ * or not at all if the worker is terminated.
+ */
+function scheduledPrune(input: unknown, ctx: ServiceContext): PruneResult {
+  if (ctx.signal?.aborted) throw cancelled('retention.scheduled');
+  const { options, at } = input as ScheduledPruneInput;
+  return pruneOldData({ ...ctx, now: () => at }, options);
+}
+const internalWork: Record<WorkerInternalChannel, WorkerHandler> = { 'retention.scheduled': scheduledPrune };
+const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers, ...callWork, ...internalWork };
 
 /**
  * The part of HandlerEnv the job handlers use: the workspace folder and service contexts on this
@@ -48,9 +70,15 @@ async function runJob(job: WorkerJobData): Promise<FromJobWorker> {
   if (typeof handler !== 'function')
     return { type: 'failed', error: { kind: 'Internal', message: `${job.channel} cannot run in a job worker` } };
   const controller = new AbortController();
-  parentPort!.on('message', (m: ToJobWorker) => {
+  const onMessage = (m: ToJobWorker) => {
     if (m.type === 'cancel') controller.abort();
-  });
+  };
+  parentPort!.on('message', onMessage);
+  // A cancel sent while this thread booted is queued already, but the listener would get it only
+  // after the handler's first await: take it now, so the handler starts cancelled.
+  for (let queued = receiveMessageOnPort(parentPort!); queued; queued = receiveMessageOnPort(parentPort!)) {
+    onMessage(queued.message as ToJobWorker);
+  }
   let last = 0;
   const progress = (done: number, total: number | null, label?: string) => {
     const now = performance.now();

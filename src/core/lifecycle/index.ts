@@ -1,7 +1,13 @@
 import path from 'node:path';
 import type { ServiceContext } from '../context';
 import { startLiveCapture, type LiveCapture, type LiveCaptureEvent } from './live';
-import { startConfiguredArchive, startRetentionSchedule, type ArchiveSchedule, type RetentionSchedule } from './schedule';
+import {
+  startConfiguredArchive,
+  startRetentionSchedule,
+  type ArchiveSchedule,
+  type RetentionSchedule,
+  type ScheduledPrune,
+} from './schedule';
 import type { PruneResult } from './retention';
 import type { ScheduledArchiveResult } from './archive';
 import { loadSettings, type WorkbenchSettings } from './settings';
@@ -26,6 +32,7 @@ export {
   startRetentionSchedule,
   type ArchiveSchedule,
   type RetentionSchedule,
+  type ScheduledPrune,
 } from './schedule';
 export { startLiveCapture, type LiveCapture, type LiveCaptureEvent, type LiveCaptureOptions } from './live';
 
@@ -52,6 +59,8 @@ export function startWorkspaceLifecycle(
     onArchive?: (r: ScheduledArchiveResult) => void;
     onPrune?: (r: PruneResult) => void;
     onPruneError?: (e: unknown) => void;
+    /** How the daily prune runs (the app: in a job worker); default on this thread. */
+    prune?: ScheduledPrune;
   } = {},
 ): WorkspaceLifecycle {
   const { settings, warnings } = loadSettings(ctx.workspaceDir);
@@ -74,7 +83,9 @@ export function startWorkspaceLifecycle(
     throw e;
   }
   const days = settings.storage.retentionDays;
-  const retention = days ? startRetentionSchedule(ctx, { days, onRun: options.onPrune, onError: options.onPruneError }) : null;
+  const retention = days
+    ? startRetentionSchedule(ctx, { days, onRun: options.onPrune, onError: options.onPruneError, prune: options.prune })
+    : null;
   return {
     settings,
     warnings,

@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
 import { runScheduledArchive, type ScheduledArchiveResult } from './archive';
-import { pruneOldData, type PruneResult } from './retention';
+import { pruneOldData, type PruneOptions, type PruneResult } from './retention';
 import { getState, setState, systemClock, type Clock } from './state';
 
 export const DEFAULT_ARCHIVE_SCHEDULE = '0 0 * * *';
@@ -105,6 +105,13 @@ export interface RetentionSchedule {
 }
 
 /**
+ * Runs one scheduled prune. ctx carries the schedule's clock and a signal aborted by stop(). The app
+ * passes one that runs it in a job worker (src/api/jobs/internal.ts), so a prune of seconds never
+ * holds main's thread; the default runs pruneOldData right here.
+ */
+export type ScheduledPrune = (ctx: ServiceContext, options: PruneOptions) => PruneResult | Promise<PruneResult>;
+
+/**
  * Applies storage.retentionDays while the workbench runs: once shortly after start, then daily.
  * Pruning is idempotent, so running it on every start as well as daily costs little. The setting is
  * its confirmation; it still deletes only data a backup or conversation archive already holds.
@@ -118,18 +125,23 @@ export function startRetentionSchedule(
     intervalMs?: number;
     onRun?: (r: PruneResult) => void;
     onError?: (e: unknown) => void;
+    prune?: ScheduledPrune;
   },
 ): RetentionSchedule {
   const clock = options.clock ?? systemClock;
   const interval = options.intervalMs ?? 24 * 60 * 60 * 1000;
+  const prune = options.prune ?? pruneOldData;
+  // stop() tells a prune still running (in a worker) that the app is closing
+  const stopping = new AbortController();
   let timer: unknown;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const tick = () => {
     if (stopped) return;
-    running = running.then(() => {
+    running = running.then(async () => {
       try {
-        options.onRun?.(pruneOldData({ ...ctx, now: () => clock.now() }, { days: options.days, confirm: true, scheduled: true }));
+        const runCtx: ServiceContext = { ...ctx, now: () => clock.now(), signal: stopping.signal };
+        options.onRun?.(await prune(runCtx, { days: options.days, confirm: true, scheduled: true }));
       } catch (e) {
         options.onError?.(e);
       }
@@ -140,6 +152,7 @@ export function startRetentionSchedule(
   return {
     stop() {
       stopped = true;
+      stopping.abort();
       if (timer !== undefined) clock.clearTimer(timer);
     },
     idle: () => running,
