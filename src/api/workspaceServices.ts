@@ -5,7 +5,7 @@ import { reconcilePending, recordExternalChanges } from '../core/guardian';
 import { startWorkspaceLifecycle, type WorkspaceLifecycle } from '../core/lifecycle';
 import { cleanCrashLitter } from '../core/lifecycle/outputFiles';
 import type { DataChangeSource } from '../shared/contract';
-import { scheduledPruneInWorker } from './jobs/internal';
+import { scheduledArchiveInWorker, scheduledPruneInWorker } from './jobs/internal';
 import type { Logger } from './registry';
 import type { WorkspaceSession } from './session';
 
@@ -78,6 +78,7 @@ export function attachWorkspaceServices(session: WorkspaceSession, log: Logger =
         onPruneError: (e) => log.warn(`retention failed: ${(e as Error).message}`),
         // off main's thread, like the retention.prune call: IPC, the web server and live capture keep answering
         prune: scheduledPruneInWorker(),
+        archive: scheduledArchiveInWorker,
       });
       for (const w of lifecycle.warnings) log.warn(`settings: ${w}`);
     } catch (e) {

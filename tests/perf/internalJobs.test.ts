@@ -1,19 +1,24 @@
-// Main's own long work runs in a job worker too (issue 16): the daily retention prune and the desktop
-// menu's backup. Each gives what main's direct call gives, and a prune cut short by the app closing
-// leaves the database whole, its worker gone and the write lock free.
+// Main's own long work runs in a job worker too (issue 16): the daily retention prune, the scheduled
+// conversation archive and the desktop menu's backup. Each gives what main's direct call gives, and a
+// prune cut short by the app closing leaves the database whole, its worker gone and the write lock free.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type * as Electron from 'electron';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backupInWorker, scheduledPruneInWorker } from '../../src/api/jobs/internal';
+import { backupInWorker, scheduledArchiveInWorker, scheduledPruneInWorker } from '../../src/api/jobs/internal';
 import { activeJobWorkers } from '../../src/api/jobs/runner';
 import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
 import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
 import { backupDatabase } from '../../src/core/lifecycle/backup';
 import type { PruneResult } from '../../src/core/lifecycle/retention';
-import { startRetentionSchedule, type ScheduledPrune } from '../../src/core/lifecycle/schedule';
+import {
+  startArchiveSchedule,
+  startRetentionSchedule,
+  type ScheduledArchive,
+  type ScheduledPrune,
+} from '../../src/core/lifecycle/schedule';
 import { backupFromMenu, type DialogHost } from '../../src/electron/dialogs';
 import type { PruneOutcome } from '../../src/shared/contract';
 import { AppError } from '../../src/shared/errors';
@@ -144,6 +149,71 @@ describe('the scheduled retention prune in a worker thread', () => {
     worker.db.close();
   }, 120_000);
 });
+
+/** What a scheduled archive leaves: the day files' bytes, its state rows and its archive records (ids aside). */
+function archiveState(dir: string, dbFile: string) {
+  const exports = path.join(dir, '.openclaw-reflection', 'exports');
+  const files = Object.fromEntries(fs.readdirSync(exports).map((f) => [f, fs.readFileSync(path.join(exports, f), 'utf8')]));
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const state = db.prepare("SELECT key, value, updated_at FROM lifecycle_state WHERE key LIKE 'archive.%' ORDER BY key").all();
+    const records = db
+      .prepare('SELECT file_name, kind, since, until, turns, bytes, created_at FROM conversation_archives ORDER BY file_name')
+      .all();
+    return { files, state, records };
+  } finally {
+    db.close();
+  }
+}
+
+describe('the scheduled conversation archive in a worker thread', () => {
+  it('runs in a worker at its cron time and writes the same files and rows as on main', async () => {
+    const runs = await Promise.all(
+      [false, true].map(async (inWorker) => {
+        const w = workspaceOf(400);
+        const clock = new FakeClock(NOW);
+        const seen: boolean[] = [];
+        const results: unknown[] = [];
+        const errors: unknown[] = [];
+        const s = startArchiveSchedule(
+          { db: w.db, workspaceDir: w.dir },
+          {
+            schedule: '0 0 * * *',
+            retentionDays: 3650,
+            clock,
+            archive: inWorker ? observedArchive(seen) : undefined,
+            onRun: (r, at) => results.push({ at, turns: r.turns, removed: r.removed, files: r.files.map((f) => path.basename(f.file)) }),
+            onError: (e) => errors.push(e),
+          },
+        );
+        await clock.advanceTo(NOW + DAY + 1000, () => s.idle());
+        s.stop();
+        const state = archiveState(w.dir, w.dbFile);
+        w.db.close();
+        return { seen, results, errors, state };
+      }),
+    );
+    const [onMain, inWorker] = runs;
+    expect(inWorker!.seen).toEqual([true]);
+    expect(onMain!.errors).toEqual([]);
+    expect(inWorker!.errors).toEqual([]);
+    expect(onMain!.results).toEqual([{ at: NOW + DAY, turns: 400, removed: [], files: ['conversations-2026-01-01.jsonl'] }]);
+    expect(inWorker!.results).toEqual(onMain!.results);
+    expect(inWorker!.state).toEqual(onMain!.state);
+    expect(onMain!.state.records).toHaveLength(1);
+    await noWorkerLeft();
+  }, 120_000);
+});
+
+/** The app's archive runner, noting whether a job worker was running right after it began. */
+function observedArchive(seen: boolean[]): ScheduledArchive {
+  return (ctx, options) => {
+    const before = activeJobWorkers();
+    const result = scheduledArchiveInWorker(ctx, options);
+    seen.push(activeJobWorkers() > before);
+    return result;
+  };
+}
 
 /** A 6,000-decision workspace with a backup, whose prune holds the write lock for about a second. */
 async function pruneable(): Promise<ReturnType<typeof workspaceOf>> {

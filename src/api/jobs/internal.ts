@@ -1,16 +1,18 @@
-// Main's own long work, outside the API: the daily retention prune (startRetentionSchedule) and the
-// desktop menu's backup. Both run in a job worker as the API's retention.prune and backup.create do,
-// so a prune or a backup of a large database never holds main's thread: IPC, the web server and
-// live capture keep answering meanwhile.
+// Main's own long work, outside the API: the daily retention prune (startRetentionSchedule), the
+// scheduled conversation archive and the desktop menu's backup. They run in a job worker as the
+// API's retention.prune and backup.create do, so a prune, a first archive of the whole history or a
+// backup of a large database never holds main's thread: IPC, the web server and live capture keep
+// answering meanwhile.
 import { nowOf, type ServiceContext } from '../../core/context';
 import { withoutAutoCheckpoint } from '../../core/db/bulk';
 import { writeGateBuffer } from '../../core/db/writeGate';
 import { backupDatabase, type BackupOptions, type DatabaseCopy } from '../../core/lifecycle/backup';
 import { pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
-import type { ScheduledPrune } from '../../core/lifecycle/schedule';
+import { runScheduledArchive, type ScheduledArchiveResult } from '../../core/lifecycle/archive';
+import type { ScheduledArchive, ScheduledPrune } from '../../core/lifecycle/schedule';
 import type { BackupResult } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
-import type { BackupCopyInput, ScheduledPruneInput, WorkerJobData } from './protocol';
+import type { BackupCopyInput, ScheduledArchiveInput, ScheduledPruneInput, WorkerJobData } from './protocol';
 import { jobsInProcess, runInWorker } from './runner';
 
 /** The worker opens the file of ctx's own connection: the workspace the caller holds, even if the session moved on. */
@@ -31,6 +33,18 @@ export function scheduledPruneInWorker(options: { stopGraceMs?: number } = {}): 
     return withoutAutoCheckpoint(ctx.db, run) as Promise<PruneResult>;
   };
 }
+
+/**
+ * The archive schedule's run in a worker, at the schedule's time. Its stop does not cut it short, as
+ * on main: the run appends to the day files before it moves its cursor, so a run stopped halfway
+ * would append the same turns again next time.
+ */
+export const scheduledArchiveInWorker: ScheduledArchive = async (ctx, options) => {
+  if (jobsInProcess()) return runScheduledArchive(ctx, options);
+  const input: ScheduledArchiveInput = { retentionDays: options.retentionDays, at: nowOf(ctx) };
+  const run = () => runInWorker(workerData(ctx, 'archive.scheduled', input), {});
+  return (await withoutAutoCheckpoint(ctx.db, run)) as ScheduledArchiveResult;
+};
 
 /**
  * backupDatabase with its page copy in a worker: main checks the target (and whether it may replace

@@ -26,9 +26,16 @@ export type WorkerCallChannel = (typeof WORKER_CALL_CHANNELS)[number];
 
 /**
  * Work main's own callers hand to a worker, outside the API: the daily retention schedule's prune
- * (startRetentionSchedule), with the options it chose and the time of the run on its clock.
+ * (startRetentionSchedule) and the archive schedule's run (startArchiveSchedule), each with the
+ * options its schedule chose and the time of the run on the schedule's clock.
  */
-export type WorkerInternalChannel = 'retention.scheduled';
+export type WorkerInternalChannel = 'retention.scheduled' | 'archive.scheduled';
+
+/** An archive run as the schedule asked for it, at its clock's time. */
+export interface ScheduledArchiveInput {
+  retentionDays: number;
+  at: number;
+}
 
 /** A prune as the schedule asked for it; `at` is its clock's time, so the cutoff is the one main would use. */
 export interface ScheduledPruneInput {

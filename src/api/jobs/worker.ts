@@ -11,11 +11,13 @@ import { lifecycleHandlers } from '../handlers/lifecycle';
 import type { HandlerEnv } from '../registry';
 import type { ServiceContext } from '../../core/context';
 import { copyDatabase } from '../../core/lifecycle/backup';
+import { runScheduledArchive } from '../../core/lifecycle/archive';
 import { pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
 import { cancelled } from '../../shared/errors';
 import type {
   BackupCopyInput,
   FromJobWorker,
+  ScheduledArchiveInput,
   ScheduledPruneInput,
   ToJobWorker,
   WorkerCallChannel,
@@ -48,7 +50,13 @@ function scheduledPrune(input: unknown, ctx: ServiceContext): PruneResult {
   const { options, at } = input as ScheduledPruneInput;
   return pruneOldData({ ...ctx, now: () => at }, options);
 }
-const internalWork: Record<WorkerInternalChannel, WorkerHandler> = { 'retention.scheduled': scheduledPrune };
+const internalWork: Record<WorkerInternalChannel, WorkerHandler> = {
+  'retention.scheduled': scheduledPrune,
+  'archive.scheduled': (input, ctx) => {
+    const { retentionDays, at } = input as ScheduledArchiveInput;
+    return runScheduledArchive({ ...ctx, now: () => at }, { retentionDays });
+  },
+};
 const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers, ...callWork, ...internalWork };
 
 /**

@@ -6,6 +6,7 @@ import {
   startRetentionSchedule,
   type ArchiveSchedule,
   type RetentionSchedule,
+  type ScheduledArchive,
   type ScheduledPrune,
 } from './schedule';
 import type { PruneResult } from './retention';
@@ -32,6 +33,7 @@ export {
   startRetentionSchedule,
   type ArchiveSchedule,
   type RetentionSchedule,
+  type ScheduledArchive,
   type ScheduledPrune,
 } from './schedule';
 export { startLiveCapture, type LiveCapture, type LiveCaptureEvent, type LiveCaptureOptions } from './live';
@@ -61,6 +63,8 @@ export function startWorkspaceLifecycle(
     onPruneError?: (e: unknown) => void;
     /** How the daily prune runs (the app: in a job worker); default on this thread. */
     prune?: ScheduledPrune;
+    /** How a scheduled archive run writes (the app: in a job worker); default on this thread. */
+    archive?: ScheduledArchive;
   } = {},
 ): WorkspaceLifecycle {
   const { settings, warnings } = loadSettings(ctx.workspaceDir);
@@ -77,7 +81,11 @@ export function startWorkspaceLifecycle(
       : null;
   let archive: ArchiveSchedule | null = null;
   try {
-    archive = startConfiguredArchive(ctx, settings, { onError: options.onArchiveError, onRun: options.onArchive });
+    archive = startConfiguredArchive(ctx, settings, {
+      onError: options.onArchiveError,
+      onRun: options.onArchive,
+      archive: options.archive,
+    });
   } catch (e) {
     void capture?.stop();
     throw e;

@@ -15,7 +15,12 @@ export interface ArchiveScheduleOptions {
   clock?: Clock;
   onRun?: (result: ScheduledArchiveResult, at: number) => void;
   onError?: (error: unknown) => void;
+  /** How a run writes the archive (the app: in a job worker); default runScheduledArchive right here. */
+  archive?: ScheduledArchive;
 }
+
+/** Runs one scheduled archive; ctx carries the schedule's clock. */
+export type ScheduledArchive = (ctx: ServiceContext, options: { retentionDays: number }) => Promise<ScheduledArchiveResult>;
 
 export interface ArchiveSchedule {
   stop(): void;
@@ -39,6 +44,7 @@ export function startArchiveSchedule(ctx: ServiceContext, options: ArchiveSchedu
     throw new AppError('Invalid', `storage.jsonlExport.schedule: not a valid cron expression (${(e as Error).message})`);
   }
   const runCtx: ServiceContext = { ...ctx, now: () => clock.now() };
+  const archive = options.archive ?? runScheduledArchive;
   let timer: unknown;
   let next: number | null = null;
   let stopped = false;
@@ -47,7 +53,7 @@ export function startArchiveSchedule(ctx: ServiceContext, options: ArchiveSchedu
   const run = (at: number) => {
     running = running.then(async () => {
       try {
-        const result = await runScheduledArchive(runCtx, { retentionDays: options.retentionDays });
+        const result = await archive(runCtx, { retentionDays: options.retentionDays });
         setState(ctx.db, LAST_RUN_KEY, at, at);
         options.onRun?.(result, at);
       } catch (e) {
