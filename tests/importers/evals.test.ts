@@ -8,7 +8,7 @@ import { JobManager } from '../../src/api/jobs/manager';
 import { createRegistry } from '../../src/api/registry';
 import { importEvals } from '../../src/core/importers';
 import { tempWorkspace } from '../helpers/workspace';
-import { count, dataCounts, evalsDir, lines, newContext, writeFile } from './helpers';
+import { contextOf, count, dataCounts, evalsDir, lines, newContext, writeFile } from './helpers';
 
 /** Distinct scenario ids over every scenarios.jsonl of the data (optionally of one task). */
 function distinctScenarios(dir: string, task?: string): Set<string> {
@@ -104,12 +104,7 @@ describe('import evals', () => {
       session_id: 'eval:mg2_user_prefers_brutal_honesty',
       user_message_content: '你就按很直接的 code review 风格来。',
     });
-    expect(
-      ctx.db
-        .prepare("SELECT role || ':' || message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number")
-        .pluck()
-        .all(gate.turn_id),
-    ).toEqual([
+    expect(contextOf(ctx.db, gate.turn_id!).map((c) => `${c.role}:${c.message}`)).toEqual([
       'user:以后别太委婉，问题直接指出来。',
       'agent:可以，我会直接指出问题和风险。',
       'user:你就按很直接的 code review 风格来。',

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
 import type { ServiceContext } from '../../src/core/context';
+import { listContextItems } from '../../src/core/db/repositories/contexts';
 import { sharedDir, tempWorkspace } from '../helpers/workspace';
 
 export const fixtures = path.join(sharedDir, 'fixtures');
@@ -27,6 +28,7 @@ export function dataCounts(db: DB): Record<string, number> {
     'sessions',
     'conversation_turns',
     'conversation_contexts',
+    'conversation_context_windows',
     'memory_gate_decisions',
     'write_guardian_audit',
     'dataset_samples',
@@ -35,6 +37,14 @@ export function dataCounts(db: DB): Record<string, number> {
   }
   return out;
 }
+
+/** A turn's context as the readers return it, whichever form stores it (rows or a window, migration 0178). */
+export const contextOf = (db: DB, turnId: string): Array<{ role: string; message: string }> =>
+  listContextItems(db, turnId).map(({ role, message }) => ({ role, message }));
+
+/** Every turn's context, by turn id, as the readers return it. */
+export const allContexts = (db: DB) =>
+  (db.prepare('SELECT id FROM conversation_turns ORDER BY id').pluck().all() as string[]).map((id) => [id, listContextItems(db, id)]);
 
 export function writeFile(file: string, content: string | Buffer): string {
   fs.mkdirSync(path.dirname(file), { recursive: true });

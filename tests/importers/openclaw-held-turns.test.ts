@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importOpenClaw } from '../../src/core/importers';
-import { newContext, writeFile } from './helpers';
+import { allContexts, newContext, writeFile } from './helpers';
 
 /** A transcript of `turns` exchanges in OpenClaw's shape; every tenth user message repeats the one before within a minute. */
 function transcript(turns: number): string[] {
@@ -26,7 +26,9 @@ function transcript(turns: number): string[] {
 
 const stored = (db: ReturnType<typeof newContext>['db']) => ({
   turns: db.prepare('SELECT * FROM conversation_turns ORDER BY seq').all(),
-  contexts: db.prepare('SELECT * FROM conversation_contexts ORDER BY id').all(),
+  // As the readers return them (ids included): a window written by a later run stores its earlier messages
+  // as text, not as references to turns an earlier run wrote, but reads the same.
+  contexts: allContexts(db),
   sessions: db.prepare('SELECT * FROM sessions ORDER BY id').all(),
   search: db.prepare(`SELECT rowid FROM turns_fts WHERE turns_fts MATCH '"answer 12"' ORDER BY rowid`).pluck().all(),
 });

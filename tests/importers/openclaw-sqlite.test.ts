@@ -9,7 +9,7 @@ import { compress, init } from '@bokuweb/zstd-wasm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importOpenClaw } from '../../src/core/importers';
 import { isPrimaryTranscriptName } from '../../src/core/importers/openclawSessions';
-import { count, dataCounts, newContext, writeFile } from './helpers';
+import { contextOf, count, dataCounts, newContext, writeFile } from './helpers';
 
 const SCHEMA = `
 CREATE TABLE session_nodes (session_key TEXT NOT NULL PRIMARY KEY, current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL,
@@ -155,9 +155,7 @@ describe('import openclaw: the SQLite store and compressed archives', () => {
     expect(afterReset.afterReset).toBe(true);
     expect(afterReset.before).toEqual([expect.objectContaining({ kind: 'reset', entryId: 'r1' })]);
     // The context after a reset starts again: the earlier exchange is not in it.
-    expect(
-      ctx.db.prepare('SELECT message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number').pluck().all(turns[2]!.id),
-    ).toEqual(['after the reset', 'fresh answer']);
+    expect(contextOf(ctx.db, turns[2]!.id).map((c) => c.message)).toEqual(['after the reset', 'fresh answer']);
     expect(ctx.db.prepare("SELECT json_extract(metadata, '$.openclaw.displayName') FROM sessions WHERE id = ?").pluck().get(SESSION)).toBe(
       'Ada',
     );

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importReflectionLogs } from '../../src/core/importers';
 import {
+  allContexts,
+  contextOf,
   count,
   dataCounts,
   guardianLogFixture,
@@ -135,11 +137,9 @@ describe('import reflection-logs', () => {
     );
 
     // Context windows: the last windowSize (10) snapshots since the plugin started, current pair included.
-    const windows = turns.map((t) => count(ctx.db, `conversation_contexts WHERE turn_id = '${t.id}'`));
+    const windows = turns.map((t) => contextOf(ctx.db, t.id).length);
     expect(windows).toEqual([2, 4, 5, 7, 9, 10]);
-    const last = ctx.db
-      .prepare('SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number')
-      .all(turns[5]!.id) as Array<{ role: string; message: string }>;
+    const last = contextOf(ctx.db, turns[5]!.id);
     expect(last[0]).toEqual({ role: 'agent', message: "Got it — I'll keep replies short and skip the intros." });
     expect(last.at(-1)).toEqual({ role: 'agent', message: 'Noted: home-server → devbox.internal.' });
 
@@ -160,7 +160,7 @@ describe('import reflection-logs', () => {
     const turn = ctx.db.prepare('SELECT * FROM conversation_turns WHERE turn_number = 6').get() as TurnRow;
     expect(turn).toMatchObject({ user_message_content: 'Call me Siro from now on.', agent_message_content: 'Sure, Siro.' });
     // The debug line says memory_gate saw 2 recent messages: the session buffer was new.
-    expect(count(ctx.db, `conversation_contexts WHERE turn_id = '${turn.id}'`)).toBe(2);
+    expect(contextOf(ctx.db, turn.id)).toHaveLength(2);
     expect(ctx.db.prepare('SELECT llm_model FROM memory_gate_decisions WHERE turn_id = ?').pluck().get(turn.id)).toBe('x-ai/grok-4.1-fast');
     expect(ctx.db.prepare('SELECT candidate_fact FROM write_guardian_audit WHERE turn_id = ?').pluck().get(turn.id)).toBe(
       'prefers to be called Siro',
@@ -211,9 +211,7 @@ describe('import reflection-logs', () => {
     expect(dataCounts(ctx.db)).toEqual(dataCounts(whole.db));
     const facts = (db: typeof ctx.db) => db.prepare('SELECT status, candidate_fact FROM write_guardian_audit ORDER BY created_at').all();
     expect(facts(ctx.db)).toEqual(facts(whole.db));
-    const ctxRows = (db: typeof ctx.db) =>
-      db.prepare('SELECT turn_id, sequence_number, message FROM conversation_contexts ORDER BY turn_id, sequence_number').all();
-    expect(ctxRows(ctx.db)).toEqual(ctxRows(whole.db));
+    expect(allContexts(ctx.db)).toEqual(allContexts(whole.db));
   });
 
   it('reads a file again from the start when it was truncated or replaced, without duplicating rows', async () => {

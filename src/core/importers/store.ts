@@ -4,7 +4,6 @@ import {
   fillDecisionFact,
   findSameExchangeTurn,
   findTurnOfUserMessage,
-  insertContextItemIfNew,
   insertTurnRows,
   insertDecisionIfNew,
   insertPluginAuditIfNew,
@@ -12,6 +11,8 @@ import {
   widenSessionSpan,
   type ImportedAuditParams,
 } from '../db/repositories/imports';
+import { insertContextWindows, listExistingTurnIds, reserveContextIds, type ContextWindowParams } from '../db/repositories/contexts';
+import { ContextWindowEncoder } from './contextWindows';
 import type { ReportBuilder } from './report';
 
 export interface ImportSessionRow {
@@ -60,6 +61,15 @@ export interface ImportDecisionRow {
 /** An audit as importers build it: the repository's row with its metadata still an object. */
 export type ImportAuditRow = Omit<ImportedAuditParams, 'metadata'> & { metadata: Record<string, unknown> };
 
+/** A turn's context window, encoded when the turn is taken (its references are to turns taken before it). */
+interface EncodedWindow {
+  turnId: string;
+  context: readonly ContextSnapshot[];
+  items: string;
+  /** Turns other than its own that it refers to. */
+  refersTo: string[];
+}
+
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
 /** Held turns written per statement: 50 rows of 11 values stay far below SQLite's 32,766 parameters. */
@@ -86,9 +96,10 @@ const turnParams = (t: ImportTurnRow, turnNumber: number): TurnParams => ({
  */
 export class ImportStore {
   /** Turns not written yet (holdTurns), by id, in order; null: every turn is written at once. */
-  private held: Map<string, { params: TurnParams; context: ContextSnapshot[] }> | null = null;
+  private held: Map<string, { params: TurnParams; window: EncodedWindow }> | null = null;
   /** The next turn number of each session with held turns. */
   private nextNumbers = new Map<string, number>();
+  private readonly windows = new ContextWindowEncoder();
 
   constructor(
     readonly db: DB,
@@ -117,9 +128,9 @@ export class ImportStore {
         turns.slice(i, i + HELD_TURNS_PER_INSERT).map((t) => t.params),
       );
     }
+    this.insertWindows(turns.map((t) => t.window));
     const spans = new Map<string, { from: number; to: number }>();
-    for (const { params: p, context } of turns) {
-      this.insertContext(p.id, context);
+    for (const { params: p } of turns) {
       const span = spans.get(p.sessionId);
       spans.set(p.sessionId, {
         from: Math.min(span?.from ?? p.createdAt, p.createdAt),
@@ -175,24 +186,64 @@ export class ImportStore {
     if (this.held) {
       const turnNumber = this.nextNumbers.get(t.sessionId) ?? nextTurnNumber(this.db, t.sessionId);
       this.nextNumbers.set(t.sessionId, turnNumber + 1);
-      this.held.set(t.id, { params: turnParams(t, turnNumber), context: t.context });
+      const params = turnParams(t, turnNumber);
+      this.held.set(t.id, { params, window: this.encodeWindow(params, t.context) });
       this.report.count('conversation_turns');
       if (this.held.size >= HELD_TURNS_PER_INSERT) this.flushTurns();
       return true;
     }
-    insertTurnRow(this.db, turnParams(t, nextTurnNumber(this.db, t.sessionId)));
+    const params = turnParams(t, nextTurnNumber(this.db, t.sessionId));
+    insertTurnRow(this.db, params);
     this.report.count('conversation_turns');
-    this.insertContext(t.id, t.context);
+    // Importers that write turns at once run each line in a savepoint that may be rolled back alone: such a
+    // turn's window refers to the turn itself only, and no later window refers to it.
+    const window = this.encodeWindow(params, t.context, true);
+    this.windows.forget([params.id]);
+    this.insertWindows([window]);
     widenSessionSpan(this.db, t.sessionId, t.createdAt);
     return true;
   }
 
-  private insertContext(turnId: string, context: ContextSnapshot[]): void {
-    let contexts = 0;
-    context.forEach((c, i) => {
-      contexts += insertContextItemIfNew(this.db, turnId, c.role, c.message, c.timestamp, i);
+  /** Remembers the turn's texts for later windows, then encodes its own (which may refer to the turn itself). */
+  private encodeWindow(p: TurnParams, context: readonly ContextSnapshot[], selfOnly = false): EncodedWindow {
+    this.windows.written(p.id, { sessionId: p.sessionId, turnNumber: p.turnNumber, user: p.userContent, agent: p.agentContent });
+    if (!context.length) return { turnId: p.id, context, items: '', refersTo: [] };
+    return { turnId: p.id, context, ...this.windows.encode(p.id, context, selfOnly) };
+  }
+
+  /**
+   * Windows may refer to turns of an earlier transaction of this run. Should one have been rolled back (a
+   * busy source, a failed batch), the turn is gone: such windows are encoded again without it. One query per
+   * statement of held turns, for the few turns before it.
+   */
+  private withoutLostReferences(windows: readonly EncodedWindow[]): readonly EncodedWindow[] {
+    const here = new Set(windows.map((w) => w.turnId));
+    const outside = [...new Set(windows.flatMap((w) => w.refersTo.filter((id) => !here.has(id))))];
+    if (!outside.length) return windows;
+    const present = new Set(listExistingTurnIds(this.db, outside));
+    const lost = outside.filter((id) => !present.has(id));
+    if (!lost.length) return windows;
+    this.windows.forget(lost);
+    return windows.map((w) => (w.refersTo.some((id) => lost.includes(id)) ? { ...w, ...this.windows.encode(w.turnId, w.context) } : w));
+  }
+
+  /**
+   * Writes the windows of turns just written, in order, after their turns (a window refers to them). Their
+   * context ids are taken in one step, in the order rows would have taken them.
+   */
+  private insertWindows(windows: readonly EncodedWindow[]): void {
+    const filled = this.withoutLostReferences(windows.filter((w) => w.context.length > 0));
+    let items = 0;
+    for (const w of filled) items += w.context.length;
+    if (!items) return;
+    let nextId = reserveContextIds(this.db, items);
+    const rows: ContextWindowParams[] = filled.map((w) => {
+      const row = { turnId: w.turnId, firstId: nextId, items: w.items };
+      nextId += w.context.length;
+      return row;
     });
-    this.report.count('conversation_contexts', contexts);
+    for (let i = 0; i < rows.length; i += HELD_TURNS_PER_INSERT) insertContextWindows(this.db, rows.slice(i, i + HELD_TURNS_PER_INSERT));
+    this.report.count('conversation_contexts', items);
   }
 
   insertDecision(d: ImportDecisionRow): boolean {

@@ -94,6 +94,7 @@ const COUNTED_TABLES = [
   'sessions',
   'conversation_turns',
   'conversation_contexts',
+  'conversation_context_windows',
   'memory_gate_decisions',
   'write_guardian_audit',
   'rollbacks',

@@ -54,6 +54,7 @@ const COUNTED = [
   'sessions',
   'conversation_turns',
   'conversation_contexts',
+  'conversation_context_windows',
   'memory_gate_decisions',
   'write_guardian_audit',
   'dataset_samples',

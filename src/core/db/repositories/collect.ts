@@ -4,6 +4,7 @@
 import type { GateDecision, MemoryFileName } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
+import { listContextMessagesNewestFirst } from './contexts';
 
 export interface CollectWindow {
   since: number;
@@ -101,12 +102,9 @@ export function listDecisionPage(db: DB, w: CollectWindow, after: number, limit:
   ).all({ ...w, after, limit });
 }
 
-/** The newest `limit` context messages of a turn, newest first. */
+/** The newest `limit` context messages of a turn, newest first (rows or a window: contexts.ts). */
 export function listContextNewestFirst(db: DB, turnId: string, limit: number): ContextMessageRow[] {
-  return stmt<ContextMessageRow>(
-    db,
-    'SELECT role, message FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number DESC LIMIT ?',
-  ).all(turnId, limit);
+  return listContextMessagesNewestFirst(db, turnId, limit) as ContextMessageRow[];
 }
 
 export function listPluginAudits(db: DB, decisionId: string): CollectAuditRow[] {

@@ -204,14 +204,6 @@ export function findTurnOfUserMessage(db: DB, sessionId: string, from: number, t
     .get(sessionId, from, to, userContent) as string | undefined;
 }
 
-/** Returns 1 when the item is new, 0 when it was imported before. */
-export function insertContextItemIfNew(db: DB, turnId: string, role: string, message: string, timestamp: number, sequence: number): number {
-  return stmt(
-    db,
-    'INSERT OR IGNORE INTO conversation_contexts (turn_id, role, message, timestamp, sequence_number) VALUES (?, ?, ?, ?, ?)',
-  ).run(turnId, role, message, timestamp, sequence).changes;
-}
-
 export function insertDecisionIfNew(db: DB, p: ImportedDecisionParams): number {
   return stmt(
     db,

@@ -6,6 +6,7 @@
 import type { GateDecision } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
+import { listContextItems, type ContextItemRow } from './contexts';
 
 export interface RecorderSessionParams {
   id: string;
@@ -86,14 +87,7 @@ export interface StoredTurnRow {
   created_at: number;
 }
 
-export interface ContextItemRow {
-  id: number;
-  turnId: string;
-  role: string;
-  message: string;
-  timestamp: number;
-  sequenceNumber: number;
-}
+export type { ContextItemRow };
 
 /** The plugin's view of a session wins: its channel, and any target, account or metadata it sends. */
 export function upsertRecordedSession(db: DB, p: RecorderSessionParams): void {
@@ -247,10 +241,7 @@ export function listTurnsBeforeInSession(db: DB, sessionId: string, before: numb
   ).all(sessionId, before, limit);
 }
 
+/** Rows the recorder wrote or a window an importer wrote (contexts.ts). */
 export function listContextOfTurn(db: DB, turnId: string): ContextItemRow[] {
-  return stmt<ContextItemRow>(
-    db,
-    `SELECT id, turn_id AS turnId, role, message, timestamp, sequence_number AS sequenceNumber
-     FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number`,
-  ).all(turnId);
+  return listContextItems(db, turnId);
 }

@@ -2,6 +2,7 @@
 import type { ContextItemDto, TurnDto } from '../../../shared/contract/records';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
+import { listContextItems } from './contexts';
 import type { StoredTurnRow } from './recorder';
 
 const parseJson = (text: string | null): Record<string, unknown> | null => (text ? (JSON.parse(text) as Record<string, unknown>) : null);
@@ -40,10 +41,7 @@ export function listTurnsOfSession(
   return stmt<StoredTurnRow>(db, sql).all({ sessionId: q.sessionId, after: q.after, limitPlusOne: q.limitPlusOne }).map(turnDtoFromRow);
 }
 
+/** Rows or a window (contexts.ts): roles are 'user' or 'agent' in both, as their CHECK and the importer write them. */
 export function listContextOfTurn(db: DB, turnId: string): ContextItemDto[] {
-  return stmt<ContextItemDto>(
-    db,
-    `SELECT id, turn_id AS turnId, role, message, timestamp, sequence_number AS sequenceNumber
-     FROM conversation_contexts WHERE turn_id = ? ORDER BY sequence_number`,
-  ).all(turnId);
+  return listContextItems(db, turnId) as ContextItemDto[];
 }

@@ -1,0 +1,90 @@
+// A turn's context window, stored in one of two forms (migration 0178): rows of conversation_contexts (the
+// recorder, and imports before 0178) or one conversation_context_windows row whose JSON items hold a message
+// or refer to a turn's side. Every reader goes through CONTEXT_ITEMS, so both read alike.
+import type { DB } from '../connection';
+import { stmt } from '../statements';
+
+/**
+ * Every context item of turn @turnId: id, turnId, role, message, timestamp, sequenceNumber. A referenced
+ * message is read from its turn; a deleted turn's text was copied into the window first (0178's trigger).
+ */
+const CONTEXT_ITEMS = `
+  SELECT id, turn_id AS turnId, role, message, timestamp, sequence_number AS sequenceNumber
+  FROM conversation_contexts WHERE turn_id = @turnId
+  UNION ALL
+  SELECT w.first_id + j.key, w.turn_id, j.value ->> 0, coalesce(j.value ->> 2, CASE j.value ->> 0
+      WHEN 'user' THEN s.user_message_content ELSE s.agent_message_content END), j.value ->> 1, j.key
+  FROM conversation_context_windows AS w JOIN json_each(w.items) AS j
+    LEFT JOIN conversation_turns AS s ON s.id = j.value ->> 3
+  WHERE w.turn_id = @turnId`;
+
+export interface ContextItemRow {
+  id: number;
+  turnId: string;
+  role: string;
+  message: string;
+  timestamp: number;
+  sequenceNumber: number;
+}
+
+/** A turn's context, oldest first. */
+export function listContextItems(db: DB, turnId: string): ContextItemRow[] {
+  return stmt<ContextItemRow>(db, `${CONTEXT_ITEMS} ORDER BY sequenceNumber`).all({ turnId });
+}
+
+/** The newest `limit` context messages of a turn, newest first. */
+export function listContextMessagesNewestFirst(db: DB, turnId: string, limit: number): Array<{ role: string; message: string }> {
+  return stmt<{ role: string; message: string }>(
+    db,
+    `SELECT role, message FROM (${CONTEXT_ITEMS}) ORDER BY sequenceNumber DESC LIMIT @limit`,
+  ).all({ turnId, limit });
+}
+
+/** One item of a stored window: a message, or a reference to the user or agent side (by role) of a turn. */
+export type ContextWindowItem =
+  [role: string, timestamp: number, message: string] | [role: string, timestamp: number, message: null, turnId: string];
+
+export interface ContextWindowParams {
+  turnId: string;
+  firstId: number;
+  items: string;
+}
+
+/**
+ * Takes `count` context ids from conversation_contexts' AUTOINCREMENT counter and returns the first: a
+ * window's items get the ids their rows would have had, and rows inserted later get higher ones.
+ */
+export function reserveContextIds(db: DB, count: number): number {
+  const last = stmt(db, "UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'conversation_contexts' RETURNING seq")
+    .pluck()
+    .get(count) as number | undefined;
+  if (last !== undefined) return last - count + 1;
+  // No context row was ever inserted, so the counter does not exist yet: AUTOINCREMENT would start after max(id).
+  const made = stmt(
+    db,
+    "INSERT INTO sqlite_sequence (name, seq) SELECT 'conversation_contexts', coalesce(max(id), 0) + ? FROM conversation_contexts RETURNING seq",
+  )
+    .pluck()
+    .get(count) as number;
+  return made - count + 1;
+}
+
+/** Which of these turns exist. */
+export function listExistingTurnIds(db: DB, ids: readonly string[]): string[] {
+  return stmt(db, 'SELECT id FROM conversation_turns WHERE id IN (SELECT value FROM json_each(?))')
+    .pluck()
+    .all(JSON.stringify(ids)) as string[];
+}
+
+const WINDOW_ROW = '(?, ?, ?)';
+
+/** Inserts windows in one statement: only of turns just inserted, so none has one yet. */
+export function insertContextWindows(db: DB, rows: readonly ContextWindowParams[]): void {
+  if (!rows.length) return;
+  const params: unknown[] = [];
+  for (const r of rows) params.push(r.turnId, r.firstId, r.items);
+  stmt(
+    db,
+    `INSERT INTO conversation_context_windows (turn_id, first_id, items) VALUES ${Array(rows.length).fill(WINDOW_ROW).join(', ')}`,
+  ).run(params);
+}
