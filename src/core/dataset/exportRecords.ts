@@ -18,7 +18,6 @@ import {
   taskOf,
   type Task,
 } from './formats';
-import { lastKey, walkTexts } from './privacy';
 import type { DatasetSample, SampleContent } from './types';
 import { trainingRow, type TrainingRowSample } from '../parquet/trainingRows';
 
@@ -164,7 +163,22 @@ const LATIN = /\p{Script=Latin}/u;
 const EN = 4;
 const ASCII_RUNS = /[\x00-\x7f]+/g;
 /** Enumerations and ids, not language (matched against the field's own key). */
-const NOT_TEXT = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|correctedTargetFile|role|status|conversationId)$/;
+const NOT_TEXT_NAMES = [
+  'type',
+  'correctDecision',
+  'incorrectDecision',
+  'decision',
+  'label',
+  'targetFile',
+  'correctedTargetFile',
+  'role',
+  'status',
+  'conversationId',
+];
+const NOT_TEXT = new RegExp(`(^|\\.)(${NOT_TEXT_NAMES.join('|')})$`);
+const NOT_TEXT_KEYS = new Set(NOT_TEXT_NAMES);
+/** NOT_TEXT.test(key); a key without a dot matches it exactly when it is one of the names: a set lookup, no regex run. */
+const notText = (key: string): boolean => (key.includes('.') ? NOT_TEXT.test(key) : NOT_TEXT_KEYS.has(key));
 
 /**
  * The script of a non-ASCII code point, each tested once by its regular expression and then remembered:
@@ -222,21 +236,71 @@ function countScripts(text: string, counts: number[]): void {
   }
 }
 
-/** Every string in content that is text (not an enumeration or id): its own key names what it holds. */
-function forEachProse(value: unknown, fn: (text: string) => void): void {
-  walkTexts(value, (keys, text) => {
-    if (!NOT_TEXT.test(lastKey(keys))) fn(text);
-  });
+/** Texts at least this long have their counts remembered; shorter ones cost less to count than to look up. */
+const CACHED_TEXT_CHARS = 64;
+/** Characters of remembered texts per generation; the cache keeps two generations, so its memory stays bounded. */
+const CACHE_GENERATION_CHARS = 2_000_000;
+
+/**
+ * The script counts of texts an export has met: consecutive turns' context windows repeat the same
+ * messages, and a memory file's content recurs in every guardian sample that saw it (in the bench
+ * workspace 61% of an Alpaca export's prose characters, 83% of a CSV export's, were in a text met before).
+ * A count depends on the text alone, so a remembered one is the one countScripts gives.
+ */
+export class ScriptCounts {
+  private current = new Map<string, number[]>();
+  private previous = new Map<string, number[]>();
+  private chars = 0;
+
+  /** Adds one text's letters per script to counts, as countScripts does. */
+  add(text: string, counts: number[]): void {
+    if (text.length < CACHED_TEXT_CHARS) return countScripts(text, counts);
+    let own = this.current.get(text);
+    if (!own) {
+      own = this.previous.get(text);
+      if (!own) {
+        own = [0, 0, 0, 0, 0];
+        countScripts(text, own);
+      }
+      if (this.chars + text.length > CACHE_GENERATION_CHARS) {
+        this.previous = this.current;
+        this.current = new Map();
+        this.chars = 0;
+      }
+      this.current.set(text, own);
+      this.chars += text.length;
+    }
+    for (let i = 0; i < own.length; i++) counts[i]! += own[i]!;
+  }
+}
+
+/**
+ * Every string in content that is text (not an enumeration or id): its own key names what it holds. The
+ * same strings as walkTexts with NOT_TEXT tested on lastKey, without a key path per string: an array
+ * index (a string's key inside an array) never matches NOT_TEXT, so only object keys are tested.
+ */
+function forEachProse(value: unknown, fn: (text: string) => void, prose = true): void {
+  if (typeof value === 'string') {
+    if (prose) fn(value);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) forEachProse(value[i], fn);
+  } else if (value && typeof value === 'object') {
+    // for-in reads a parsed object's own keys in Object.keys order without an array per object
+    for (const k in value) {
+      const v = (value as Record<string, unknown>)[k];
+      forEachProse(v, fn, typeof v !== 'string' || !notText(k));
+    }
+  }
 }
 
 /**
  * The language of a sample: the script with the most letters in its texts (kana before Han, since
  * Japanese mixes both). Latin script is reported as English, the only Latin language the plugin targets.
  */
-export function sampleLanguage(content: unknown): string | null {
+export function sampleLanguage(content: unknown, known?: ScriptCounts): string | null {
   // every script from the start, in LANGS order: ties go to the earlier one
   const counts = [0, 0, 0, 0, 0];
-  forEachProse(content, (text) => countScripts(text, counts));
+  forEachProse(content, known ? (text) => known.add(text, counts) : (text) => countScripts(text, counts));
   const [zh = 0, ja = 0] = counts;
   if (ja > 0 && ja * 5 >= zh) counts[1] = ja + zh;
   let best: string | null = null;
@@ -260,6 +324,7 @@ export class ExportTally {
   readonly duplicateSampleIds: string[] = [];
   cutCells = 0;
   private readonly seen = new Set<string>();
+  private readonly scriptCounts = new ScriptCounts();
   private count: Counter | null = null;
   /** Examples that could be over the limit, waiting for the tokenizer (countPending). */
   private pending: { sampleId: string; contents: string[] }[] = [];
@@ -274,9 +339,12 @@ export class ExportTally {
     if (format === 'kto') this.balance.kto = { desirable: 0, undesirable: 0 };
   }
 
-  /** False when an identical record (byte for byte, after redaction) was already written. */
-  firstTime(text: string, sampleId: string): boolean {
-    const key = hash('sha256', text, 'base64');
+  /**
+   * False when an identical record (byte for byte, after redaction) was already written. digest: the text is
+   * already a SHA-256 of the record (a Parquet row's record_hash), so it is the key as it is.
+   */
+  firstTime(text: string, sampleId: string, digest = false): boolean {
+    const key = digest ? text : hash('sha256', text, 'base64');
     if (this.seen.has(key)) {
       this.duplicatesDropped++;
       if (this.duplicateSampleIds.length < 50) this.duplicateSampleIds.push(sampleId);
@@ -288,7 +356,7 @@ export class ExportTally {
 
   /** Counts one written sample (its labels, language and tokens of each of its records); task: taskOf(content). */
   add(s: ExportedSample, content: SampleContent, records: unknown[], task?: Task | null): void {
-    const lang = sampleLanguage(content);
+    const lang = sampleLanguage(content, this.scriptCounts);
     if (lang) this.languages.set(lang, (this.languages.get(lang) ?? 0) + 1);
     if (s.sampleType === 'annotated_turn') return;
     task ??= taskOf(content);

@@ -149,12 +149,16 @@ function renderItem(
     if (fitted) tally.cutCells += fitted.cut;
     const line = recordText(r.format, fitted ? fitted.row : rec);
     // raw and csv rows carry ids and are never identical; a training record is compared byte for byte
-    if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id)) continue;
+    if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id, r.format === 'parquet')) continue;
     if (sink instanceof FileSink) {
       if (!sink.records && header) sink.append(header);
       sink.append(line);
       sink.append(newline);
-    } else out.rows[it.split].push({ ...(rec as ParquetRow), split: it.split });
+    } else {
+      // the row is this item's own (recordsOf builds it): set its split in place, a spread copy takes V8's slow path
+      (rec as ParquetRow).split = it.split;
+      out.rows[it.split].push(rec as ParquetRow);
+    }
     sink.records++;
     (kept ??= []).push(rec);
   }

@@ -1,7 +1,7 @@
 // One training record as a typed Parquet row: the same record the JSONL formats write (Alpaca's
 // three fields, OpenAI's messages, ShareGPT's conversations as lists of structs), plus its labels,
 // quality factors and lineage as columns, so an engine can filter and join without parsing JSON.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { version as packageVersion } from '../../../package.json';
 import { alpacaRecord, openaiRecord, sharegptRecord, taskOf, type Task } from '../dataset/formats';
 import type { DatasetSample, SampleContent } from '../dataset/types';
@@ -48,7 +48,8 @@ export const LINEAGE_COLUMNS: readonly ParquetColumn[] = [
 
 /** Identity of what a record teaches: two rows with the same hash would train the same thing. */
 export function recordHash(alpaca: { instruction: string; input: string; output: string }): string {
-  return createHash('sha256').update(`${alpaca.instruction}\u0000${alpaca.input}\u0000${alpaca.output}`).digest('hex');
+  // one-shot: a Hash object per row cost as much as the hashing
+  return hash('sha256', `${alpaca.instruction}\u0000${alpaca.input}\u0000${alpaca.output}`, 'hex');
 }
 
 /** The sample fields a training row reads. */
