@@ -236,44 +236,6 @@ function countScripts(text: string, counts: number[]): void {
   }
 }
 
-/** Texts at least this long have their counts remembered; shorter ones cost less to count than to look up. */
-const CACHED_TEXT_CHARS = 64;
-/** Characters of remembered texts per generation; the cache keeps two generations, so its memory stays bounded. */
-const CACHE_GENERATION_CHARS = 2_000_000;
-
-/**
- * The script counts of texts an export has met: consecutive turns' context windows repeat the same
- * messages, and a memory file's content recurs in every guardian sample that saw it (in the bench
- * workspace 61% of an Alpaca export's prose characters, 83% of a CSV export's, were in a text met before).
- * A count depends on the text alone, so a remembered one is the one countScripts gives.
- */
-export class ScriptCounts {
-  private current = new Map<string, number[]>();
-  private previous = new Map<string, number[]>();
-  private chars = 0;
-
-  /** Adds one text's letters per script to counts, as countScripts does. */
-  add(text: string, counts: number[]): void {
-    if (text.length < CACHED_TEXT_CHARS) return countScripts(text, counts);
-    let own = this.current.get(text);
-    if (!own) {
-      own = this.previous.get(text);
-      if (!own) {
-        own = [0, 0, 0, 0, 0];
-        countScripts(text, own);
-      }
-      if (this.chars + text.length > CACHE_GENERATION_CHARS) {
-        this.previous = this.current;
-        this.current = new Map();
-        this.chars = 0;
-      }
-      this.current.set(text, own);
-      this.chars += text.length;
-    }
-    for (let i = 0; i < own.length; i++) counts[i]! += own[i]!;
-  }
-}
-
 /**
  * Every string in content that is text (not an enumeration or id): its own key names what it holds. The
  * same strings as walkTexts with NOT_TEXT tested on lastKey, without a key path per string: an array
@@ -297,10 +259,10 @@ function forEachProse(value: unknown, fn: (text: string) => void, prose = true):
  * The language of a sample: the script with the most letters in its texts (kana before Han, since
  * Japanese mixes both). Latin script is reported as English, the only Latin language the plugin targets.
  */
-export function sampleLanguage(content: unknown, known?: ScriptCounts): string | null {
+export function sampleLanguage(content: unknown): string | null {
   // every script from the start, in LANGS order: ties go to the earlier one
   const counts = [0, 0, 0, 0, 0];
-  forEachProse(content, known ? (text) => known.add(text, counts) : (text) => countScripts(text, counts));
+  forEachProse(content, (text) => countScripts(text, counts));
   const [zh = 0, ja = 0] = counts;
   if (ja > 0 && ja * 5 >= zh) counts[1] = ja + zh;
   let best: string | null = null;
@@ -324,7 +286,6 @@ export class ExportTally {
   readonly duplicateSampleIds: string[] = [];
   cutCells = 0;
   private readonly seen = new Set<string>();
-  private readonly scriptCounts = new ScriptCounts();
   private count: Counter | null = null;
   /** Examples that could be over the limit, waiting for the tokenizer (countPending). */
   private pending: { sampleId: string; contents: string[] }[] = [];
@@ -356,7 +317,7 @@ export class ExportTally {
 
   /** Counts one written sample (its labels, language and tokens of each of its records); task: taskOf(content). */
   add(s: ExportedSample, content: SampleContent, records: unknown[], task?: Task | null): void {
-    const lang = sampleLanguage(content, this.scriptCounts);
+    const lang = sampleLanguage(content);
     if (lang) this.languages.set(lang, (this.languages.get(lang) ?? 0) + 1);
     if (s.sampleType === 'annotated_turn') return;
     task ??= taskOf(content);
