@@ -5,22 +5,32 @@
 const BITS_PER_ITEM = 10;
 const PROBES = 3;
 
+/** Smallest and largest filter, in bits. */
+const MIN_BITS = 1 << 16;
+const MAX_BITS = 2 ** 31;
+
+/**
+ * The bit for probe i of an item. The size is not a power of two (rounding up doubled the band filter
+ * of a large run: 32 MB at 300,000 decisions, a tenth of the collector's resident memory), so a probe's
+ * 32-bit hash is mapped onto it by multiplying (Lemire's range reduction) rather than masked.
+ */
+const bitOf = (h1: number, h2: number, i: number, size: number) => Math.floor((((h1 + Math.imul(i, h2 | 1)) >>> 0) * size) / 4_294_967_296);
+
 export class BloomFilter {
   private readonly bits: Uint32Array;
-  private readonly mask: number;
+  private readonly size: number;
 
   constructor(expectedItems: number) {
-    let size = 1 << 16;
-    while (size < expectedItems * BITS_PER_ITEM && size < 2 ** 31) size *= 2;
-    this.bits = new Uint32Array(size / 32);
-    this.mask = size - 1;
+    const words = Math.ceil(Math.min(MAX_BITS, Math.max(MIN_BITS, expectedItems * BITS_PER_ITEM)) / 32);
+    this.bits = new Uint32Array(words);
+    this.size = words * 32;
   }
 
   /** h1, h2: two independent 32-bit hashes of the item (double hashing gives the probes). */
   add(h1: number, h2: number): void {
     for (let i = 0; i < PROBES; i++) {
-      const bit = (h1 + Math.imul(i, h2 | 1)) & this.mask;
-      this.bits[bit >>> 5]! |= 1 << (bit & 31); // bit <= mask: inside the table
+      const bit = bitOf(h1, h2, i, this.size);
+      this.bits[bit >>> 5]! |= 1 << (bit & 31); // bit < size: inside the table
     }
   }
 
@@ -31,8 +41,8 @@ export class BloomFilter {
 
   mayContain(h1: number, h2: number): boolean {
     for (let i = 0; i < PROBES; i++) {
-      const bit = (h1 + Math.imul(i, h2 | 1)) & this.mask;
-      if (!(this.bits[bit >>> 5]! & (1 << (bit & 31)))) return false; // bit <= mask: inside the table
+      const bit = bitOf(h1, h2, i, this.size);
+      if (!(this.bits[bit >>> 5]! & (1 << (bit & 31)))) return false; // bit < size: inside the table
     }
     return true;
   }
