@@ -4,7 +4,8 @@
 -- work (table, unique index, foreign key) most of its cost above the floor. Here a turn's window is one
 -- JSON array: an item is [role, timestamp, message] or, when the message is the user or agent side of
 -- a turn of the same session at most 16 turn numbers back (the turn itself included),
--- [role, timestamp, null, that turn's id]. Item i has sequence number i and context id first_id + i:
+-- [role, timestamp, null, how many turn numbers back]: a small number, not the turn's id, because the
+-- bytes of a window are most of its cost. Turn numbers never change. Item i has sequence number i and context id first_id + i:
 -- the importer takes first_id from conversation_contexts' AUTOINCREMENT counter, so ids stay unique
 -- across both forms and readers return the ids the rows had. conversation_contexts keeps the rows the
 -- recorder and earlier imports wrote; readers read both (a turn has one form or the other).
@@ -23,13 +24,13 @@ BEGIN
   UPDATE conversation_context_windows
   SET items = (
     SELECT json_group_array(
-      CASE WHEN j.value ->> 3 = old.id
+      CASE WHEN j.value ->> 3 = t.turn_number - old.turn_number
         THEN json_array(j.value ->> 0, j.value ->> 1,
           CASE j.value ->> 0 WHEN 'user' THEN old.user_message_content ELSE old.agent_message_content END)
         ELSE j.value END)
     FROM json_each(items) AS j)
-  WHERE turn_id IN (
-      SELECT id FROM conversation_turns
-      WHERE session_id = old.session_id AND turn_number BETWEEN old.turn_number + 1 AND old.turn_number + 16)
-    AND instr(items, old.id) > 0;
+  FROM conversation_turns AS t
+  WHERE t.id = conversation_context_windows.turn_id
+    AND t.session_id = old.session_id AND t.turn_number BETWEEN old.turn_number + 1 AND old.turn_number + 16
+    AND EXISTS (SELECT 1 FROM json_each(items) AS r WHERE r.value ->> 3 = t.turn_number - old.turn_number);
 END;

@@ -2,7 +2,7 @@
 // they are and read as before, ids continue after them, and the delete trigger leaves row contexts alone.
 import { describe, expect, it } from 'vitest';
 import { latestVersion } from '../../src/core/db/migrate';
-import { insertContextWindows, listContextItems, reserveContextIds } from '../../src/core/db/repositories/contexts';
+import { CONTEXT_ITEMS_SQL, insertContextWindows, listContextItems, reserveContextIds } from '../../src/core/db/repositories/contexts';
 import { listContextNewestFirst } from '../../src/core/db/repositories/collect';
 import { emptyDatabase, explain, getTableData, insertData, updateToVersion } from '../helpers/db';
 
@@ -57,8 +57,8 @@ describe('migration 0178: context windows', () => {
         firstId: first,
         items: JSON.stringify([
           ['agent', 1_001, 'answer 0'],
-          ['user', 1_002, null, 't1'],
-          ['agent', 1_003, null, 't2'],
+          ['user', 1_002, null, 1],
+          ['agent', 1_003, null, 0],
         ]),
       },
     ]);
@@ -79,7 +79,7 @@ describe('migration 0178: context windows', () => {
     expect(JSON.parse(db.prepare("SELECT items FROM conversation_context_windows WHERE turn_id = 't2'").pluck().get() as string)).toEqual([
       ['agent', 1_001, 'answer 0'],
       ['user', 1_002, 'question 1 记录一下'],
-      ['agent', 1_003, null, 't2'],
+      ['agent', 1_003, null, 0],
     ]);
     expect(getTableData(db, 'conversation_contexts').map((r) => r.turn_id)).toEqual(['t0', 't0', 't0']);
     // A session's delete cascades through its turns, the trigger included.
@@ -90,15 +90,10 @@ describe('migration 0178: context windows', () => {
   it('reads a turn’s context through the contexts index and the window’s key', () => {
     const { db } = emptyDatabase();
     updateToVersion(db, latestVersion());
-    const plan = explain(
-      db,
-      `SELECT id, message FROM conversation_contexts WHERE turn_id = @turnId UNION ALL
-       SELECT w.first_id, coalesce(j.value ->> 2, s.user_message_content) FROM conversation_context_windows w JOIN json_each(w.items) j
-         LEFT JOIN conversation_turns s ON s.id = j.value ->> 3 WHERE w.turn_id = @turnId`,
-      { turnId: 't1' },
-    );
+    const plan = explain(db, CONTEXT_ITEMS_SQL, { turnId: 't1' });
     expect(plan).toMatch(/SEARCH conversation_contexts USING INDEX sqlite_autoindex_conversation_contexts_1 \(turn_id=\?\)/);
     expect(plan).toMatch(/SEARCH w USING PRIMARY KEY \(turn_id=\?\)/);
-    expect(plan).toMatch(/SEARCH s USING INDEX sqlite_autoindex_conversation_turns_1 \(id=\?\)/);
+    expect(plan).toMatch(/SEARCH t USING INDEX sqlite_autoindex_conversation_turns_1 \(id=\?\)/);
+    expect(plan).toMatch(/SEARCH s USING INDEX sqlite_autoindex_conversation_turns_2 \(session_id=\? AND turn_number=\?\)/);
   });
 });

@@ -1,6 +1,6 @@
 // A turn's context window as importers store it (migration 0178): one JSON array per turn, where a message
 // that is the user or agent text of a turn this import wrote in the same session, at most
-// MAX_REFERENCE_DISTANCE turn numbers back, is a reference to that turn instead of a copy. A transcript's
+// MAX_REFERENCE_DISTANCE turn numbers back, is a reference to that turn (how many numbers back) instead of a copy. A transcript's
 // window repeats the session's recent messages (each about five times), so references keep the copies out of
 // the file, and one row per turn instead of one per message saves most of the per-row work.
 import type { ContextWindowItem } from '../db/repositories/contexts';
@@ -63,7 +63,7 @@ export class ContextWindowEncoder {
         return [c.role, c.timestamp, c.message];
       }
       if (id !== turnId) refersTo.add(id!);
-      return [c.role, c.timestamp, null, id!];
+      return [c.role, c.timestamp, null, distance];
     });
     return { items: JSON.stringify(items), refersTo: [...refersTo] };
   }

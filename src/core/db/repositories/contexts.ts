@@ -1,6 +1,6 @@
 // A turn's context window, stored in one of two forms (migration 0178): rows of conversation_contexts (the
 // recorder, and imports before 0178) or one conversation_context_windows row whose JSON items hold a message
-// or refer to a turn's side. Every reader goes through CONTEXT_ITEMS, so both read alike.
+// or refer to a turn's side. Every reader goes through CONTEXT_ITEMS_SQL, so both read alike.
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 
@@ -8,14 +8,14 @@ import { stmt } from '../statements';
  * Every context item of turn @turnId: id, turnId, role, message, timestamp, sequenceNumber. A referenced
  * message is read from its turn; a deleted turn's text was copied into the window first (0178's trigger).
  */
-const CONTEXT_ITEMS = `
+export const CONTEXT_ITEMS_SQL = `
   SELECT id, turn_id AS turnId, role, message, timestamp, sequence_number AS sequenceNumber
   FROM conversation_contexts WHERE turn_id = @turnId
   UNION ALL
   SELECT w.first_id + j.key, w.turn_id, j.value ->> 0, coalesce(j.value ->> 2, CASE j.value ->> 0
       WHEN 'user' THEN s.user_message_content ELSE s.agent_message_content END), j.value ->> 1, j.key
-  FROM conversation_context_windows AS w JOIN json_each(w.items) AS j
-    LEFT JOIN conversation_turns AS s ON s.id = j.value ->> 3
+  FROM conversation_context_windows AS w JOIN conversation_turns AS t ON t.id = w.turn_id JOIN json_each(w.items) AS j
+    LEFT JOIN conversation_turns AS s ON s.session_id = t.session_id AND s.turn_number = t.turn_number - (j.value ->> 3)
   WHERE w.turn_id = @turnId`;
 
 export interface ContextItemRow {
@@ -29,20 +29,23 @@ export interface ContextItemRow {
 
 /** A turn's context, oldest first. */
 export function listContextItems(db: DB, turnId: string): ContextItemRow[] {
-  return stmt<ContextItemRow>(db, `${CONTEXT_ITEMS} ORDER BY sequenceNumber`).all({ turnId });
+  return stmt<ContextItemRow>(db, `${CONTEXT_ITEMS_SQL} ORDER BY sequenceNumber`).all({ turnId });
 }
 
 /** The newest `limit` context messages of a turn, newest first. */
 export function listContextMessagesNewestFirst(db: DB, turnId: string, limit: number): Array<{ role: string; message: string }> {
   return stmt<{ role: string; message: string }>(
     db,
-    `SELECT role, message FROM (${CONTEXT_ITEMS}) ORDER BY sequenceNumber DESC LIMIT @limit`,
+    `SELECT role, message FROM (${CONTEXT_ITEMS_SQL}) ORDER BY sequenceNumber DESC LIMIT @limit`,
   ).all({ turnId, limit });
 }
 
-/** One item of a stored window: a message, or a reference to the user or agent side (by role) of a turn. */
+/**
+ * One item of a stored window: a message, or a reference to the user or agent side (by role) of the turn of the
+ * same session `back` turn numbers before the window's own (0: the turn itself).
+ */
 export type ContextWindowItem =
-  [role: string, timestamp: number, message: string] | [role: string, timestamp: number, message: null, turnId: string];
+  [role: string, timestamp: number, message: string] | [role: string, timestamp: number, message: null, back: number];
 
 export interface ContextWindowParams {
   turnId: string;
