@@ -71,4 +71,24 @@ describe('band index', () => {
       db.close();
     }
   });
+
+  it("writes every leader's rows when the final flush spans several transactions", async () => {
+    // 1,200 decisions give about 2,000 leaders, 32,000 band rows: two flush transactions of 20,000
+    const dir = tempWorkspace();
+    const db = buildWorkspace(dir, 1_200);
+    try {
+      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+      const rows = bandRows(db);
+      expect(rows.length).toBeGreaterThan(20_000);
+      expect(rows.length).toBe(leaders(db) * LSH_BANDS);
+      expect(new Set(rows.map(([k, id]) => `${k} ${id}`)).size).toBe(rows.length);
+      // each leader has one row per band (the band index is the key's high bits)
+      const bandsOf = new Map<string, Set<number>>();
+      for (const [k, id] of rows) (bandsOf.get(id) ?? bandsOf.set(id, new Set()).get(id)!).add(Math.floor(k / 2 ** 32));
+      expect([...bandsOf.values()].every((b) => b.size === LSH_BANDS)).toBe(true);
+      expect(repairBandIndex(db)).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -177,11 +177,11 @@ export class Deduper {
   /** Band rows of this run's leaders not yet written. */
   private readonly pendingBands = new PendingBands();
   /**
-   * The rows of a flush that spans several transactions, in key order, and how far it got. Nothing is
-   * looked up while a flush is under way: the driver calls flushBands until it returns 0 first.
+   * A flush that spans several transactions: the pending keys in order, how far it got and the rows it
+   * wrote. The rows stay pending until the flush ends (a lookup meanwhile would find them twice, and
+   * bandLeaders keeps distinct ids).
    */
-  private flushing: { keys: Float64Array; ids: string[] } | undefined;
-  private flushAt = 0;
+  private flushing: { keys: Float64Array; at: number; written: number } | undefined;
   /**
    * A dry run stores nothing, yet must find the duplicates the real run finds among the samples it
    * would add: index() keeps those in memory instead (unbounded: they are what the run would store).
@@ -305,7 +305,7 @@ export class Deduper {
 
   /** Band rows waiting to be written (the driver flushes at BAND_FLUSH_ROWS and at the end). */
   get pendingBandRows(): number {
-    return this.pendingBands.rows + (this.flushing ? this.flushing.ids.length - this.flushAt : 0);
+    return this.pendingBands.rows - (this.flushing?.written ?? 0);
   }
 
   /**
@@ -314,16 +314,16 @@ export class Deduper {
    * in several transactions, and the rows still go in key order, each index page dirtied once.
    */
   flushBands(maxRows = Infinity): number {
-    if (!this.flushing && !this.pendingBands.rows) return 0;
-    const rows = (this.flushing ??= this.pendingBands.drain());
-    const from = this.flushAt;
-    let to = Math.min(rows.ids.length, from + maxRows);
-    while (to < rows.ids.length && rows.keys[to] === rows.keys[to - 1]) to++; // whole keys
-    insertBandRows(this.db, rows.keys.subarray(from, to), rows.ids.slice(from, to));
-    this.flushAt = to;
-    if (to === rows.ids.length) {
+    if (!this.pendingBands.rows) return 0;
+    const f = (this.flushing ??= { keys: this.pendingBands.sortedKeys(), at: 0, written: 0 });
+    const keys: number[] = [];
+    const ids: string[] = [];
+    while (f.at < f.keys.length && ids.length < maxRows) this.pendingBands.rowsOf(f.keys[f.at++]!, keys, ids); // at < length
+    insertBandRows(this.db, keys, ids);
+    f.written += ids.length;
+    if (f.at === f.keys.length) {
+      this.pendingBands.clear();
       this.flushing = undefined;
-      this.flushAt = 0;
     }
     return this.pendingBandRows;
   }

@@ -42,23 +42,20 @@ export class PendingBands {
     return ids;
   }
 
-  /** Every row, in ascending key order, and empties the set. */
-  drain(): { keys: Float64Array; ids: string[] } {
-    const distinct = new Float64Array(this.distinctKeys);
+  /** The distinct keys in ascending order (a flush walks them with rowsOf, then clears). */
+  sortedKeys(): Float64Array {
+    const keys = new Float64Array(this.distinctKeys);
     let n = 0;
-    for (const row of this.slots) if (row !== EMPTY) distinct[n++] = this.rowKey[row]!; // a used slot names a row
-    distinct.sort();
-    const keys = new Float64Array(this.rows);
-    const ids = new Array<string>(this.rows);
-    let at = 0;
-    for (const key of distinct) {
-      for (let row = this.slots[this.slotOf(key)]!; row !== EMPTY; row = this.rowPrev[row]!) {
-        keys[at] = key;
-        ids[at++] = this.leaders[this.rowLeader[row]!]!; // rows < this.rows
-      }
+    for (const row of this.slots) if (row !== EMPTY) keys[n++] = this.rowKey[row]!; // a used slot names a row
+    return keys.sort();
+  }
+
+  /** Appends the rows of `key` to keys and ids (a flush's next chunk, built without copying every row at once). */
+  rowsOf(key: number, keys: number[], ids: string[]): void {
+    for (let row = this.slots[this.slotOf(key)]!; row !== EMPTY; row = this.rowPrev[row]!) {
+      keys.push(key);
+      ids.push(this.leaders[this.rowLeader[row]!]!); // rows < this.rows
     }
-    this.clear();
-    return { keys, ids };
   }
 
   private addRow(key: number, leader: number): void {
@@ -94,7 +91,7 @@ export class PendingBands {
     for (const row of old) if (row !== EMPTY) this.slots[this.slotOf(this.rowKey[row]!)] = row; // a used slot names a row
   }
 
-  private clear(): void {
+  clear(): void {
     this.leaders.length = 0;
     this.rowKey = new Float64Array(INITIAL_ROWS);
     this.rowLeader = new Int32Array(INITIAL_ROWS);
