@@ -137,7 +137,8 @@ async function collectMain(dir: string): Promise<CollectChildResult> {
 export function runChild<T>(args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = fork(__filename, args, {
-      execArgv: ['--require', 'tsx/cjs'],
+      // the young generation the app's job worker has (src/api/jobs/runner.ts, JOB_LIMITS), where collection runs
+      execArgv: ['--require', 'tsx/cjs', '--max-semi-space-size=4'],
       env: { ...process.env, REFLECTION_BENCH_DATASET_CHILD: '1' },
     });
     child.once('message', (m) => resolve(m as T));
