@@ -51,9 +51,10 @@ export class BloomFilter {
 /** Two 32-bit hashes of a hex digest (already uniformly random). */
 export const hexHashes = (hex: string): [number, number] => [parseInt(hex.slice(0, 8), 16), parseInt(hex.slice(8, 16), 16)];
 
-/** Two 32-bit hashes of a band key (band index in the high bits, a 32-bit hash below). */
-export function bandKeyHashes(key: number): [number, number] {
-  const low = key >>> 0;
-  const high = Math.floor(key / 4_294_967_296);
-  return [low, Math.imul(low ^ (high + 1), 0x9e3779b1) >>> 0];
+/** A 32-bit hash of a whole band key (band index in the high bits, a 32-bit hash below; a safe integer). */
+export function bandKeyMix(key: number): number {
+  return Math.imul((key >>> 0) ^ (Math.floor(key / 4_294_967_296) + 1), 0x9e3779b1) >>> 0;
 }
+
+/** Two 32-bit hashes of a band key: its low 32 bits (already a hash) and bandKeyMix. */
+export const bandKeyHashes = (key: number): [number, number] => [key >>> 0, bandKeyMix(key)];

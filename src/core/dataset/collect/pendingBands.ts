@@ -3,17 +3,11 @@
 // its pages; the fewer flushes a run makes, the fewer bytes it writes. A Map of id arrays took about
 // 100 bytes per row; these arrays take about 24, so a run holds five times the rows in the same memory
 // and flushes five times less often.
+import { bandKeyMix } from './bloom';
 
 /** First slot table and row capacity; both double as they fill. */
 const INITIAL_ROWS = 4_096;
 const EMPTY = -1;
-
-/** A 32-bit hash of a band key (band index in the high bits, a 32-bit hash below; a safe integer). */
-function slotHash(key: number): number {
-  const low = key >>> 0;
-  const high = Math.floor(key / 4_294_967_296);
-  return Math.imul(low ^ Math.imul(high + 1, 0x85ebca6b), 0x9e3779b1) >>> 0;
-}
 
 /** Band rows keyed by band key, each row naming one leader. Insertion order within a key is not kept. */
 export class PendingBands {
@@ -73,7 +67,7 @@ export class PendingBands {
   /** The slot holding `key`, or the free slot where it would go (linear probing; the table is at most half full). */
   private slotOf(key: number): number {
     const mask = this.slots.length - 1;
-    let slot = slotHash(key) & mask;
+    let slot = bandKeyMix(key) & mask;
     for (let row = this.slots[slot]!; row !== EMPTY && this.rowKey[row] !== key; row = this.slots[slot]!) slot = (slot + 1) & mask;
     return slot;
   }
