@@ -1,18 +1,19 @@
 // Main's own long work, outside the API: the daily retention prune (startRetentionSchedule), the
-// scheduled conversation archive and the desktop menu's backup. They run in a job worker as the
-// API's retention.prune and backup.create do, so a prune, a first archive of the whole history or a
-// backup of a large database never holds main's thread: IPC, the web server and live capture keep
-// answering meanwhile.
+// scheduled conversation archive, the desktop menu's backup and the CLI's prune, purge and backup. They
+// run in a job worker as the API's retention.prune, exclusions.purge and backup.create do, so a prune, a
+// first archive of the whole history or a backup of a large database never holds main's thread: IPC,
+// the web server and live capture (the app's, or `reflection watch`'s) keep answering meanwhile.
 import { nowOf, type ServiceContext } from '../../core/context';
 import { withoutAutoCheckpoint } from '../../core/db/bulk';
 import { writeGateBuffer } from '../../core/db/writeGate';
 import { backupDatabase, type BackupOptions, type DatabaseCopy } from '../../core/lifecycle/backup';
-import { pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
+import { pruneOldData, type PruneOptions, type PruneResult } from '../../core/lifecycle/retention';
 import { runScheduledArchive, type ScheduledArchiveResult } from '../../core/lifecycle/archive';
 import type { ScheduledArchive, ScheduledPrune } from '../../core/lifecycle/schedule';
-import type { BackupResult } from '../../shared/contract';
+import { purgeExclusion } from '../../core/lifecycle/exclusions';
+import type { BackupResult, PurgeOutcome } from '../../shared/contract';
 import { AppError } from '../../shared/errors';
-import type { BackupCopyInput, ScheduledArchiveInput, ScheduledPruneInput, WorkerJobData } from './protocol';
+import type { BackupCopyInput, PruneRunInput, ScheduledArchiveInput, WorkerJobData } from './protocol';
 import { jobsInProcess, runInWorker } from './runner';
 
 /** The worker opens the file of ctx's own connection: the workspace the caller holds, even if the session moved on. */
@@ -22,16 +23,38 @@ function workerData(ctx: ServiceContext, channel: WorkerJobData['channel'], inpu
 
 /**
  * The retention schedule's prune in a worker, at the schedule's time (its clock cannot cross). When
- * the schedule stops (the app closes), a prune not yet begun is dropped; one begun may finish within
- * `stopGraceMs`, or its worker is terminated and its one transaction rolled back.
+ * the schedule stops (the app or `watch` closes), a prune not yet begun is dropped; one begun may
+ * finish within `stopGraceMs`, or its worker is terminated and its one transaction rolled back.
  */
 export function scheduledPruneInWorker(options: { stopGraceMs?: number } = {}): ScheduledPrune {
-  return (ctx, prune) => {
-    if (jobsInProcess()) return pruneOldData(ctx, prune);
-    const data = workerData(ctx, 'retention.scheduled', { options: prune, at: nowOf(ctx) } satisfies ScheduledPruneInput);
-    const run = () => runInWorker(data, { signal: ctx.signal }, options.stopGraceMs);
-    return withoutAutoCheckpoint(ctx.db, run) as Promise<PruneResult>;
-  };
+  return (ctx, prune) => (jobsInProcess() ? pruneOldData(ctx, prune) : pruneThere(ctx, 'retention.scheduled', prune, options.stopGraceMs));
+}
+
+/**
+ * A one-off prune (the CLI's `prune`, its preview and its deletion) in a worker: the PruneResult main's
+ * pruneOldData gives, errors with their kind and message. Quitting (Ctrl-C) ends the process and its
+ * worker with it, and SQLite undoes the worker's open transaction.
+ */
+export async function pruneInWorker(ctx: ServiceContext, options: PruneOptions): Promise<PruneResult> {
+  if (jobsInProcess()) return pruneOldData(ctx, options);
+  return pruneThere(ctx, 'retention.run', options);
+}
+
+function pruneThere(ctx: ServiceContext, channel: 'retention.scheduled' | 'retention.run', options: PruneOptions, graceMs?: number) {
+  const data = workerData(ctx, channel, { options, at: nowOf(ctx) } satisfies PruneRunInput);
+  const run = () => runInWorker(data, { signal: ctx.signal }, graceMs);
+  return withoutAutoCheckpoint(ctx.db, run) as Promise<PruneResult>;
+}
+
+/** The CLI's `exclude purge` in a worker, as the exclusions.purge call runs there: the same PurgeOutcome. */
+export async function purgeInWorker(
+  ctx: ServiceContext,
+  id: string,
+  options: { confirm?: boolean; dryRun?: boolean },
+): Promise<PurgeOutcome> {
+  if (jobsInProcess()) return purgeExclusion(ctx, id, options);
+  const data = workerData(ctx, 'exclusions.purge', { id, dryRun: options.dryRun ?? false, confirm: options.confirm ?? false });
+  return (await withoutAutoCheckpoint(ctx.db, () => runInWorker(data, {}))) as PurgeOutcome;
 }
 
 /**

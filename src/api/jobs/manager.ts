@@ -107,8 +107,9 @@ export class JobManager {
   }
 
   /**
-   * Counts a call that writes on a worker's connection (retention.prune) among the background writers
-   * until the returned function is called, so its commits are announced with the areas it changes.
+   * Counts a call that writes on a worker's connection (retention.prune, exclusions.purge) among the
+   * background writers until the returned function is called, so its commits are announced with the
+   * areas it changes.
    */
   trackWriting(change: DataChange): () => void {
     const key = `call:${ulid()}`;

@@ -18,18 +18,20 @@ export type WorkerJobChannel = (typeof WORKER_JOB_CHANNELS)[number];
 
 /**
  * Calls (mutations, not jobs) whose heavy work runs in a worker while main's handler awaits it: the
- * caller sees the same call with the same answer. retention.prune runs whole there; backup.create
- * copies and checks the pages there, and main checks the target and records the backup.
+ * caller sees the same call with the same answer. retention.prune and exclusions.purge run whole there
+ * (the CLI's `exclude purge` uses the same worker work); backup.create copies and checks the pages
+ * there, and main checks the target and records the backup (as for the CLI's `backup` and the menu's).
  */
-export const WORKER_CALL_CHANNELS = ['retention.prune', 'backup.create'] as const;
+export const WORKER_CALL_CHANNELS = ['retention.prune', 'backup.create', 'exclusions.purge'] as const;
 export type WorkerCallChannel = (typeof WORKER_CALL_CHANNELS)[number];
 
 /**
- * Work main's own callers hand to a worker, outside the API: the daily retention schedule's prune
- * (startRetentionSchedule) and the archive schedule's run (startArchiveSchedule), each with the
- * options its schedule chose and the time of the run on the schedule's clock.
+ * Work main's own callers hand to a worker, outside the API: the daily retention schedule's prune and
+ * the archive schedule's run (startRetentionSchedule, startArchiveSchedule, in the app and in the CLI's
+ * `watch`), each with the options its schedule chose and the time of the run on the schedule's clock;
+ * and the CLI's one-off `prune`, which answers pruneOldData's own PruneResult.
  */
-export type WorkerInternalChannel = 'retention.scheduled' | 'archive.scheduled';
+export type WorkerInternalChannel = 'retention.scheduled' | 'archive.scheduled' | 'retention.run';
 
 /** An archive run as the schedule asked for it, at its clock's time. */
 export interface ScheduledArchiveInput {
@@ -37,8 +39,8 @@ export interface ScheduledArchiveInput {
   at: number;
 }
 
-/** A prune as the schedule asked for it; `at` is its clock's time, so the cutoff is the one main would use. */
-export interface ScheduledPruneInput {
+/** A prune as its caller asked for it; `at` is the caller's time, so the cutoff is the one main would use. */
+export interface PruneRunInput {
   options: PruneOptions;
   at: number;
 }

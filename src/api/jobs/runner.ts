@@ -125,21 +125,21 @@ type CallHandler = (input: unknown, env: HandlerEnv) => unknown;
 
 /**
  * The heavy calls (WORKER_CALL_CHANNELS) keep their contract: main's handler awaits the same work done
- * on a worker's connection. A prune runs whole there; a backup's target is checked and the backup
- * recorded on main, only the page copy and its integrity check run there.
+ * on a worker's connection. A prune or a purge runs whole there; a backup's target is checked and the
+ * backup recorded on main, only the page copy and its integrity check run there.
  */
 function offloadCalls(handlers: Handlers, overridden: Partial<Handlers>): Handlers {
   const out = { ...handlers } as Record<string, unknown>;
   const stayHere = (channel: WorkerCallChannel, ctx: ServiceContext) => channel in overridden || jobsInProcess() || ctx.now !== undefined;
-  const prune = handlers['retention.prune'] as CallHandler;
-  out['retention.prune'] = (input: unknown, env: HandlerEnv) => {
-    const ctx = env.session.serviceContext();
-    if (stayHere('retention.prune', ctx)) return prune(input, env);
-    const data = jobData('retention.prune', input, env.session, ctx);
-    return announcedAs(env, changeOf('retention.prune', input, null), () =>
-      withoutAutoCheckpoint(env.session.db, () => runInWorker(data, {})),
-    );
-  };
+  for (const channel of ['retention.prune', 'exclusions.purge'] as const) {
+    const here = handlers[channel] as CallHandler;
+    out[channel] = (input: unknown, env: HandlerEnv) => {
+      const ctx = env.session.serviceContext();
+      if (stayHere(channel, ctx)) return here(input, env);
+      const data = jobData(channel, input, env.session, ctx);
+      return announcedAs(env, changeOf(channel, input, null), () => withoutAutoCheckpoint(env.session.db, () => runInWorker(data, {})));
+    };
+  }
   const backup = handlers['backup.create'] as CallHandler;
   out['backup.create'] = (input: { file?: string }, env: HandlerEnv) => {
     const ctx = env.session.serviceContext();

@@ -17,8 +17,8 @@ import { cancelled } from '../../shared/errors';
 import type {
   BackupCopyInput,
   FromJobWorker,
+  PruneRunInput,
   ScheduledArchiveInput,
-  ScheduledPruneInput,
   ToJobWorker,
   WorkerCallChannel,
   WorkerInternalChannel,
@@ -34,24 +34,28 @@ const JOB_BUSY_TIMEOUT_MS = 120_000;
 
 type WorkerHandler = (input: unknown, ctx: ServiceContext, env: HandlerEnv) => unknown;
 
-/** The calls' work on this connection: prune is its own handler, backup the copy of a target main checked. */
+/** The calls' work on this connection: prune and purge are their own handlers, backup the copy of a target main checked. */
 const callWork: Record<WorkerCallChannel, WorkerHandler> = {
   'retention.prune': (input, _ctx, env) => lifecycleHandlers['retention.prune'](input as never, env),
+  'exclusions.purge': (input, _ctx, env) => lifecycleHandlers['exclusions.purge'](input as never, env),
   'backup.create': (input, ctx) => copyDatabase(ctx.db, (input as BackupCopyInput).output),
 };
 
 /**
- * The schedule's prune, as main would run it at the schedule's time. A stop sent while this worker
- * booted (the app quitting) deletes nothing; once begun, the prune is one transaction and ends whole,
- * or not at all if the worker is terminated.
+ * A prune as main would run it at its caller's time. A stop sent while this worker booted (the app or
+ * `watch` quitting) deletes nothing; once begun, the prune is one transaction and ends whole, or not at
+ * all if the worker is terminated.
  */
-function scheduledPrune(input: unknown, ctx: ServiceContext): PruneResult {
-  if (ctx.signal?.aborted) throw cancelled('retention.scheduled');
-  const { options, at } = input as ScheduledPruneInput;
-  return pruneOldData({ ...ctx, now: () => at }, options);
+function pruneAt(channel: WorkerInternalChannel): WorkerHandler {
+  return (input, ctx): PruneResult => {
+    if (ctx.signal?.aborted) throw cancelled(channel);
+    const { options, at } = input as PruneRunInput;
+    return pruneOldData({ ...ctx, now: () => at }, options);
+  };
 }
 const internalWork: Record<WorkerInternalChannel, WorkerHandler> = {
-  'retention.scheduled': scheduledPrune,
+  'retention.scheduled': pruneAt('retention.scheduled'),
+  'retention.run': pruneAt('retention.run'),
   'archive.scheduled': (input, ctx) => {
     const { retentionDays, at } = input as ScheduledArchiveInput;
     return runScheduledArchive({ ...ctx, now: () => at }, { retentionDays });

@@ -1,11 +1,13 @@
 import readline from 'node:readline/promises';
 import type { Command } from 'commander';
 import { action, printJson, withDatabase, withWorkspace, workspaceDir, type GlobalOptions } from '../context';
-import { backupDatabase } from '../../core/lifecycle/backup';
-import { addExclusion, listExclusions, purgeExclusion, removeExclusion } from '../../core/lifecycle/exclusions';
-import { MIN_RETENTION_DAYS, pruneOldData, type PruneResult } from '../../core/lifecycle/retention';
+import { backupInWorker, pruneInWorker, purgeInWorker, scheduledArchiveInWorker, scheduledPruneInWorker } from '../../api/jobs/internal';
+import type { ServiceContext } from '../../core/context';
+import { addExclusion, listExclusions, removeExclusion } from '../../core/lifecycle/exclusions';
+import { MIN_RETENTION_DAYS, type PruneResult } from '../../core/lifecycle/retention';
 import { exportConversations } from '../../core/lifecycle/archive';
-import { startWorkspaceLifecycle } from '../../core/lifecycle';
+import { startWorkspaceLifecycle, type WorkspaceLifecycle } from '../../core/lifecycle';
+import type { Clock } from '../../core/lifecycle/state';
 import { openWorkspaceDatabase } from '../../core/db/connection';
 import { AppError } from '../../shared/errors';
 import { parseTime } from '../../core/text/time';
@@ -173,8 +175,9 @@ function settingsValidate(opts: GlobalOptions): void {
 }
 
 async function backupCommand(opts: GlobalOptions & { output?: string; overwrite?: boolean }): Promise<void> {
+  // the page copy and its integrity check run in a job worker, as for backup.create
   const result = await withDatabase(opts, ({ db }, dir) =>
-    backupDatabase({ db, workspaceDir: dir }, { output: opts.output, overwrite: opts.overwrite }),
+    backupInWorker({ db, workspaceDir: dir }, { output: opts.output, overwrite: opts.overwrite }),
   );
   if (opts.json) printJson(result);
   else
@@ -213,7 +216,7 @@ async function excludeRemove(id: string, opts: GlobalOptions): Promise<void> {
 
 async function excludePurge(id: string, opts: GlobalOptions & { yes?: boolean; dryRun?: boolean }): Promise<void> {
   const result = await withDatabase(opts, ({ db }, dir) =>
-    purgeExclusion({ db, workspaceDir: dir }, id, { confirm: opts.yes, dryRun: opts.dryRun }),
+    purgeInWorker({ db, workspaceDir: dir }, id, { confirm: opts.yes, dryRun: opts.dryRun }),
   );
   if (opts.json) return printJson(result);
   process.stdout.write(
@@ -237,7 +240,8 @@ async function exportConversationsCommand(
 async function pruneCommand(opts: GlobalOptions & { days?: number; dryRun?: boolean; yes?: boolean; force?: boolean }): Promise<void> {
   await withDatabase(opts, async ({ db }, dir) => {
     const ctx = { db, workspaceDir: dir };
-    const preview = pruneOldData(ctx, { days: opts.days, dryRun: true, force: opts.force });
+    // preview and deletion each run in a job worker, as retention.prune does
+    const preview = await pruneInWorker(ctx, { days: opts.days, dryRun: true, force: opts.force });
     if (opts.dryRun || Object.keys(preview.deleted).length === 0) return opts.json ? printJson(preview) : printPrune(preview);
     if (!opts.json) printPrune(preview);
     if (!opts.yes) {
@@ -245,8 +249,48 @@ async function pruneCommand(opts: GlobalOptions & { days?: number; dryRun?: bool
         throw new AppError('Invalid', 'prune is irreversible: pass --yes to confirm it (or run it in a terminal to be asked)');
       if (!(await askYes('Delete these rows for good? [y/N] '))) throw new AppError('Conflict', 'prune cancelled: nothing was deleted');
     }
-    const r = pruneOldData(ctx, { days: preview.days, confirm: true, previewToken: preview.previewToken, force: opts.force });
+    const r = await pruneInWorker(ctx, { days: preview.days, confirm: true, previewToken: preview.previewToken, force: opts.force });
     return opts.json ? printJson(r) : printPrune(r);
+  });
+}
+
+/** Where `watch` reports: one event (JSON) or its line of text, and errors. */
+export interface WatchReport {
+  out: (o: Record<string, unknown>, text: string) => void;
+  err: (text: string) => void;
+}
+
+/**
+ * What `watch` runs: live capture on this thread, and the scheduled prune and archive in job workers as
+ * the app runs them, so capture keeps going while a prune holds the write lock for seconds. `clock`
+ * drives the schedules (tests); stopping it lets a prune begun end whole, as when the app quits.
+ */
+export function startWatch(
+  ctx: ServiceContext,
+  options: { pluginRoot?: string; clock?: Clock },
+  { out, err }: WatchReport,
+): WorkspaceLifecycle {
+  return startWorkspaceLifecycle(ctx, {
+    pluginRoot: options.pluginRoot,
+    clock: options.clock,
+    prune: scheduledPruneInWorker(),
+    archive: scheduledArchiveInWorker,
+    onEvent: (e) => {
+      if (e.type === 'imported') {
+        const n = Object.entries(e.report.inserted).filter(([, v]) => v > 0);
+        if (n.length) out({ event: 'imported', inserted: e.report.inserted }, `imported ${n.map(([k, v]) => `${v} ${k}`).join(', ')}`);
+      } else if (e.type === 'changed') out({ event: 'changed', file: e.file, auditId: e.auditId }, `${e.file} changed`);
+      else if (e.type === 'attached')
+        out({ event: 'attached', file: e.file, auditId: e.auditId }, `${e.file}: diff attached to write ${e.auditId}`);
+      else err(`error: ${(e.error as Error)?.message ?? String(e.error)}`);
+    },
+    onArchiveError: (e) => err(`archive error: ${(e as Error).message}`),
+    onPrune: (r) => {
+      if (!Object.keys(r.deleted).length) return;
+      const deleted = Object.entries(r.deleted).map(([k, v]) => `${v} ${k}`);
+      out({ event: 'pruned', deleted: r.deleted }, `retention: deleted ${deleted.join(', ')}`);
+    },
+    onPruneError: (e) => err(`retention error: ${(e as Error).message}`),
   });
 }
 
@@ -259,32 +303,8 @@ async function watchCommand(opts: GlobalOptions & { pluginRoot?: string; quiet?:
       opts.json ? `${JSON.stringify({ at: new Date().toISOString(), ...o })}\n` : `${new Date().toISOString()} ${text}\n`,
     );
   };
-  const lifecycle = startWorkspaceLifecycle(
-    { db, workspaceDir: dir },
-    {
-      pluginRoot: opts.pluginRoot,
-      onEvent: (e) => {
-        if (e.type === 'imported') {
-          const n = Object.entries(e.report.inserted).filter(([, v]) => v > 0);
-          if (n.length) out({ event: 'imported', inserted: e.report.inserted }, `imported ${n.map(([k, v]) => `${v} ${k}`).join(', ')}`);
-        } else if (e.type === 'changed') out({ event: 'changed', file: e.file, auditId: e.auditId }, `${e.file} changed`);
-        else if (e.type === 'attached')
-          out({ event: 'attached', file: e.file, auditId: e.auditId }, `${e.file}: diff attached to write ${e.auditId}`);
-        else process.stderr.write(`error: ${(e.error as Error)?.message ?? String(e.error)}\n`);
-      },
-      onArchiveError: (e) => process.stderr.write(`archive error: ${(e as Error).message}\n`),
-      onPrune: (r) => {
-        if (Object.keys(r.deleted).length)
-          out(
-            { event: 'pruned', deleted: r.deleted },
-            `retention: deleted ${Object.entries(r.deleted)
-              .map(([k, v]) => `${v} ${k}`)
-              .join(', ')}`,
-          );
-      },
-      onPruneError: (e) => process.stderr.write(`retention error: ${(e as Error).message}\n`),
-    },
-  );
+  const err = (text: string) => void process.stderr.write(`${text}\n`);
+  const lifecycle = startWatch({ db, workspaceDir: dir }, { pluginRoot: opts.pluginRoot }, { out, err });
   for (const w of lifecycle.warnings) process.stderr.write(`warning: ${w}\n`);
   if (!lifecycle.capture) {
     await lifecycle.stop();

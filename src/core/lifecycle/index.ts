@@ -12,6 +12,7 @@ import {
 import type { PruneResult } from './retention';
 import type { ScheduledArchiveResult } from './archive';
 import { loadSettings, type WorkbenchSettings } from './settings';
+import type { Clock } from './state';
 
 export {
   loadSettings,
@@ -65,6 +66,8 @@ export function startWorkspaceLifecycle(
     prune?: ScheduledPrune;
     /** How a scheduled archive run writes (the app: in a job worker); default on this thread. */
     archive?: ScheduledArchive;
+    /** The schedules' clock (tests drive a day of schedule without waiting); default the system's. */
+    clock?: Clock;
   } = {},
 ): WorkspaceLifecycle {
   const { settings, warnings } = loadSettings(ctx.workspaceDir);
@@ -85,6 +88,7 @@ export function startWorkspaceLifecycle(
       onError: options.onArchiveError,
       onRun: options.onArchive,
       archive: options.archive,
+      clock: options.clock,
     });
   } catch (e) {
     void capture?.stop();
@@ -92,7 +96,13 @@ export function startWorkspaceLifecycle(
   }
   const days = settings.storage.retentionDays;
   const retention = days
-    ? startRetentionSchedule(ctx, { days, onRun: options.onPrune, onError: options.onPruneError, prune: options.prune })
+    ? startRetentionSchedule(ctx, {
+        days,
+        onRun: options.onPrune,
+        onError: options.onPruneError,
+        prune: options.prune,
+        clock: options.clock,
+      })
     : null;
   return {
     settings,
