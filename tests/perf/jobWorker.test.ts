@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
 import { activeJobWorkers } from '../../src/api/jobs/runner';
-import type { BackupResult, ChangeEvent, JobStatus, PruneOutcome } from '../../src/shared/contract';
+import type { BackupResult, ChangeEvent, ExclusionDto, JobStatus, PruneOutcome, PurgeOutcome } from '../../src/shared/contract';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { tempWorkspace } from '../helpers/workspace';
 
@@ -130,6 +130,14 @@ async function callSeen<T>(rt: AppRuntime, channel: string, input: unknown): Pro
   return { value: await pending, inWorker };
 }
 
+/** Dispatches a call that may fail, and reports whether a job worker was running right after. */
+async function dispatchSeen(rt: AppRuntime, channel: string, input: unknown) {
+  const before = activeJobWorkers();
+  const pending = rt.registry.dispatch(channel, input);
+  const inWorker = activeJobWorkers() > before;
+  return { answer: await pending, inWorker };
+}
+
 /** The same calls on a copy of the workspace with every job kept on main's connection: the answers to compare with. */
 async function inProcess<T>(run: () => Promise<T>): Promise<T> {
   const previous = process.env.REFLECTION_JOBS_IN_PROCESS;
@@ -230,4 +238,56 @@ describe('heavy calls in a worker thread', () => {
     expect(preview.needsForce).toBe(false);
     expect(await rt.registry.dispatch('backup.create', { file: '../outside.db' })).toMatchObject({ ok: false, error: { kind: 'Invalid' } });
   }, 180_000);
+
+  /** Excludes one session, then purges it: a dry run, the real one, one unconfirmed and one of an unknown id. */
+  async function purgeOf(rt: AppRuntime, events: ChangeEvent[]) {
+    const ex = await call<ExclusionDto>(rt, 'exclusions.add', { kind: 'session', value: 'channel:bench:3' });
+    events.length = 0;
+    const dry = await callSeen<PurgeOutcome>(rt, 'exclusions.purge', { id: ex.id, dryRun: true });
+    const real = await callSeen<PurgeOutcome>(rt, 'exclusions.purge', { id: ex.id, confirm: true });
+    const unconfirmed = await dispatchSeen(rt, 'exclusions.purge', { id: ex.id });
+    const unknown = await dispatchSeen(rt, 'exclusions.purge', { id: '01ARZ3NDEKTSV4RRFFQ69G5FAV', confirm: true });
+    // the exclusion's id and time are new in each workspace; what the purge found and did is not
+    const same = ({ exclusion: { id: _id, createdAt: _at, ...exclusion }, ...rest }: PurgeOutcome) => ({ ...rest, exclusion });
+    return {
+      answers: [same(dry.value), same(real.value), unconfirmed.answer, unknown.answer],
+      inWorker: [dry.inWorker, real.inWorker, unconfirmed.inWorker, unknown.inWorker],
+    };
+  }
+
+  it('exclusions.purge runs in a worker and answers, deletes and refuses exactly as on main', async () => {
+    const template = tempWorkspace();
+    buildWorkspace(template, 400).close();
+    const here = tempWorkspace();
+    fs.cpSync(template, here, { recursive: true });
+    const main = await inProcess(async () => {
+      const rt = open(here);
+      const r = await purgeOf(rt, []);
+      await rt.close();
+      return r;
+    });
+    expect(main.inWorker).toEqual([false, false, false, false]);
+
+    const rt = open(template);
+    const dbFile = rt.session.current().dbFile;
+    const before = counts(dbFile);
+    const events: ChangeEvent[] = [];
+    rt.session.onChange((e) => events.push(e));
+    const worker = await purgeOf(rt, events);
+    expect(worker.inWorker).toEqual([true, true, true, true]);
+    expect(worker.answers).toEqual(main.answers);
+    const [dry, real, unconfirmed, unknown] = worker.answers as [PurgeOutcome, PurgeOutcome, unknown, unknown];
+    expect(dry).toMatchObject({ dryRun: true, sessionIds: ['channel:bench:3'], deleted: { sessions: 1, memory_gate_decisions: 25 } });
+    expect(real).toMatchObject({ dryRun: false, deleted: dry.deleted });
+    // refusals raised in the worker arrive with their kind and message
+    expect(unconfirmed).toMatchObject({ ok: false, error: { kind: 'Invalid', message: expect.stringMatching(/purge is irreversible/) } });
+    expect(unknown).toMatchObject({ ok: false, error: { kind: 'NotFound', message: expect.stringMatching(/not found/) } });
+    // committed by the worker, seen by main's connection, and announced with the areas a purge changes
+    const after = counts(dbFile);
+    expect(after).toEqual(counts(path.join(here, path.relative(template, dbFile))));
+    expect(before.sessions! - after.sessions!).toBe(1);
+    expect(before.memory_gate_decisions! - after.memory_gate_decisions!).toBe(real.deleted.memory_gate_decisions);
+    expect(rt.session.db.prepare('SELECT count(*) FROM memory_gate_decisions').pluck().get()).toBe(after.memory_gate_decisions);
+    expect(events.some((e) => e.type === 'data' && e.areas?.includes('decisions') && e.areas.includes('exclusions'))).toBe(true);
+  }, 120_000);
 });

@@ -48,8 +48,11 @@ function startWorker(data: WorkerJobData): Worker {
 }
 
 let running = 0;
+let started = 0;
 /** How many job workers are running now (tests and the bench check that a job really left main). */
 export const activeJobWorkers = (): number => running;
+/** How many job workers this process has started: a worker that lived for a moment still counts. */
+export const jobWorkersStarted = (): number => started;
 
 /**
  * Runs `channel`'s handler on its own connection in a worker; resolves with the handler's result. After
@@ -64,6 +67,7 @@ export function runInWorker(
   return new Promise((resolve, reject) => {
     const worker = startWorker(data);
     running++;
+    started++;
     worker.once('exit', () => {
       if (--running === 0) releaseJobTransactions();
     });
