@@ -28,6 +28,8 @@ export interface CollectDecisionRow {
   user_message_content: string;
   agent_message_content: string;
   turn_created_at: number;
+  /** The page the row was read with (listDecisionPage): collection reads the rest of its facts page by page. */
+  page?: readonly CollectDecisionRow[];
 }
 
 export interface CollectAuditRow {
@@ -91,7 +93,7 @@ export function countDecisionsInWindow(db: DB, w: CollectWindow): number {
  * created_at index SQLite would re-sort the whole window for every page (quadratic over 100,000).
  */
 export function listDecisionPage(db: DB, w: CollectWindow, after: number, limit: number): CollectDecisionRow[] {
-  return stmt<CollectDecisionRow>(
+  const rows = stmt<CollectDecisionRow>(
     db,
     `SELECT d.seq, d.id, d.turn_id, d.session_id, d.decision, d.reason, d.candidate_fact, d.raw_response,
         d.created_at, t.turn_number, t.user_message_content, t.agent_message_content, t.created_at AS turn_created_at
@@ -100,6 +102,8 @@ export function listDecisionPage(db: DB, w: CollectWindow, after: number, limit:
         AND NOT (d.decision = 'NO_WRITE' AND d.reason LIKE 'LLM request failed:%') -- a failed gate run (plugin-logs), never a sample
       ORDER BY d.seq LIMIT @limit`,
   ).all({ ...w, after, limit });
+  for (const r of rows) r.page = rows;
+  return rows;
 }
 
 /** The newest `limit` context messages of a turn, newest first (rows or a window: contexts.ts). */
@@ -107,6 +111,7 @@ export function listContextNewestFirst(db: DB, turnId: string, limit: number): C
   return listContextMessagesNewestFirst(db, turnId, limit) as ContextMessageRow[];
 }
 
+/** One decision's plugin audits; collection reads a page's at once (listPluginAuditsOfDecisions). */
 export function listPluginAudits(db: DB, decisionId: string): CollectAuditRow[] {
   return stmt<CollectAuditRow>(
     db,
@@ -115,6 +120,21 @@ export function listPluginAudits(db: DB, decisionId: string): CollectAuditRow[] 
       FROM write_guardian_audit a LEFT JOIN rollbacks r ON r.audit_id = a.id
       WHERE a.decision_id = ? AND a.source = 'plugin' ORDER BY a.created_at, a.id`,
   ).all(decisionId);
+}
+
+export interface PageAuditRow extends CollectAuditRow {
+  decision_id: string;
+}
+
+/** The plugin audits of some decisions (listPluginAudits of each, in one statement), in no set order. */
+export function listPluginAuditsOfDecisions(db: DB, decisionIds: readonly string[]): PageAuditRow[] {
+  return stmt<PageAuditRow>(
+    db,
+    `SELECT a.decision_id, a.id, a.target_file, a.candidate_fact, a.before_snapshot_id, a.after_snapshot_id, a.status, a.reason,
+        a.created_at, r.rolled_back_at, r.reason AS rollback_reason
+      FROM write_guardian_audit a LEFT JOIN rollbacks r ON r.audit_id = a.id
+      WHERE a.decision_id IN (SELECT value FROM json_each(?)) AND a.source = 'plugin'`,
+  ).all(JSON.stringify(decisionIds));
 }
 
 export function findLatestBehaviorCorrection(db: DB, auditId: string): CollectCorrectionRow | undefined {
@@ -150,7 +170,8 @@ export function snapshotPrefixAt(db: DB, fileName: string, at: number, limit: nu
 }
 
 /**
- * The turns after a turn in its session, in order. The row-value range reads only the rows returned from
+ * The turns after a turn in its session, in order (collection reads a page's at once:
+ * listFollowingTurnsOfDecisions). The row-value range reads only the rows returned from
  * idx_turns_session_created_number; an OR of the two conditions made SQLite sort every later turn.
  */
 export function listFollowingTurns(db: DB, sessionId: string, createdAt: number, turnNumber: number, limit: number): FollowingTurnRow[] {
@@ -160,6 +181,32 @@ export function listFollowingTurns(db: DB, sessionId: string, createdAt: number,
       WHERE session_id = ? AND (created_at, turn_number) > (?, ?)
       ORDER BY created_at, turn_number LIMIT ?`,
   ).all(sessionId, createdAt, turnNumber, limit);
+}
+
+export interface PageFollowingTurnRow extends FollowingTurnRow {
+  /** The index of the decision in the list given. */
+  i: number;
+  turn_number: number;
+}
+
+/**
+ * The following turns of each of some decisions (listFollowingTurns of each, in one statement), in no set
+ * order. Each decision's turns are a correlated list read from idx_turns_session_created_number.
+ */
+export function listFollowingTurnsOfDecisions(
+  db: DB,
+  decisions: readonly Pick<CollectDecisionRow, 'session_id' | 'turn_created_at' | 'turn_number'>[],
+  limit: number,
+): PageFollowingTurnRow[] {
+  const keys = JSON.stringify(decisions.map((d) => [d.session_id, d.turn_created_at, d.turn_number]));
+  return stmt<PageFollowingTurnRow>(
+    db,
+    `SELECT p.key AS i, f.id, f.user_message_content, f.created_at, f.turn_number
+      FROM json_each(@keys) AS p JOIN conversation_turns AS f ON f.seq IN (
+        SELECT seq FROM conversation_turns
+        WHERE session_id = p.value ->> 0 AND (created_at, turn_number) > (p.value ->> 1, p.value ->> 2)
+        ORDER BY created_at, turn_number LIMIT @limit)`,
+  ).all({ keys, limit });
 }
 
 export function findWriteDecisionOfTurn(db: DB, turnId: string): { decision: GateDecision; candidate_fact: string | null } | undefined {

@@ -40,6 +40,36 @@ export function listContextMessagesNewestFirst(db: DB, turnId: string, limit: nu
   ).all({ turnId, limit });
 }
 
+/** A context message of one of several turns (listNewestContextOfTurns). */
+export interface TurnContextRow {
+  turnId: string;
+  role: string;
+  message: string;
+  sequenceNumber: number;
+}
+
+/**
+ * The newest `limit` context messages of each of some turns, in no set order: what
+ * listContextMessagesNewestFirst returns for each, read in one statement for a page of collection.
+ * Both forms are read as CONTEXT_ITEMS_SQL reads them; a window's items are numbered from 0, so its
+ * newest `limit` are those numbered from its length minus `limit`.
+ */
+export function listNewestContextOfTurns(db: DB, turnIds: readonly string[], limit: number): TurnContextRow[] {
+  return stmt<TurnContextRow>(
+    db,
+    `SELECT c.turn_id AS turnId, c.role, c.message, c.sequence_number AS sequenceNumber
+      FROM json_each(@turnIds) AS p JOIN conversation_contexts AS c ON c.id IN (
+        SELECT id FROM conversation_contexts WHERE turn_id = p.value ORDER BY sequence_number DESC LIMIT @limit)
+      UNION ALL
+      SELECT w.turn_id, j.value ->> 0, coalesce(j.value ->> 2, CASE j.value ->> 0
+          WHEN 'user' THEN s.user_message_content ELSE s.agent_message_content END), j.key
+      FROM json_each(@turnIds) AS p JOIN conversation_context_windows AS w ON w.turn_id = p.value
+        JOIN conversation_turns AS t ON t.id = w.turn_id JOIN json_each(w.items) AS j
+        LEFT JOIN conversation_turns AS s ON s.session_id = t.session_id AND s.turn_number = t.turn_number - (j.value ->> 3)
+      WHERE j.key >= json_array_length(w.items) - @limit`,
+  ).all({ turnIds: JSON.stringify(turnIds), limit });
+}
+
 /**
  * One item of a stored window: a message, or a reference to the user or agent side (by role) of the turn of the
  * same session `back` turn numbers before the window's own (0: the turn itself).
