@@ -128,12 +128,39 @@ interface Leader {
 }
 
 const NO_IDS: string[] = [];
+/** Related leaders kept in a sample's labels. */
+const RELATED_LIMIT = 5;
 
 function duplicate(a: ClusterAssignment, clusterId: string, of: string, sim: number): ClusterAssignment {
   a.clusterId = clusterId;
   a.duplicateOf = of;
   a.similarity = sim;
   return a;
+}
+
+/**
+ * The five most similar related leaders, most similar first and, at equal similarity, in the order
+ * they were met: what a stable sort of all of them by similarity would keep, without keeping them all.
+ */
+class TopRelated {
+  private readonly idList: string[] = [];
+  private readonly sims: number[] = [];
+
+  add(id: string, sim: number): void {
+    let at = this.sims.length;
+    while (at > 0 && this.sims[at - 1]! < sim) at--; // at - 1 < length
+    if (at >= RELATED_LIMIT) return;
+    this.idList.splice(at, 0, id);
+    this.sims.splice(at, 0, sim);
+    if (this.idList.length > RELATED_LIMIT) {
+      this.idList.pop();
+      this.sims.pop();
+    }
+  }
+
+  ids(): string[] {
+    return this.idList.length ? this.idList : NO_IDS;
+  }
 }
 
 /** Where `id` is or would go in an ascending list of ids (binary search: band lists hold up to 64). */
@@ -243,39 +270,37 @@ export class Deduper {
   /** The closest same-lesson leader among the band candidates, and up to five related ones. */
   private nearest(unit: string, keys: number[]): { best?: { id: string; cluster: string; sim: number }; related: string[] } {
     let best: { id: string; cluster: string; sim: number } | undefined;
-    let related: Map<string, number> | undefined;
-    let marked = false;
+    const related = new TopRelated();
+    let mine: Int32Array | undefined;
     let myNumbers: string | undefined;
     const shingles = this.shingleIds;
+    const floor = Math.min(this.cfg.sameThreshold, this.cfg.relatedThreshold);
     for (const id of this.candidates(keys)) {
       const c = this.signature(id);
       if (!c) continue;
       // the band signature only proposes; the thresholds apply to the exact Jaccard of the two units,
       // which ShingleIds computes in about the time a 64-hash estimate took, so there is no estimate step
-      if (!marked) {
-        this.lastMarked = { unit, ids: shingles.mark(unit), generation: shingles.generation };
-        marked = true;
+      if (!mine) {
+        mine = shingles.mark(unit);
+        this.lastMarked = { unit, ids: mine, generation: shingles.generation };
       }
       if (c.shingleGeneration !== shingles.generation || !c.shingles) {
         c.shingles = shingles.idsOf(c.unit);
         c.shingleGeneration = shingles.generation;
       }
+      // the Jaccard is at most the smaller set over the larger (the same division when one holds the
+      // other): below both thresholds, the count cannot matter
+      const large = Math.max(mine.length, c.shingles.length);
+      if (large && Math.min(mine.length, c.shingles.length) / large < floor) continue;
       const sim = shingles.jaccardWithMarked(c.shingles);
       // one digit is a few shingles of a short unit, yet "budget 50k" and "budget 60k" are different facts
       if (sim >= this.cfg.sameThreshold && (myNumbers ??= numbersOf(unit)) === (c.numbers ??= numbersOf(c.unit))) {
         if (!best || sim > best.sim) best = { id, cluster: c.clusterId, sim };
       } else if (sim >= this.cfg.relatedThreshold) {
-        (related ??= new Map()).set(id, sim);
+        related.add(id, sim);
       }
     }
-    if (!related) return { best, related: NO_IDS };
-    return {
-      best,
-      related: [...related.entries()]
-        .sort((a, b) => b[1] - a[1])
-        .slice(0, 5)
-        .map(([id]) => id),
-    };
+    return { best, related: related.ids() };
   }
 
   /** Records a stored sample; one that opened a cluster is indexed, so later samples find it (leader clustering). */
@@ -371,7 +396,7 @@ export class Deduper {
     // A dry run's planned leaders are candidates too (the real run would have stored them by now).
     if (this.planned) for (const k of keys) for (const id of this.planned.bands.get(k) ?? []) rows.push(id);
     if (rows.length < 2) return rows;
-    rows.sort(byId);
+    rows.sort(); // ids are strings: the default order is byId's, without a call per comparison
     let n = 1;
     for (let i = 1; i < rows.length; i++) if (rows[i] !== rows[n - 1]) rows[n++] = rows[i]!; // i < length
     rows.length = n;
