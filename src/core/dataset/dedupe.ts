@@ -4,7 +4,10 @@
 import type { DB } from '../db/connection';
 import {
   clearDedupeIndex,
+  copyBandRowsToGeneration,
+  countBandGenerations,
   countLeadersAndBandRows,
+  deleteBandGenerationsBelow,
   ensureDedupeSchema,
   findLeaderSignature,
   findSampleByFingerprint,
@@ -14,6 +17,7 @@ import {
   iterateFingerprints,
   listBandLeaders,
   listLeadersPage,
+  nextBandGeneration,
   bandRowExists,
   deleteOrphanBandRows,
   listSamplesForDedupe,
@@ -50,9 +54,8 @@ const LEADER_CACHE_LIMIT = 20_000;
 /**
  * Band rows wait in memory and are written sorted, this many at a time and at the end of a run:
  * written one leader at a time, their random keys dirtied a new index page per row in every
- * transaction. A sorted flush still rewrites most of a large band table's pages, so flushes are few:
- * a million rows take about 24 MB in PendingBands (at 100,000 decisions, 14 flushes of 200,000 rows
- * wrote 888 MiB for a 118 MiB table).
+ * transaction. Each flush is a new generation of the band table (migration 0182), after every stored
+ * one, so it appends instead of rewriting the table; a million rows take about 24 MB in PendingBands.
  */
 export const BAND_FLUSH_ROWS = 1_000_000;
 /** Lookups a new sample makes (a fingerprint and 16 bands) over the seeding cost per stored key, about. */
@@ -208,7 +211,7 @@ export class Deduper {
    * wrote. The rows stay pending until the flush ends (a lookup meanwhile would find them twice, and
    * bandLeaders keeps distinct ids).
    */
-  private flushing: { keys: Float64Array; at: number; written: number } | undefined;
+  private flushing: { keys: Float64Array; at: number; written: number; gen: number } | undefined;
   /**
    * A dry run stores nothing, yet must find the duplicates the real run finds among the samples it
    * would add: index() keeps those in memory instead (unbounded: they are what the run would store).
@@ -340,11 +343,11 @@ export class Deduper {
    */
   flushBands(maxRows = Infinity): number {
     if (!this.pendingBands.rows) return 0;
-    const f = (this.flushing ??= { keys: this.pendingBands.sortedKeys(), at: 0, written: 0 });
+    const f = (this.flushing ??= { keys: this.pendingBands.sortedKeys(), at: 0, written: 0, gen: nextBandGeneration(this.db) });
     const keys: number[] = [];
     const ids: string[] = [];
     while (f.at < f.keys.length && ids.length < maxRows) this.pendingBands.rowsOf(f.keys[f.at++]!, keys, ids); // at < length
-    insertBandRows(this.db, keys, ids);
+    insertBandRows(this.db, f.gen, keys, ids);
     f.written += ids.length;
     if (f.at === f.keys.length) {
       this.pendingBands.clear();
@@ -422,13 +425,34 @@ export function clustersAreStale(db: DB): boolean {
   return hasSignaturesWithoutUnit(db);
 }
 
+/** Generations a band lookup asks at most: past this many, a run's start merges them into one. */
+const MAX_BAND_GENERATIONS = 12;
+/** A merge copies the band keys of 1/1024th of the key space per statement, so each sort stays small. */
+const MERGE_STEPS = 1_024;
+
+/** Rewrites every band generation as one, in key order (one sequential write), when there are too many. */
+function mergeBandGenerations(db: DB): void {
+  if (countBandGenerations(db) <= MAX_BAND_GENERATIONS) return;
+  const into = nextBandGeneration(db);
+  // bandKeys puts the band index above a 32-bit hash: keys lie in [0, LSH_BANDS * 2^32)
+  const step = (LSH_BANDS * 2 ** 32) / MERGE_STEPS;
+  for (let i = 0; i < MERGE_STEPS; i++) {
+    const from = i === 0 ? -Number.MAX_SAFE_INTEGER : i * step;
+    const to = i === MERGE_STEPS - 1 ? Number.MAX_SAFE_INTEGER : (i + 1) * step;
+    copyBandRowsToGeneration(db, into, from, to);
+  }
+  deleteBandGenerationsBelow(db, into);
+}
+
 /**
- * Brings the band index in line with the stored signatures. Deleted samples leave their band rows behind
- * (migration 0176): more rows than leaders have are removed. A run that stopped between its band
- * flushes (a crash) left leaders without some rows: they are rebuilt from their signatures. Cheap when
- * complete: two counts. Call inside a write transaction.
+ * Brings the band index in line with the stored signatures. Too many generations are merged into one.
+ * Deleted samples leave their band rows behind (migration 0176): more rows than leaders have are
+ * removed. A run that stopped between its band flushes (a crash) left leaders without some rows: those
+ * rows are rebuilt from their signatures, as a new generation. Cheap when complete: a few counts. Call
+ * inside a write transaction.
  */
 export function repairBandIndex(db: DB): number {
+  mergeBandGenerations(db);
   const { leaders, bandRows } = countLeadersAndBandRows(db);
   const rows = bandRows > leaders * LSH_BANDS ? bandRows - deleteOrphanBandRows(db) : bandRows;
   if (rows >= leaders * LSH_BANDS) return 0;
@@ -439,12 +463,14 @@ export function repairBandIndex(db: DB): number {
       // a flush writes rows in key order and a leader's last band has its largest key: with that row
       // stored, the leader's other rows are too
       if (bandRowExists(db, keys[LSH_BANDS - 1]!, l.sample_id)) continue;
-      for (const k of keys) missing.push({ k, id: l.sample_id });
+      // the rows a stopped flush did write stay in their generation: only the others are added
+      for (const k of keys) if (!bandRowExists(db, k, l.sample_id)) missing.push({ k, id: l.sample_id });
     }
   }
   missing.sort((a, b) => a.k - b.k || byId(a.id, b.id));
   insertBandRows(
     db,
+    nextBandGeneration(db),
     missing.map((r) => r.k),
     missing.map((r) => r.id),
   );

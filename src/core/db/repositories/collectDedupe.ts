@@ -21,38 +21,67 @@ export function ensureDedupeSchema(db: DB): void {
       cluster_id TEXT NOT NULL,
       signature  BLOB NOT NULL
     ) STRICT, WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS idx_samples_fingerprint_cluster ON dataset_samples(fingerprint, sample_type, cluster_id, id);
+    CREATE INDEX IF NOT EXISTS idx_samples_fingerprint_prefix ON dataset_samples(substr(fingerprint, 1, 16));
     CREATE INDEX IF NOT EXISTS idx_samples_cluster_filters
       ON dataset_samples(cluster_id, sample_type, annotation_status, quality_score, session_id, correction_id);`);
 }
 
-/** Any sample with this fingerprint (exact duplicates all join the first one's cluster). */
+/**
+ * Any sample with this fingerprint (exact duplicates all join the first one's cluster): the first by
+ * type, cluster and id, the row the full fingerprint index answered with before migration 0181. The
+ * index holds a prefix only (0181: why), so the few rows sharing it are read and compared.
+ */
 export function findSampleByFingerprint(db: DB, fingerprint: string): { id: string; cluster_id: string | null } | undefined {
   return stmt<{ id: string; cluster_id: string | null }>(
     db,
-    'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1',
-  ).get(fingerprint);
-}
-
-/** Every stored fingerprint, in index order (to seed a run's in-memory filter). */
-export function iterateFingerprints(db: DB): IterableIterator<string> {
-  return stmt(db, 'SELECT fingerprint FROM dataset_samples WHERE fingerprint IS NOT NULL').pluck().iterate() as IterableIterator<string>;
+    `SELECT id, cluster_id FROM dataset_samples WHERE substr(fingerprint, 1, 16) = substr(@fp, 1, 16) AND fingerprint = @fp
+      ORDER BY sample_type, cluster_id, id LIMIT 1`,
+  ).get({ fp: fingerprint });
 }
 
 /**
- * The first `limit` leaders in one band, by id. Band rows of deleted samples stay until the next
- * collection removes them (migration 0176), so only ids that still have a signature count: the answer
- * is the one the old ON DELETE CASCADE gave.
+ * The first 16 characters of every stored fingerprint, in index order, to seed a run's in-memory filter:
+ * all that its hashes read (hexHashes), and all the prefix index holds, so the table is not read.
+ */
+export function iterateFingerprints(db: DB): IterableIterator<string> {
+  return stmt(db, 'SELECT substr(fingerprint, 1, 16) FROM dataset_samples WHERE substr(fingerprint, 1, 16) IS NOT NULL')
+    .pluck()
+    .iterate() as IterableIterator<string>;
+}
+
+/**
+ * The band table's generations (migration 0182), one index seek each: a CTE that lookups join, so they
+ * ask each generation for its rows of a key.
+ */
+const GENERATIONS = `WITH RECURSIVE g(x) AS (
+    SELECT min(gen) FROM dataset_lsh_bands
+    UNION ALL SELECT (SELECT min(gen) FROM dataset_lsh_bands WHERE gen > g.x) FROM g WHERE g.x IS NOT NULL)`;
+
+/**
+ * The first `limit` leaders in one band, by id, over every generation. Band rows of deleted samples stay
+ * until the next collection removes them (migration 0176), so only ids that still have a signature
+ * count: the answer is the one the old ON DELETE CASCADE gave.
  */
 export function listBandLeaders(db: DB, bandKey: number, limit: number): string[] {
   return stmt(
     db,
-    `SELECT b.sample_id FROM dataset_lsh_bands b
-      WHERE b.band_key = ? AND EXISTS (SELECT 1 FROM dataset_minhash m WHERE m.sample_id = b.sample_id)
+    `${GENERATIONS}
+    SELECT DISTINCT b.sample_id FROM g JOIN dataset_lsh_bands b ON b.gen = g.x AND b.band_key = ?
+      WHERE EXISTS (SELECT 1 FROM dataset_minhash m WHERE m.sample_id = b.sample_id)
       ORDER BY b.sample_id LIMIT ?`,
   )
     .pluck()
     .all(bandKey, limit) as string[];
+}
+
+/** How many generations the band table holds. */
+export function countBandGenerations(db: DB): number {
+  return stmt(db, `${GENERATIONS} SELECT count(x) FROM g`).pluck().get() as number;
+}
+
+/** The generation a new flush writes: after every stored one, so its rows go at the end of the B-tree. */
+export function nextBandGeneration(db: DB): number {
+  return stmt(db, 'SELECT coalesce(max(gen) + 1, 0) FROM dataset_lsh_bands').pluck().get() as number;
 }
 
 /** Every stored band key, in key order (to seed a run's in-memory filter). */
@@ -63,23 +92,42 @@ export function iterateBandKeys(db: DB): IterableIterator<number> {
 /** Rows per multi-row insert: one call into SQLite instead of many. */
 const BAND_ROWS_PER_STATEMENT = 64;
 
-/** Band rows; rows sorted by key touch each index page once. */
-export function insertBandRows(db: DB, keys: ArrayLike<number>, sampleIds: string[]): void {
-  const one = stmt(db, 'INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES (?, ?)');
+/** Band rows of one generation; rows sorted by key append to the B-tree once each. */
+export function insertBandRows(db: DB, gen: number, keys: ArrayLike<number>, sampleIds: string[]): void {
+  const one = stmt(db, 'INSERT OR IGNORE INTO dataset_lsh_bands (gen, band_key, sample_id) VALUES (?, ?, ?)');
   const many = stmt(
     db,
-    `INSERT OR IGNORE INTO dataset_lsh_bands (band_key, sample_id) VALUES ${Array(BAND_ROWS_PER_STATEMENT).fill('(?, ?)').join(', ')}`,
+    `INSERT OR IGNORE INTO dataset_lsh_bands (gen, band_key, sample_id) VALUES ${Array(BAND_ROWS_PER_STATEMENT).fill('(?, ?, ?)').join(', ')}`,
   );
-  const args: unknown[] = new Array(BAND_ROWS_PER_STATEMENT * 2);
+  const args: unknown[] = new Array(BAND_ROWS_PER_STATEMENT * 3);
   let i = 0;
   for (; i + BAND_ROWS_PER_STATEMENT <= sampleIds.length; i += BAND_ROWS_PER_STATEMENT) {
     for (let j = 0; j < BAND_ROWS_PER_STATEMENT; j++) {
-      args[2 * j] = keys[i + j];
-      args[2 * j + 1] = sampleIds[i + j];
+      args[3 * j] = gen;
+      args[3 * j + 1] = keys[i + j];
+      args[3 * j + 2] = sampleIds[i + j];
     }
     many.run(args);
   }
-  for (; i < sampleIds.length; i++) one.run(keys[i], sampleIds[i]);
+  for (; i < sampleIds.length; i++) one.run(gen, keys[i], sampleIds[i]);
+}
+
+/**
+ * Rewrites every generation below `into` as generation `into`, the rows of band keys in [from, to) at a
+ * time (a bounded sort per call), in key order: one sequential write. deleteBandGenerationsBelow ends it.
+ */
+export function copyBandRowsToGeneration(db: DB, into: number, from: number, to: number): number {
+  return stmt(
+    db,
+    `${GENERATIONS}
+    INSERT OR IGNORE INTO dataset_lsh_bands (gen, band_key, sample_id)
+      SELECT @into, b.band_key, b.sample_id FROM g JOIN dataset_lsh_bands b ON b.gen = g.x AND b.band_key >= @from AND b.band_key < @to
+       WHERE g.x < @into ORDER BY b.band_key, b.sample_id`,
+  ).run({ into, from, to }).changes;
+}
+
+export function deleteBandGenerationsBelow(db: DB, gen: number): number {
+  return stmt(db, 'DELETE FROM dataset_lsh_bands WHERE gen < ?').run(gen).changes;
 }
 
 export function findLeaderSignature(db: DB, sampleId: string): LeaderSignatureRow | undefined {
@@ -146,9 +194,14 @@ export function listLeadersPage(db: DB, afterId: string, limit: number): { sampl
   ).all(afterId, limit);
 }
 
-/** Whether one band row is stored (a primary-key lookup). */
+/** Whether one band row is stored, in any generation (a primary-key lookup per generation). */
 export function bandRowExists(db: DB, bandKey: number, sampleId: string): boolean {
-  return stmt(db, 'SELECT 1 FROM dataset_lsh_bands WHERE band_key = ? AND sample_id = ?').get(bandKey, sampleId) !== undefined;
+  return (
+    stmt(db, `${GENERATIONS} SELECT 1 FROM g JOIN dataset_lsh_bands b ON b.gen = g.x AND b.band_key = ? AND b.sample_id = ? LIMIT 1`).get(
+      bandKey,
+      sampleId,
+    ) !== undefined
+  );
 }
 
 /** Removes band rows whose sample is gone (no signature row): deletes leave them behind (migration 0176). */

@@ -1,0 +1,116 @@
+// Migration 0181 replaces the full fingerprint index of dataset_samples (fingerprint, type, cluster, id)
+// with an index of the fingerprint's first 16 characters (issue 16: the wide random-key index was the
+// largest share of the bytes a collection wrote). Dedupe's exact lookup must answer with the very row
+// the old index gave, for every fingerprint of a real collected workspace, and the seeding of a run's
+// Bloom filter must still read the index alone.
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { latestVersion } from '../../src/core/db/migrate';
+import { collectSamples } from '../../src/core/dataset';
+import { hexHashes } from '../../src/core/dataset/collect/bloom';
+import { findSampleByFingerprint, iterateFingerprints } from '../../src/core/db/repositories/collectDedupe';
+import { buildWorkspace } from '../../bench/dataset/workspace';
+import { emptyDatabase, explain, getTableData, insertData, updateToVersion } from '../helpers/db';
+import { tempWorkspace } from '../helpers/workspace';
+
+type Row = Record<string, unknown>;
+const PARENTS = [
+  'sessions',
+  'conversation_turns',
+  'memory_gate_decisions',
+  'file_snapshots',
+  'write_guardian_audit',
+  'behavior_corrections',
+];
+
+/** The parents and samples of a small collected bench workspace (which repeats lessons: exact duplicates). */
+async function collectedRows(): Promise<Record<string, Row[]>> {
+  const dir = tempWorkspace();
+  const db = buildWorkspace(dir, 400);
+  try {
+    await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+    const read = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Row[];
+    return Object.fromEntries([...PARENTS, 'dataset_samples'].map((t) => [t, read(t)]));
+  } finally {
+    db.close();
+  }
+}
+
+/** Only the columns a table has at the database's current version. */
+function seed(db: Database.Database, table: string, rows: Row[]): void {
+  const known = new Set(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
+  insertData(
+    db,
+    table,
+    rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => known.has(k)))),
+  );
+}
+
+const indexesOf = (db: Database.Database) =>
+  db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'dataset_samples' AND sql IS NOT NULL").pluck().all();
+
+describe('migration 0181: a fingerprint prefix index', () => {
+  it('keeps every row, and the exact-duplicate lookup answers with the row the full index gave', async () => {
+    const rows = await collectedRows();
+    const { db, file } = emptyDatabase();
+    updateToVersion(db, 180);
+    for (const [table, r] of Object.entries(rows)) seed(db, table, r);
+    // two samples of one fingerprint in clusters that sort the other way round from their ids, and a
+    // sample of another type with the same fingerprint: the answer is the first by type, cluster, id
+    const sample = rows.dataset_samples![0]!;
+    const fp = 'f'.repeat(64);
+    const copy = (id: string, type: string, cluster: string) => ({
+      ...sample,
+      id,
+      sample_type: type,
+      cluster_id: cluster,
+      fingerprint: fp,
+      source_key: `copy:${id}`,
+    });
+    insertData(db, 'dataset_samples', [
+      copy('01COPY-A', 'memory_gate_positive', 'Z-CLUSTER'),
+      copy('01COPY-B', 'memory_gate_positive', 'A-CLUSTER'),
+      copy('01COPY-C', 'memory_gate_negative', 'M-CLUSTER'),
+    ]);
+    // one more with the same first 16 characters and another fingerprint: the prefix alone must not match
+    insertData(db, 'dataset_samples', [
+      { ...copy('01COPY-D', 'annotated_turn', 'B-CLUSTER'), fingerprint: `${'f'.repeat(16)}${'0'.repeat(48)}` },
+    ]);
+    const fingerprints = db
+      .prepare('SELECT DISTINCT fingerprint FROM dataset_samples WHERE fingerprint IS NOT NULL')
+      .pluck()
+      .all() as string[];
+    const repeated = db
+      .prepare('SELECT count(*) FROM (SELECT fingerprint FROM dataset_samples GROUP BY fingerprint HAVING count(*) > 1)')
+      .pluck()
+      .get() as number;
+    expect(repeated).toBeGreaterThan(5);
+    const oldLookup = db.prepare('SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1');
+    expect(explain(db, 'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1', 'x')).toMatch(
+      /idx_samples_fingerprint_cluster/,
+    );
+    const answers = fingerprints.map((f) => oldLookup.get(f));
+    expect(oldLookup.get(fp)).toEqual({ id: '01COPY-C', cluster_id: 'M-CLUSTER' });
+    const before = getTableData(db, 'dataset_samples');
+
+    const result = updateToVersion(db, latestVersion(), file);
+    expect(result.applied).toContain('0181_fingerprint_prefix.sql');
+    expect(getTableData(db, 'dataset_samples')).toEqual(before);
+    expect(indexesOf(db)).toContain('idx_samples_fingerprint_prefix');
+    expect(indexesOf(db)).not.toContain('idx_samples_fingerprint_cluster');
+    expect(fingerprints.map((f) => findSampleByFingerprint(db, f))).toEqual(answers);
+    expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'1'.repeat(48)}`)).toBeUndefined();
+    expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'0'.repeat(48)}`)).toEqual({ id: '01COPY-D', cluster_id: 'B-CLUSTER' });
+
+    // the Bloom filter's seed reads the prefix index only, and hashes the same two words as the whole digest gives
+    expect(explain(db, 'SELECT substr(fingerprint, 1, 16) FROM dataset_samples WHERE substr(fingerprint, 1, 16) IS NOT NULL')).toMatch(
+      /COVERING INDEX idx_samples_fingerprint_prefix/,
+    );
+    const seeded = [...iterateFingerprints(db)];
+    expect(seeded.sort()).toEqual(before.map((s) => (s.fingerprint as string).slice(0, 16)).sort());
+    expect(hexHashes(seeded[0]!)).toEqual(
+      hexHashes(before.find((s) => (s.fingerprint as string).startsWith(seeded[0]!))!.fingerprint as string),
+    );
+    db.close();
+  });
+});
