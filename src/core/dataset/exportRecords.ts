@@ -212,6 +212,8 @@ function codePointAt(text: string, i: number): number {
 /** Adds one text's letters per script to counts (indexes of LANGS). */
 function countScripts(text: string, counts: number[]): void {
   let nonAscii = false;
+  let lone = false;
+  const scripts = [0, 0, 0, 0];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) {
@@ -222,11 +224,19 @@ function countScripts(text: string, counts: number[]): void {
     nonAscii = true;
     const cp = codePointAt(text, i);
     if (cp > 0xffff) i++;
-    if (scriptBits(cp) & 2) counts[EN]!++;
+    else if (cp >= 0xd800 && cp <= 0xdfff) lone = true;
+    const bits = scriptBits(cp);
+    if (bits & 2) counts[EN]!++;
+    if (bits >> 2) scripts[(bits >> 2) - 1]!++;
   }
   if (!nonAscii) return;
-  // Han, kana, Hangul and Cyrillic are counted in the text without its ASCII runs, as they always were
-  // (removing a run can join two lone surrogates into one character)
+  // Han, kana, Hangul and Cyrillic are counted in the text without its ASCII runs, as they always were:
+  // those are the non-ASCII characters counted above, unless removing a run joins two lone surrogates
+  // into one character, so only a text with a lone surrogate is walked again
+  if (!lone) {
+    for (let k = 0; k < scripts.length; k++) counts[k]! += scripts[k]!;
+    return;
+  }
   const other = text.replace(ASCII_RUNS, '');
   for (let i = 0; i < other.length; i++) {
     const cp = codePointAt(other, i);
