@@ -12,6 +12,9 @@ import {
   previewExport,
   type ExportResult,
 } from '../../src/core/dataset';
+import { exportPages } from '../../src/core/dataset/export';
+import { planExport, resolveExport } from '../../src/core/dataset/exportPlan';
+import { addExclusion, listExclusions, removeExclusion } from '../../src/core/lifecycle/exclusions';
 import { tempWorkspace } from '../helpers/workspace';
 import { openWorkspaceDatabase } from '../../src/core/db/connection';
 import { RecorderCore } from '../../src/core/recorder/recorder';
@@ -314,5 +317,35 @@ describe('dataset export', () => {
     }
     await expect(exportDataset(f.ctx, { format: 'xml' as never })).rejects.toThrow(/format must be one of/);
     await expect(exportDataset(f.ctx, { format: 'raw', trainSplit: 2 })).rejects.toThrow(/trainSplit/);
+  });
+});
+
+describe('exclusions while an export reads', () => {
+  it('reads every planned sample when nothing is excluded, and leaves a session excluded midway out of the later pages', async () => {
+    const g = await buildFixture();
+    await collectSamples(g.ctx, { autoApprove: true });
+    for (const x of listExclusions(g.ctx)) removeExclusion(g.ctx, x.id);
+    const r = resolveExport({ format: 'raw', ...ALL, pageSize: 1 });
+    const plan = planExport(g.ctx, r);
+    const pageSessions = async (onFirstPage?: () => void) => {
+      const pages: string[][] = [];
+      for await (const items of exportPages(g.ctx, r, plan)) {
+        pages.push(items.map((x) => x.sample.sessionId));
+        if (pages.length === 1) onFirstPage?.();
+      }
+      return pages;
+    };
+    const free = await pageSessions();
+    expect(free.flat()).toHaveLength(plan.rowids.length);
+    const first = free[0]![0]!;
+    const later = free
+      .slice(1)
+      .flat()
+      .find((s) => s !== first);
+    if (!later) throw new Error('the fixture plans samples of one session only');
+    const read = await pageSessions(() => addExclusion(g.ctx, { kind: 'session', value: later }));
+    expect(read[0]).toEqual(free[0]);
+    expect(read.slice(1).flat()).not.toContain(later);
+    expect(read.flat()).toHaveLength(free.flat().filter((s) => s !== later).length);
   });
 });
