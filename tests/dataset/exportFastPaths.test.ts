@@ -1,9 +1,11 @@
-// Issue 16: the export writes CSV rows and counts sample languages without the general code it used before
-// (Papa Parse's unparse per row, a regular-expression match array per script). Both must give exactly what
-// that code gave; the references below are the old code, run side by side on awkward input.
+// Issue 16: the export writes CSV rows, counts sample languages and compares preference answers without the
+// general code it used before (Papa Parse's unparse per row, a regular-expression match array per script,
+// two normalized copies of every answer). All must give exactly what that code gave; the references below
+// are the old code, run side by side on awkward input.
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { CSV_FORMULA, csvLine, sampleLanguage } from '../../src/core/dataset/exportRecords';
+import { sameAnswer } from '../../src/core/dataset/formats';
 import { forEachText } from '../../src/core/dataset/privacy';
 
 const papaLine = (row: (string | number | null)[]) => Papa.unparse([row], { header: false, newline: '\r\n', escapeFormulae: CSV_FORMULA });
@@ -95,5 +97,47 @@ describe('export fast paths write what the general code wrote', () => {
         expect(sampleLanguage(content), `${a} | ${b}`).toBe(languageBefore(content));
       }
     }
+  });
+});
+
+describe('preference answers that say the same thing', () => {
+  it('compare as the lower-cased, space-collapsed, trimmed strings did', () => {
+    const before = (a: string, b: string) => a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
+    const parts = [
+      'Decision: WRITE',
+      'decision: write',
+      ' ',
+      '\t\n',
+      '\r\n ',
+      '\v\f',
+      '\u00a0',
+      '\u3000',
+      '\ufeff',
+      '\u2028',
+      'İ',
+      'i̇',
+      'Σ',
+      'ς',
+      'É',
+      'é',
+      'ß',
+      'SS',
+      '\u0085',
+      'x',
+    ];
+    const texts = [''];
+    for (const a of parts) for (const b of parts) texts.push(a + b, ` ${a}${b} `, `${a} ${b}`, `${a}\n${b}\u00a0`);
+    let equal = 0;
+    for (let i = 0; i < texts.length; i++) {
+      for (const j of [i, (i * 7 + 3) % texts.length, (i * 13 + 1) % texts.length, (i + 1) % texts.length]) {
+        const [a, b] = [texts[i]!, texts[j]!];
+        const want = before(a, b);
+        if (want && a !== b) equal++;
+        expect(sameAnswer(a, b), JSON.stringify([a, b])).toBe(want);
+        expect(sameAnswer(b.toUpperCase(), a), JSON.stringify([b, a])).toBe(before(b.toUpperCase(), a));
+      }
+    }
+    // the list holds pairs that differ only in case and spacing, not just identical ones
+    expect(equal).toBeGreaterThan(20);
   });
 });

@@ -171,8 +171,45 @@ export function preferencePair(
     pair = { step: 'write_guardian', instruction: t.instruction, input: t.input, chosen: t.output, rejected };
   }
   if (!pair) return null;
-  const same = (a: string, b: string) => a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
-  return same(pair.chosen, pair.rejected) ? null : pair;
+  return sameAnswer(pair.chosen, pair.rejected) ? null : pair;
+}
+
+const normalized = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+/** ASCII whitespace as \s matches it: tab, line feed, vertical tab, form feed, carriage return, space. */
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+
+/** The next character of s's normalized form from i (-1 at its end, 32 for a run of spaces), and where the one after starts. */
+function nextNormalized(s: string, i: number): [number, number] {
+  if (i >= s.length) return [-1, i];
+  const c = s.charCodeAt(i);
+  if (!isSpace(c)) return [c >= 65 && c <= 90 ? c + 32 : c, i + 1];
+  let j = i + 1;
+  while (j < s.length && isSpace(s.charCodeAt(j))) j++;
+  // a run that goes on with a non-ASCII character may go on with Unicode spacing: the caller hands over
+  if (j < s.length && s.charCodeAt(j) >= 0x80) return [0x80, j];
+  return [j < s.length ? 32 : -1, j];
+}
+
+/**
+ * Whether two answers say the same thing ignoring case and spacing: normalized(a) === normalized(b). Both
+ * are walked side by side and the walk stops at the first difference (a rejected guardian answer carries
+ * the whole file it wrote); a non-ASCII character, whose case and spacing rules are Unicode's, hands the
+ * pair to the string functions.
+ */
+export function sameAnswer(a: string, b: string): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && isSpace(a.charCodeAt(i))) i++;
+  while (j < b.length && isSpace(b.charCodeAt(j))) j++;
+  for (;;) {
+    const [ca, ni] = nextNormalized(a, i);
+    const [cb, nj] = nextNormalized(b, j);
+    if (ca >= 0x80 || cb >= 0x80) return normalized(a) === normalized(b);
+    if (ca !== cb) return false;
+    if (ca === -1) return true;
+    i = ni;
+    j = nj;
+  }
 }
 
 /** The record builders take the task when the caller has it already (taskOf builds the transcript). */
