@@ -23,9 +23,9 @@ describe('bulk settings', () => {
       }),
     );
     expect(seen).toEqual([
-      [0, 16_384],
-      [0, 16_384],
-      [0, 16_384],
+      [0, 65_536],
+      [0, 65_536],
+      [0, 65_536],
     ]);
     expect(db.pragma('mmap_size', { simple: true })).toBe(mmap);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(ckpt);

@@ -34,14 +34,16 @@ export function withoutMmap<T>(db: DB, fn: () => Promise<T>): Promise<T> {
   return withPragma(db, 'mmap_size', () => 0, fn);
 }
 
-/** WAL pages between automatic checkpoints during bulk work (64 MiB of 4 KiB pages). */
-const BULK_AUTOCHECKPOINT_PAGES = 16_384;
+/** WAL pages between automatic checkpoints during bulk work (256 MiB of 4 KiB pages). */
+const BULK_AUTOCHECKPOINT_PAGES = 65_536;
 
 /**
  * Bulk writers commit often (a transaction is bounded so other writers get in), and every commit
  * that passes the default 1,000-page WAL checkpoints: random-key index pages are then copied to the
  * database again and again. A larger WAL for the duration lets a page rewritten by many commits be
- * checkpointed once.
+ * checkpointed once. A 100,000-decision collection (issue 16) wrote 1,012 MiB of checkpoints with a
+ * 64 MiB WAL and 800 MiB with 256 MiB (3.84x to 3.54x its growth); the WAL file keeps that size on
+ * disk until the last connection closes.
  */
 export function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T> {
   return withPragma(
