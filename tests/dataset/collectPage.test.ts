@@ -1,12 +1,16 @@
-// Issue 16: collection reads a page's context windows, following turns and plugin audits in one statement
-// each. For every decision of a page they must be what the per-decision reads return: both forms of stored
-// context (rows and importer windows, more items than the window keeps), sessions interleaved, a decision
-// with two plugin audits and one whose only audit is not the plugin's.
+// Issue 16: collection reads a page's context windows, following turns, plugin audits and corrections in one
+// statement each. For every decision of a page they must be what the per-decision reads return: both forms
+// of stored context (rows and importer windows, more items than the window keeps), sessions interleaved, a
+// decision with two plugin audits, one whose only audit is not the plugin's, and two corrections of one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPageFacts } from '../../src/core/dataset/collect/decision';
+import { markMissedWrite } from '../../src/core/dataset/missedWrite';
+import { correctWrite } from '../../src/core/guardian/corrections';
 import {
+  findLatestBehaviorCorrection,
+  findLatestGateCorrection,
   listContextNewestFirst,
   listFollowingTurns,
   listPluginAudits,
@@ -67,6 +71,46 @@ function recordSessions(ctx: Ctx): void {
 }
 
 /** Every turn as a decision row of one page (only what the page read uses is real for imported turns). */
+/** Corrections of three plugin audits (two of one, at the same time) and of two NO_WRITE decisions (two of one). */
+async function correct(ctx: Ctx): Promise<void> {
+  const audits = ctx.db
+    .prepare(
+      `SELECT id FROM write_guardian_audit a WHERE source = 'plugin' AND status = 'written'
+        AND (SELECT count(*) FROM write_guardian_audit b WHERE b.decision_id = a.decision_id) = 1 ORDER BY rowid LIMIT 3`,
+    )
+    .pluck()
+    .all() as string[];
+  for (const [k, auditId] of audits.entries()) {
+    for (let n = 0; n < (k ? 1 : 2); n++) {
+      correctWrite(ctx, {
+        auditId,
+        status: n ? 'refused' : 'written',
+        fact: `corrected ${k}.${n}`,
+        file: 'USER.md',
+        reason: `reason ${n}`,
+      });
+    }
+  }
+  const noWrites = ctx.db
+    .prepare("SELECT id FROM memory_gate_decisions WHERE decision = 'NO_WRITE' ORDER BY rowid LIMIT 2")
+    .pluck()
+    .all() as string[];
+  for (const [k, decisionId] of noWrites.entries()) {
+    for (let n = 0; n < (k ? 1 : 2); n++) {
+      await markMissedWrite(ctx, { decisionId, fact: `missed ${k}.${n}`, file: 'MEMORY.md', reason: `reason ${n}` });
+    }
+  }
+}
+
+const withoutKey =
+  (key: string) =>
+  <T extends object>(row: T): T => {
+    const copy = { ...row } as Record<string, unknown>;
+    delete copy[key];
+    return copy as T;
+  };
+const maybe = <T, U>(value: T | undefined, f: (v: T) => U): U | undefined => (value === undefined ? undefined : f(value));
+
 function pageOfAllTurns(ctx: Ctx): CollectDecisionRow[] {
   const rows = ctx.db
     .prepare(
@@ -87,6 +131,7 @@ describe("a page's facts, read in one statement each", () => {
       await importOpenClaw(ctx, { source: file });
       fs.rmSync(file);
       recordSessions(ctx);
+      await correct(ctx);
       const rows = pageOfAllTurns(ctx);
       const count = (sql: string) => ctx.db.prepare(sql).pluck().get() as number;
       // the page holds what it claims to
@@ -100,6 +145,8 @@ describe("a page's facts, read in one statement each", () => {
         let contexts = 0;
         let following = 0;
         let audits = 0;
+        let corrections = 0;
+        let gateCorrections = 0;
         for (const d of rows) {
           const context = listContextNewestFirst(ctx.db, d.turn_id, 10);
           expect(facts.contexts.get(d.turn_id) ?? [], d.turn_id).toEqual(context);
@@ -108,7 +155,15 @@ describe("a page's facts, read in one statement each", () => {
             turns.map((t) => [t.id, t.user_message_content, t.created_at]),
           );
           const plugin = d.decision === 'NO_WRITE' ? [] : listPluginAudits(ctx.db, d.id);
-          expect((facts.audits.get(d.id) ?? []).map(({ decision_id: _, ...a }: { decision_id?: string }) => a)).toEqual(plugin);
+          expect((facts.audits.get(d.id) ?? []).map(withoutKey('decision_id'))).toEqual(plugin);
+          if (plugin[0]) {
+            const correction = findLatestBehaviorCorrection(ctx.db, plugin[0].id);
+            expect(maybe(facts.corrections.get(plugin[0].id), withoutKey('audit_id'))).toEqual(correction);
+            corrections += correction ? 1 : 0;
+          }
+          const gateCorrection = d.decision === 'NO_WRITE' ? findLatestGateCorrection(ctx.db, d.id) : undefined;
+          expect(maybe(facts.gateCorrections.get(d.id), withoutKey('decision_id'))).toEqual(gateCorrection);
+          gateCorrections += gateCorrection ? 1 : 0;
           contexts += context.length;
           following += turns.length;
           audits += plugin.length;
@@ -116,6 +171,8 @@ describe("a page's facts, read in one statement each", () => {
         expect(contexts).toBeGreaterThan(500);
         expect(following).toBeGreaterThan(rows.length * limit * 0.8);
         expect(audits).toBeGreaterThan(20);
+        expect(corrections).toBe(3);
+        expect(gateCorrections).toBe(2);
       }
     } finally {
       ctx.db.close();

@@ -7,12 +7,16 @@ import {
   findLatestGateCorrection,
   findWriteDecisionOfTurn,
   insertFeedbackSignal,
+  listCorrectionsOfAudits,
+  listGateCorrectionsOfDecisions,
   listFollowingTurnsOfDecisions,
   listPluginAuditsOfDecisions,
   snapshotPrefix,
   snapshotPrefixAt,
   type CollectAuditRow,
+  type CollectCorrectionRow,
   type CollectDecisionRow,
+  type CollectGateCorrectionRow,
   type FollowingTurnRow,
 } from '../../db/repositories/collect';
 import { listNewestContextOfTurns } from '../../db/repositories/contexts';
@@ -55,6 +59,16 @@ export interface PageFacts {
   following: Map<string, FollowingTurnRow[]>;
   /** decision id -> its plugin audits, oldest first */
   audits: Map<string, CollectAuditRow[]>;
+  /** audit id -> its latest correction (of the first audit of each decision, the one the rules read) */
+  corrections: Map<string, CollectCorrectionRow>;
+  /** decision id -> its latest gate correction (NO_WRITE decisions) */
+  gateCorrections: Map<string, CollectGateCorrectionRow>;
+  /**
+   * turn id -> the feedback in its user message. A turn follows several decisions of a page; its
+   * signals are found and stored the first time (storing them again changed nothing: INSERT OR IGNORE).
+   */
+  feedback: Map<string, SampleFeedback[]>;
+  lookups?: FactLookups;
 }
 
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
@@ -86,7 +100,22 @@ export function readPageFacts(db: DB, rows: readonly CollectDecisionRow[], follo
   const writes = rows.filter((r) => r.decision !== 'NO_WRITE').map((r) => r.id);
   const audits = groupBy<CollectAuditRow & { decision_id: string }>(listPluginAuditsOfDecisions(db, writes), (a) => a.decision_id);
   for (const list of audits.values()) if (list.length > 1) list.sort((a, b) => a.created_at - b.created_at || compareText(a.id, b.id));
-  return { rows, contexts, following, audits };
+  const firstAudits = [...audits.values()].map((list) => list[0]!.id); // groups are never empty
+  const corrections = latestOf(listCorrectionsOfAudits(db, firstAudits), (c) => c.audit_id);
+  const noWrites = rows.filter((r) => r.decision === 'NO_WRITE').map((r) => r.id);
+  const gateCorrections = latestOf(listGateCorrectionsOfDecisions(db, noWrites), (c) => c.decision_id);
+  return { rows, contexts, following, audits, corrections, gateCorrections, feedback: new Map() };
+}
+
+/** The latest correction of each key: by corrected_at, then id (the per-decision reads' ORDER BY ... DESC). */
+function latestOf<T extends { id: string; corrected_at: number }>(items: readonly T[], keyOf: (item: T) => string): Map<string, T> {
+  const latest = new Map<string, T>();
+  for (const c of items) {
+    const key = keyOf(c);
+    const seen = latest.get(key);
+    if (!seen || c.corrected_at > seen.corrected_at || (c.corrected_at === seen.corrected_at && c.id > seen.id)) latest.set(key, c);
+  }
+  return latest;
 }
 
 /** SQLite's BINARY order of two ids (the same as UTF-16 order for the ASCII ids compared here). */
@@ -122,34 +151,48 @@ export function buildConversation(newestFirst: Message[], user: string, agent: s
   return conv.slice(-CONTEXT_LIMIT);
 }
 
-/** Feedback in the turns after the decision; each signal is stored on its turn (once). */
-function followingSignals(
-  run: CollectRun,
-  d: CollectDecisionRow,
-  turns: readonly FollowingTurnRow[],
-): { signals: SampleFeedback[]; laterTurns: LaterTurn[] } {
-  const signals: SampleFeedback[] = [];
-  for (const t of turns) {
-    for (const s of detectFeedbackSignals(t.user_message_content)) {
-      signals.push({ type: s.type, confidence: s.confidence, evidence: s.evidence, turnId: t.id, rule: s.rule });
-      if (!run.dryRun) {
-        run.result.signalsStored += insertFeedbackSignal(run.db, {
-          id: `${t.id}:${s.rule}`,
-          turnId: t.id,
-          sessionId: d.session_id,
-          createdAt: t.created_at,
-          ...s,
-        });
-      }
+/** The feedback in a turn's user message, found and stored on the turn the first time its page meets it. */
+function feedbackOfTurn(run: CollectRun, page: PageFacts, t: FollowingTurnRow, sessionId: string): SampleFeedback[] {
+  const known = page.feedback.get(t.id);
+  if (known) return known;
+  const feedback: SampleFeedback[] = [];
+  for (const s of detectFeedbackSignals(t.user_message_content)) {
+    feedback.push({ type: s.type, confidence: s.confidence, evidence: s.evidence, turnId: t.id, rule: s.rule });
+    if (!run.dryRun) {
+      run.result.signalsStored += insertFeedbackSignal(run.db, {
+        id: `${t.id}:${s.rule}`,
+        turnId: t.id,
+        sessionId,
+        createdAt: t.created_at,
+        ...s,
+      });
     }
   }
+  page.feedback.set(t.id, feedback);
+  return feedback;
+}
+
+/** Feedback in the turns after the decision; each signal is stored on its turn (once). */
+function followingSignals(run: CollectRun, page: PageFacts, d: CollectDecisionRow): { signals: SampleFeedback[]; laterTurns: LaterTurn[] } {
+  const turns = page.following.get(d.id) ?? [];
+  const signals: SampleFeedback[] = [];
+  for (const t of turns) for (const s of feedbackOfTurn(run, page, t, d.session_id)) signals.push(s);
   return { signals, laterTurns: turns.map((t) => ({ id: t.id, text: t.user_message_content })) };
+}
+
+/** The rules' lookups, the corrections answered from the page. */
+function pageLookups(run: CollectRun, page: PageFacts): FactLookups {
+  return {
+    ...run.lookups,
+    correctionOf: (auditId) => page.corrections.get(auditId),
+    gateCorrectionOf: (decisionId) => page.gateCorrections.get(decisionId),
+  };
 }
 
 export function collectDecision(run: CollectRun, d: CollectDecisionRow): void {
   const page = pageFactsOf(run, d);
   const audits = (d.decision !== 'NO_WRITE' && page.audits.get(d.id)) || [];
-  const { signals, laterTurns } = followingSignals(run, d, page.following.get(d.id) ?? []);
+  const { signals, laterTurns } = followingSignals(run, page, d);
   const conversation = buildConversation(page.contexts.get(d.turn_id) ?? [], d.user_message_content, d.agent_message_content);
   const shared: DecisionSignals = {
     signals,
@@ -158,7 +201,7 @@ export function collectDecision(run: CollectRun, d: CollectDecisionRow): void {
     conversationText: conversation.map((m) => m.message).join('\n'),
   };
   const facts = { d, conversation, audit: audits[0], signalTypes: shared.signalTypes, objection: shared.objection, laterTurns };
-  const drafts = draftsFor(facts, run.lookups, run.cfg, run.now);
+  const drafts = draftsFor(facts, (page.lookups ??= pageLookups(run, page)), run.cfg, run.now);
   for (const draft of drafts) {
     if (!run.wants(draft.type)) continue;
     if (run.collected.has(draft.sourceKey)) {

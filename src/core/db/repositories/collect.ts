@@ -146,12 +146,34 @@ export function findLatestBehaviorCorrection(db: DB, auditId: string): CollectCo
   ).get(auditId);
 }
 
+/** Every correction of some audits, in no set order: the latest of each is findLatestBehaviorCorrection's. */
+export function listCorrectionsOfAudits(db: DB, auditIds: readonly string[]): (CollectCorrectionRow & { audit_id: string })[] {
+  return stmt<CollectCorrectionRow & { audit_id: string }>(
+    db,
+    `SELECT audit_id, id, original_status, original_candidate_fact, original_target_file, corrected_status,
+        corrected_candidate_fact, corrected_target_file, correction_reason, corrected_at
+      FROM behavior_corrections WHERE audit_id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(auditIds));
+}
+
 export function findLatestGateCorrection(db: DB, decisionId: string): CollectGateCorrectionRow | undefined {
   return stmt<CollectGateCorrectionRow>(
     db,
     `SELECT id, corrected_decision, corrected_fact, corrected_target_file, reason, corrected_at
       FROM dataset_gate_corrections WHERE decision_id = ? ORDER BY corrected_at DESC, id DESC LIMIT 1`,
   ).get(decisionId);
+}
+
+/** Every gate correction of some decisions, in no set order: the latest of each is findLatestGateCorrection's. */
+export function listGateCorrectionsOfDecisions(
+  db: DB,
+  decisionIds: readonly string[],
+): (CollectGateCorrectionRow & { decision_id: string })[] {
+  return stmt<CollectGateCorrectionRow & { decision_id: string }>(
+    db,
+    `SELECT decision_id, id, corrected_decision, corrected_fact, corrected_target_file, reason, corrected_at
+      FROM dataset_gate_corrections WHERE decision_id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(decisionIds));
 }
 
 /** The first `limit` characters of a snapshot. */
