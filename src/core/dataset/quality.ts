@@ -38,9 +38,9 @@ const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
 const clamp = (x: number) => Math.max(0, Math.min(1, x));
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Clarity of the user message memory_gate judged: length, one dominant script, a reply to it, no confusion after. */
-export function conversationClarity(q: QualityInput): number {
-  const text = q.userMessage.trim();
+/** The user message's length and script scores (conversationClarity's part that depends on it alone). */
+function messageScores(userMessage: string): { lengthScore: number; languageScore: number } {
+  const text = userMessage.trim();
   const len = [...text].length;
   const lengthScore = len < 4 ? 0.2 : len < 12 ? 0.6 : len <= 800 ? 1 : Math.max(0.4, 1 - (len - 800) / 4000);
   const letters = (text.match(LETTER_OR_DIGIT) ?? []).length;
@@ -49,6 +49,23 @@ export function conversationClarity(q: QualityInput): number {
   let languageScore = 1;
   if (len === 0 || letters / len < 0.5) languageScore = 0.5;
   else if (cjk + latin > 0 && Math.max(cjk, latin) / (cjk + latin) < 0.8) languageScore = 0.8;
+  return { lengthScore, languageScore };
+}
+
+// The samples of one decision are scored one after another on the same user message and, mostly, the
+// same fact: the last one's scores and units are kept (collection scored each sample's again).
+let lastMessage: string | null = null;
+let lastMessageScores = { lengthScore: 0, languageScore: 0 };
+let lastFact: string | null = null;
+let lastFactUnits: string[] = [];
+
+/** Clarity of the user message memory_gate judged: length, one dominant script, a reply to it, no confusion after. */
+export function conversationClarity(q: QualityInput): number {
+  if (q.userMessage !== lastMessage) {
+    lastMessageScores = messageScores(q.userMessage);
+    lastMessage = q.userMessage;
+  }
+  const { lengthScore, languageScore } = lastMessageScores;
   const contextScore = q.agentMessage.trim() && q.conversationLength >= 2 ? 1 : 0.7;
   const confusion = q.followingSignals.includes('confusion') ? 0.7 : 1;
   return round3(clamp(lengthScore * languageScore * contextScore * confusion));
@@ -122,7 +139,11 @@ function normalizedOnce(text: string): string {
 /** Share of the fact's words (CJK: character bigrams) that occur in the conversation; 0.5 when there is no fact. */
 export function factVerifiability(fact: string | null | undefined, conversationText: string): number {
   if (!fact || !fact.trim()) return 0.5;
-  const units = contentUnits(fact);
+  if (fact !== lastFact) {
+    lastFactUnits = contentUnits(fact);
+    lastFact = fact;
+  }
+  const units = lastFactUnits;
   if (!units.length) return 0.5;
   const hay = normalizedOnce(conversationText);
   let hits = 0;
