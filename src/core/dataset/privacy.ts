@@ -72,8 +72,8 @@ function mapTexts(value: unknown, fn: (field: string, text: string) => string, p
   return value;
 }
 
-/** Fields that hold enumerations or ids, never free text. */
-const SKIP_FIELDS = /(^|\.)(type|correctDecision|incorrectDecision|decision|label|targetFile|role|turnNumber)$/;
+/** Fields that hold enumerations or ids, never free text (a Set: scanContent asks for every text of every sample). */
+const SKIP_KEYS = new Set(['type', 'correctDecision', 'incorrectDecision', 'decision', 'label', 'targetFile', 'role', 'turnNumber']);
 
 /** What scanContent needs of a cache: a Map or a PiiScanCache. */
 export interface ScanCache {
@@ -92,7 +92,7 @@ export class PiiScanCache extends RecentCache<string, PiiSpan[]> {
 }
 
 function scannedProbe(key: string, text: string): string | null {
-  if (!text || SKIP_FIELDS.test(key)) return null;
+  if (!text || SKIP_KEYS.has(key.slice(key.lastIndexOf('.') + 1))) return null;
   // a session key's separators hide a phone number from the detector; spaces keep the offsets
   return key.endsWith('conversationId') ? text.replace(/[:/]/g, ' ') : text;
 }

@@ -50,6 +50,18 @@ export interface StoredSampleInput {
   now: number;
 }
 
+// The samples of one decision share its feedback signals (one array): its JSON is kept for the next sample.
+let lastSignals: SampleFeedback[] | null = null;
+let lastSignalsJson: string | null = null;
+
+function signalsJson(signals: SampleFeedback[]): string | null {
+  if (signals !== lastSignals) {
+    lastSignalsJson = signals.length ? JSON.stringify(signals) : null;
+    lastSignals = signals;
+  }
+  return lastSignalsJson;
+}
+
 /** Inserts the sample row; false when its source key was already collected. */
 export function storeSample(db: DB, s: StoredSampleInput): boolean {
   const { d, draft, assessed: a } = s;
@@ -73,7 +85,7 @@ export function storeSample(db: DB, s: StoredSampleInput): boolean {
       containsPii: a.spans.length ? 1 : 0,
       redacted: a.redacted ? JSON.stringify(a.redacted) : null,
       spans: a.spans.length ? JSON.stringify(a.spans) : null,
-      signals: s.signals.length ? JSON.stringify(s.signals) : null,
+      signals: signalsJson(s.signals),
       fingerprint: s.cluster.fingerprint,
       clusterId: s.cluster.clusterId,
       sourceKey: draft.sourceKey,
