@@ -333,6 +333,23 @@ function correctionDrafts(f: DecisionFacts, audit: CollectAuditRow, correction: 
 
 type JudgedWrite = WriteOutcome & { audit: CollectAuditRow };
 
+/**
+ * What the write_guardian sample and the annotated turn of a write share (fresh labels for each). A
+ * module function, not a closure: guardianDrafts runs for most decisions.
+ */
+function judgedWriteShared(w: JudgedWrite, evidence: LabelEvidence, wgFact: string) {
+  const { audit, correction } = w;
+  return {
+    evidence,
+    fact: wgFact,
+    auditId: audit.id,
+    correctionId: correction?.id,
+    labeledWrite: correction ? correction.corrected_status === 'written' : !w.refused && !w.rolledBackInWindow,
+    targetFile: audit.target_file,
+    labels: {},
+  };
+}
+
 /** write_guardian's sample of a judged write, and the annotated turn that pairs both steps. */
 function guardianDrafts(f: DecisionFacts, w: JudgedWrite, look: FactLookups): Draft[] {
   const { d } = f;
@@ -348,16 +365,6 @@ function guardianDrafts(f: DecisionFacts, w: JudgedWrite, look: FactLookups): Dr
         : 'guardian_agreed';
   const guardianDecision = w.refused ? 'refused' : w.skipped ? 'skipped' : 'written';
   const wgFact = audit.candidate_fact ?? d.candidate_fact ?? '';
-  // What the write_guardian sample and the annotated turn of this write share (fresh labels for each).
-  const shared = () => ({
-    evidence,
-    fact: wgFact,
-    auditId: audit.id,
-    correctionId: correction?.id,
-    labeledWrite: correction ? correction.corrected_status === 'written' : !w.refused && !w.rolledBackInWindow,
-    targetFile: audit.target_file,
-    labels: {},
-  });
   const wg: Draft = {
     type: 'write_guardian_decision',
     sourceKey: `wg:${audit.id}`,
@@ -382,14 +389,14 @@ function guardianDrafts(f: DecisionFacts, w: JudgedWrite, look: FactLookups): Dr
           }
         : {}),
     },
-    ...shared(),
+    ...judgedWriteShared(w, evidence, wgFact),
   };
   const turn: Draft = {
     type: 'annotated_turn',
     sourceKey: `turn:${d.id}`,
     strategy: correction ? 'manual_correction' : 'auto_turn',
     content: annotatedTurn(f, w, current, guardianDecision, wgFact),
-    ...shared(),
+    ...judgedWriteShared(w, evidence, wgFact),
   };
   return [wg, turn];
 }

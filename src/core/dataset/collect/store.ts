@@ -10,13 +10,21 @@ import type { Draft } from './rules';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+let lastTime = NaN;
+let lastTimePrefix = '';
+
 /**
  * A ULID-shaped id: the decision's time, then 80 bits of SHA-256 of the source key. Deterministic
  * (one source, one id) and much cheaper than 100,000 calls to a crypto random source.
  */
 export function sampleId(time: number, sourceKey: string): string {
   const h = hash('sha256', sourceKey, 'buffer'); // one-shot: half the cost of createHash().update().digest()
-  let out = encodeTime(time, 10);
+  // a decision's samples share its time: encoded once
+  if (time !== lastTime) {
+    lastTimePrefix = encodeTime(time, 10);
+    lastTime = time;
+  }
+  let out = lastTimePrefix;
   let bits = 0;
   let acc = 0;
   for (let i = 0; out.length < 26;) {
