@@ -99,6 +99,11 @@ export class ImportStore {
   private held: Map<string, { params: TurnParams; window: EncodedWindow }> | null = null;
   /** The next turn number of each session with held turns. */
   private nextNumbers = new Map<string, number>();
+  /**
+   * The id turnExists last found in neither the held turns nor the database: the transcript reader asks
+   * before its duplicate check, and insertTurn then does not look it up a second time.
+   */
+  private knownAbsent: string | null = null;
   private readonly windows = new ContextWindowEncoder();
 
   constructor(
@@ -121,6 +126,7 @@ export class ImportStore {
     if (!held?.size) return;
     this.held = new Map();
     this.nextNumbers.clear();
+    this.knownAbsent = null;
     const turns = [...held.values()];
     for (let i = 0; i < turns.length; i += HELD_TURNS_PER_INSERT) {
       insertTurnRows(
@@ -166,7 +172,11 @@ export class ImportStore {
   }
 
   turnExists(id: string): boolean {
-    return this.held?.has(id) === true || turnExists(this.db, id);
+    if (this.held?.has(id)) return true;
+    if (id === this.knownAbsent) return false;
+    const exists = turnExists(this.db, id);
+    this.knownAbsent = exists ? null : id;
+    return exists;
   }
 
   /** A turn of the session with this user text, close in time: held or written (OpenClaw's replies to one message). */
@@ -183,6 +193,7 @@ export class ImportStore {
       this.report.inserted('conversation_turns', 0);
       return false;
     }
+    this.knownAbsent = null;
     if (this.held) {
       const turnNumber = this.nextNumbers.get(t.sessionId) ?? nextTurnNumber(this.db, t.sessionId);
       this.nextNumbers.set(t.sessionId, turnNumber + 1);
