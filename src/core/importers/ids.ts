@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -20,7 +20,8 @@ export function sourceUlid(time: number, ...source: Array<string | number>): str
     timePart = CROCKFORD[t % 32] + timePart;
     t = Math.floor(t / 32);
   }
-  const digest = createHash('sha256').update(source.map(String).join('\u0000')).digest();
+  // One-shot: a Hash object per turn cost more than the digest itself.
+  const digest = hash('sha256', source.map(String).join('\u0000'), 'buffer');
   let randomPart = '';
   for (let i = 0; i < 16; i++) randomPart += CROCKFORD[digest[i]! % 32]; // a SHA-256 digest has 32 bytes
   return timePart + randomPart;
