@@ -116,7 +116,8 @@ export function entryHead(text: string): EntryHead | undefined {
   };
 }
 
-/** Bytes enough to hold type, id and parentId in OpenClaw's key order. */
+/** Bytes enough to hold type, id and parentId in OpenClaw's key order: the usual ids fit the first, long ones the second. */
+const SHORT_HEAD_BYTES = 128;
 const HEAD_BYTES = 512;
 
 /**
@@ -126,7 +127,10 @@ const HEAD_BYTES = 512;
 export function entryHeadOfBytes(bytes: Buffer): EntryHead | undefined {
   if (!isUtf8(bytes)) return undefined;
   // A multi-byte character cut at the end of the prefix cannot be inside a match: the match ends on a quote.
-  const m = FAST_HEAD.exec(bytes.toString('utf8', 0, Math.min(bytes.length, HEAD_BYTES)));
+  // A match in a shorter prefix is the match in a longer one: it is anchored and ends on a quote or null.
+  const m =
+    FAST_HEAD.exec(bytes.toString('utf8', 0, Math.min(bytes.length, SHORT_HEAD_BYTES))) ??
+    (bytes.length > SHORT_HEAD_BYTES ? FAST_HEAD.exec(bytes.toString('utf8', 0, Math.min(bytes.length, HEAD_BYTES))) : null);
   if (m) return { type: m[1], id: m[2], parent: m[3] ?? null };
   const text = decode(bytes);
   return text === undefined ? undefined : entryHead(text);
