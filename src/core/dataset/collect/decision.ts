@@ -21,6 +21,7 @@ import {
 } from '../../db/repositories/collect';
 import { listNewestContextOfTurns } from '../../db/repositories/contexts';
 import type { Deduper } from '../dedupe';
+import { RecentCache } from '../recentCache';
 import { detectFeedbackSignals, isObjection } from '../feedback';
 import type { Message, SampleFeedback } from '../types';
 import { assessDraft, type AssessContext, type DecisionSignals } from './assess';
@@ -42,14 +43,30 @@ export interface CollectRun extends AssessContext {
   result: CollectRunSummary;
   /** Source keys of the current page already collected (one query per page). */
   collected: Set<string>;
-  /** What the decisions of the current page need besides their rows, read when the first is collected. */
-  page?: PageFacts;
+  /** What the decisions of the current page need besides their rows, read a chunk at a time. */
+  page?: { rows: readonly CollectDecisionRow[]; from: number; to: number; facts: PageFacts };
+  /**
+   * Turn id -> the feedback in its user message, for the turns met lately. A turn follows up to
+   * feedbackWindowTurns decisions; its signals are found and stored the first time (storing them
+   * again changed nothing: INSERT OR IGNORE). Interleaved sessions put those decisions hundreds apart.
+   */
+  feedback?: RecentCache<string, SampleFeedback[]>;
 }
 
+/** Turns a generation of CollectRun.feedback holds: more than the decisions between a turn's first and last use. */
+const FEEDBACK_GENERATION = 4096;
+
 /**
- * A page's context windows, following turns and plugin audits, each read in one statement for the whole
- * page: one statement per decision for each cost more than the decision's rules and assessment together
- * (about 70 µs a decision at 10,000, the context read alone 40 µs for windows that were empty).
+ * Decisions whose facts are read together. Not a whole page (3,000): the facts hold context messages,
+ * and ten of them for each of 3,000 decisions could be tens of MB of text in a real workspace.
+ */
+const FACTS_CHUNK = 256;
+
+/**
+ * The context windows, following turns, plugin audits and corrections of some decisions of a page (a
+ * chunk), each read in one statement: one statement per decision for each cost more than the decision's
+ * rules and assessment together (about 70 µs a decision at 10,000; the context read alone 40 µs, for
+ * windows that were empty).
  */
 export interface PageFacts {
   rows: readonly CollectDecisionRow[];
@@ -63,11 +80,6 @@ export interface PageFacts {
   corrections: Map<string, CollectCorrectionRow>;
   /** decision id -> its latest gate correction (NO_WRITE decisions) */
   gateCorrections: Map<string, CollectGateCorrectionRow>;
-  /**
-   * turn id -> the feedback in its user message. A turn follows several decisions of a page; its
-   * signals are found and stored the first time (storing them again changed nothing: INSERT OR IGNORE).
-   */
-  feedback: Map<string, SampleFeedback[]>;
   lookups?: FactLookups;
 }
 
@@ -104,7 +116,7 @@ export function readPageFacts(db: DB, rows: readonly CollectDecisionRow[], follo
   const corrections = latestOf(listCorrectionsOfAudits(db, firstAudits), (c) => c.audit_id);
   const noWrites = rows.filter((r) => r.decision === 'NO_WRITE').map((r) => r.id);
   const gateCorrections = latestOf(listGateCorrectionsOfDecisions(db, noWrites), (c) => c.decision_id);
-  return { rows, contexts, following, audits, corrections, gateCorrections, feedback: new Map() };
+  return { rows, contexts, following, audits, corrections, gateCorrections };
 }
 
 /** The latest correction of each key: by corrected_at, then id (the per-decision reads' ORDER BY ... DESC). */
@@ -121,11 +133,17 @@ function latestOf<T extends { id: string; corrected_at: number }>(items: readonl
 /** SQLite's BINARY order of two ids (the same as UTF-16 order for the ASCII ids compared here). */
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The facts of d's page, read when d is the first of its page to be collected. */
+/** The facts of d's page, read for FACTS_CHUNK decisions from d when d is the first of them collected. */
 function pageFactsOf(run: CollectRun, d: CollectDecisionRow): PageFacts {
   const rows = d.page ?? [d];
-  if (run.page?.rows !== rows) run.page = readPageFacts(run.db, rows, run.cfg.feedbackWindowTurns);
-  return run.page;
+  const p = run.page;
+  // decisions come in page order: d is in the current chunk, or starts the next one
+  let i = p?.rows === rows ? rows.indexOf(d, p.from) : -1;
+  if (p?.rows === rows && i >= 0 && i < p.to) return p.facts;
+  if (i < 0) i = rows.indexOf(d); // a new page (or a decision collected out of order)
+  const chunk = rows.slice(i, i + FACTS_CHUNK);
+  run.page = { rows, from: i, to: i + chunk.length, facts: readPageFacts(run.db, chunk, run.cfg.feedbackWindowTurns) };
+  return run.page.facts;
 }
 
 /** The lookups the rules need, answered by the repository. */
@@ -151,9 +169,10 @@ export function buildConversation(newestFirst: Message[], user: string, agent: s
   return conv.slice(-CONTEXT_LIMIT);
 }
 
-/** The feedback in a turn's user message, found and stored on the turn the first time its page meets it. */
-function feedbackOfTurn(run: CollectRun, page: PageFacts, t: FollowingTurnRow, sessionId: string): SampleFeedback[] {
-  const known = page.feedback.get(t.id);
+/** The feedback in a turn's user message, found and stored on the turn the first time the run meets it. */
+function feedbackOfTurn(run: CollectRun, t: FollowingTurnRow, sessionId: string): SampleFeedback[] {
+  const cache = (run.feedback ??= new RecentCache(FEEDBACK_GENERATION));
+  const known = cache.get(t.id);
   if (known) return known;
   const feedback: SampleFeedback[] = [];
   for (const s of detectFeedbackSignals(t.user_message_content)) {
@@ -168,7 +187,7 @@ function feedbackOfTurn(run: CollectRun, page: PageFacts, t: FollowingTurnRow, s
       });
     }
   }
-  page.feedback.set(t.id, feedback);
+  cache.set(t.id, feedback);
   return feedback;
 }
 
@@ -176,7 +195,7 @@ function feedbackOfTurn(run: CollectRun, page: PageFacts, t: FollowingTurnRow, s
 function followingSignals(run: CollectRun, page: PageFacts, d: CollectDecisionRow): { signals: SampleFeedback[]; laterTurns: LaterTurn[] } {
   const turns = page.following.get(d.id) ?? [];
   const signals: SampleFeedback[] = [];
-  for (const t of turns) for (const s of feedbackOfTurn(run, page, t, d.session_id)) signals.push(s);
+  for (const t of turns) for (const s of feedbackOfTurn(run, t, d.session_id)) signals.push(s);
   return { signals, laterTurns: turns.map((t) => ({ id: t.id, text: t.user_message_content })) };
 }
 
