@@ -71,7 +71,7 @@ describe('indexes of the tables collection writes', () => {
   it("reads a decision's following turns from the index, without sorting the rest of the session", () => {
     const { db } = openWorkspaceDatabase(tempWorkspace());
     try {
-      // the query of listFollowingTurns (migration 0171): collection runs it once per decision
+      // the query of listFollowingTurns (migration 0171), the per-decision form of the page statement below
       const following = plan(
         db,
         `SELECT id, user_message_content, created_at FROM conversation_turns
@@ -80,6 +80,18 @@ describe('indexes of the tables collection writes', () => {
       expect(following).toContain('idx_turns_session_created_number (session_id=? AND (created_at,turn_number)>(?,?))');
       expect(following).not.toContain('TEMP B-TREE');
       expect(indexesOf(db, 'conversation_turns')).not.toContain('idx_turns_session_created');
+      // listFollowingTurnsOfDecisions: collection reads a group of decisions' following turns in one statement,
+      // each decision's list from the same index range
+      const page = plan(
+        db,
+        `SELECT p.key AS i, f.id, f.user_message_content, f.created_at, f.turn_number
+          FROM json_each(?) AS p JOIN conversation_turns AS f ON f.seq IN (
+            SELECT seq FROM conversation_turns
+            WHERE session_id = p.value ->> 0 AND (created_at, turn_number) > (p.value ->> 1, p.value ->> 2)
+            ORDER BY created_at, turn_number LIMIT ?)`,
+      );
+      expect(page).toContain('idx_turns_session_created_number (session_id=? AND (created_at,turn_number)>(?,?))');
+      expect(page).not.toContain('TEMP B-TREE');
     } finally {
       db.close();
     }
