@@ -74,3 +74,29 @@ export function explain(db: Db, sql: string, ...params: unknown[]): string {
     })
     .join('\n');
 }
+
+/** Row counts of some tables on a connection of its own, and whether the file passes SQLite's integrity check. */
+export function inspectDatabase(file: string, tables: readonly string[]): { counts: Record<string, number>; integrity: string } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const counts = Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number]));
+    return { counts, integrity: db.pragma('integrity_check', { simple: true }) as string };
+  } finally {
+    db.close();
+  }
+}
+
+/** True while another connection holds the write lock (a probe that never waits). */
+export function writeLocked(file: string): boolean {
+  const probe = new Database(file, { timeout: 0 });
+  try {
+    probe.exec('BEGIN IMMEDIATE');
+    probe.exec('ROLLBACK');
+    return false;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'SQLITE_BUSY') return true;
+    throw e;
+  } finally {
+    probe.close();
+  }
+}

@@ -5,7 +5,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { activeJobWorkers, jobWorkersStarted } from '../../src/api/jobs/runner';
@@ -16,6 +15,7 @@ import { backupDatabase } from '../../src/core/lifecycle/backup';
 import { saveSettings } from '../../src/core/lifecycle/settings';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { FakeClock } from '../lifecycle/fakeClock';
+import { inspectDatabase, writeLocked } from '../helpers/db';
 import { repoRoot, sharedDir, tempWorkspace } from '../helpers/workspace';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -25,31 +25,7 @@ const TABLES = ['sessions', 'conversation_turns', 'memory_gate_decisions', 'writ
 const EXCLUDED = '01JB0000000000000000000001';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Row counts on a connection of its own, and whether the file passes SQLite's integrity check. */
-function inspect(dbFile: string): { counts: Record<string, number>; integrity: string } {
-  const db = new Database(dbFile, { readonly: true });
-  try {
-    const counts = Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number]));
-    return { counts, integrity: db.pragma('integrity_check', { simple: true }) as string };
-  } finally {
-    db.close();
-  }
-}
-
-/** True while another connection holds the write lock (a probe that never waits). */
-function writeLocked(dbFile: string): boolean {
-  const probe = new Database(dbFile, { timeout: 0 });
-  try {
-    probe.exec('BEGIN IMMEDIATE');
-    probe.exec('ROLLBACK');
-    return false;
-  } catch (e) {
-    if ((e as { code?: string }).code === 'SQLITE_BUSY') return true;
-    throw e;
-  } finally {
-    probe.close();
-  }
-}
+const inspect = (dbFile: string) => inspectDatabase(dbFile, TABLES);
 
 async function noWorkerLeft(timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;

@@ -24,37 +24,14 @@ import type { PruneOutcome } from '../../src/shared/contract';
 import { AppError } from '../../src/shared/errors';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { FakeClock } from '../lifecycle/fakeClock';
+import { inspectDatabase, writeLocked } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 10, 1);
 const TABLES = ['sessions', 'conversation_turns', 'memory_gate_decisions', 'write_guardian_audit', 'dataset_samples'];
 
-/** Row counts on a connection of its own, and whether the file passes SQLite's integrity check. */
-function inspect(dbFile: string): { counts: Record<string, number>; integrity: string } {
-  const db = new Database(dbFile, { readonly: true });
-  try {
-    const counts = Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT count(*) FROM ${t}`).pluck().get() as number]));
-    return { counts, integrity: db.pragma('integrity_check', { simple: true }) as string };
-  } finally {
-    db.close();
-  }
-}
-
-/** True while another connection holds the write lock (a probe that never waits). */
-function writeLocked(dbFile: string): boolean {
-  const probe = new Database(dbFile, { timeout: 0 });
-  try {
-    probe.exec('BEGIN IMMEDIATE');
-    probe.exec('ROLLBACK');
-    return false;
-  } catch (e) {
-    if ((e as { code?: string }).code === 'SQLITE_BUSY') return true;
-    throw e;
-  } finally {
-    probe.close();
-  }
-}
+const inspect = (dbFile: string) => inspectDatabase(dbFile, TABLES);
 
 const templates = new Map<number, string>();
 /** A copy of a recorded workspace of n decisions (built once per size), all older than 30 days at NOW. */
