@@ -5,7 +5,6 @@
 // the app's own writes (collection, review edits, PII decisions, undo) must leave valid JSON in them.
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { latestVersion } from '../../src/core/db/migrate';
 import { dbPathFor } from '../../src/core/db/connection';
@@ -18,7 +17,7 @@ import {
   type MemoryGatePositiveSample,
 } from '../../src/core/dataset';
 import { buildWorkspace } from '../../bench/dataset/workspace';
-import { emptyDatabase, explain, getTableData, insertData, updateToVersion } from '../helpers/db';
+import { emptyDatabase, explain, getTableData, insertData, insertKnownColumns, updateToVersion } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
 import { PII, buildFixture } from '../dataset/fixture';
 
@@ -47,16 +46,6 @@ async function collectedRows(): Promise<Record<string, Row[]>> {
   }
 }
 
-/** Only the columns a table has at the database's current version (later migrations add some). */
-function seed(db: Database.Database, table: string, rows: Row[]): void {
-  const known = new Set(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
-  insertData(
-    db,
-    table,
-    rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => known.has(k)))),
-  );
-}
-
 const JSON_COLUMNS = ['content', 'quality_factors', 'pii_redacted_content', 'pii_spans', 'feedback_signals', 'labels'];
 
 describe('migration 0179: a leaner dataset_samples', () => {
@@ -71,7 +60,7 @@ describe('migration 0179: a leaner dataset_samples', () => {
       ).toBe(true);
     const { db, file } = emptyDatabase();
     updateToVersion(db, 177);
-    for (const [table, r] of Object.entries(rows)) seed(db, table, r);
+    for (const [table, r] of Object.entries(rows)) insertKnownColumns(db, table, r);
     // a gap in the rowids, as deletions leave: exports page by rowid, so the copy must keep them
     db.prepare('DELETE FROM dataset_samples WHERE rowid = 3').run();
     const indexesBefore = db

@@ -10,7 +10,7 @@ import { collectSamples } from '../../src/core/dataset';
 import { hexHashes } from '../../src/core/dataset/collect/bloom';
 import { findSampleByFingerprint, iterateFingerprints } from '../../src/core/db/repositories/collectDedupe';
 import { buildWorkspace } from '../../bench/dataset/workspace';
-import { emptyDatabase, explain, getTableData, insertData, updateToVersion } from '../helpers/db';
+import { emptyDatabase, explain, getTableData, insertData, insertKnownColumns, updateToVersion } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
 
 type Row = Record<string, unknown>;
@@ -36,16 +36,6 @@ async function collectedRows(): Promise<Record<string, Row[]>> {
   }
 }
 
-/** Only the columns a table has at the database's current version. */
-function seed(db: Database.Database, table: string, rows: Row[]): void {
-  const known = new Set(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
-  insertData(
-    db,
-    table,
-    rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => known.has(k)))),
-  );
-}
-
 const indexesOf = (db: Database.Database) =>
   db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'dataset_samples' AND sql IS NOT NULL").pluck().all();
 
@@ -54,7 +44,7 @@ describe('migration 0181: a fingerprint prefix index', () => {
     const rows = await collectedRows();
     const { db, file } = emptyDatabase();
     updateToVersion(db, 180);
-    for (const [table, r] of Object.entries(rows)) seed(db, table, r);
+    for (const [table, r] of Object.entries(rows)) insertKnownColumns(db, table, r);
     // two samples of one fingerprint in clusters that sort the other way round from their ids, and a
     // sample of another type with the same fingerprint: the answer is the first by type, cluster, id
     const sample = rows.dataset_samples![0]!;

@@ -100,3 +100,13 @@ export function writeLocked(file: string): boolean {
     probe.close();
   }
 }
+
+/** insertData with only the columns the table has at the database's current version (later migrations add some). */
+export function insertKnownColumns(db: Db, table: string, rows: Row[]): void {
+  const known = new Set(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(table) as string[]);
+  insertData(
+    db,
+    table,
+    rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => known.has(k)))),
+  );
+}
