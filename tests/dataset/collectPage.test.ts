@@ -119,7 +119,6 @@ function pageOfAllTurns(ctx: Ctx): CollectDecisionRow[] {
       FROM conversation_turns t LEFT JOIN memory_gate_decisions d ON d.turn_id = t.id ORDER BY t.seq`,
     )
     .all() as CollectDecisionRow[];
-  for (const r of rows) r.page = rows;
   return rows;
 }
 

@@ -20,7 +20,7 @@ import { listFutureCorrections } from '../guardian/corrections';
 import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput } from './config';
 import { BAND_FLUSH_ROWS, Deduper, clustersAreStale, reclusterSamples, repairBandIndex } from './dedupe';
 import { PiiScanCache, loadPiiDetector } from './privacy';
-import { collectDecision, databaseLookups, type CollectRun } from './collect/decision';
+import { collectDecision, databaseLookups, readFactsChunk, type CollectRun, type FactsChunk } from './collect/decision';
 
 export interface CollectOptions {
   /** ms since epoch (inclusive) */
@@ -208,13 +208,17 @@ async function collectPage(
   run: CollectRun & { total: number },
   rows: ReturnType<typeof listDecisionPage>,
 ): Promise<void> {
+  // the decisions' context, following turns, audits and corrections, read a chunk at a time in the
+  // transaction that reaches it
+  let chunk: FactsChunk | undefined;
   for (let i = 0; i < rows.length && !ctx.signal?.aborted;) {
     const started = performance.now();
     const from = i;
     const work = () => {
-      do
-        collectDecision(run, rows[i++]!); // i < rows.length, checked by the loops
-      while (i < rows.length && !txDone(performance.now() - started, i - from));
+      do {
+        if (!chunk || i >= chunk.to) chunk = readFactsChunk(run, rows, i);
+        collectDecision(run, rows[i++]!, chunk.facts); // i < rows.length, checked by the loops
+      } while (i < rows.length && !txDone(performance.now() - started, i - from));
     };
     if (run.dryRun) work();
     else writeTx(ctx.db, work);

@@ -43,8 +43,6 @@ export interface CollectRun extends AssessContext {
   result: CollectRunSummary;
   /** Source keys of the current page already collected (one query per page). */
   collected: Set<string>;
-  /** What the decisions of the current page need besides their rows, read a chunk at a time. */
-  page?: { rows: readonly CollectDecisionRow[]; from: number; to: number; facts: PageFacts };
   /**
    * Turn id -> the feedback in its user message, for the turns met lately. A turn follows up to
    * feedbackWindowTurns decisions; its signals are found and stored the first time (storing them
@@ -133,17 +131,16 @@ function latestOf<T extends { id: string; corrected_at: number }>(items: readonl
 /** SQLite's BINARY order of two ids (the same as UTF-16 order for the ASCII ids compared here). */
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The facts of d's page, read for FACTS_CHUNK decisions from d when d is the first of them collected. */
-function pageFactsOf(run: CollectRun, d: CollectDecisionRow): PageFacts {
-  const rows = d.page ?? [d];
-  const p = run.page;
-  // decisions come in page order: d is in the current chunk, or starts the next one
-  let i = p?.rows === rows ? rows.indexOf(d, p.from) : -1;
-  if (p?.rows === rows && i >= 0 && i < p.to) return p.facts;
-  if (i < 0) i = rows.indexOf(d); // a new page (or a decision collected out of order)
-  const chunk = rows.slice(i, i + FACTS_CHUNK);
-  run.page = { rows, from: i, to: i + chunk.length, facts: readPageFacts(run.db, chunk, run.cfg.feedbackWindowTurns) };
-  return run.page.facts;
+/** The facts of the decisions rows[from] to rows[to - 1], read when collection reaches rows[from]. */
+export interface FactsChunk {
+  facts: PageFacts;
+  to: number;
+}
+
+/** Reads the facts of the FACTS_CHUNK decisions of a page that start at rows[from]. */
+export function readFactsChunk(run: CollectRun, rows: readonly CollectDecisionRow[], from: number): FactsChunk {
+  const chunk = rows.slice(from, from + FACTS_CHUNK);
+  return { facts: readPageFacts(run.db, chunk, run.cfg.feedbackWindowTurns), to: from + chunk.length };
 }
 
 /** The lookups the rules need, answered by the repository. */
@@ -208,8 +205,8 @@ function pageLookups(run: CollectRun, page: PageFacts): FactLookups {
   };
 }
 
-export function collectDecision(run: CollectRun, d: CollectDecisionRow): void {
-  const page = pageFactsOf(run, d);
+/** page: the facts read with d's (readFactsChunk). */
+export function collectDecision(run: CollectRun, d: CollectDecisionRow, page: PageFacts): void {
   const audits = (d.decision !== 'NO_WRITE' && page.audits.get(d.id)) || [];
   const { signals, laterTurns } = followingSignals(run, page, d);
   const conversation = buildConversation(page.contexts.get(d.turn_id) ?? [], d.user_message_content, d.agent_message_content);

@@ -28,8 +28,6 @@ export interface CollectDecisionRow {
   user_message_content: string;
   agent_message_content: string;
   turn_created_at: number;
-  /** The page the row was read with (listDecisionPage): collection reads the rest of its facts page by page. */
-  page?: readonly CollectDecisionRow[];
 }
 
 export interface CollectAuditRow {
@@ -93,7 +91,7 @@ export function countDecisionsInWindow(db: DB, w: CollectWindow): number {
  * created_at index SQLite would re-sort the whole window for every page (quadratic over 100,000).
  */
 export function listDecisionPage(db: DB, w: CollectWindow, after: number, limit: number): CollectDecisionRow[] {
-  const rows = stmt<CollectDecisionRow>(
+  return stmt<CollectDecisionRow>(
     db,
     `SELECT d.seq, d.id, d.turn_id, d.session_id, d.decision, d.reason, d.candidate_fact, d.raw_response,
         d.created_at, t.turn_number, t.user_message_content, t.agent_message_content, t.created_at AS turn_created_at
@@ -102,8 +100,6 @@ export function listDecisionPage(db: DB, w: CollectWindow, after: number, limit:
         AND NOT (d.decision = 'NO_WRITE' AND d.reason LIKE 'LLM request failed:%') -- a failed gate run (plugin-logs), never a sample
       ORDER BY d.seq LIMIT @limit`,
   ).all({ ...w, after, limit });
-  for (const r of rows) r.page = rows;
-  return rows;
 }
 
 /** The newest `limit` context messages of a turn, newest first (rows or a window: contexts.ts). */
