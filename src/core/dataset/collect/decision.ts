@@ -218,6 +218,7 @@ export function collectDecision(run: CollectRun, d: CollectDecisionRow, page: Pa
   };
   const facts = { d, conversation, audit: audits[0], signalTypes: shared.signalTypes, objection: shared.objection, laterTurns };
   const drafts = draftsFor(facts, (page.lookups ??= pageLookups(run, page)), run.cfg, run.now);
+  const signalsJson = signals.length ? JSON.stringify(signals) : null;
   for (const draft of drafts) {
     if (!run.wants(draft.type)) continue;
     if (run.collected.has(draft.sourceKey)) {
@@ -228,7 +229,8 @@ export function collectDecision(run: CollectRun, d: CollectDecisionRow, page: Pa
     const id = sampleId(d.created_at, draft.sourceKey);
     const cluster = clusterDraft(run.dedupe, id, draft, assessed);
     const stored =
-      run.dryRun || storeSample(run.db, { id, d, draft, assessed, cluster, signals, privacyChecked: Boolean(run.detect), now: run.now });
+      run.dryRun ||
+      storeSample(run.db, { id, d, draft, assessed, cluster, signalsJson, privacyChecked: Boolean(run.detect), now: run.now });
     if (!stored) {
       run.result.alreadyCollected++;
       continue;

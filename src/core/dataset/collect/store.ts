@@ -4,7 +4,7 @@ import { encodeTime } from 'ulid';
 import type { DB } from '../../db/connection';
 import { insertCollectedSample, type CollectDecisionRow } from '../../db/repositories/collect';
 import type { ClusterAssignment, Deduper } from '../dedupe';
-import type { SampleContent, SampleFeedback } from '../types';
+import type { SampleContent } from '../types';
 import type { Assessment } from './assess';
 import type { Draft } from './rules';
 
@@ -53,21 +53,10 @@ export interface StoredSampleInput {
   draft: Draft;
   assessed: Assessment;
   cluster: ClusterAssignment;
-  signals: SampleFeedback[];
+  /** The decision's feedback signals as stored (JSON, null when none): one text for all its samples. */
+  signalsJson: string | null;
   privacyChecked: boolean;
   now: number;
-}
-
-// The samples of one decision share its feedback signals (one array): its JSON is kept for the next sample.
-let lastSignals: SampleFeedback[] | null = null;
-let lastSignalsJson: string | null = null;
-
-function signalsJson(signals: SampleFeedback[]): string | null {
-  if (signals !== lastSignals) {
-    lastSignalsJson = signals.length ? JSON.stringify(signals) : null;
-    lastSignals = signals;
-  }
-  return lastSignalsJson;
 }
 
 /** Inserts the sample row; false when its source key was already collected. */
@@ -93,7 +82,7 @@ export function storeSample(db: DB, s: StoredSampleInput): boolean {
       containsPii: a.spans.length ? 1 : 0,
       redacted: a.redacted ? JSON.stringify(a.redacted) : null,
       spans: a.spans.length ? JSON.stringify(a.spans) : null,
-      signals: signalsJson(s.signals),
+      signals: s.signalsJson,
       fingerprint: s.cluster.fingerprint,
       clusterId: s.cluster.clusterId,
       sourceKey: draft.sourceKey,
