@@ -7,21 +7,37 @@ import { fastUlid } from '../../src/core/recorder/recorder';
 import { openRecorder } from '../../src/recorder';
 import { repoRoot, tempWorkspace } from '../helpers/workspace';
 
-function runWriter(ws: string, name: string, count: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', path.join(__dirname, 'helpers', 'concurrentWriter.ts'), ws, name, String(count)],
-      {
-        cwd: repoRoot,
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+interface Writer {
+  /** Settles once the writer has opened the database and waits for "go". */
+  ready: Promise<void>;
+  go(): void;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+function startWriter(ws: string, name: string, count: number): Writer {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'helpers', 'concurrentWriter.ts'), ws, name, String(count)],
+    {
+      cwd: repoRoot,
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  let signalReady = () => {};
+  const ready = new Promise<void>((resolve) => (signalReady = resolve));
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    if (stdout.includes('ready\n')) signalReady();
   });
+  child.stderr.on('data', (d) => (stderr += d));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    child.on('close', (code) => {
+      signalReady(); // a writer that died before "ready" must not leave the test waiting
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return { ready, go: () => child.stdin.end('go\n'), done };
 }
 
 const count = (db: ReturnType<typeof openWorkspaceDatabase>['db'], sql: string) => db.prepare(sql).pluck().get() as number;
@@ -31,7 +47,13 @@ describe('recorder', () => {
     const ws = tempWorkspace();
     openWorkspaceDatabase(ws).db.close();
     const N = 500;
-    const [a, b] = await Promise.all([runWriter(ws, 'a', N), runWriter(ws, 'b', N)]);
+    // Both writers start writing only once both are ready, so their rows can interleave.
+    const wa = startWriter(ws, 'a', N);
+    const wb = startWriter(ws, 'b', N);
+    await Promise.all([wa.ready, wb.ready]);
+    wa.go();
+    wb.go();
+    const [a, b] = await Promise.all([wa.done, wb.done]);
     expect(a.stderr + b.stderr).toBe('');
     expect([a.code, b.code]).toEqual([0, 0]);
     const { db } = openWorkspaceDatabase(ws);

@@ -1,6 +1,22 @@
 // Run as a child process: writes N turns (with context and a decision each) into one workspace,
 // half into a session shared with the other writer (turn numbers chosen by the recorder).
+// It prints "ready" once set up and waits for "go" on stdin, so the parent can start both writers
+// at the same moment: otherwise one process may finish before the other has even loaded.
 import { openRecorder } from '../../../src/recorder';
+
+function waitForGo(): Promise<void> {
+  return new Promise((resolve) => {
+    let input = '';
+    const onData = (d: Buffer) => {
+      input += d.toString();
+      if (!input.includes('go')) return;
+      process.stdin.off('data', onData);
+      process.stdin.pause();
+      resolve();
+    };
+    process.stdin.on('data', onData);
+  });
+}
 
 async function main() {
   const [workspaceDir, name, countText] = process.argv.slice(2);
@@ -10,6 +26,8 @@ async function main() {
   let busy = 0;
   await rec.upsertSession({ id: 'shared', channelId: 'test', createdAt: 1, lastActivityAt: 1 });
   await rec.upsertSession({ id: `own-${name}`, channelId: 'test', createdAt: 1, lastActivityAt: 1 });
+  process.stdout.write('ready\n');
+  await waitForGo();
   for (let i = 0; i < count; i++) {
     try {
       const sessionId = i % 2 ? 'shared' : `own-${name}`;
