@@ -38,4 +38,13 @@ describe('ShingleIds', () => {
       if (limit === 40) expect(ids.generation).toBeGreaterThan(0);
     }
   });
+
+  it('gives a unit each distinct shingle once, repeated shingles included', () => {
+    const ids = new ShingleIds();
+    for (const unit of ['aaaaaaaa', 'abcabcabcabc', 'budget budget budget 50k', '预算预算预算', 'ab', '']) {
+      const got = ids.idsOf(unit);
+      expect(new Set(got).size).toBe(got.length);
+      expect(got.length).toBe(unitShingles(unit).length);
+    }
+  });
 });

@@ -322,6 +322,8 @@ export class Deduper {
       const list = this.bandCache.peek(k);
       if (!list) continue;
       // keep the cached list exactly what the query would return: ids in order, at most BAND_CANDIDATES
+      // (a full list's last id is checked first: a new id, a hash, usually goes past it)
+      if (list.length >= BAND_CANDIDATES && list[list.length - 1]! < sampleId) continue; // not empty: full
       const at = sortedIndex(list, sampleId);
       if (list[at] === sampleId) continue;
       if (at < BAND_CANDIDATES) {
@@ -388,9 +390,12 @@ export class Deduper {
    */
   private candidates(keys: number[]): string[] {
     const rows: string[] = [];
+    let bands = 0;
     // bandKeys gives distinct keys in ascending order (the band index is in the high bits)
     for (const k of keys) {
-      for (const id of this.bandLeaders(k)) {
+      const list = this.bandLeaders(k);
+      if (list.length) bands++;
+      for (const id of list) {
         if (rows.length >= BAND_CANDIDATES) break;
         rows.push(id);
       }
@@ -398,7 +403,9 @@ export class Deduper {
     }
     // A dry run's planned leaders are candidates too (the real run would have stored them by now).
     if (this.planned) for (const k of keys) for (const id of this.planned.bands.get(k) ?? []) rows.push(id);
-    if (rows.length < 2) return rows;
+    // one band's list is already distinct ids in order: in a crowded workspace the first band fills
+    // all BAND_CANDIDATES rows, and sorting them again cost as much as the lookups
+    if (rows.length < 2 || (bands === 1 && !this.planned)) return rows;
     rows.sort(); // ids are strings: the default order is byId's, without a call per comparison
     let n = 1;
     for (let i = 1; i < rows.length; i++) if (rows[i] !== rows[n - 1]) rows[n++] = rows[i]!; // i < length

@@ -180,6 +180,9 @@ export class ShingleIds {
    */
   private bits = new Uint32Array(128);
   private marked: Int32Array = new Int32Array(0);
+  /** The idsOf call that last met each id (its stamp), so a unit's repeated shingles count once. */
+  private seen = new Int32Array(1024);
+  private stamp = 0;
   /** Bumped when the dictionary starts over: ids of an older generation must be rebuilt (idsOf). */
   generation = 0;
 
@@ -187,9 +190,30 @@ export class ShingleIds {
     this.allocate(1024);
   }
 
-  /** The distinct shingles of a normalized unit as ids of this generation. */
+  /**
+   * The distinct shingles of a normalized unit as ids of this generation. The codes are those of
+   * unitShingles, but repeats are dropped by id (a stamp per id) instead of by sorting the codes: the
+   * sort was half of a unit's cost, and the Jaccard needs distinct members, not an order.
+   */
   idsOf(normalized: string): Int32Array {
-    const codes = unitShingles(normalized);
+    const t = normalized.slice(0, MAX_CHARS);
+    if (t.length < SHINGLE) return this.idsOfCodes(unitShingles(t));
+    const n = t.length - SHINGLE + 1;
+    const out = new Int32Array(n);
+    const stamp = ++this.stamp;
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const id = this.idOf(t.charCodeAt(i) * TWO_32 + t.charCodeAt(i + 1) * TWO_16 + t.charCodeAt(i + 2));
+      if (id >= this.seen.length) this.growSeen();
+      if (this.seen[id] === stamp) continue; // id < seen.length: grown above
+      this.seen[id] = stamp;
+      out[m++] = id;
+    }
+    if (this.size > this.bits.length * 32) this.grow();
+    return m === n ? out : out.slice(0, m);
+  }
+
+  private idsOfCodes(codes: Float64Array): Int32Array {
     const out = new Int32Array(codes.length);
     for (let i = 0; i < codes.length; i++) out[i] = this.idOf(codes[i]!); // i < length
     if (this.size > this.bits.length * 32) this.grow();
@@ -263,6 +287,12 @@ export class ShingleIds {
     for (let id = 0; id < n; id++) this.slots[this.find(codes[id]!)] = id + 1; // id < n <= codes.length
   }
 
+  private growSeen(): void {
+    const next = new Int32Array(Math.max(this.size, this.seen.length * 2));
+    next.set(this.seen);
+    this.seen = next;
+  }
+
   private grow(): void {
     const next = new Uint32Array(Math.max(Math.ceil(this.size / 32), this.bits.length * 2));
     next.set(this.bits);
@@ -273,6 +303,8 @@ export class ShingleIds {
     this.allocate(1024);
     this.bits = new Uint32Array(128);
     this.marked = new Int32Array(0);
+    this.seen = new Int32Array(1024);
+    this.stamp = 0;
     this.generation++;
   }
 }
