@@ -7,6 +7,7 @@ import { ParquetWriter, fileWriter } from 'hyparquet-writer';
 import type { SchemaElement } from 'hyparquet';
 import { AppError } from '../../shared/errors';
 import { fileSha256 } from '../files/checksum';
+import { snappyCompress } from './snappy';
 
 /** Column kinds the exports need. `struct-list` is a LIST of STRUCTs of string fields (chat messages). */
 export type ParquetColumnType = 'string' | 'int' | 'bigint' | 'double' | 'bool' | 'timestamp' | 'json' | 'string-list' | 'struct-list';
@@ -18,6 +19,16 @@ export interface ParquetColumn {
   fields?: readonly string[];
   /** Default true; a required column rejects null. */
   nullable?: boolean;
+  /**
+   * Values are (nearly) all different: ids, hashes, transcripts. Written PLAIN without the writer's
+   * dictionary trial, which samples and then hashes every value only to reject the dictionary.
+   */
+  distinct?: boolean;
+  /**
+   * Free text: no min/max statistics. A 16-byte prefix of a transcript prunes nothing, and finding it
+   * compared every value of the column in JS.
+   */
+  noStatistics?: boolean;
 }
 
 export type ParquetRow = Record<string, unknown>;
@@ -99,16 +110,34 @@ function cell(c: ParquetColumn, value: unknown): unknown {
     case 'bool':
       return Boolean(value);
     case 'timestamp':
-      return value instanceof Date ? value : new Date(Number(value));
+      // the physical value: a Date would be converted back per value, statistics included
+      return BigInt(value instanceof Date ? value.getTime() : Math.trunc(Number(value)));
     case 'string-list':
       return (value as unknown[]).map(String);
     case 'struct-list':
-      return (value as Record<string, unknown>[]).map((el) => {
-        const out: Record<string, string | null> = {};
-        for (const f of c.fields ?? []) out[f] = el[f] === undefined || el[f] === null ? null : String(el[f]);
-        return out;
-      });
+      return structList(c, value as Record<string, unknown>[]);
   }
+}
+
+/**
+ * A list of structs as the writer reads it: it takes only the schema's fields from each element, so
+ * elements whose fields are already strings (chat messages) go as they are, not copied per row.
+ */
+function structList(c: ParquetColumn, list: Record<string, unknown>[]): Record<string, unknown>[] {
+  const fields = c.fields ?? [];
+  for (const el of list) {
+    for (const f of fields) {
+      const v = el[f];
+      if (v !== undefined && v !== null && typeof v !== 'string') return list.map((e) => stringFields(fields, e));
+    }
+  }
+  return list;
+}
+
+function stringFields(fields: readonly string[], el: Record<string, unknown>): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const f of fields) out[f] = el[f] === undefined || el[f] === null ? null : String(el[f]);
+  return out;
 }
 
 export class ParquetTable {
@@ -134,6 +163,7 @@ export class ParquetTable {
       schema: parquetSchema(columns),
       kvMetadata,
       createdBy: 'reflection-workbench',
+      compressors: { SNAPPY: snappyCompress },
     });
   }
 
@@ -153,7 +183,12 @@ export class ParquetTable {
 
   private flush(): void {
     if (!this.buffers[0]!.length) return;
-    const columnData = this.columns.map((c, i) => ({ name: c.name, data: this.buffers[i]! }));
+    const columnData = this.columns.map((c, i) => ({
+      name: c.name,
+      data: this.buffers[i]!,
+      ...(c.distinct ? { encoding: 'PLAIN' as const } : {}),
+      ...(c.noStatistics ? { statistics: false } : {}),
+    }));
     this.writer.write({ columnData, rowGroupSize: this.buffers[0]!.length });
     for (const b of this.buffers) b.length = 0;
   }
