@@ -30,22 +30,51 @@ export interface QualityInput {
 }
 
 const HEDGES = /\b(?:maybe|might|perhaps|possibly|probably|not sure|unsure|unclear|I think|seems?)\b|可能|也许|或许|不确定|大概|似乎|好像/i;
-const CJK = /[\u3400-\u9fff\uf900-\ufaff]/g;
 const CJK_CHAR = /[\u3400-\u9fff\uf900-\ufaff]/;
-const LATIN = /[A-Za-z]/g;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/gu;
 
 const clamp = (x: number) => Math.max(0, Math.min(1, x));
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/**
+ * Code points, letters or digits, CJK and Latin letters of a text, counted in one pass over its code units:
+ * the counts of `[...text]`, LETTER_OR_DIGIT, /[\u3400-\u9fff\uf900-\ufaff]/g and /[A-Za-z]/g without the
+ * arrays those build (tests/dataset/qualityCounts.test.ts compares the two).
+ */
+export function scriptCounts(text: string): { len: number; letters: number; cjk: number; latin: number } {
+  let len = 0;
+  let ascii = 0; // ASCII letters and digits: all that LETTER_OR_DIGIT matches among ASCII characters
+  let cjk = 0;
+  let latin = 0;
+  let nonAscii = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    len++;
+    if (c < 0x80) {
+      if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) {
+        latin++;
+        ascii++;
+      } else if (c >= 0x30 && c <= 0x39) ascii++;
+      continue;
+    }
+    nonAscii = true;
+    if ((c >= 0x3400 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff)) cjk++;
+    // a surrogate pair is one code point, as the string iterator counts it
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  // Unicode letters and digits beyond ASCII need the property classes: counted by the pattern itself
+  const letters = nonAscii ? (text.match(LETTER_OR_DIGIT) ?? []).length : ascii;
+  return { len, letters, cjk, latin };
+}
+
 /** The user message's length and script scores (conversationClarity's part that depends on it alone). */
 function messageScores(userMessage: string): { lengthScore: number; languageScore: number } {
   const text = userMessage.trim();
-  const len = [...text].length;
+  const { len, letters, cjk, latin } = scriptCounts(text);
   const lengthScore = len < 4 ? 0.2 : len < 12 ? 0.6 : len <= 800 ? 1 : Math.max(0.4, 1 - (len - 800) / 4000);
-  const letters = (text.match(LETTER_OR_DIGIT) ?? []).length;
-  const cjk = (text.match(CJK) ?? []).length;
-  const latin = (text.match(LATIN) ?? []).length;
   let languageScore = 1;
   if (len === 0 || letters / len < 0.5) languageScore = 0.5;
   else if (cjk + latin > 0 && Math.max(cjk, latin) / (cjk + latin) < 0.8) languageScore = 0.8;
@@ -113,9 +142,10 @@ function contentUnits(text: string): string[] {
   const units: string[] = [];
   for (const word of t.split(' ')) {
     if (!word) continue;
-    const chars = [...word];
-    if (chars.some((ch) => CJK_CHAR.test(ch))) {
+    // CJK_CHAR matches one BMP code unit, never half of a surrogate pair: testing the word is testing each character
+    if (CJK_CHAR.test(word)) {
       // CJK has no spaces: character bigrams stand in for words
+      const chars = [...word];
       if (chars.length === 1) units.push(word);
       for (let i = 0; i + 1 < chars.length; i++) units.push(chars[i]! + chars[i + 1]!);
     } else if (word.length > 2) {
