@@ -94,12 +94,21 @@ function advance(text: string, index: number, fullUnicode: boolean): number {
   return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? index + 2 : index + 1;
 }
 
+// detectPii asks up to five detectors whether one text holds n digits; most texts hold few, so each asked
+// for a scan of the whole text. The text's digits are counted once and kept for the next question.
+let countedText: string | null = null;
+let countedDigits = 0;
+
 /** True when the text holds at least `n` ASCII digits (what `\d` matches): the prefilter of the number detectors. */
 export function hasDigits(text: string, n: number): boolean {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57 && ++count >= n) return true;
+  if (text !== countedText) {
+    let count = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) count++;
+    }
+    countedText = text;
+    countedDigits = count;
   }
-  return n <= 0;
+  return countedDigits >= n;
 }
