@@ -1,7 +1,8 @@
 // Dedupe's exact Jaccard by dense shingle ids (issue 16) must be the Jaccard of the sorted-code merge it
 // replaced, for English, Chinese, short and empty units, and across a dictionary that starts over.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ShingleIds, jaccardOfShingles, normalizeText, unitShingles } from '../../src/core/dataset/similarity';
+import { ShingleIds, jaccardOfShingles, minhash, normalizeText, unitShingles } from '../../src/core/dataset/similarity';
 
 function rng(seed: number): () => number {
   let x = seed >>> 0;
@@ -46,5 +47,16 @@ describe('ShingleIds', () => {
       expect(new Set(got).size).toBe(got.length);
       expect(got.length).toBe(unitShingles(unit).length);
     }
+  });
+});
+
+describe('minhash', () => {
+  it('gives the signatures stored by earlier versions, so stored band rows still match', () => {
+    // stored leaders keep their signature and band rows: a signature that changed would hide them from
+    // every later sample (the digest is of the signatures the one-permutation-per-pass loop gave)
+    const texts = ['', 'a', 'ab', 'abc', 'The user prefers tea over coffee, budget 50k', '用户喜欢喝咖啡，预算五万', 'x'.repeat(5000)];
+    const h = createHash('sha256');
+    for (const t of texts) h.update(Buffer.from(minhash(t).buffer));
+    expect(h.digest('hex')).toBe('54c41bf83b83207c11f024285e0c415870fbde452f179d294a687d6c3fe34dba');
   });
 });

@@ -78,19 +78,43 @@ export function minhashNormalized(normalized: string): Uint32Array {
   const hs = shingleHashes;
   // the same shingles as shingleSet, so the estimate targets the Jaccard the exact check computes
   for (let i = 0; i < n; i++) hs[i] = hashString(t, i, Math.min(t.length, i + SHINGLE));
-  // One permutation at a time over all shingles: its minimum stays in a register, where a shingle at a
-  // time loaded and stored all 64 minima per shingle (same signature, about half the time).
-  for (let k = 0; k < MINHASH_SIZE; k++) {
-    const a = A[k]!; // A and B hold MINHASH_SIZE entries each
-    const b = B[k]!;
-    let min = 0xffffffff;
-    for (let i = 0; i < n; i++) {
-      const v = (Math.imul(hs[i]!, a) + b) >>> 0; // i < n <= hs.length
-      if (v < min) min = v;
-    }
-    sig[k] = min;
-  }
+  // Four permutations at a time over all shingles: their minima stay in registers, where a shingle at a
+  // time loaded and stored all 64 minima per shingle, and one permutation per pass reloaded every
+  // shingle 64 times (same signature; a third less time than one per pass, measured).
+  for (let k = 0; k < MINHASH_SIZE; k += 4) minhashFour(hs, n, k, sig);
   return sig;
+}
+
+/** Permutations k..k+3 of the MinHash over the first n shingle hashes, into sig[k..k+3]. */
+function minhashFour(hs: Uint32Array, n: number, k: number, sig: Uint32Array): void {
+  // A and B hold MINHASH_SIZE entries, a multiple of 4, and k steps by 4 below it
+  const a0 = A[k]!,
+    b0 = B[k]!,
+    a1 = A[k + 1]!,
+    b1 = B[k + 1]!;
+  const a2 = A[k + 2]!,
+    b2 = B[k + 2]!,
+    a3 = A[k + 3]!,
+    b3 = B[k + 3]!;
+  let m0 = 0xffffffff,
+    m1 = 0xffffffff,
+    m2 = 0xffffffff,
+    m3 = 0xffffffff;
+  for (let i = 0; i < n; i++) {
+    const h = hs[i]!; // i < n <= hs.length
+    const v0 = (Math.imul(h, a0) + b0) >>> 0;
+    if (v0 < m0) m0 = v0;
+    const v1 = (Math.imul(h, a1) + b1) >>> 0;
+    if (v1 < m1) m1 = v1;
+    const v2 = (Math.imul(h, a2) + b2) >>> 0;
+    if (v2 < m2) m2 = v2;
+    const v3 = (Math.imul(h, a3) + b3) >>> 0;
+    if (v3 < m3) m3 = v3;
+  }
+  sig[k] = m0;
+  sig[k + 1] = m1;
+  sig[k + 2] = m2;
+  sig[k + 3] = m3;
 }
 
 export function similarity(a: Uint32Array, b: Uint32Array): number {
