@@ -2,7 +2,7 @@ import path from 'node:path';
 import { writeTx, type DB } from '../db/connection';
 import { nowOf, type ServiceContext } from '../context';
 import { saveCursor, startPoint, type CursorImporter, type StartPoint } from './cursors';
-import { parseJsonObject, readLines, type SourceLine } from './lines';
+import { decode, parseJsonObject, readLines, type SourceLine } from './lines';
 import type { ReportBuilder } from './report';
 
 /** Thrown by a line handler: the line is skipped and counted with this reason; the import goes on. */
@@ -65,6 +65,56 @@ const REASONS: Record<NonNullable<SourceLine['problem']>, string> = {
   invalid_utf8: 'invalid UTF-8',
 };
 
+/**
+ * A batch's lines as read: their bytes copied into one growing buffer, decoded only when handled. Decoded
+ * at once, a batch's texts (2,000 lines, twice their bytes as UTF-16) lived until its last line was
+ * handled, so every young-generation collection meanwhile copied them and promoted them to the old one.
+ */
+class LineBatch {
+  readonly lines: Array<Omit<SourceLine, 'raw' | 'text'> & { at: number; length: number }> = [];
+  bytes = 0;
+  private buf = Buffer.allocUnsafe(1024 * 1024);
+  private used = 0;
+
+  /** Adds a line read with `raw`: its bytes are copied, the reader reuses its buffer. */
+  add(line: SourceLine): void {
+    const raw = line.raw;
+    const length = raw?.length ?? 0;
+    if (this.used + length > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + length));
+      this.buf.copy(bigger, 0, 0, this.used);
+      this.buf = bigger;
+    }
+    raw?.copy(this.buf, this.used);
+    const { lineNumber, start, end, problem, bytes, unterminated } = line;
+    this.lines.push({ lineNumber, start, end, problem, bytes, unterminated, at: this.used, length });
+    this.used += length;
+    this.bytes += bytes;
+  }
+
+  /** Line i as readLines would have given it decoded: its text, or invalid_utf8. */
+  line(i: number): SourceLine {
+    const { at, length, ...line } = this.lines[i]!;
+    if (line.problem) return line;
+    const text = decode(this.buf.subarray(at, at + length));
+    return text === undefined ? { ...line, problem: 'invalid_utf8' } : { ...line, text };
+  }
+
+  clear(): void {
+    this.lines.length = 0;
+    this.bytes = 0;
+    this.used = 0;
+  }
+}
+
+/** A read line (raw) decoded, as readLines would have given it without `raw`. */
+function decoded(line: SourceLine): SourceLine {
+  const { raw, ...rest } = line;
+  if (rest.problem || !raw) return rest;
+  const text = decode(raw);
+  return text === undefined ? { ...rest, problem: 'invalid_utf8' } : { ...rest, text };
+}
+
 /** Hands one read line to the importer in its own savepoint; unreadable or non-object lines are skipped with a reason. */
 function handleLine(report: ReportBuilder, job: FileImport, line: SourceLine, inSavepoint: (fn: () => void) => void): void {
   if (line.problem) {
@@ -82,8 +132,9 @@ function handleLine(report: ReportBuilder, job: FileImport, line: SourceLine, in
 }
 
 /** A cut multi-byte character or a half-written object at the end: the writer has not finished this line. */
-function isUnfinishedLast(line: SourceLine): boolean {
-  if (!line.unterminated || line.problem === 'too_long') return false;
+function isUnfinishedLast(raw: SourceLine): boolean {
+  if (!raw.unterminated || raw.problem === 'too_long') return false;
+  const line = decoded(raw);
   const parsed = line.problem ? undefined : parseJsonObject(line.text ?? '');
   return !parsed || 'error' in parsed;
 }
@@ -111,8 +162,7 @@ export async function importJsonLines(
 
   const batchLines = opts.batchLines ?? 2000;
   const batchBytes = opts.batchBytes ?? 8 * 1024 * 1024;
-  let batch: SourceLine[] = [];
-  let batchSize = 0;
+  const batch = new LineBatch();
   let committed = { offset: sp.offset, line: sp.line };
   const lineTx = db.transaction((fn: () => void) => fn());
   const saveCursorAt = (offset: number, line: number) =>
@@ -122,18 +172,17 @@ export async function importJsonLines(
   const handleOne = (line: SourceLine) => handleLine(report, job, line, inSavepoint);
 
   const flush = () => {
-    const lines = batch;
-    const last = lines[lines.length - 1];
+    const n = batch.lines.length;
+    const last = batch.lines[n - 1];
     if (!last) return;
     writeTx(db, () => {
-      for (const line of lines) handleOne(line);
+      for (let i = 0; i < n; i++) handleOne(batch.line(i));
       job.onCommit?.();
       saveCursorAt(last.end, last.lineNumber);
     });
     committed = { offset: last.end, line: last.lineNumber };
-    fileReport.linesRead += lines.length;
-    batch = [];
-    batchSize = 0;
+    fileReport.linesRead += n;
+    batch.clear();
   };
 
   const progress = opts.progress;
@@ -143,6 +192,7 @@ export async function importJsonLines(
     startLine: sp.line,
     maxLineBytes: job.maxLineBytes,
     end: job.end,
+    raw: true,
     onBytes: (pos) => {
       if (progress) {
         progress.done = base + (pos - sp.offset);
@@ -159,9 +209,8 @@ export async function importJsonLines(
       });
       break;
     }
-    batch.push(line);
-    batchSize += line.bytes;
-    if (batch.length >= batchLines || batchSize >= batchBytes) flush();
+    batch.add(line);
+    if (batch.lines.length >= batchLines || batch.bytes >= batchBytes) flush();
   }
   flush();
   if (committed.offset === sp.offset && sp.offset === 0 && fileReport.linesRead === 0 && !report.report.pending.length) {
