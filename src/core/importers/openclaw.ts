@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { nowOf, type ServiceContext } from '../context';
+import { withBulkCheckpoints } from '../db/bulk';
 import type { Branch } from './branch';
 import { saveCursor, startPoint } from './cursors';
 import { finishImport } from './finish';
@@ -12,11 +13,10 @@ import { applyEvents, jsonlEvents, zstdToText } from './openclawEvents';
 import { discoverOpenClaw, entryForTranscript, sessionRowFor, transcriptBaseName, type OpenClawSource } from './openclawSessions';
 import { importAgentDatabase } from './openclawStore';
 import {
-  entryHeadOfBytes,
   newTranscriptState,
   scanBranch,
+  scanLinesBranch,
   TranscriptReader,
-  type ScannedEntry,
   type TranscriptRun,
   type TranscriptState,
 } from './openclawTranscript';
@@ -66,10 +66,22 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
     .immediate();
 
   const shared: TranscriptRun = { ctx, store, report, now, described };
+  // Each batch's commit would checkpoint the WAL past 1,000 pages, copying the turns' and the FTS index's pages
+  // again and again; with the bulk limit they are copied once, by finishImport's commit after it (its own cost).
+  await withBulkCheckpoints(ctx.db, () => readSources(shared, src, input.maxLineBytes, progress));
+  return finishImport(ctx, report);
+}
 
+async function readSources(
+  shared: TranscriptRun,
+  src: OpenClawSource,
+  maxLineBytes: number | undefined,
+  progress: { done: number; total: number; label: string },
+): Promise<void> {
+  const { ctx } = shared;
   for (const file of src.transcripts) {
     if (ctx.signal?.aborted) break;
-    await importTranscriptFile(shared, src, file, input.maxLineBytes, progress);
+    await importTranscriptFile(shared, src, file, maxLineBytes, progress);
   }
   for (const file of src.compressedArchives) {
     if (ctx.signal?.aborted) break;
@@ -79,15 +91,11 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
     if (ctx.signal?.aborted) break;
     await importAgentDatabase(shared, db);
   }
-  return finishImport(ctx, report);
 }
 
-/** The heads of a file's lines, for the branch scan: read from each line's first bytes, the rest is not decoded. */
+/** A file's lines for the branch scan, undecoded: it reads each line's first bytes only. */
 const fileLines = (file: string, from: { offset: number; line: number }, end: number, maxLineBytes?: number) =>
-  (async function* (): AsyncGenerator<ScannedEntry> {
-    for await (const l of readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes, raw: true }))
-      yield { position: l.lineNumber, head: l.raw ? entryHeadOfBytes(l.raw) : undefined };
-  })();
+  readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes, raw: true });
 
 function targetOf(src: OpenClawSource, file: string) {
   return {
@@ -107,12 +115,12 @@ async function importTranscriptFile(
   const { ctx, report } = run;
   let sp = startPoint(ctx.db, 'openclaw', file);
   let state: TranscriptState = !sp.restarted && sp.state ? (sp.state as TranscriptState) : newTranscriptState();
-  let active = await scanBranch(fileLines(file, sp, sp.size, maxLineBytes), sp.line, sp.offset > 0 ? state.tip : null);
+  let active = await scanLinesBranch(fileLines(file, sp, sp.size, maxLineBytes), sp.line, sp.offset > 0 ? state.tip : null);
   if (active === 'rescan') {
     report.note(`${path.basename(file)} continued on another branch; it was read again from the start.`);
     sp = { ...sp, offset: 0, line: 0, state: null };
     state = newTranscriptState();
-    active = (await scanBranch(fileLines(file, sp, sp.size, maxLineBytes), 0, null)) as Branch;
+    active = (await scanLinesBranch(fileLines(file, sp, sp.size, maxLineBytes), 0, null)) as Branch;
   }
   const reader = new TranscriptReader(run, targetOf(src, file), state, active);
   await importJsonLines(

@@ -7,7 +7,7 @@ import { EntryTable, type Branch } from './branch';
 import { isObj, obj, optStr, str, type Obj } from './fields';
 import { parseTime, sourceUlid } from './ids';
 import { isUtf8 } from 'node:buffer';
-import { decode, parseJsonObject } from './lines';
+import { decode, parseJsonObject, type SourceLine } from './lines';
 import { sessionRowFor, type OpenClawSessionEntry } from './openclawSessions';
 import { stripReplyTags, stripUserEnvelope } from './openclawText';
 import type { ReportBuilder } from './report';
@@ -155,11 +155,23 @@ export async function scanBranch(
   for await (const e of entries) {
     // Rows and archives are read synchronously: yield now and then so the app's event loop keeps going.
     if (++seen % 2000 === 0) await yieldToEventLoop();
-    const head = 'head' in e ? e.head : e.text === undefined ? undefined : entryHead(e.text);
-    if (!head?.id || head.type === 'session') continue;
-    table.add(head.id, head.parent, e.position);
+    addEntry(table, 'head' in e ? e.head : e.text === undefined ? undefined : entryHead(e.text), e.position);
   }
   return table.activeBranch(tip);
+}
+
+/**
+ * scanBranch over a file's lines read with `raw`: each head is read from the line's first bytes. The lines
+ * are taken as readLines gives them, without a generator between that makes an entry of each.
+ */
+export async function scanLinesBranch(lines: AsyncIterable<SourceLine>, startPosition: number, tip: string | null): Promise<Branch | 'rescan'> {
+  const table = new EntryTable(startPosition);
+  for await (const l of lines) addEntry(table, l.raw ? entryHeadOfBytes(l.raw) : undefined, l.lineNumber);
+  return table.activeBranch(tip);
+}
+
+function addEntry(table: EntryTable, head: EntryHead | undefined, position: number): void {
+  if (head?.id && head.type !== 'session') table.add(head.id, head.parent, position);
 }
 
 function addUsage(sum: Obj | undefined, u: Obj): Obj {
@@ -170,6 +182,16 @@ function addUsage(sum: Obj | undefined, u: Obj): Obj {
   const cost = isObj(u.cost) && typeof u.cost.total === 'number' ? u.cost.total : undefined;
   if (cost !== undefined) out.costTotal = ((out.costTotal as number) ?? 0) + cost;
   return out;
+}
+
+/** The agent side's metadata, added to the turn's own object as userMetadata does. */
+function agentMetadata(t: OpenTurn): Obj {
+  const meta = t.agent;
+  meta.entryIds = t.agentEntryIds;
+  if (t.toolCalls.length) meta.toolCalls = t.toolCalls;
+  if (t.toolResults.length) meta.toolResults = t.toolResults;
+  if (t.agentEntryIds.length === 0) meta.noReply = true;
+  return meta;
 }
 
 /** Reads one transcript's entries in order and writes its turns. */
@@ -221,27 +243,29 @@ export class TranscriptReader {
       userMessageId: t.userMessageId,
       userContent: t.userText,
       userFrom: t.userFrom,
-      userMetadata: {
-        ...t.userMeta,
-        entryIds: t.userEntryIds,
-        transcript: this.target.sourceName,
-        ...(t.failedAttempts.length ? { failedAttempts: t.failedAttempts } : {}),
-        ...(t.userEntryIds.length > 1 ? { resentAfterFailure: t.userEntryIds.length - 1 } : {}),
-        ...(marks.length ? { before: marks } : {}),
-        ...(marks.some((m) => m.kind === 'reset') ? { afterReset: true } : {}),
-      },
+      userMetadata: this.userMetadata(t, marks),
       agentMessageId: t.agentEntryIds[t.agentEntryIds.length - 1] ?? null,
       agentContent: agentText,
-      agentMetadata: {
-        ...t.agent,
-        entryIds: t.agentEntryIds,
-        ...(t.toolCalls.length ? { toolCalls: t.toolCalls } : {}),
-        ...(t.toolResults.length ? { toolResults: t.toolResults } : {}),
-        ...(t.agentEntryIds.length === 0 ? { noReply: true } : {}),
-      },
+      agentMetadata: agentMetadata(t),
       createdAt,
-      context: this.state.window.map((w) => ({ ...w })),
+      // Snapshots are never changed once remembered: the turn keeps the window as it is now, not copies of it.
+      context: this.state.window.slice(),
     });
+  }
+
+  /**
+   * The user side's metadata, added to the turn's own object (the turn is done with it): the keys in the
+   * order they always had, without the copies a spread per optional key made.
+   */
+  private userMetadata(t: OpenTurn, marks: Obj[]): Obj {
+    const meta = t.userMeta;
+    meta.entryIds = t.userEntryIds;
+    meta.transcript = this.target.sourceName;
+    if (t.failedAttempts.length) meta.failedAttempts = t.failedAttempts;
+    if (t.userEntryIds.length > 1) meta.resentAfterFailure = t.userEntryIds.length - 1;
+    if (marks.length) meta.before = marks;
+    if (marks.some((m) => m.kind === 'reset')) meta.afterReset = true;
+    return meta;
   }
 
   private startTurn(entryId: string, at: number, text: string, meta: Obj, messageId: string | null, from: string | null): void {
@@ -276,11 +300,10 @@ export class TranscriptReader {
     this.emit();
     const info = isObj(env.blocks.conversationInfo) ? env.blocks.conversationInfo : undefined;
     const sender = isObj(env.blocks.sender) ? env.blocks.sender : undefined;
-    const meta: Obj = {
-      ...(Object.keys(env.blocks).length ? { envelope: env.blocks } : {}),
-      ...(env.sentAt ? { sentAt: env.sentAt } : {}),
-      ...(others.length ? { attachments: others.map((b) => ({ type: b.type, mimeType: b.mimeType })) } : {}),
-    };
+    const meta: Obj = {};
+    if (Object.keys(env.blocks).length) meta.envelope = env.blocks;
+    if (env.sentAt) meta.sentAt = env.sentAt;
+    if (others.length) meta.attachments = others.map((b) => ({ type: b.type, mimeType: b.mimeType }));
     const messageId = info && (typeof info.message_id === 'string' || typeof info.message_id === 'number') ? String(info.message_id) : id;
     const from =
       (sender && typeof sender.label === 'string' && sender.label) || (info && typeof info.sender === 'string' && info.sender) || null;
