@@ -120,11 +120,13 @@ describe('ParquetTable', () => {
     expect(ours.schema).toEqual(reference.schema);
     expect(ours.rows).toHaveLength(2500);
     expect(ours.rows).toEqual(reference.rows);
-    // what changed is only how: distinct columns PLAIN, free text without min/max statistics
+    // what changed is only how: ids PLAIN, chat turns always a dictionary, free text without min/max statistics
     const chunk = (name: string) => ours.meta.row_groups[0]!.columns.find((c) => c.meta_data!.path_in_schema[0] === name)!.meta_data!;
     expect(chunk('sample_id').encodings).toEqual(['PLAIN']);
     expect(chunk('input').statistics).toBeUndefined();
     expect(chunk('label').encodings).toContain('RLE_DICTIONARY');
+    const answers = ours.meta.row_groups[0]!.columns.find((c) => c.meta_data!.path_in_schema.join('.') === 'conversations.list.element.value');
+    expect(answers!.meta_data!.encodings).toContain('RLE_DICTIONARY');
     expect(chunk('created_at').statistics?.min_value).toBeDefined();
   });
 });

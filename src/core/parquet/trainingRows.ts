@@ -12,13 +12,13 @@ import type { DataSplit } from '../../shared/domain';
 export const EXPORTER_VERSION = `reflection-workbench ${packageVersion}`;
 
 export const TRAINING_COLUMNS: readonly ParquetColumn[] = [
-  { name: 'sample_id', type: 'string', nullable: false, distinct: true },
+  { name: 'sample_id', type: 'string', nullable: false, encoding: 'plain' },
   { name: 'sample_type', type: 'string', nullable: false },
   { name: 'session_id', type: 'string', nullable: false },
-  { name: 'turn_id', type: 'string', distinct: true },
-  { name: 'decision_id', type: 'string', distinct: true },
-  { name: 'audit_id', type: 'string', distinct: true },
-  { name: 'correction_id', type: 'string', distinct: true },
+  { name: 'turn_id', type: 'string', encoding: 'plain' },
+  { name: 'decision_id', type: 'string', encoding: 'plain' },
+  { name: 'audit_id', type: 'string', encoding: 'plain' },
+  { name: 'correction_id', type: 'string', encoding: 'plain' },
   { name: 'split', type: 'string', nullable: false },
   { name: 'annotation_status', type: 'string', nullable: false },
   { name: 'annotated_by', type: 'string' },
@@ -30,12 +30,12 @@ export const TRAINING_COLUMNS: readonly ParquetColumn[] = [
   { name: 'fact_verifiability', type: 'double' },
   { name: 'contains_pii', type: 'bool', nullable: false },
   { name: 'instruction', type: 'string', nullable: false, noStatistics: true },
-  { name: 'input', type: 'string', nullable: false, distinct: true, noStatistics: true },
+  { name: 'input', type: 'string', nullable: false, encoding: 'plain', noStatistics: true },
   { name: 'output', type: 'string', nullable: false, noStatistics: true },
   { name: 'messages', type: 'struct-list', fields: ['role', 'content'], noStatistics: true },
-  { name: 'conversations', type: 'struct-list', fields: ['from', 'value'], noStatistics: true },
-  { name: 'record_hash', type: 'string', nullable: false, distinct: true, noStatistics: true },
-  { name: 'created_at', type: 'timestamp', nullable: false, distinct: true },
+  { name: 'conversations', type: 'struct-list', fields: ['from', 'value'], encoding: 'dictionary', noStatistics: true },
+  { name: 'record_hash', type: 'string', nullable: false, encoding: 'plain', noStatistics: true },
+  { name: 'created_at', type: 'timestamp', nullable: false, encoding: 'plain' },
 ];
 
 /** Lineage columns a fleet export adds in front of every row. */
