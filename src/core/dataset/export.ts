@@ -121,6 +121,6 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
   const sinks = openSinks(outDir, r.format);
   const target = targetModelOf(r);
   const tally = new ExportTally(r.format, { model: target.model, encoding: target.encoding, limit: target.limit }, tokenizerOf(r));
-  const written = await writeRecords(ctx, r, new ExportReader(ctx, r, plan), { outDir, total: plan.split.size, sinks, tally });
+  const written = await writeRecords(ctx, r, new ExportReader(ctx, r, plan, true), { outDir, total: plan.split.size, sinks, tally });
   return finishExport(ctx, r, plan, { outDir, now, sinks, tally, written });
 }

@@ -9,9 +9,10 @@ import type { AnnotationStatus, DataSplit, ExportFormat, SampleType } from '../.
 import { listPlannedSamplePage } from '../db/repositories/exportSamples';
 import type { ServiceContext } from '../context';
 import { loadValueRules, rowWithValueRules, type ValueRule } from '../curation/piiValues';
-import { recordsOf, type ExportedSample, type RecordSample } from './exportRecords';
+import { CSV_CONTENT, CSV_LABELS, rawLine, recordsOf, type CsvDoubled, type ExportedSample, type RecordSample } from './exportRecords';
+import { isStringifyForm } from './canonicalJson';
 import { selectionOf, type ExportPlan, type Resolved } from './exportPlan';
-import { taskOf, type Task } from './formats';
+import { taskOf, type StoredJson, type Task } from './formats';
 import { loadPiiDetector, redactContent, scanContent, type Detect, type StoredPiiSpan } from './privacy';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
 import type { DatasetSample, SampleContent, SampleFeedback, SampleLabels } from './types';
@@ -23,7 +24,12 @@ export interface PageItem {
   content: SampleContent;
   /** What the content teaches (null for an annotated turn in raw, whose records do not need it). */
   task: Task | null;
+  /** The format's records; their exact texts when rendered is true. */
   records: unknown[];
+  /** The records are the texts the writer writes (raw, for the writer: no record object is built). */
+  rendered?: boolean;
+  /** csv: cells whose quotes SQLite already doubled. */
+  csvDoubled?: CsvDoubled;
 }
 
 /** The content an export writes: redacted unless includePii, scanned now if it never was. */
@@ -66,12 +72,19 @@ interface ExportRow {
   cluster_id?: string | null;
   labels?: string | null;
   collection_strategy?: string | null;
+  /** csv: body and labels with each quote doubled */
+  body_csv?: string;
+  labels_csv?: string | null;
 }
 
 const BASE_COLUMNS = ['s.id', 's.sample_type', 's.session_id', 's.annotation_status', 's.quality_score', 's.privacy_checked'];
 /** The stored redaction of a checked sample (an empty one counts as none), else the content. */
-const REDACTED_BODY =
-  "CASE WHEN s.privacy_checked = 1 AND s.pii_redacted_content <> '' THEN s.pii_redacted_content ELSE s.content END AS body";
+const REDACTED_BODY = "CASE WHEN s.privacy_checked = 1 AND s.pii_redacted_content <> '' THEN s.pii_redacted_content ELSE s.content END";
+/**
+ * csv writes the content and labels texts as cells, each quote doubled: SQLite doubles them while it
+ * reads the row, in C, for less than the JavaScript replace costs.
+ */
+const doubledQuotes = (expr: string, name: string) => `replace(${expr}, '"', '""') AS ${name}`;
 /** A sample with spans is redacted again from its content and spans when a per-value rule applies to it. */
 const RULE_COLUMNS = [
   's.pii_spans',
@@ -92,19 +105,58 @@ const RECORD_COLUMNS: Partial<Record<ExportFormat, string[]>> = {
 };
 
 function pageColumns(r: Resolved, withRules: boolean): string {
-  const columns = new Set([...BASE_COLUMNS, r.includePii ? 's.content AS body' : REDACTED_BODY]);
+  const body = r.includePii ? 's.content' : REDACTED_BODY;
+  const columns = new Set([...BASE_COLUMNS, `${body} AS body`]);
   if (withRules) for (const c of RULE_COLUMNS) columns.add(c);
   for (const c of RECORD_COLUMNS[r.format] ?? []) columns.add(c);
+  if (r.format === 'csv') {
+    columns.add(doubledQuotes(body, 'body_csv'));
+    columns.add(doubledQuotes('s.labels', 'labels_csv'));
+  }
   return [...columns].join(', ');
 }
 
 const parse = <T>(s: string | null | undefined, fallback: T): T => (s ? (JSON.parse(s) as T) : fallback);
 
+/** Labels that are not read: raw and csv write the stored text instead (StoredJson.labels). */
+const UNREAD_LABELS: SampleLabels = Object.freeze({}) as SampleLabels;
+
+/** A stored text and whether it is what JSON.stringify writes for its value. */
+interface KnownJson<T> {
+  value: T;
+  stringifyForm: boolean;
+}
+
+/**
+ * Quality factors parsed once per distinct text: a workspace holds a few dozen (three rounded scores).
+ * The parsed object is shared, so the records only read it.
+ */
+class QualityFactorsCache {
+  private readonly known = new Map<string, KnownJson<QualityFactors | null>>();
+  of(text: string | null | undefined): KnownJson<QualityFactors | null> {
+    if (!text) return { value: null, stringifyForm: false };
+    let k = this.known.get(text);
+    if (!k) {
+      // a workspace with many distinct texts starts over rather than growing without bound
+      if (this.known.size >= 10_000) this.known.clear();
+      k = { value: JSON.parse(text) as QualityFactors | null, stringifyForm: isStringifyForm(text) };
+      this.known.set(text, k);
+    }
+    return k;
+  }
+}
+
 /**
  * The sample fields a format's records read, from the columns pageColumns chose for it. (Each object
  * is written out whole: spreading one into another takes V8's slow path, ten times the cost.)
+ * json: raw and csv, where the stored labels text is written as it is when it can be (then not parsed).
  */
-function recordSample(format: ExportFormat, row: ExportRow): ExportedSample | RecordSample {
+function recordSample(
+  format: ExportFormat,
+  row: ExportRow,
+  factors: KnownJson<QualityFactors | null> | null,
+  json: StoredJson | null,
+): ExportedSample | RecordSample {
   if (!RECORD_COLUMNS[format]) {
     return {
       id: row.id,
@@ -125,13 +177,13 @@ function recordSample(format: ExportFormat, row: ExportRow): ExportedSample | Re
     auditId: row.audit_id ?? null,
     correctionId: row.correction_id ?? null,
     annotatedBy: row.annotated_by ?? null,
-    qualityFactors: parse<QualityFactors | null>(row.quality_factors, null),
+    qualityFactors: factors ? factors.value : parse<QualityFactors | null>(row.quality_factors, null),
     containsPii: row.contains_pii === 1,
     piiSpans: format === 'raw' ? parse<StoredPiiSpan[]>(row.pii_spans, []) : [],
     feedbackSignals: row.feedback_signals === '[]' ? [] : parse<SampleFeedback[]>(row.feedback_signals, []),
     fingerprint: row.fingerprint ?? null,
     clusterId: row.cluster_id ?? null,
-    labels: parse<SampleLabels>(row.labels, {}),
+    labels: json?.labels ? UNREAD_LABELS : parse<SampleLabels>(row.labels, {}),
     collectionStrategy: row.collection_strategy ?? null,
     createdAt: row.created_at ?? 0,
   };
@@ -187,12 +239,21 @@ export class ExportReader {
   private readonly labels = new Map<string, string>();
   /** The PII detector, loaded when a page first needs it (a session key to label, a sample never checked). */
   private detect: Detect | null = null;
+  private readonly factors = new QualityFactorsCache();
+  /** raw and csv write the stored content, labels and quality factors texts as they are when they can. */
+  private readonly storedJson: boolean;
+  /** raw for the writer: an item's records are their texts (the record objects are never built). */
+  private readonly rendered: boolean;
 
+  /** forWriter: the caller only writes the records' texts (the export itself, not a preview). */
   constructor(
     private readonly ctx: ServiceContext,
     private readonly r: Resolved,
     private readonly plan: ExportPlan,
+    forWriter = false,
   ) {
+    this.storedJson = r.format === 'raw' || r.format === 'csv';
+    this.rendered = forWriter && r.format === 'raw';
     this.selection = selectionOf(r);
     // Per-value PII decisions (curation/piiValues) also cover samples collected after they were made.
     this.rules = r.includePii ? [] : loadValueRules(ctx);
@@ -220,17 +281,48 @@ export class ExportReader {
     if (!split) return null;
     const { r } = this;
     const row = withValueRules(stored, this.rules);
-    let content = JSON.parse(row.body) as SampleContent;
+    const parsed = JSON.parse(row.body) as SampleContent;
+    let content = parsed;
     if (!r.includePii) {
       if (row.privacy_checked !== 1 && this.detect) content = scannedContent(content, this.detect);
       content = hideSessionValues(content, this.sessionValues.of(row.session_id));
     }
-    const sample = recordSample(r.format, row);
+    const json = this.storedJson ? this.jsonOf(row, row === stored && content === parsed) : null;
+    const factors = RECORD_COLUMNS[r.format] ? this.factors.of(row.quality_factors) : null;
+    const sample = recordSample(r.format, row, factors, json);
     const task = r.format === 'raw' && sample.sampleType === 'annotated_turn' ? null : taskOf(content);
     const label = this.labelled ? sessionLabel(row.session_id, this.detect, this.labels) : row.session_id;
-    const records = recordsOf(r.format, sample, content, label, task);
-    return records.length ? { split, sample, content, task, records } : null;
+    if (this.rendered) {
+      const line = rawLine(sample as RecordSample, content, label, json!);
+      return { split, sample, content, task, records: [line], rendered: true };
+    }
+    const records = recordsOf(r.format, sample, content, label, task, json);
+    if (!records.length) return null;
+    return json && r.format === 'csv'
+      ? { split, sample, content, task, records, csvDoubled: csvDoubled(row, json) }
+      : { split, sample, content, task, records };
   }
+
+  /**
+   * The stored texts raw and csv can write as they are. The content only when it is written as stored
+   * (no value hidden or redacted now); the labels only where the record does not need them parsed.
+   */
+  private jsonOf(row: ExportRow, storedContent: boolean): StoredJson {
+    const labelsAsText = this.r.format === 'csv' || this.rendered;
+    return {
+      content: storedContent && isStringifyForm(row.body) ? row.body : null,
+      labels: labelsAsText && row.labels && isStringifyForm(row.labels) ? row.labels : null,
+      qualityFactors: row.quality_factors && this.factors.of(row.quality_factors).stringifyForm ? row.quality_factors : null,
+    };
+  }
+}
+
+/** The csv cells written from stored texts, with the quotes SQLite doubled (the stored row's, so only when the row is as stored). */
+function csvDoubled(row: ExportRow, json: StoredJson): CsvDoubled {
+  const cells: CsvDoubled = [];
+  if (json.content !== null && row.body_csv != null) cells.push({ at: CSV_CONTENT, text: json.content, doubled: row.body_csv });
+  if (json.labels !== null && row.labels_csv != null) cells.push({ at: CSV_LABELS, text: json.labels, doubled: row.labels_csv });
+  return cells;
 }
 
 /** Yields the planned samples page by page, in rowid order, with their records (reading only planned rows). */

@@ -15,8 +15,10 @@ import {
   sharegptRecord,
   type CsvRowSample,
   type RawRecordSample,
+  type StoredJson,
   taskOf,
   type Task,
+  CSV_FIELDS,
 } from './formats';
 import type { DatasetSample, SampleContent } from './types';
 import { trainingRow, type TrainingRowSample } from '../parquet/trainingRows';
@@ -47,6 +49,7 @@ export function recordsOf(
   content: SampleContent,
   sessionId: string,
   task?: Task | null,
+  json: StoredJson | null = null,
 ): unknown[] {
   const t = task ?? undefined;
   switch (format) {
@@ -72,8 +75,66 @@ export function recordsOf(
     case 'raw':
       return [rawRecord(withRecordFields(s, format), content, sessionId)];
     case 'csv':
-      return [csvRow(withRecordFields(s, format), content, sessionId, t)];
+      return [csvRow(withRecordFields(s, format), content, sessionId, t, json)];
   }
+}
+
+/** `"key":` for each key a record has written (a handful of names). */
+const keyPrefixes = new Map<string, string>();
+const keyPrefix = (k: string): string => {
+  let p = keyPrefixes.get(k);
+  if (p === undefined) keyPrefixes.set(k, (p = `${JSON.stringify(k)}:`));
+  return p;
+};
+
+/**
+ * JSON.stringify(record), with the values of `texts` keys written as those texts (each one exactly what
+ * JSON.stringify writes for that value). Properties are walked as JSON.stringify walks a plain object:
+ * own enumerable keys in order, an undefined value left out.
+ */
+function stringifyWith(record: Record<string, unknown>, texts: Record<string, string | null>): string {
+  let out = '';
+  for (const k in record) {
+    const v = record[k];
+    if (v === undefined) continue;
+    const text = texts[k] ?? (JSON.stringify(v) as string | undefined);
+    if (text === undefined) continue;
+    out += out ? `,${keyPrefix(k)}${text}` : `{${keyPrefix(k)}${text}`;
+  }
+  return out ? `${out}}` : '{}';
+}
+
+/** Stand-ins for the stored texts in a raw record, each found again as `"key":"<its JSON escape>"`. */
+const STAND_IN = { content: '\u0000content', qualityFactors: '\u0000qualityFactors', labels: '\u0000labels' } as const;
+const STAND_IN_KEYS = ['content', 'qualityFactors', 'labels'] as const;
+const STAND_IN_TEXT = STAND_IN_KEYS.map((k) => `${JSON.stringify(k)}:${JSON.stringify(STAND_IN[k])}`);
+
+/**
+ * The raw export's line for a sample: JSON.stringify(rawRecord(...)) without serializing its stored texts
+ * again. With all three texts known, the record is serialized with stand-ins for them, which are then
+ * replaced: an unescaped quote in the output only delimits a string, so `"content":"\u0000content"` can
+ * only be that key and value, and the values before each stand-in are scalars or stand-ins, so the first
+ * match is the record's own. Otherwise the record is serialized key by key (stringifyWith).
+ */
+export function rawLine(s: RecordSample, content: SampleContent, sessionId: string, json: StoredJson): string {
+  const record = rawRecord(withRecordFields(s, 'raw'), content, sessionId);
+  const texts = { content: json.content, labels: json.labels, qualityFactors: json.qualityFactors };
+  if (json.content === null || json.labels === null || json.qualityFactors === null) return stringifyWith(record, texts);
+  record.content = STAND_IN.content;
+  record.qualityFactors = STAND_IN.qualityFactors;
+  record.labels = STAND_IN.labels;
+  const line = JSON.stringify(record);
+  let out = '';
+  let from = 0;
+  for (let k = 0; k < STAND_IN_KEYS.length; k++) {
+    const at = line.indexOf(STAND_IN_TEXT[k]!, from);
+    // never expected: the serializer wrote the record differently; the key-by-key form is exact
+    if (at < 0) return stringifyWith(record, texts);
+    const key = STAND_IN_KEYS[k]!;
+    out += `${line.slice(from, at)}${keyPrefix(key)}${json[key]}`;
+    from = at + STAND_IN_TEXT[k]!.length;
+  }
+  return out + line.slice(from);
 }
 
 /** Cuts cells over Excel's limit (counting the quote Papa Parse may add before a formula). */
@@ -106,16 +167,35 @@ function csvCell(value: string | number | null | undefined): string {
   return text;
 }
 
-/** One CSV row without its line break: Papa.unparse([row], { header: false, escapeFormulae: CSV_FORMULA }), without its per-call setup. */
-export function csvLine(row: readonly (string | number | null)[]): string {
+/** Cells of a CSV row whose text (at index at) is known with its quotes doubled already. */
+export type CsvDoubled = { at: number; text: string; doubled: string }[];
+export const CSV_CONTENT = CSV_FIELDS.indexOf('content');
+export const CSV_LABELS = CSV_FIELDS.indexOf('labels');
+
+/** csvCell(text), given text with each quote doubled. */
+function csvCellDoubled(text: string, doubled: string): string {
+  if (!text.includes('"')) return csvCell(text);
+  return CSV_FORMULA.test(text) ? `"'${doubled}"` : `"${doubled}"`;
+}
+
+/**
+ * One CSV row without its line break: Papa.unparse([row], { header: false, escapeFormulae: CSV_FORMULA }), without its per-call setup.
+ * doubled: cells known with their quotes doubled, used while the cell still holds that text (not cut).
+ */
+export function csvLine(row: readonly (string | number | null)[], doubled?: CsvDoubled): string {
   let line = '';
-  for (let i = 0; i < row.length; i++) line += i ? `,${csvCell(row[i])}` : csvCell(row[i]);
+  for (let i = 0; i < row.length; i++) {
+    let cell: string | undefined;
+    if (doubled) for (const d of doubled) if (d.at === i && d.text === row[i]) cell = csvCellDoubled(d.text, d.doubled);
+    cell ??= csvCell(row[i]);
+    line += i ? `,${cell}` : cell;
+  }
   return line;
 }
 
 /** The exact text written for one record (JSON line or CSV row), without the line break. */
-export function recordText(format: ExportFormat, record: unknown): string {
-  if (format === 'csv') return csvLine(record as (string | number | null)[]);
+export function recordText(format: ExportFormat, record: unknown, doubled?: CsvDoubled): string {
+  if (format === 'csv') return csvLine(record as (string | number | null)[], doubled);
   // a Parquet row carries ids; what it trains is its Alpaca triple, which the record hash stands for
   if (format === 'parquet') return (record as { record_hash: string }).record_hash;
   return JSON.stringify(record);

@@ -377,11 +377,42 @@ export type CsvRowSample = Pick<
   'id' | 'sessionId' | 'sampleType' | 'annotationStatus' | 'qualityScore' | 'qualityFactors' | 'labels' | 'createdAt'
 >;
 
+/**
+ * A sample's stored JSON texts that are exactly what JSON.stringify writes for their parsed values
+ * (canonicalJson.ts), so raw and csv write them as they are; null where the value must be serialized.
+ */
+export interface StoredJson {
+  content: string | null;
+  labels: string | null;
+  qualityFactors: string | null;
+}
+
+/** new Date(ms).toISOString(), with the date part kept from the previous call (exports run in time order). */
+let isoDay = NaN;
+let isoDayPrefix = '';
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+export function isoTime(ms: number): string {
+  // years 1970 to 9999 at whole milliseconds; anything else (and an invalid time's RangeError) is Date's
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253402300800000) return new Date(ms).toISOString();
+  const day = Math.floor(ms / 86400000);
+  if (day !== isoDay) {
+    isoDayPrefix = new Date(day * 86400000).toISOString().slice(0, 11);
+    isoDay = day;
+  }
+  let rest = ms - day * 86400000;
+  const milli = rest % 1000;
+  rest = (rest - milli) / 1000;
+  const sec = rest % 60;
+  rest = (rest - sec) / 60;
+  return `${isoDayPrefix}${pad((rest - (rest % 60)) / 60, 2)}:${pad(rest % 60, 2)}:${pad(sec, 2)}.${pad(milli, 3)}Z`;
+}
+
 export function csvRow(
   s: CsvRowSample,
   content: SampleContent,
   sessionId = s.sessionId,
   t: Task = taskOf(content),
+  json: StoredJson | null = null,
 ): (string | number | null)[] {
   const f: QualityFactors | null = s.qualityFactors;
   return [
@@ -396,8 +427,8 @@ export function csvRow(
     t.instruction,
     t.input,
     t.output,
-    JSON.stringify(content),
-    JSON.stringify(s.labels),
-    new Date(s.createdAt).toISOString(),
+    json?.content ?? JSON.stringify(content),
+    json?.labels ?? JSON.stringify(s.labels),
+    isoTime(s.createdAt),
   ];
 }
