@@ -58,6 +58,10 @@ const LEADER_CACHE_LIMIT = 20_000;
  * one, so it appends instead of rewriting the table; a million rows take about 24 MB in PendingBands.
  */
 export const BAND_FLUSH_ROWS = 1_000_000;
+/** A band list this long is crowded: its leaders are kept with it (leadersOf). */
+const CROWDED = 16;
+/** Crowded lists whose leaders are kept at most: 16,384 leaders (about 16 MB) even if none were shared. */
+const CROWDED_LISTS = 256;
 /** Lookups a new sample makes (a fingerprint and 16 bands) over the seeding cost per stored key, about. */
 const SEED_PAYOFF = 250;
 
@@ -202,6 +206,8 @@ export class Deduper {
   private readonly fingerprints: BloomFilter;
   private readonly bands: BloomFilter;
   private readonly shingleIds = new ShingleIds();
+  /** The leaders of crowded band lists, by list (leadersOf). */
+  private readonly crowded = new Map<string[], (Leader | null)[]>();
   /** The unit last marked in shingleIds and its ids, for index() of the same sample. */
   private lastMarked: { unit: string; ids: Int32Array; generation: number } | undefined;
   /** Band rows of this run's leaders not yet written. */
@@ -278,8 +284,11 @@ export class Deduper {
     let myNumbers: string | undefined;
     const shingles = this.shingleIds;
     const floor = Math.min(this.cfg.sameThreshold, this.cfg.relatedThreshold);
-    for (const id of this.candidates(keys)) {
-      const c = this.signature(id);
+    const { ids, shared } = this.candidates(keys);
+    const leaders = this.leadersOf(ids, shared);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!; // i < length
+      const c = leaders[i];
       if (!c) continue;
       // the band signature only proposes; the thresholds apply to the exact Jaccard of the two units,
       // which ShingleIds computes in about the time a 64-hash estimate took, so there is no estimate step
@@ -327,6 +336,7 @@ export class Deduper {
       const at = sortedIndex(list, sampleId);
       if (list[at] === sampleId) continue;
       if (at < BAND_CANDIDATES) {
+        this.crowded.delete(list);
         list.splice(at, 0, sampleId);
         if (list.length > BAND_CANDIDATES) list.pop();
       }
@@ -387,14 +397,19 @@ export class Deduper {
   /**
    * The candidate ids for a sample's band keys, as one query over all bands would give them: keys in
    * ascending order, each key's ids in order, the first BAND_CANDIDATES rows, then distinct ids in order.
+   * shared: the ids are one cached band list itself (read only), not a copy.
    */
-  private candidates(keys: number[]): string[] {
+  private candidates(keys: number[]): { ids: string[]; shared: boolean } {
     const rows: string[] = [];
     let bands = 0;
+    let only: string[] = NO_IDS;
     // bandKeys gives distinct keys in ascending order (the band index is in the high bits)
     for (const k of keys) {
       const list = this.bandLeaders(k);
-      if (list.length) bands++;
+      if (list.length) {
+        bands++;
+        only = list;
+      }
       for (const id of list) {
         if (rows.length >= BAND_CANDIDATES) break;
         rows.push(id);
@@ -403,14 +418,32 @@ export class Deduper {
     }
     // A dry run's planned leaders are candidates too (the real run would have stored them by now).
     if (this.planned) for (const k of keys) for (const id of this.planned.bands.get(k) ?? []) rows.push(id);
-    // one band's list is already distinct ids in order: in a crowded workspace the first band fills
-    // all BAND_CANDIDATES rows, and sorting them again cost as much as the lookups
-    if (rows.length < 2 || (bands === 1 && !this.planned)) return rows;
-    rows.sort(); // ids are strings: the default order is byId's, without a call per comparison
-    let n = 1;
-    for (let i = 1; i < rows.length; i++) if (rows[i] !== rows[n - 1]) rows[n++] = rows[i]!; // i < length
-    rows.length = n;
-    return rows;
+    // One band's list is already distinct ids in order (and at most BAND_CANDIDATES): in a crowded
+    // workspace the first band fills all the rows, and sorting them again cost as much as the lookups.
+    if (bands === 1 && !this.planned) return { ids: only, shared: true };
+    if (rows.length >= 2) {
+      rows.sort(); // ids are strings: the default order is byId's, without a call per comparison
+      let n = 1;
+      for (let i = 1; i < rows.length; i++) if (rows[i] !== rows[n - 1]) rows[n++] = rows[i]!; // i < length
+      rows.length = n;
+    }
+    return { ids: rows, shared: false };
+  }
+
+  /**
+   * The leaders of candidate ids, in order. A crowded band list meets sample after sample (every copy of
+   * a topic), so its leaders are kept by list: one lookup per sample instead of one per candidate, which
+   * was a fifth of dedupe. index() drops a list it changes; CROWDED_LISTS bounds what is held.
+   */
+  private leadersOf(ids: string[], shared: boolean): (Leader | null)[] {
+    const kept = shared ? this.crowded.get(ids) : undefined;
+    if (kept) return kept;
+    const leaders = ids.map((id) => this.signature(id));
+    if (shared && ids.length >= CROWDED) {
+      if (this.crowded.size >= CROWDED_LISTS) this.crowded.clear();
+      this.crowded.set(ids, leaders);
+    }
+    return leaders;
   }
 
   private signature(id: string): Leader | null {
