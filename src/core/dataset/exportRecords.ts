@@ -291,10 +291,25 @@ function codePointAt(text: string, i: number): number {
 
 /** Adds one text's letters per script to counts (indexes of LANGS). */
 function countScripts(text: string, counts: number[]): void {
+  // most texts are ASCII: their Latin letters are counted in a local, and the rest is walked only after a non-ASCII character
+  let en = 0;
+  let i = 0;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) break;
+    const lower = c | 0x20;
+    if (lower >= 0x61 && lower <= 0x7a) en++;
+  }
+  counts[EN]! += en;
+  if (i < text.length) countScriptsFrom(text, i, counts);
+}
+
+/** countScripts from the first non-ASCII character at start on. */
+function countScriptsFrom(text: string, start: number, counts: number[]): void {
   let nonAscii = false;
   let lone = false;
   const scripts = [0, 0, 0, 0];
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x80) {
       const lower = c | 0x20;
