@@ -4,8 +4,8 @@
 // are the old code, run side by side on awkward input.
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
-import { CSV_FORMULA, csvLine, sampleLanguage } from '../../src/core/dataset/exportRecords';
-import { sameAnswer } from '../../src/core/dataset/formats';
+import { CSV_FORMULA, EXCEL_CELL_LIMIT, csvLine, fitCells, sampleLanguage } from '../../src/core/dataset/exportRecords';
+import { isoTime, sameAnswer } from '../../src/core/dataset/formats';
 import { forEachText } from '../../src/core/dataset/privacy';
 
 const papaLine = (row: (string | number | null)[]) => Papa.unparse([row], { header: false, newline: '\r\n', escapeFormulae: CSV_FORMULA });
@@ -139,5 +139,23 @@ describe('preference answers that say the same thing', () => {
     }
     // the list holds pairs that differ only in case and spacing, not just identical ones
     expect(equal).toBeGreaterThan(20);
+  });
+
+  it('a CSV time is Date.toISOString, and a row is copied only when a cell is cut', () => {
+    const times = [0, 1, 999, 59_999, 86_399_999, 86_400_000, 951_782_400_000, 1_700_000_000_123, 253_402_300_799_999];
+    for (let t = 1_600_000_000_000; t < 1_600_000_000_000 + 3 * 86_400_000; t += 7_777_777) times.push(t, t + 1);
+    for (const t of times) expect(isoTime(t), String(t)).toBe(new Date(t).toISOString());
+    for (const t of [-1, 1.5, 253_402_300_800_000]) expect(isoTime(t)).toBe(new Date(t).toISOString());
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError);
+    const row = ['a', 1, null, 'b'];
+    expect(fitCells(row)).toEqual({ row, cut: 0 });
+    expect(fitCells(row).row).toBe(row);
+    const long = ['x', 'y'.repeat(EXCEL_CELL_LIMIT + 5)];
+    const fitted = fitCells(long);
+    expect(fitted.cut).toBe(1);
+    expect(fitted.row[0]).toBe('x');
+    expect((fitted.row[1] as string).length).toBeLessThanOrEqual(EXCEL_CELL_LIMIT - 1);
+    expect(fitted.row[1]).toMatch(/…\[truncated \d+ characters; the raw export has the full text\]$/);
+    expect(long[1]).toHaveLength(EXCEL_CELL_LIMIT + 5);
   });
 });

@@ -140,13 +140,17 @@ export function rawLine(s: RecordSample, content: SampleContent, sessionId: stri
 /** Cuts cells over Excel's limit (counting the quote Papa Parse may add before a formula). */
 export function fitCells(row: (string | number | null)[]): { row: (string | number | null)[]; cut: number } {
   let cut = 0;
-  const out = row.map((cell) => {
-    if (typeof cell !== 'string' || cell.length <= EXCEL_CELL_LIMIT - 1) return cell;
+  // the row itself when no cell is over the limit (nearly always): no copy per row
+  let out = row;
+  for (let i = 0; i < row.length; i++) {
+    const cell = row[i];
+    if (typeof cell !== 'string' || cell.length <= EXCEL_CELL_LIMIT - 1) continue;
     cut++;
     const marker = CUT_MARKER(0);
     const keep = EXCEL_CELL_LIMIT - 1 - marker.length - 8;
-    return cell.slice(0, keep) + CUT_MARKER(cell.length - keep);
-  });
+    if (out === row) out = row.slice();
+    out[i] = cell.slice(0, keep) + CUT_MARKER(cell.length - keep);
+  }
   return { row: out, cut };
 }
 

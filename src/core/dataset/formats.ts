@@ -390,7 +390,8 @@ export interface StoredJson {
 /** new Date(ms).toISOString(), with the date part kept from the previous call (exports run in time order). */
 let isoDay = NaN;
 let isoDayPrefix = '';
-const pad = (n: number, width: number) => String(n).padStart(width, '0');
+/** 00..99, so a time of day is put together without a padStart per field. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0'));
 export function isoTime(ms: number): string {
   // years 1970 to 9999 at whole milliseconds; anything else (and an invalid time's RangeError) is Date's
   if (!Number.isInteger(ms) || ms < 0 || ms >= 253402300800000) return new Date(ms).toISOString();
@@ -404,7 +405,9 @@ export function isoTime(ms: number): string {
   rest = (rest - milli) / 1000;
   const sec = rest % 60;
   rest = (rest - sec) / 60;
-  return `${isoDayPrefix}${pad((rest - (rest % 60)) / 60, 2)}:${pad(rest % 60, 2)}:${pad(sec, 2)}.${pad(milli, 3)}Z`;
+  const hour = (rest - (rest % 60)) / 60;
+  const ms3 = milli < 100 ? `0${TWO_DIGITS[milli]!}` : String(milli);
+  return `${isoDayPrefix}${TWO_DIGITS[hour]!}:${TWO_DIGITS[rest % 60]!}:${TWO_DIGITS[sec]!}.${ms3}Z`;
 }
 
 export function csvRow(
