@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { nowOf, type ServiceContext } from '../context';
-import { withBulkCheckpoints } from '../db/bulk';
 import type { Branch } from './branch';
 import { saveCursor, startPoint } from './cursors';
 import { finishImport } from './finish';
@@ -66,22 +65,10 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
     .immediate();
 
   const shared: TranscriptRun = { ctx, store, report, now, described };
-  // Each batch's commit would checkpoint the WAL past 1,000 pages, copying the turns' and the FTS index's pages
-  // again and again; with the bulk limit they are copied once, by finishImport's commit after it (its own cost).
-  await withBulkCheckpoints(ctx.db, () => readSources(shared, src, input.maxLineBytes, progress));
-  return finishImport(ctx, report);
-}
 
-async function readSources(
-  shared: TranscriptRun,
-  src: OpenClawSource,
-  maxLineBytes: number | undefined,
-  progress: { done: number; total: number; label: string },
-): Promise<void> {
-  const { ctx } = shared;
   for (const file of src.transcripts) {
     if (ctx.signal?.aborted) break;
-    await importTranscriptFile(shared, src, file, maxLineBytes, progress);
+    await importTranscriptFile(shared, src, file, input.maxLineBytes, progress);
   }
   for (const file of src.compressedArchives) {
     if (ctx.signal?.aborted) break;
@@ -91,6 +78,7 @@ async function readSources(
     if (ctx.signal?.aborted) break;
     await importAgentDatabase(shared, db);
   }
+  return finishImport(ctx, report);
 }
 
 /** A file's lines for the branch scan, undecoded: it reads each line's first bytes only. */
