@@ -136,8 +136,8 @@ export function entryHeadOfBytes(bytes: Buffer): EntryHead | undefined {
   return text === undefined ? undefined : entryHead(text);
 }
 
-/** An entry as the branch scan sees it: its text, or its head already read (undefined: not an entry). */
-export type ScannedEntry = { position: number; text?: string } | { position: number; head: EntryHead | undefined };
+/** An entry as the branch scan sees it: its text (undefined: not an entry). A file's lines go to scanLinesBranch. */
+export type ScannedEntry = { position: number; text?: string };
 
 /**
  * The active branch: from the last entry up to the root through parentId. A parent that is not in
@@ -155,7 +155,7 @@ export async function scanBranch(
   for await (const e of entries) {
     // Rows and archives are read synchronously: yield now and then so the app's event loop keeps going.
     if (++seen % 2000 === 0) await yieldToEventLoop();
-    addEntry(table, 'head' in e ? e.head : e.text === undefined ? undefined : entryHead(e.text), e.position);
+    addEntry(table, e.text === undefined ? undefined : entryHead(e.text), e.position);
   }
   return table.activeBranch(tip);
 }
