@@ -34,4 +34,13 @@ describe('dedupe Bloom filter', () => {
     saturated.saturate();
     for (let i = 0; i < 100; i++) expect(saturated.mayContain(...hexHashes(hex(i)))).toBe(true);
   });
+
+  it('caps its bit array at 32 MiB, however many items it is sized for', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const huge = new BloomFilter(3_000_000 * 16); // the band filter of 1,000,000 decisions: 60 MB uncapped
+    const grew = process.memoryUsage().arrayBuffers - before;
+    expect(Math.abs(grew - 2 ** 25)).toBeLessThan(2 ** 22); // 32 MiB, give or take buffers freed meanwhile
+    for (let i = 0; i < 1000; i++) huge.add(...hexHashes(hex(i)));
+    for (let i = 0; i < 1000; i++) expect(huge.mayContain(...hexHashes(hex(i)))).toBe(true);
+  });
 });
