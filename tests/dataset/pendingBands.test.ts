@@ -62,4 +62,27 @@ describe('PendingBands', () => {
     expect(pending.idsOf(15 * 2 ** 32 + 42)).toEqual(['b']);
     expect([...pending.sortedKeys()]).toEqual([42, 2 ** 32 + 42, 15 * 2 ** 32 + 42]);
   });
+
+  it('answers the same with a small capacity that grows, and keeps its arrays through clear', () => {
+    const next = random(11);
+    const pending = new PendingBands(1_000); // far below the rows: grows several times
+    expect(pending.idsOf(5)).toBeUndefined(); // nothing allocated yet
+    for (let round = 0; round < 3; round++) {
+      const reference = new Map<number, string[]>();
+      for (let leader = 0; leader < 2_000; leader++) {
+        const id = `r${round}-${leader}`;
+        const keys = keysOf(next, 500);
+        pending.add(id, keys);
+        for (const k of keys) reference.get(k)?.push(id) ?? reference.set(k, [id]);
+      }
+      expect([...reference].filter(([k, list]) => pending.idsOf(k)?.sort().join() !== [...list].sort().join())).toEqual([]);
+      expect([...pending.sortedKeys()]).toEqual([...reference.keys()].sort((a, b) => a - b));
+      pending.clear();
+      expect([...reference.keys()].some((k) => pending.idsOf(k))).toBe(false);
+    }
+  });
+
+  it('refuses a key whose band part does not fit', () => {
+    expect(() => new PendingBands().add('a', [2 ** 48])).toThrow(RangeError);
+  });
 });
