@@ -2,9 +2,9 @@
 // leader ids in typed arrays. Each flush writes them as a new generation of the band table (dedupe.ts).
 // A row takes 14 bytes (the key's two halves, its leader and the previous row of its key) and a key
 // a slot in a table at most half full; the Map of id arrays this replaced took about 100 bytes a row.
-// The arrays are allocated once, at the capacity the caller gives, and kept from one flush to the next:
-// growing them again after each flush left the outgrown ones, tens of MB, resident until V8's next full
-// collection, and a flush that went past a power of two doubled them.
+// The row arrays are allocated once, at the capacity the caller gives, and every array is kept from one
+// flush to the next: growing them again after each flush left the outgrown ones, tens of MB, resident
+// until V8's next full collection, and a flush that went past a power of two doubled them.
 import { bandKeyMix } from './bloom';
 
 /** Row capacity unless the caller gives one; the arrays double past it. */
@@ -57,8 +57,8 @@ export class PendingBands {
    * this object's and the next call reuses it: a flush's keys are not allocated again for every flush.
    */
   sortedKeys(): Float64Array {
-    if (this.sorted.length < this.distinctKeys)
-      this.sorted = new Float64Array(Math.max(this.distinctKeys, Math.min(this.capacity, 2 * this.distinctKeys)));
+    // an eighth to spare: the next flush's keys are about as many, and fit
+    if (this.sorted.length < this.distinctKeys) this.sorted = new Float64Array(Math.ceil(this.distinctKeys * 1.125));
     const keys = this.sorted.subarray(0, this.distinctKeys);
     let n = 0;
     for (const held of this.slots) if (held !== NONE) keys[n++] = this.keyOf(held - 1);
@@ -121,10 +121,10 @@ export class PendingBands {
     this.rowPrev = grown(this.rowPrev, new Int32Array(size));
   }
 
-  /** A table for as many keys as there are rows (at most half full), or twice the old one. */
+  /** A table twice the size (rows of one key share a slot: there are fewer keys than rows). */
   private growSlots(): void {
     const old = this.slots;
-    this.slots = new Int32Array(Math.max(old.length * 2, 2 ** Math.ceil(Math.log2(this.keyLow.length * 2))));
+    this.slots = new Int32Array(Math.max(old.length * 2, INITIAL_ROWS * 2));
     for (const held of old) if (held !== NONE) this.slots[this.slotOf(this.keyOf(held - 1))] = held;
   }
 }
