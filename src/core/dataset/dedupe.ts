@@ -55,9 +55,14 @@ const LEADER_CACHE_LIMIT = 20_000;
  * Band rows wait in memory and are written sorted, this many at a time and at the end of a run:
  * written one leader at a time, their random keys dirtied a new index page per row in every
  * transaction. Each flush is a new generation of the band table (migration 0182), after every stored
- * one, so it appends instead of rewriting the table; a million rows take about 24 MB in PendingBands.
+ * one, so it appends instead of rewriting the table. PendingBands is allocated once for BAND_FLUSH_ROWS
+ * plus the rows of the transaction that reaches it (a page of 3,000 decisions, up to 3 new leaders of 16
+ * rows each): 1,044,000 rows of 14 bytes, and at most 18 MB more for the keys' slots and a flush's sorted
+ * keys. The old layout doubled to 2^21 rows (32 MB) whenever a flush went past 2^20.
  */
-export const BAND_FLUSH_ROWS = 1_000_000;
+export const BAND_FLUSH_ROWS = 900_000;
+/** Rows one transaction may add past BAND_FLUSH_ROWS before the driver flushes (see above). */
+const PENDING_BAND_HEADROOM = 144_000;
 /** A band list this long is crowded: its leaders are kept with it (leadersOf). */
 const CROWDED = 16;
 /** Crowded lists whose leaders are kept at most: 16,384 leaders (about 16 MB) even if none were shared. */
@@ -211,7 +216,7 @@ export class Deduper {
   /** The unit last marked in shingleIds and its ids, for index() of the same sample. */
   private lastMarked: { unit: string; ids: Int32Array; generation: number } | undefined;
   /** Band rows of this run's leaders not yet written. */
-  private readonly pendingBands = new PendingBands();
+  private readonly pendingBands = new PendingBands(BAND_FLUSH_ROWS + PENDING_BAND_HEADROOM);
   /**
    * A flush that spans several transactions: the pending keys in order, how far it got and the rows it
    * wrote. The rows stay pending until the flush ends (a lookup meanwhile would find them twice, and
