@@ -3,9 +3,9 @@
 // plain JSON.stringify-and-write loop over the stored sample rows (scaled to the samples each export
 // wrote), peak RSS (the kernel's high-water mark of that process), the live heap after a GC at each tenth,
 // and whether token totals were counted or estimated. The baseline is measured again right before each
-// export, in a fresh process of its own, BASELINE_REPEATS times, and its fastest run is taken: measured once
-// per section, it moved between 1.3 and 2.6 s CPU on the same data as the load changed, and that noise went
-// straight into every ratio. The fastest run is the strictest baseline, and a process of its own keeps the
+// export (measured once per section, it moved between 1.3 and 2.6 s CPU on the same data as the load
+// changed, and that noise went straight into every ratio): the median of BASELINE_REPEATS fresh processes,
+// each measured on its first run as the export is (measureBaseline). Processes of their own keep the
 // export's peak RSS its own. EXPORT_BENCH_WORKSPACE=<dir> reuses a collected workspace (kept),
 // so the code before and after a change can be measured on the same data; EXPORT_BENCH_FORMATS picks formats.
 import { fork } from 'node:child_process';
@@ -76,17 +76,41 @@ async function exportChild(dir: string, format: ExportFormat): Promise<ExportRun
   return { ...base, tokens, total: r.total, mib: r.files.reduce((a, f) => a + f.bytes, 0) / 1048576 };
 }
 
-/** The baseline, BASELINE_REPEATS times in this (fresh) process: the fastest run, and the rows it wrote. */
-async function baselineChild(dir: string): Promise<{ cpuS: number; rows: number; runs: number[] }> {
-  const runs: { cpuS: number; rows: number }[] = [];
-  for (let i = 0; i < BASELINE_REPEATS; i++) runs.push(await baselineWrite(dir));
-  return { cpuS: Math.min(...runs.map((x) => x.cpuS)), rows: runs[0]!.rows, runs: runs.map((x) => x.cpuS) };
+interface BaselineRuns {
+  rows: number;
+  /** CPU seconds of each run in one process: the first cold, as an export runs, the others warm. */
+  runs: number[];
 }
 
-/** A fresh child: `<dir> <format>` exports, `<dir> baseline` measures the baseline. */
-function runSectionChild<T>(dir: string, what: ExportFormat | 'baseline'): Promise<T> {
+/** The baseline `repeats` times in this (fresh) process, and the rows it wrote. */
+async function baselineChild(dir: string, repeats: number): Promise<BaselineRuns> {
+  const runs: { cpuS: number; rows: number }[] = [];
+  for (let i = 0; i < repeats; i++) runs.push(await baselineWrite(dir));
+  return { rows: runs[0]!.rows, runs: runs.map((x) => x.cpuS) };
+}
+
+/**
+ * The baseline an export is divided by: the median of BASELINE_REPEATS cold runs, each the first run of a
+ * fresh process, as the export is (an export's first run compiles its code: about 0.25 s of CPU, which a
+ * warm baseline did not pay, and which was half of ranking's ratio). The last process runs it twice more,
+ * warm, and the fastest warm run is printed beside it, as the bench divided by before.
+ */
+async function measureBaseline(dir: string): Promise<{ cpuS: number; warmS: number; rows: number; cold: number[] }> {
+  const children: BaselineRuns[] = [];
+  for (let i = 0; i < BASELINE_REPEATS; i++)
+    children.push(await runSectionChild<BaselineRuns>(dir, 'baseline', i === BASELINE_REPEATS - 1 ? 3 : 1));
+  const cold = children.map((c) => c.runs[0]!);
+  const cpuS = [...cold].sort((a, b) => a - b)[BASELINE_REPEATS >> 1]!;
+  return { cpuS, warmS: Math.min(...children[BASELINE_REPEATS - 1]!.runs.slice(1)), rows: children[0]!.rows, cold };
+}
+
+/** A fresh child: `<dir> <format>` exports, `<dir> baseline <repeats>` measures the baseline. */
+function runSectionChild<T>(dir: string, what: ExportFormat | 'baseline', repeats = 1): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, [dir, what], { execArgv: ['--require', 'tsx/cjs'], env: { ...process.env, [CHILD_ENV]: '1' } });
+    const child = fork(__filename, [dir, what, String(repeats)], {
+      execArgv: ['--require', 'tsx/cjs'],
+      env: { ...process.env, [CHILD_ENV]: '1' },
+    });
     child.once('message', (m) => resolve(m as T));
     child.once('error', reject);
     child.once('exit', (code) => code !== 0 && reject(new Error(`export bench child exited with ${code}`)));
@@ -122,10 +146,10 @@ export const section: BenchSection = {
       const dir = await collectedWorkspace(root);
       const formats = (process.env.EXPORT_BENCH_FORMATS?.split(',') ?? [...EXPORT_FORMATS]) as ExportFormat[];
       for (const format of formats) {
-        const base = await runSectionChild<{ cpuS: number; rows: number; runs: number[] }>(dir, 'baseline');
+        const base = await measureBaseline(dir);
         console.log(
-          `export baseline (stringify + write of all ${base.rows} stored samples, fresh process, fastest of ${base.runs.map((x) => fmt(x, 2)).join(' / ')} s CPU): ` +
-            `${fmt(base.cpuS, 2)} s CPU; ${loadAvg()}`,
+          `export baseline (stringify + write of all ${base.rows} stored samples, median of ${BASELINE_REPEATS} fresh processes, ` +
+            `${base.cold.map((x) => fmt(x, 2)).join(' / ')} s CPU): ${fmt(base.cpuS, 2)} s CPU; warm in-process, fastest: ${fmt(base.warmS, 2)} s; ${loadAvg()}`,
         );
         const r = await runSectionChild<ExportRun>(dir, format);
         if (r.error) {
@@ -133,10 +157,12 @@ export const section: BenchSection = {
           continue;
         }
         // the baseline writes every stored sample; scale it to the number this export wrote
-        const scaled = base.cpuS * (Math.max(r.total, 1) / Math.max(1, base.rows));
+        const share = Math.max(r.total, 1) / Math.max(1, base.rows);
+        const scaled = base.cpuS * share;
         const aim = format === 'openai-dpo' ? 0.5 : 0.7;
         console.log(
-          `export ${format.padEnd(10)}: ${r.total} samples, ${fmt(r.cpuS, 2)} s CPU (wall ${fmt(r.wallS, 2)} s); ratio ${fmt(scaled / r.cpuS, 3)} (aim >= ${aim}); ` +
+          `export ${format.padEnd(10)}: ${r.total} samples, ${fmt(r.cpuS, 2)} s CPU (wall ${fmt(r.wallS, 2)} s); ratio ${fmt(scaled / r.cpuS, 3)} (aim >= ${aim}; ` +
+            `${fmt((base.warmS * share) / r.cpuS, 3)} against the warm baseline); ` +
             `peak RSS ${fmt(r.peakRssMb, 0)} MB fresh process (aim < 250); live heap after GC at each tenth (MB): ${r.liveHeapMb.join(' ')}; ` +
             `tokens ${r.tokens}; ${fmt(r.mib, 1)} MiB written; ${loadAvg()}`,
         );
@@ -148,9 +174,9 @@ export const section: BenchSection = {
 };
 
 if (process.env[CHILD_ENV] && process.send) {
-  const [dir, format] = process.argv.slice(2);
-  if (!dir) throw new Error('exports bench child: expected <workspace dir> <format | baseline>');
-  (format === 'baseline' ? baselineChild(dir) : exportChild(dir, format as ExportFormat)).then(
+  const [dir, format, repeats] = process.argv.slice(2);
+  if (!dir) throw new Error('exports bench child: expected <workspace dir> <format | baseline> [repeats]');
+  (format === 'baseline' ? baselineChild(dir, Number(repeats ?? 1)) : exportChild(dir, format as ExportFormat)).then(
     (result) => process.send!(result, () => process.exit(0)),
     (e: Error) => {
       console.error(e);
