@@ -1,4 +1,5 @@
 // Storing an assessed draft: its deterministic id, its cluster (dedupe), and its row.
+import { hash } from 'node:crypto';
 import { encodeTime } from 'ulid';
 import type { DB } from '../../db/connection';
 import { insertCollectedSample, type CollectDecisionRow } from '../../db/repositories/collect';
@@ -6,11 +7,9 @@ import type { ClusterAssignment, Deduper } from '../dedupe';
 import type { SampleContent } from '../types';
 import type { Assessment } from './assess';
 import type { Draft } from './rules';
-import { sha256Into } from './sha256';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-const digest = new Uint8Array(32);
 let lastTime = NaN;
 let lastTimePrefix = '';
 
@@ -19,7 +18,7 @@ let lastTimePrefix = '';
  * (one source, one id) and much cheaper than 100,000 calls to a crypto random source.
  */
 export function sampleId(time: number, sourceKey: string): string {
-  const h = sha256Into(sourceKey, digest); // node:crypto's hash() cost more than the rest of the id (sha256.ts)
+  const h = hash('sha256', sourceKey, 'buffer'); // one-shot: half the cost of createHash().update().digest()
   // a decision's samples share its time: encoded once
   if (time !== lastTime) {
     lastTimePrefix = encodeTime(time, 10);
