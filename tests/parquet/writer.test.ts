@@ -1,13 +1,12 @@
-// The Parquet writer's speed-ups must not change what a reader gets: our snappy writes the bytes the
-// library's did, and a training file reads back to the same schema and rows as one written with the
+// The Parquet writer's speed-ups must not change what a reader gets: the snappy it uses (snappyjs)
+// round-trips through the reader's decompressor, and a training file reads back to the same schema and rows as one written with the
 // library's defaults (per-row Date and struct copies, dictionary trials and statistics on every column).
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parquetMetadata, parquetReadObjects, snappyUncompress } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { snappyCompress as librarySnappy } from 'hyparquet-writer/src/snappy.js';
-import { snappyCompress } from '../../src/core/parquet/snappy';
+import { compress as snappyCompress } from 'snappyjs';
 import { ParquetTable, parquetSchema, type ParquetRow } from '../../src/core/parquet/writer';
 import { TRAINING_COLUMNS } from '../../src/core/parquet/trainingRows';
 import { tempWorkspace } from '../helpers/workspace';
@@ -25,11 +24,20 @@ function sampleBytes(n: number, seed: number): Uint8Array {
 }
 
 describe('snappy', () => {
-  it('writes the same bytes as the library it replaces, and they decompress to the input', () => {
-    for (const [n, seed] of [[0, 1], [1, 2], [14, 3], [15, 4], [61, 5], [300, 6], [70_000, 7], [400_000, 8]] as const) {
+  it("compresses to what hyparquet's decompressor gives back as the input", () => {
+    for (const [n, seed] of [
+      [0, 1],
+      [1, 2],
+      [14, 3],
+      [15, 4],
+      [61, 5],
+      [300, 6],
+      [70_000, 7],
+      [400_000, 8],
+    ] as const) {
       const input = sampleBytes(n, seed);
       const ours = snappyCompress(input);
-      expect(Buffer.from(ours).equals(Buffer.from(librarySnappy(input)))).toBe(true);
+      if (n > 1000) expect(ours.length).toBeLessThan(n / 2); // it compresses: the text repeats its words
       const back = new Uint8Array(input.length);
       snappyUncompress(ours, back);
       expect(Buffer.from(back).equals(Buffer.from(input))).toBe(true);
@@ -125,7 +133,9 @@ describe('ParquetTable', () => {
     expect(chunk('sample_id').encodings).toEqual(['PLAIN']);
     expect(chunk('input').statistics).toBeUndefined();
     expect(chunk('label').encodings).toContain('RLE_DICTIONARY');
-    const answers = ours.meta.row_groups[0]!.columns.find((c) => c.meta_data!.path_in_schema.join('.') === 'conversations.list.element.value');
+    const answers = ours.meta.row_groups[0]!.columns.find(
+      (c) => c.meta_data!.path_in_schema.join('.') === 'conversations.list.element.value',
+    );
     expect(answers!.meta_data!.encodings).toContain('RLE_DICTIONARY');
     expect(chunk('created_at').statistics?.min_value).toBeDefined();
   });
