@@ -164,7 +164,11 @@ export async function scanBranch(
  * scanBranch over a file's lines read with `raw`: each head is read from the line's first bytes. The lines
  * are taken as readLines gives them, without a generator between that makes an entry of each.
  */
-export async function scanLinesBranch(lines: AsyncIterable<SourceLine>, startPosition: number, tip: string | null): Promise<Branch | 'rescan'> {
+export async function scanLinesBranch(
+  lines: AsyncIterable<SourceLine>,
+  startPosition: number,
+  tip: string | null,
+): Promise<Branch | 'rescan'> {
   const table = new EntryTable(startPosition);
   for await (const l of lines) addEntry(table, l.raw ? entryHeadOfBytes(l.raw) : undefined, l.lineNumber);
   return table.activeBranch(tip);
