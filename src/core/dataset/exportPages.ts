@@ -9,7 +9,7 @@ import type { AnnotationStatus, DataSplit, ExportFormat, SampleType } from '../.
 import { listPlannedSamplePage } from '../db/repositories/exportSamples';
 import type { ServiceContext } from '../context';
 import { loadValueRules, rowWithValueRules, type ValueRule } from '../curation/piiValues';
-import { CSV_CONTENT, CSV_LABELS, rawLine, recordsOf, type CsvDoubled, type ExportedSample, type RecordSample } from './exportRecords';
+import { rawLine, recordsOf, type ExportedSample, type RecordSample } from './exportRecords';
 import { isStringifyForm } from './canonicalJson';
 import { selectionOf, type ExportPlan, type Resolved } from './exportPlan';
 import { taskOf, type StoredJson, type Task } from './formats';
@@ -28,8 +28,6 @@ export interface PageItem {
   records: unknown[];
   /** The records are the texts the writer writes (raw, for the writer: no record object is built). */
   rendered?: boolean;
-  /** csv: cells whose quotes SQLite already doubled. */
-  csvDoubled?: CsvDoubled;
 }
 
 /** The content an export writes: redacted unless includePii, scanned now if it never was. */
@@ -72,19 +70,12 @@ interface ExportRow {
   cluster_id?: string | null;
   labels?: string | null;
   collection_strategy?: string | null;
-  /** csv: body and labels with each quote doubled */
-  body_csv?: string;
-  labels_csv?: string | null;
 }
 
 const BASE_COLUMNS = ['s.id', 's.sample_type', 's.session_id', 's.annotation_status', 's.quality_score', 's.privacy_checked'];
 /** The stored redaction of a checked sample (an empty one counts as none), else the content. */
-const REDACTED_BODY = "CASE WHEN s.privacy_checked = 1 AND s.pii_redacted_content <> '' THEN s.pii_redacted_content ELSE s.content END";
-/**
- * csv writes the content and labels texts as cells, each quote doubled: SQLite doubles them while it
- * reads the row, in C, for less than the JavaScript replace costs.
- */
-const doubledQuotes = (expr: string, name: string) => `replace(${expr}, '"', '""') AS ${name}`;
+const REDACTED_BODY =
+  "CASE WHEN s.privacy_checked = 1 AND s.pii_redacted_content <> '' THEN s.pii_redacted_content ELSE s.content END AS body";
 /** A sample with spans is redacted again from its content and spans when a per-value rule applies to it. */
 const RULE_COLUMNS = [
   's.pii_spans',
@@ -105,14 +96,9 @@ const RECORD_COLUMNS: Partial<Record<ExportFormat, string[]>> = {
 };
 
 function pageColumns(r: Resolved, withRules: boolean): string {
-  const body = r.includePii ? 's.content' : REDACTED_BODY;
-  const columns = new Set([...BASE_COLUMNS, `${body} AS body`]);
+  const columns = new Set([...BASE_COLUMNS, r.includePii ? 's.content AS body' : REDACTED_BODY]);
   if (withRules) for (const c of RULE_COLUMNS) columns.add(c);
   for (const c of RECORD_COLUMNS[r.format] ?? []) columns.add(c);
-  if (r.format === 'csv') {
-    columns.add(doubledQuotes(body, 'body_csv'));
-    columns.add(doubledQuotes('s.labels', 'labels_csv'));
-  }
   return [...columns].join(', ');
 }
 
@@ -287,8 +273,8 @@ export class ExportReader {
       if (row.privacy_checked !== 1 && this.detect) content = scannedContent(content, this.detect);
       content = hideSessionValues(content, this.sessionValues.of(row.session_id));
     }
-    const json = this.storedJson ? this.jsonOf(row, row === stored && content === parsed) : null;
     const factors = RECORD_COLUMNS[r.format] ? this.factors.of(row.quality_factors) : null;
+    const json = this.storedJson ? this.jsonOf(row, row === stored && content === parsed, factors) : null;
     const sample = recordSample(r.format, row, factors, json);
     const task = r.format === 'raw' && sample.sampleType === 'annotated_turn' ? null : taskOf(content);
     const label = this.labelled ? sessionLabel(row.session_id, this.detect, this.labels) : row.session_id;
@@ -297,32 +283,21 @@ export class ExportReader {
       return { split, sample, content, task, records: [line], rendered: true };
     }
     const records = recordsOf(r.format, sample, content, label, task, json);
-    if (!records.length) return null;
-    return json && r.format === 'csv'
-      ? { split, sample, content, task, records, csvDoubled: csvDoubled(row, json) }
-      : { split, sample, content, task, records };
+    return records.length ? { split, sample, content, task, records } : null;
   }
 
   /**
    * The stored texts raw and csv can write as they are. The content only when it is written as stored
    * (no value hidden or redacted now); the labels only where the record does not need them parsed.
    */
-  private jsonOf(row: ExportRow, storedContent: boolean): StoredJson {
+  private jsonOf(row: ExportRow, storedContent: boolean, factors: KnownJson<QualityFactors | null> | null): StoredJson {
     const labelsAsText = this.r.format === 'csv' || this.rendered;
     return {
       content: storedContent && isStringifyForm(row.body) ? row.body : null,
       labels: labelsAsText && row.labels && isStringifyForm(row.labels) ? row.labels : null,
-      qualityFactors: row.quality_factors && this.factors.of(row.quality_factors).stringifyForm ? row.quality_factors : null,
+      qualityFactors: factors?.stringifyForm ? row.quality_factors! : null,
     };
   }
-}
-
-/** The csv cells written from stored texts, with the quotes SQLite doubled (the stored row's, so only when the row is as stored). */
-function csvDoubled(row: ExportRow, json: StoredJson): CsvDoubled {
-  const cells: CsvDoubled = [];
-  if (json.content !== null && row.body_csv != null) cells.push({ at: CSV_CONTENT, text: json.content, doubled: row.body_csv });
-  if (json.labels !== null && row.labels_csv != null) cells.push({ at: CSV_LABELS, text: json.labels, doubled: row.labels_csv });
-  return cells;
 }
 
 /** Yields the planned samples page by page, in rowid order, with their records (reading only planned rows). */

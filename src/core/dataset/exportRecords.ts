@@ -18,7 +18,6 @@ import {
   type StoredJson,
   taskOf,
   type Task,
-  CSV_FIELDS,
 } from './formats';
 import type { DatasetSample, SampleContent } from './types';
 import { trainingRow, type TrainingRowSample } from '../parquet/trainingRows';
@@ -171,35 +170,16 @@ function csvCell(value: string | number | null | undefined): string {
   return text;
 }
 
-/** Cells of a CSV row whose text (at index at) is known with its quotes doubled already. */
-export type CsvDoubled = { at: number; text: string; doubled: string }[];
-export const CSV_CONTENT = CSV_FIELDS.indexOf('content');
-export const CSV_LABELS = CSV_FIELDS.indexOf('labels');
-
-/** csvCell(text), given text with each quote doubled. */
-function csvCellDoubled(text: string, doubled: string): string {
-  if (!text.includes('"')) return csvCell(text);
-  return CSV_FORMULA.test(text) ? `"'${doubled}"` : `"${doubled}"`;
-}
-
-/**
- * One CSV row without its line break: Papa.unparse([row], { header: false, escapeFormulae: CSV_FORMULA }), without its per-call setup.
- * doubled: cells known with their quotes doubled, used while the cell still holds that text (not cut).
- */
-export function csvLine(row: readonly (string | number | null)[], doubled?: CsvDoubled): string {
+/** One CSV row without its line break: Papa.unparse([row], { header: false, escapeFormulae: CSV_FORMULA }), without its per-call setup. */
+export function csvLine(row: readonly (string | number | null)[]): string {
   let line = '';
-  for (let i = 0; i < row.length; i++) {
-    let cell: string | undefined;
-    if (doubled) for (const d of doubled) if (d.at === i && d.text === row[i]) cell = csvCellDoubled(d.text, d.doubled);
-    cell ??= csvCell(row[i]);
-    line += i ? `,${cell}` : cell;
-  }
+  for (let i = 0; i < row.length; i++) line += i ? `,${csvCell(row[i])}` : csvCell(row[i]);
   return line;
 }
 
 /** The exact text written for one record (JSON line or CSV row), without the line break. */
-export function recordText(format: ExportFormat, record: unknown, doubled?: CsvDoubled): string {
-  if (format === 'csv') return csvLine(record as (string | number | null)[], doubled);
+export function recordText(format: ExportFormat, record: unknown): string {
+  if (format === 'csv') return csvLine(record as (string | number | null)[]);
   // a Parquet row carries ids; what it trains is its Alpaca triple, which the record hash stands for
   if (format === 'parquet') return (record as { record_hash: string }).record_hash;
   return JSON.stringify(record);

@@ -147,7 +147,7 @@ function renderItem(
   for (const rec of it.records) {
     const fitted = r.format === 'csv' ? fitCells(rec as (string | number | null)[]) : null;
     if (fitted) tally.cutCells += fitted.cut;
-    const line = it.rendered ? (rec as string) : recordText(r.format, fitted ? fitted.row : rec, it.csvDoubled);
+    const line = it.rendered ? (rec as string) : recordText(r.format, fitted ? fitted.row : rec);
     // raw and csv rows carry ids and are never identical; a training record is compared byte for byte
     if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id, r.format === 'parquet')) continue;
     if (sink instanceof FileSink) {
