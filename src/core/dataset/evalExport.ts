@@ -126,7 +126,7 @@ export async function exportEvalSet(ctx: ServiceContext, opts: EvalExportOptions
     sampleTypes: ['memory_gate_positive', 'memory_gate_negative', 'write_guardian_decision'],
   });
   const plan = planExport(ctx, r);
-  const held = [...plan.split.entries()].filter(([, split]) => split === 'validation').map(([id]) => id);
+  const held = [...plan.split.entries()].filter(([, split]) => split === 'validation').map(([rowid]) => rowid);
   if (!held.length) {
     throw new AppError(
       'Invalid',

@@ -62,7 +62,7 @@ export interface PreviewRecord {
 export function exportSelectionCounts(ctx: ServiceContext, opts: ExportOptions): { total: number; withPii: number } {
   const r = resolveExport(opts);
   const plan = planExport(ctx, r);
-  return { total: plan.split.size, withPii: countPiiSamples(ctx.db, selectionOf(r), [...plan.split.keys()]) };
+  return { total: plan.split.size, withPii: countPiiSamples(ctx.db, selectionOf(r), plan.rowids) };
 }
 
 /** The first n records exactly as exportDataset would write them (same options, same split). */

@@ -263,7 +263,7 @@ export class ExportReader {
 
   /** What the export writes for one row of pages(), or null when it writes nothing for it. */
   item(stored: ExportRow): PageItem | null {
-    const split = this.plan.split.get(stored.id);
+    const split = this.plan.split.get(stored._rowid);
     if (!split) return null;
     const { r } = this;
     const row = withValueRules(stored, this.rules);

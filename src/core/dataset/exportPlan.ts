@@ -7,11 +7,14 @@ import { EXPORT_FORMATS, SAMPLE_TYPES, type DataSplit, type ExportFormat, type S
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
 import {
+  PLAN_APPROVED,
+  PLAN_CORRECTED,
   countExportableSamples,
-  listEditedSampleIds,
-  listPickedSampleIds,
-  listPlanRows,
-  type PlanRow,
+  listEditedSampleRowids,
+  listPickedSampleRowids,
+  listPlanColumns,
+  listSampleIdsByRowid,
+  type PlanColumns,
   type SampleSelection,
 } from '../db/repositories/exportSamples';
 import {
@@ -146,12 +149,12 @@ export interface FoldedSample {
 }
 
 export interface ExportPlan {
-  /** Sample ids to write, and the split each goes to. */
-  split: Map<string, DataSplit>;
+  /** The rowids of the samples to write, and the split each goes to. */
+  split: Map<number, DataSplit>;
   /** The rowids of those samples, ascending: the export reads them page by page. */
   rowids: number[];
-  /** Approved samples folded into another member of their near-duplicate cluster. */
-  foldedApproved: FoldedSample[];
+  /** Approved samples folded into another member of their near-duplicate cluster: how many, and the first FOLDED_LISTED. */
+  foldedApproved: { count: number; listed: FoldedSample[] };
   foldedTotal: number;
   /** Samples left out by --balance. */
   balancedOut: number;
@@ -162,79 +165,104 @@ export interface ExportPlan {
   validationWritten: boolean;
 }
 
+/** Folded approved samples the summary lists by id. */
+const FOLDED_LISTED = 200;
+
 const seededKey = (seed: string, id: string) => createHash('sha256').update(`${seed}\u0000${id}`).digest('hex');
 
-/** The member that represents a cluster: the curator's pick, then a corrected or edited sample, then the oldest. */
-function better(a: PlanRow, b: PlanRow, curated: Curated): boolean {
-  const ap = curated.picked.has(a.id);
-  const bp = curated.picked.has(b.id);
-  if (ap !== bp) return ap;
-  const ac = a.corrected || curated.edited.has(a.id) ? 1 : 0;
-  const bc = b.corrected || curated.edited.has(b.id) ? 1 : 0;
-  if (ac !== bc) return ac > bc;
-  return a.r < b.r;
-}
-
-/** The curator's picks and (not undone) edits: few, so read whole rather than per sample. */
+/** The curator's picks and (not undone) edits, by rowid: few, so read whole rather than per sample. */
 interface Curated {
-  picked: Set<string>;
-  edited: Set<string>;
+  picked: Set<number>;
+  edited: Set<number>;
 }
 
+const curatedOf = (ctx: ServiceContext): Curated => ({
+  picked: new Set(listPickedSampleRowids(ctx.db)),
+  edited: new Set(listEditedSampleRowids(ctx.db)),
+});
+
+/** Whether row a represents a cluster better than row b: the curator's pick, then a corrected or edited sample, then the oldest. */
+function better(rows: PlanColumns, a: number, b: number, curated: Curated): boolean {
+  const ra = rows.r[a]!;
+  const rb = rows.r[b]!;
+  const ap = curated.picked.has(ra);
+  const bp = curated.picked.has(rb);
+  if (ap !== bp) return ap;
+  const ac = rows.flags[a]! & PLAN_CORRECTED || curated.edited.has(ra) ? 1 : 0;
+  const bc = rows.flags[b]! & PLAN_CORRECTED || curated.edited.has(rb) ? 1 : 0;
+  if (ac !== bc) return ac > bc;
+  return ra < rb;
+}
+
+/**
+ * The plan works on the selection's columns (listPlanColumns) by row index: a row object per sample, with
+ * its id, was most of the plan's garbage, and only the few folded samples the summary lists need an id.
+ */
 export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
-  const rows = listPlanRows(ctx.db, selectionOf(r), { splitBy: r.splitBy, labels: r.balance });
+  const rows = listPlanColumns(ctx.db, selectionOf(r), { splitBy: r.splitBy, labels: r.balance });
+  const n = rows.r.length;
   let curated: Curated | null = null;
-  const winners = new Map<string, PlanRow>();
-  for (const row of rows) {
-    const key = row.cluster_id ?? row.id;
-    const cur = winners.get(key);
-    if (!cur) winners.set(key, row);
-    else if (better(row, cur, (curated ??= { picked: new Set(listPickedSampleIds(ctx.db)), edited: new Set(listEditedSampleIds(ctx.db)) })))
-      winners.set(key, row);
+  // each cluster's representative, by row index
+  const winners = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const cur = winners.get(rows.cluster[i]!);
+    if (cur === undefined || better(rows, i, cur, (curated ??= curatedOf(ctx)))) winners.set(rows.cluster[i]!, i);
   }
-  const foldedApproved: FoldedSample[] = [];
-  let chosen: PlanRow[] = [];
-  for (const row of rows) {
-    const winner = winners.get(row.cluster_id ?? row.id)!;
-    if (winner === row) chosen.push(row);
-    else if (row.approved) foldedApproved.push({ sampleId: row.id, keptSampleId: winner.id });
+  let chosen: number[] = [];
+  const folded: [number, number][] = [];
+  let foldedApproved = 0;
+  for (let i = 0; i < n; i++) {
+    const winner = winners.get(rows.cluster[i]!)!;
+    if (winner === i) chosen.push(i);
+    else if (rows.flags[i]! & PLAN_APPROVED) {
+      if (folded.length < FOLDED_LISTED) folded.push([rows.r[i]!, rows.r[winner]!]);
+      foldedApproved++;
+    }
   }
   const before = chosen.length;
-  if (r.balance) chosen = balanceLabels(chosen, r.seed);
-  const { split, notes, achieved, validationWritten } = splitRows(chosen, r);
+  if (r.balance) chosen = balanceLabels(rows, chosen, r.seed);
+  const { split, notes, achieved, validationWritten } = splitRows(rows, chosen, r);
   return {
     split,
-    rowids: chosen.map((x) => x.r),
-    foldedApproved,
-    foldedTotal: rows.length - before,
+    rowids: chosen.map((i) => rows.r[i]!),
+    foldedApproved: { count: foldedApproved, listed: foldedSamples(ctx, folded) },
+    foldedTotal: n - before,
     balancedOut: before - chosen.length,
-    selected: rows.length,
+    selected: n,
     notes,
     achievedTrainShare: achieved,
     validationWritten,
   };
 }
 
-/** Per step, keeps as many of each label as the rarest label has, chosen by seeded hash. */
-function balanceLabels(rows: PlanRow[], seed: string): PlanRow[] {
-  const groups = new Map<string, Map<string, PlanRow[]>>();
-  for (const row of rows) {
-    if (!row.label) continue;
-    const [step = '', label = ''] = row.label.split(':');
-    const byLabel = groups.get(step) ?? new Map<string, PlanRow[]>();
-    byLabel.set(label, [...(byLabel.get(label) ?? []), row]);
+/** Folded samples by id, from [folded rowid, kept rowid] pairs. */
+function foldedSamples(ctx: ServiceContext, pairs: [number, number][]): FoldedSample[] {
+  if (!pairs.length) return [];
+  const ids = listSampleIdsByRowid(ctx.db, pairs.flat());
+  return pairs.map(([folded, kept]) => ({ sampleId: ids.get(folded)!, keptSampleId: ids.get(kept)! }));
+}
+
+/** Per step, keeps as many of each label as the rarest label has, chosen by seeded hash (rows: indexes into rows). */
+function balanceLabels(rows: PlanColumns, chosen: number[], seed: string): number[] {
+  const groups = new Map<string, Map<string, number[]>>();
+  for (const i of chosen) {
+    const text = rows.label![i];
+    if (!text) continue;
+    const [step = '', label = ''] = text.split(':');
+    const byLabel = groups.get(step) ?? new Map<string, number[]>();
+    byLabel.set(label, [...(byLabel.get(label) ?? []), i]);
     groups.set(step, byLabel);
   }
-  const drop = new Set<string>();
+  const drop = new Set<number>();
   for (const byLabel of groups.values()) {
     if (byLabel.size < 2) continue;
     const keep = Math.min(...[...byLabel.values()].map((l) => l.length));
     for (const list of byLabel.values()) {
-      const ordered = list.map((x) => ({ x, k: seededKey(seed, x.id) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
-      for (const { x } of ordered.slice(keep)) drop.add(x.id);
+      const ordered = list.map((i) => ({ i, k: seededKey(seed, rows.id![i]!) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+      for (const { i } of ordered.slice(keep)) drop.add(i);
     }
   }
-  return rows.filter((x) => !drop.has(x.id));
+  return chosen.filter((i) => !drop.has(i));
 }
 
 /**
@@ -243,17 +271,17 @@ function balanceLabels(rows: PlanRow[], seed: string): PlanRow[] {
  * file is written: a trainer would choke on an empty file, and the card must not list one.
  */
 function splitRows(
-  rows: PlanRow[],
+  rows: PlanColumns,
+  chosen: number[],
   r: Resolved,
-): { split: Map<string, DataSplit>; notes: string[]; achieved: number | null; validationWritten: boolean } {
-  const groupOf = (x: PlanRow) => x.grp;
+): { split: Map<number, DataSplit>; notes: string[]; achieved: number | null; validationWritten: boolean } {
   const counts = new Map<string, number>();
-  for (const x of rows) counts.set(groupOf(x), (counts.get(groupOf(x)) ?? 0) + 1);
+  for (const i of chosen) counts.set(rows.grp[i]!, (counts.get(rows.grp[i]!) ?? 0) + 1);
   const ordered = [...counts.entries()]
     .map(([g, n]) => ({ g, n, k: seededKey(r.seed, g) }))
     .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
   const train = new Set<string>();
-  const target = r.trainSplit * rows.length;
+  const target = r.trainSplit * chosen.length;
   let acc = 0;
   for (const x of ordered) {
     if (acc >= target) break;
@@ -263,26 +291,26 @@ function splitRows(
     acc += x.n;
   }
   const notes: string[] = [];
-  let validationWritten = acc < rows.length;
-  if (acc === 0 && rows.length) {
+  let validationWritten = acc < chosen.length;
+  if (acc === 0 && chosen.length) {
     // trainSplit 0 or a single group that overshoots: train must never be the empty side
     for (const x of ordered) train.add(x.g);
-    acc = rows.length;
+    acc = chosen.length;
     validationWritten = false;
   }
-  if (!validationWritten && r.trainSplit < 1 && rows.length) {
+  if (!validationWritten && r.trainSplit < 1 && chosen.length) {
     const unit = r.splitBy === 'turn' ? 'turns' : 'sessions';
     notes.push(
       `no validation split: ${counts.size} ${unit} cannot be split ${r.trainSplit} / ${Math.round((1 - r.trainSplit) * 100) / 100} without breaking a ${unit === 'turns' ? 'turn' : 'conversation'} apart; ` +
         (r.splitBy === 'session' ? 'every record is in train (ask for splitBy turn for a turn-level split)' : 'every record is in train'),
     );
   }
-  const achieved = rows.length ? Math.round((acc / rows.length) * 1000) / 1000 : null;
+  const achieved = chosen.length ? Math.round((acc / chosen.length) * 1000) / 1000 : null;
   if (validationWritten && achieved !== null && Math.abs(achieved - r.trainSplit) > 0.1) {
     notes.push(`the ${r.splitBy}-grouped split reached ${achieved} train instead of ${r.trainSplit}`);
   }
-  const split = new Map<string, DataSplit>();
-  for (const x of rows) split.set(x.id, train.has(groupOf(x)) ? 'train' : 'validation');
+  const split = new Map<number, DataSplit>();
+  for (const i of chosen) split.set(rows.r[i]!, train.has(rows.grp[i]!) ? 'train' : 'validation');
   return { split, notes, achieved, validationWritten };
 }
 

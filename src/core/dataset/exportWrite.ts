@@ -250,7 +250,7 @@ function summaryOf(r: Resolved, plan: ExportPlan, tally: ExportTally, dataFiles:
       balanced: r.balance,
     },
     balance: tally.balance,
-    folded: { approved: plan.foldedApproved.length, total: plan.foldedTotal, samples: plan.foldedApproved.slice(0, 200) },
+    folded: { approved: plan.foldedApproved.count, total: plan.foldedTotal, samples: plan.foldedApproved.listed },
     identicalDropped: { count: tally.duplicatesDropped, sampleIds: tally.duplicateSampleIds },
     balancedOut: plan.balancedOut,
     tokens,
