@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parquetMetadata, parquetReadObjects, snappyUncompress } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { compress as snappyCompress } from 'snappyjs';
-import { ParquetTable, parquetSchema, type ParquetRow } from '../../src/core/parquet/writer';
+import { ParquetTable, parquetSchema, type ParquetColumn, type ParquetRow } from '../../src/core/parquet/writer';
 import { TRAINING_COLUMNS } from '../../src/core/parquet/trainingRows';
 import { tempWorkspace } from '../helpers/workspace';
 
@@ -138,5 +138,66 @@ describe('ParquetTable', () => {
     );
     expect(answers!.meta_data!.encodings).toContain('RLE_DICTIONARY');
     expect(chunk('created_at').statistics?.min_value).toBeDefined();
+  });
+});
+
+describe('ParquetTable column chunks', () => {
+  // null and empty lists, null struct fields, text that is not ASCII: the levels, dictionaries and
+  // statistics written by our column chunks must be those the library writes for the same rows
+  const columns: readonly ParquetColumn[] = [
+    { name: 'id', type: 'string', nullable: false, encoding: 'plain' },
+    { name: 'note', type: 'string' },
+    { name: 'tags', type: 'string-list' },
+    { name: 'turns', type: 'struct-list', fields: ['from', 'value'] },
+    { name: 'must', type: 'string-list', nullable: false, encoding: 'dictionary' },
+    { name: 'score', type: 'double' },
+  ];
+  const texts = ['plain', 'é accent', '🙂 emoji', '\ue000 private use', 'z last', '', 'Ünïcode'];
+  const rows: ParquetRow[] = Array.from({ length: 3000 }, (_, i) => ({
+    id: `${texts[i % texts.length]}-${i}`,
+    note: i % 4 ? texts[(i * 3) % texts.length] : null,
+    tags: i % 5 === 0 ? null : i % 5 === 1 ? [] : texts.slice(0, i % 4),
+    turns:
+      i % 6 === 0
+        ? null
+        : i % 6 === 1
+          ? []
+          : [
+              { from: 'human', value: `${texts[i % texts.length]} ${i}` },
+              { from: i % 3 ? 'gpt' : null, value: texts[(i + 1) % texts.length] },
+            ],
+    must: [texts[i % 3]!],
+    score: i % 7 ? i / 7 : null,
+  }));
+
+  it('reads back to the rows, statistics and encodings the library writes', async () => {
+    const file = path.join(tempWorkspace('reflection-parquet-chunks-'), 't.parquet');
+    const table = new ParquetTable(file, columns, { rowGroupRows: 1200 });
+    for (const r of rows) table.append(r);
+    table.close();
+    const b = fs.readFileSync(file);
+    const ours = await readBack(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    const reference = await readBack(
+      parquetWriteBuffer({
+        columnData: columns.map((c) => ({
+          name: c.name,
+          data: rows.map((r) => r[c.name] ?? null),
+          ...(c.encoding ? { encoding: c.encoding === 'plain' ? ('PLAIN' as const) : ('RLE_DICTIONARY' as const) } : {}),
+        })),
+        schema: parquetSchema(columns),
+        rowGroupSize: 1200,
+      }),
+    );
+    expect(ours.rows).toEqual(reference.rows);
+    expect(ours.schema).toEqual(reference.schema);
+    const chunks = (m: typeof ours.meta) =>
+      m.row_groups.map((g) =>
+        g.columns.map((c) => {
+          const { path_in_schema, encodings, statistics, num_values, encoding_stats } = c.meta_data!;
+          return { path_in_schema, encodings, statistics, num_values, encoding_stats };
+        }),
+      );
+    expect(chunks(ours.meta)).toEqual(chunks(reference.meta));
+    expect(ours.meta.row_groups.map((g) => g.num_rows)).toEqual([1200n, 1200n, 600n]);
   });
 });

@@ -4,10 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
-import type { SchemaElement } from 'hyparquet';
+import type { ColumnChunk, SchemaElement } from 'hyparquet';
 import { AppError } from '../../shared/errors';
 import { fileSha256 } from '../files/checksum';
 import { compress as snappyCompress } from 'snappyjs';
+import { flatLeaf, listLeaves, PageBuffer, writeLibraryChunk, writeTextChunk, type Leaf } from './columnChunk';
 
 /** Column kinds the exports need. `struct-list` is a LIST of STRUCTs of string fields (chat messages). */
 export type ParquetColumnType = 'string' | 'int' | 'bigint' | 'double' | 'bool' | 'timestamp' | 'json' | 'string-list' | 'struct-list';
@@ -94,6 +95,53 @@ export function parquetSchema(columns: readonly ParquetColumn[]): SchemaElement[
   return schema;
 }
 
+/**
+ * Each column's leaves with what the column writer needs: the schema path (the same elements as
+ * `schema`, which parquetSchema built from `columns`), levels and encoding.
+ */
+function leavesOf(columns: readonly ParquetColumn[], schema: SchemaElement[], compressors: Leaf['encoder']['compressors']): Leaf[][] {
+  const root = schema[0]!;
+  let next = 1;
+  return columns.map((c) => {
+    const list = c.type === 'string-list' || c.type === 'struct-list';
+    const opt = c.nullable === false ? 0 : 1;
+    const head = list ? [root, schema[next++]!, schema[next++]!] : [root];
+    const struct = c.type === 'struct-list' ? schema[next++]! : null;
+    const count = c.type === 'struct-list' ? (c.fields ?? []).length : 1;
+    const leaves: Leaf[] = [];
+    for (let k = 0; k < count; k++) {
+      const element = schema[next++]!;
+      const schemaPath = struct ? [...head, struct, element] : [...head, element];
+      const maxDef = !list ? opt : struct ? opt + 2 : opt + 1;
+      leaves.push({
+        maxDef,
+        maxRep: list ? 1 : 0,
+        text: element.type === 'BYTE_ARRAY' && element.converted_type === 'UTF8',
+        encoding: c.encoding,
+        encoder: {
+          columnName: schemaPath
+            .slice(1)
+            .map((e) => e.name)
+            .join('.'),
+          element,
+          schemaPath,
+          codec: 'SNAPPY',
+          compressors,
+          stats: !c.noStatistics,
+          statisticsTruncateLength: undefined,
+          pageSize: 1 << 20,
+          dictionarySize: undefined,
+          columnIndex: false,
+          offsetIndex: true,
+          encoding: c.encoding ? (c.encoding === 'plain' ? 'PLAIN' : 'RLE_DICTIONARY') : undefined,
+          bloomFilter: undefined,
+        },
+      });
+    }
+    return leaves;
+  });
+}
+
 /** Coerces one cell to what the column's Parquet type stores; a wrong shape is an error naming the column. */
 function cell(c: ParquetColumn, value: unknown): unknown {
   if (value === undefined || value === null) {
@@ -148,6 +196,8 @@ export class ParquetTable {
   private readonly buffers: unknown[][];
   private readonly rowGroupRows: number;
   private readonly partial: string;
+  private readonly leaves: Leaf[][];
+  private readonly pages = new PageBuffer();
   private rows = 0;
   private closed = false;
 
@@ -161,15 +211,17 @@ export class ParquetTable {
     this.rowGroupRows = opts.rowGroupRows ?? DEFAULT_ROW_GROUP;
     this.buffers = columns.map(() => []);
     const kvMetadata = Object.entries(opts.metadata ?? {}).map(([key, value]) => ({ key, value }));
+    const schema = parquetSchema(columns);
     this.writer = new ParquetWriter({
       writer: fileWriter(this.partial),
-      schema: parquetSchema(columns),
+      schema,
       kvMetadata,
       createdBy: 'reflection-workbench',
       // snappyjs writes into one buffer sized for the worst case: 1.5-2x the speed of the writer's own
       // snappy, which grows its output a byte at a time (compression was a sixth of the writer's time)
       compressors: { SNAPPY: (input: Uint8Array) => snappyCompress(input) },
     });
+    this.leaves = leavesOf(columns, schema, this.writer.compressors);
   }
 
   append(row: ParquetRow): void {
@@ -186,15 +238,38 @@ export class ParquetTable {
     return this.rows;
   }
 
+  /**
+   * One row group: each column shredded for its fixed shape and written leaf by leaf, then recorded
+   * in the library's writer, whose finish() writes the page indexes and the footer as for its own groups.
+   */
   private flush(): void {
-    if (!this.buffers[0]!.length) return;
-    const columnData = this.columns.map((c, i) => ({
-      name: c.name,
-      data: this.buffers[i]!,
-      ...(c.encoding ? { encoding: c.encoding === 'plain' ? ('PLAIN' as const) : ('RLE_DICTIONARY' as const) } : {}),
-      ...(c.noStatistics ? { statistics: false } : {}),
-    }));
-    this.writer.write({ columnData, rowGroupSize: this.buffers[0]!.length });
+    const n = this.buffers[0]!.length;
+    if (!n) return;
+    const out = this.writer.writer;
+    const groupStart = out.offset;
+    const chunks: ColumnChunk[] = [];
+    let bytes = 0n;
+    this.columns.forEach((c, i) => {
+      const leaves = this.leaves[i]!;
+      const values = this.buffers[i]!;
+      const data =
+        c.type === 'string-list' || c.type === 'struct-list'
+          ? listLeaves(c.name, values, c.nullable !== false, c.type === 'struct-list' ? (c.fields ?? []) : null)
+          : [flatLeaf(values, leaves[0]!.maxDef)];
+      leaves.forEach((leaf, k) => {
+        const written = leaf.text ? writeTextChunk(out, leaf, data[k]!, this.pages) : writeLibraryChunk(out, leaf, data[k]!);
+        chunks.push(written.chunk);
+        bytes += written.chunk.meta_data?.total_uncompressed_size ?? 0n;
+        this.writer.pendingIndexes.push(written);
+      });
+    });
+    this.writer.num_rows += BigInt(n);
+    this.writer.row_groups.push({
+      columns: chunks,
+      total_byte_size: bytes,
+      num_rows: BigInt(n),
+      total_compressed_size: BigInt(out.offset - groupStart),
+    });
     for (const b of this.buffers) b.length = 0;
   }
 
