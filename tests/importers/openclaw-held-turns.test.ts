@@ -1,8 +1,9 @@
-// The OpenClaw import holds turns and writes them fifty per INSERT (the trigram index then flushes once per
-// statement). What it stores must not depend on where a statement or a commit falls.
+// The OpenClaw import holds turns, stages them fifty at a time and inserts a batch's turns in one statement (the
+// trigram index then flushes once per batch). What it stores must not depend on where a statement or a commit falls.
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { compress, init } from '@bokuweb/zstd-wasm';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { importOpenClaw } from '../../src/core/importers';
 import { allContexts, newContext, writeFile } from './helpers';
 
@@ -34,6 +35,10 @@ const stored = (db: ReturnType<typeof newContext>['db']) => ({
 });
 
 describe('import openclaw: held turns', () => {
+  beforeAll(async () => {
+    await init();
+  });
+
   it('stores the same rows whether a transcript is read at once or in pieces that end inside a statement of held turns', async () => {
     const all = transcript(130);
     const whole = newContext();
@@ -54,5 +59,30 @@ describe('import openclaw: held turns', () => {
     expect(a.search).toHaveLength(10); // answer 12 and 120..128: exchange 129 repeats 128's question and was not kept
     const again = await importOpenClaw(pieces, { source: file });
     expect(again.inserted.conversation_turns ?? 0).toBe(0);
+  });
+
+  it('stores the same rows from an archive read in one transaction, past the held-turn limit, as from its plain transcript', async () => {
+    // 2,300 exchanges, 2,070 kept: more than the 2,000 turns held at once, so the archive's one transaction flushes midway.
+    const all = transcript(2300);
+    const text = `${all.join('\n')}\n`;
+    const plain = newContext();
+    writeFile(path.join(plain.workspaceDir, 'sessions', 'held-1.jsonl'), text);
+    await importOpenClaw(plain, { source: path.join(plain.workspaceDir, 'sessions') });
+    const archived = newContext();
+    const archive = path.join(archived.workspaceDir, 'sessions', 'held-1.jsonl.reset.2026-03-02T00-00-00.000Z.zst');
+    writeFile(archive, Buffer.from(compress(Buffer.from(text), 3)));
+    const report = await importOpenClaw(archived, { source: path.join(archived.workspaceDir, 'sessions') });
+    expect(report.inserted.conversation_turns).toBe(2070);
+    // The turn's metadata names the file it came from; everything else is the same.
+    const rows = (db: typeof plain.db) => {
+      const s = stored(db);
+      return { ...s, turns: (s.turns as Array<Record<string, unknown>>).map((t) => ({ ...t, user_metadata: null })) };
+    };
+    expect(rows(archived.db)).toEqual(rows(plain.db));
+    const search = (db: typeof plain.db) =>
+      db.prepare(`SELECT rowid FROM turns_fts WHERE turns_fts MATCH '"question 2000 记录"' ORDER BY rowid`).pluck().all();
+    expect(search(archived.db)).toEqual(search(plain.db));
+    expect(search(archived.db)).toHaveLength(1);
+    archived.db.exec("INSERT INTO turns_fts(turns_fts, rank) VALUES ('integrity-check', 1)");
   });
 });

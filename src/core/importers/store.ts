@@ -4,8 +4,9 @@ import {
   fillDecisionFact,
   findSameExchangeTurn,
   findTurnOfUserMessage,
-  insertTurnRows,
+  insertStagedTurns,
   insertDecisionIfNew,
+  stageTurnRows,
   insertPluginAuditIfNew,
   upsertImportedSession,
   widenSessionSpan,
@@ -13,6 +14,7 @@ import {
 } from '../db/repositories/imports';
 import { insertContextWindows, listExistingTurnIds, reserveContextIds, type ContextWindowParams } from '../db/repositories/contexts';
 import { ContextWindowEncoder } from './contextWindows';
+import { HeldTurns } from './heldTurns';
 import type { ReportBuilder } from './report';
 
 export interface ImportSessionRow {
@@ -72,8 +74,13 @@ interface EncodedWindow {
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
-/** Held turns written per statement: 50 rows of 11 values stay far below SQLite's 32,766 parameters. */
-const HELD_TURNS_PER_INSERT = 50;
+/** Held turns staged and context windows written per statement: 50 rows stay far below SQLite's 32,766 parameters. */
+const ROWS_PER_INSERT = 50;
+/**
+ * Held turns are written when this many are held, or before the commit: a transcript batch of 2,000 lines holds
+ * about 500. An archive or a store's rows go in one transaction: this bounds the windows and ids it holds.
+ */
+const HELD_TURNS_PER_FLUSH = 2000;
 
 const turnParams = (t: ImportTurnRow, turnNumber: number): TurnParams => ({
   id: t.id,
@@ -95,10 +102,8 @@ const turnParams = (t: ImportTurnRow, turnNumber: number): TurnParams => ({
  * (session_id, turn_number) constraint would otherwise make OR IGNORE drop a new turn silently.
  */
 export class ImportStore {
-  /** Turns not written yet (holdTurns), by id, in order; null: every turn is written at once. */
-  private held: Map<string, { params: TurnParams; window: EncodedWindow }> | null = null;
-  /** The next turn number of each session with held turns. */
-  private nextNumbers = new Map<string, number>();
+  /** Turns not written yet (holdTurns); null: every turn is written at once. */
+  private held: HeldTurns<EncodedWindow> | null = null;
   /**
    * The id turnExists last found in neither the held turns nor the database: the transcript reader asks
    * before its duplicate check, and insertTurn then does not look it up a second time.
@@ -112,38 +117,26 @@ export class ImportStore {
   ) {}
 
   /**
-   * From now on turns are held and written in multi-row statements (insertTurnRows says why), by
-   * flushTurns or when 50 are held. The caller flushes before every commit: held turns are part of
+   * From now on turns are held, staged and written in one statement (insertStagedTurns says why), by
+   * flushTurns or when 2,000 are held. The caller flushes before every commit: held turns are part of
    * the open transaction, so rows and the cursor that covers them still land together.
    */
   holdTurns(): void {
-    this.held ??= new Map();
+    this.held ??= new HeldTurns();
   }
 
   /** Writes the held turns, their context items and their sessions' spans. */
   flushTurns(): void {
     const held = this.held;
     if (!held?.size) return;
-    this.held = new Map();
-    this.nextNumbers.clear();
+    this.held = new HeldTurns();
     this.knownAbsent = null;
-    const turns = [...held.values()];
-    for (let i = 0; i < turns.length; i += HELD_TURNS_PER_INSERT) {
-      insertTurnRows(
-        this.db,
-        turns.slice(i, i + HELD_TURNS_PER_INSERT).map((t) => t.params),
-      );
-    }
-    this.insertWindows(turns.map((t) => t.window));
-    const spans = new Map<string, { from: number; to: number }>();
-    for (const { params: p } of turns) {
-      const span = spans.get(p.sessionId);
-      spans.set(p.sessionId, {
-        from: Math.min(span?.from ?? p.createdAt, p.createdAt),
-        to: Math.max(span?.to ?? p.createdAt, p.createdAt),
-      });
-    }
-    for (const [sessionId, { from, to }] of spans) {
+    stageTurnRows(this.db, held.unstaged);
+    // Staged rows go with their transaction. Every batch flushes before it commits, so a rolled-back batch takes
+    // its held turns along and the run ends; should a run go on, its windows must not point at turns not written.
+    if (insertStagedTurns(this.db) !== held.size) throw new Error('held turns were lost with a rolled-back transaction');
+    this.insertWindows(held.windows);
+    for (const [sessionId, { from, to }] of held.sessionSpans()) {
       widenSessionSpan(this.db, sessionId, from);
       widenSessionSpan(this.db, sessionId, to);
     }
@@ -181,10 +174,7 @@ export class ImportStore {
 
   /** A turn of the session with this user text, close in time: held or written (OpenClaw's replies to one message). */
   turnOfUserMessage(sessionId: string, from: number, to: number, userContent: string): string | undefined {
-    for (const { params: p } of this.held?.values() ?? []) {
-      if (p.sessionId === sessionId && p.createdAt >= from && p.createdAt <= to && p.userContent === userContent) return p.id;
-    }
-    return findTurnOfUserMessage(this.db, sessionId, from, to, userContent);
+    return this.held?.ofUserText(sessionId, from, to, userContent) ?? findTurnOfUserMessage(this.db, sessionId, from, to, userContent);
   }
 
   /** Inserts a turn with its context window (or holds it, see holdTurns); returns false when it was already imported. */
@@ -195,12 +185,14 @@ export class ImportStore {
     }
     this.knownAbsent = null;
     if (this.held) {
-      const turnNumber = this.nextNumbers.get(t.sessionId) ?? nextTurnNumber(this.db, t.sessionId);
-      this.nextNumbers.set(t.sessionId, turnNumber + 1);
-      const params = turnParams(t, turnNumber);
-      this.held.set(t.id, { params, window: this.encodeWindow(params, t.context) });
+      const params = turnParams(t, this.held.nextNumber(t.sessionId) ?? nextTurnNumber(this.db, t.sessionId));
+      this.held.add(params, this.encodeWindow(params, t.context));
       this.report.count('conversation_turns');
-      if (this.held.size >= HELD_TURNS_PER_INSERT) this.flushTurns();
+      if (this.held.unstaged.length >= ROWS_PER_INSERT) {
+        stageTurnRows(this.db, this.held.unstaged);
+        this.held.unstaged = [];
+      }
+      if (this.held.size >= HELD_TURNS_PER_FLUSH) this.flushTurns();
       return true;
     }
     const params = turnParams(t, nextTurnNumber(this.db, t.sessionId));
@@ -225,7 +217,7 @@ export class ImportStore {
   /**
    * Windows may refer to turns of an earlier transaction of this run. Should one have been rolled back (a
    * busy source, a failed batch), the turn is gone: such windows are encoded again without it. One query per
-   * statement of held turns, for the few turns before it.
+   * flush of held turns, for the few turns before it.
    */
   private withoutLostReferences(windows: readonly EncodedWindow[]): readonly EncodedWindow[] {
     const here = new Set(windows.map((w) => w.turnId));
@@ -253,7 +245,7 @@ export class ImportStore {
       nextId += w.context.length;
       return row;
     });
-    for (let i = 0; i < rows.length; i += HELD_TURNS_PER_INSERT) insertContextWindows(this.db, rows.slice(i, i + HELD_TURNS_PER_INSERT));
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) insertContextWindows(this.db, rows.slice(i, i + ROWS_PER_INSERT));
     this.report.count('conversation_contexts', items);
   }
 

@@ -153,26 +153,57 @@ export function widenSessionSpan(db: DB, sessionId: string, at: number): void {
   );
 }
 
+const TURN_COLUMNS = `id, session_id, turn_number, user_message_id, user_message_content, user_from, user_metadata,
+  agent_message_id, agent_message_content, agent_metadata, created_at`;
 const TURN_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** Staged rows per statement: 50 rows of 11 values stay far below SQLite's 32,766 parameters. */
+const STAGED_PER_INSERT = 50;
+
+function pushTurnParams(params: unknown[], r: TurnParams): void {
+  params.push(r.id, r.sessionId, r.turnNumber, r.userMessageId, r.userContent, r.userFrom, r.userMetadata);
+  params.push(r.agentMessageId, r.agentContent, r.agentMetadata, r.createdAt);
+}
 
 /**
- * Inserts turns in one statement, in order (their seq follows it). The trigram index's trigger runs per row
- * either way, but FTS5 writes its pending terms out at every statement that opens a statement journal, as a
- * turn's INSERT does: one statement for many turns writes them once, about half the cost per turn.
+ * Stages turns for insertStagedTurns, in order, in a temporary table: the connection's own, which no other
+ * connection sees. It has no constraint, so filling it opens no statement journal (insertStagedTurns says why
+ * that matters).
  */
-export function insertTurnRows(db: DB, rows: readonly TurnParams[]): void {
+export function stageTurnRows(db: DB, rows: readonly TurnParams[]): void {
   if (!rows.length) return;
-  const params: unknown[] = [];
-  for (const r of rows) {
-    params.push(r.id, r.sessionId, r.turnNumber, r.userMessageId, r.userContent, r.userFrom, r.userMetadata);
-    params.push(r.agentMessageId, r.agentContent, r.agentMetadata, r.createdAt);
+  stmt(db, `CREATE TEMP TABLE IF NOT EXISTS import_turn_stage (${TURN_COLUMNS})`).run();
+  const stage = (n: number) => stmt(db, `INSERT INTO temp.import_turn_stage VALUES ${Array(n).fill(TURN_ROW).join(', ')}`);
+  let i = 0;
+  for (; i + STAGED_PER_INSERT <= rows.length; i += STAGED_PER_INSERT) {
+    const params: unknown[] = [];
+    for (let j = i; j < i + STAGED_PER_INSERT; j++) pushTurnParams(params, rows[j]!);
+    stage(STAGED_PER_INSERT).run(params);
   }
-  stmt(
-    db,
-    `INSERT INTO conversation_turns (id, session_id, turn_number, user_message_id, user_message_content, user_from,
-      user_metadata, agent_message_id, agent_message_content, agent_metadata, created_at)
-     VALUES ${Array(rows.length).fill(TURN_ROW).join(', ')}`,
-  ).run(params);
+  for (; i < rows.length; i++) {
+    const params: unknown[] = [];
+    pushTurnParams(params, rows[i]!);
+    stage(1).run(params);
+  }
+}
+
+/**
+ * Inserts the staged turns in the order they were staged (their seq follows it), in one statement, and
+ * empties the stage. The trigram index's trigger runs per row either way, but FTS5 writes its pending terms
+ * out as a new segment at every statement that opens a statement journal, as an INSERT into
+ * conversation_turns does (its constraints and triggers), and merges segments as they pile up: one
+ * statement for a batch's turns writes their terms once instead of once per fifty turns (0.60 → 0.46 s of
+ * CPU for the 5,270 turns of the import bench's 20 MB transcript, load 6). The rows are the same. Returns how
+ * many turns it inserted.
+ */
+export function insertStagedTurns(db: DB): number {
+  try {
+    return stmt(
+      db,
+      `INSERT INTO conversation_turns (${TURN_COLUMNS}) SELECT ${TURN_COLUMNS} FROM temp.import_turn_stage ORDER BY rowid`,
+    ).run().changes;
+  } finally {
+    stmt(db, 'DELETE FROM temp.import_turn_stage').run();
+  }
 }
 
 /** A turn of the same exchange in another source: same session, same user text, the reply inside its reply, close in time. */
