@@ -6,22 +6,36 @@ import type { Statement } from 'better-sqlite3';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
 
+/** Row builders by statement: an object literal of the statement's columns, compiled once. */
+const rowBuilders = new WeakMap<Statement, (values: unknown[]) => unknown>();
+
+/**
+ * The function that makes a row object of a statement's raw values. A literal with the column names
+ * written out makes each row in one allocation of a known shape; assigning the names one by one from a
+ * list took V8's keyed-store slow path (the raw export's 122,946 page rows: 0.79-0.93 s as arrays, 1.10-1.43
+ * s as objects built that way, 0.79-0.81 s with the literal). Column names are quoted as JSON string keys.
+ */
+function rowBuilder(s: Statement): (values: unknown[]) => unknown {
+  let build = rowBuilders.get(s);
+  if (!build) {
+    const fields = s.columns().map((c, i) => `${JSON.stringify(c.name)}: values[${i}]`);
+    build = new Function('values', `return { ${fields.join(', ')} };`) as (values: unknown[]) => unknown;
+    rowBuilders.set(s, build);
+  }
+  return build;
+}
+
 /**
  * All rows of a statement as objects, built here from its raw arrays: better-sqlite3 builds each row object
- * through V8's API, about 1.5 µs a row more than this loop (which gives every row the same shape). The
+ * through V8's API, about 1.5 µs a row more than this (which gives every row the same shape). The
  * statement is left out of raw mode, as stmt() hands it out.
  */
 function allRows<Row>(s: Statement<unknown[], Row>, params: unknown): Row[] {
-  const names = s.columns().map((c) => c.name);
+  const build = rowBuilder(s as Statement);
   const arrays = s.raw(true).all(params) as unknown as unknown[][];
   s.raw(false);
   const rows: Row[] = new Array<Row>(arrays.length);
-  for (let r = 0; r < arrays.length; r++) {
-    const a = arrays[r]!;
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) row[names[i]!] = a[i];
-    rows[r] = row as Row;
-  }
+  for (let r = 0; r < arrays.length; r++) rows[r] = build(arrays[r]!) as Row;
   return rows;
 }
 
