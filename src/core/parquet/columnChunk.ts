@@ -1,15 +1,17 @@
 // Column chunks of one row group, written without the library's per-value path where our columns'
-// shape is known. Text leaves (flat strings, list elements, struct fields) are encoded to UTF-8 straight
-// into one page buffer: the library made a Uint8Array per value (TextEncoder), sliced every array per
-// page and walked each list value through its generic Dremel shredder, and that garbage and copying
-// was about half of a Parquet export. The file is the same Parquet: pages, levels, dictionaries and
-// statistics follow the library's rules (its dictionary trial, thrift page headers and RLE/bit-packing
+// shape is known. A text leaf (a flat string column, a list's element, a struct field of a list's
+// elements) takes each value as it is appended: PLAIN columns encode it to UTF-8 at once into the
+// chunk's byte buffer, dictionary columns look it up in the chunk's dictionary, and its levels go into
+// byte arrays. A row group holds no row objects, only bytes, indexes and distinct strings: the
+// library's path (a Uint8Array per value, arrays sliced per page, a generic Dremel walk, rows held
+// until the group was written and copied by every scavenge meanwhile) was about half of an export.
+// The file is the same Parquet: pages, levels, dictionaries and statistics follow the library's rules
+// (its dictionary trial is reproduced below; thrift page headers, RLE/bit-packing and the compressor
 // are called as they are), so a reader gets the same rows, schema and footer.
-import type { ColumnChunk, OffsetIndex, SchemaElement } from 'hyparquet';
+import type { ColumnChunk, OffsetIndex } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
-import { useDictionary } from 'hyparquet-writer/src/dictionary.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { AppError } from '../../shared/errors';
 
@@ -22,69 +24,66 @@ export interface Leaf {
   encoder: ColumnEncoder;
   maxDef: number;
   maxRep: number;
-  /** A UTF8 byte array: written by writeTextChunk; other leaves go through the library's writeColumn. */
+  /** A UTF8 byte array: a TextLeaf; other leaves go through the library's writeColumn. */
   text: boolean;
   /** 'plain' or 'dictionary' when the column asks for one; otherwise the library's dictionary trial. */
   encoding?: 'plain' | 'dictionary';
 }
 
-/** A leaf's slots in one row group: a value (null where a level says it is absent) and its levels. */
-export interface LeafData {
-  values: unknown[];
-  /** Definition levels, empty when maxDef is 0. */
-  def: number[];
-  /** Repetition levels, empty when maxRep is 0. */
-  rep: number[];
-}
-
-/** Page size the library aims at (its default): bytes of plain values, or 4 per dictionary index. */
+/** Page size the library aims at (its default): UTF-16 units of plain values, or 4 per dictionary index. */
 const PAGE_BYTES = 1 << 20;
 
-/** A growable byte buffer reused by every page of a table. */
+/** A growable byte buffer. */
 export class PageBuffer {
-  buf = Buffer.allocUnsafeSlow(4 << 20);
-  ensure(bytes: number, used: number): void {
-    if (used + bytes <= this.buf.length) return;
-    const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, used + bytes));
-    this.buf.copy(next, 0, 0, used);
+  buf: Buffer;
+  used = 0;
+  constructor(bytes = 1 << 16) {
+    this.buf = Buffer.allocUnsafeSlow(bytes);
+  }
+  ensure(bytes: number): void {
+    if (this.used + bytes <= this.buf.length) return;
+    const next = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.used + bytes));
+    this.buf.copy(next, 0, 0, this.used);
     this.buf = next;
   }
-}
-
-/**
- * Writes a string as UTF-8 at `pos` (room for 3 bytes per UTF-16 unit is ensured by the caller).
- * ASCII, nearly all of our text, is copied in a loop; anything else goes to the native encoder.
- * Returns the byte length, negative when the string was not ASCII.
- */
-function putUtf8(buf: Buffer, s: string, pos: number): number {
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) return -buf.write(s, pos) - 1;
-    buf[pos + i] = c;
-  }
-  return n;
-}
-
-/** Writes non-null strings as PLAIN byte arrays (length, bytes) from slot `start` to `end`; returns [bytes, ascii]. */
-function plainStrings(pb: PageBuffer, values: unknown[], start: number, end: number): { used: number; ascii: boolean } {
-  let used = 0;
-  let ascii = true;
-  for (let i = start; i < end; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) continue;
-    const s = v as string;
-    pb.ensure(4 + 3 * s.length, used);
-    const buf = pb.buf;
-    let n = putUtf8(buf, s, used + 4);
-    if (n < 0) {
-      n = -n - 1;
-      ascii = false;
+  /**
+   * Appends a string as a PLAIN byte array: 4-byte length, then UTF-8. ASCII, nearly all of our
+   * text, is copied in a loop; anything else goes to the native encoder. Returns false if not ASCII.
+   */
+  putString(s: string): boolean {
+    const n = s.length;
+    this.ensure(4 + 3 * n);
+    const buf = this.buf;
+    const at = this.used + 4;
+    let ascii = true;
+    let bytes = n;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) {
+        ascii = false;
+        bytes = buf.write(s, at);
+        break;
+      }
+      buf[at + i] = c;
     }
-    buf.writeUInt32LE(n, used);
-    used += 4 + n;
+    buf.writeUInt32LE(bytes, this.used);
+    this.used = at + bytes;
+    return ascii;
   }
-  return { used, ascii };
+}
+
+/** A growable array of small integers (levels) or of dictionary indexes. */
+class Ints<T extends Uint8Array | Int32Array> {
+  n = 0;
+  constructor(public a: T) {}
+  push(x: number): void {
+    if (this.n === this.a.length) {
+      const next = new (this.a.constructor as new (n: number) => T)(this.a.length * 2);
+      next.set(this.a);
+      this.a = next;
+    }
+    this.a[this.n++] = x;
+  }
 }
 
 /** The library's comparison of strings: UTF-8 byte order, which is code point order (`<` is UTF-16 order). */
@@ -107,24 +106,65 @@ function codePoint(s: string, i: number): number {
   return c >= 0xd800 && c <= 0xdfff ? 0xfffd : c;
 }
 
-/** Min and max of strings as the library's statistics order them; for ASCII `<` is that order. */
-function stringBounds(values: readonly unknown[], ascii: boolean): { min?: string; max?: string } {
-  let min: string | undefined;
-  let max: string | undefined;
-  for (const v of values) {
-    if (v === null || v === undefined) continue;
-    const s = v as string;
-    if (min === undefined || max === undefined) {
-      min = max = s;
-    } else if (ascii) {
-      if (s < min) min = s;
-      else if (s > max) max = s;
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** Min and max of strings in the library's statistics order, updated a value at a time. */
+class Bounds {
+  min: string | undefined;
+  max: string | undefined;
+  /** All values so far were ASCII, for which `<` is that order. */
+  private ascii = true;
+  add(s: string, ascii: boolean): void {
+    this.ascii &&= ascii;
+    if (this.min === undefined || this.max === undefined) {
+      this.min = this.max = s;
+    } else if (this.ascii) {
+      if (s < this.min) this.min = s;
+      else if (s > this.max) this.max = s;
     } else {
-      if (compareCodePoints(s, min) < 0) min = s;
-      if (compareCodePoints(s, max) > 0) max = s;
+      if (compareCodePoints(s, this.min) < 0) this.min = s;
+      if (compareCodePoints(s, this.max) > 0) this.max = s;
     }
   }
-  return { min, max };
+}
+
+/**
+ * The library's choice of a dictionary for a chunk of `slots` (index per slot, -1 for null), given
+ * its distinct values: a sample of 1,000 slots spread over the chunk rejects it when its distinct
+ * values are over 90% of its bytes; otherwise the dictionary and its bit-packed indexes must at
+ * most halve the PLAIN bytes. Sizes are UTF-16 lengths, as the library estimates them.
+ */
+function dictionaryWins(idx: Int32Array, slots: number, dict: readonly string[]): boolean {
+  const sampleSize = Math.min(slots, 1000);
+  const seen = new Set<number>();
+  let sampleDistinct = 0;
+  let sampleTotal = 0;
+  for (let i = 0; i < sampleSize; i++) {
+    const at = sampleSize === 1 ? 0 : Math.floor((i * (slots - 1)) / (sampleSize - 1));
+    const k = idx[at]!;
+    const size = k < 0 ? 0 : dict[k]!.length + 4;
+    if (!seen.has(k)) {
+      seen.add(k);
+      sampleDistinct += size;
+    }
+    sampleTotal += size;
+  }
+  if (!sampleTotal || sampleDistinct / sampleTotal > 0.9) return false;
+  let total = 0;
+  let nonNull = 0;
+  for (let i = 0; i < slots; i++) {
+    const k = idx[i]!;
+    if (k < 0) continue;
+    total += dict[k]!.length;
+    nonNull++;
+  }
+  let distinct = 0;
+  for (const s of dict) distinct += s.length;
+  const indexBytes = Math.ceil((nonNull * Math.ceil(Math.log2(dict.length))) / 8);
+  return 2 * (distinct + dict.length * 4 + indexBytes) <= total + nonNull * 4;
 }
 
 interface Page {
@@ -138,266 +178,312 @@ interface Page {
   encoding: 'PLAIN' | 'RLE_DICTIONARY';
 }
 
-/** Writes one data page (v2): header, levels, compressed values. Returns its uncompressed size with the header. */
-function writePage(w: Writer, leaf: Leaf, p: Page): number {
-  const { codec, compressors } = leaf.encoder;
-  const compressed = compressors[codec]?.(p.data) ?? p.data;
-  const headerStart = w.offset;
-  writePageHeader(w, {
-    type: 'DATA_PAGE_V2',
-    uncompressed_page_size: p.levels.length + p.data.length,
-    compressed_page_size: p.levels.length + compressed.length,
-    data_page_header_v2: {
-      num_values: p.numValues,
-      num_nulls: p.numNulls,
-      num_rows: p.numRows,
-      encoding: p.encoding,
-      definition_levels_byte_length: p.defBytes,
-      repetition_levels_byte_length: p.repBytes,
-      is_compressed: Boolean(codec),
-    },
-  });
-  const headerBytes = w.offset - headerStart;
-  w.appendBytes(p.levels);
-  w.appendBytes(compressed);
-  return headerBytes + p.levels.length + p.data.length;
-}
+/** A text leaf's values and levels for the current row group, and its column chunk once the group is full. */
+export class TextLeaf {
+  private slots = 0;
+  private nulls = 0;
+  private readonly def = new Ints(new Uint8Array(1024));
+  private readonly rep = new Ints(new Uint8Array(1024));
+  /** 'plain': values as PLAIN byte arrays, page ends (slot, byte offset) cut as they come. */
+  private readonly plain: PageBuffer | null;
+  private pageSlots: number[] = [];
+  private pageOffsets: number[] = [];
+  private pageUnits = 0;
+  private pageStart = 0;
+  private bounds = new Bounds();
+  /** Otherwise: the chunk's distinct values and each slot's index into them (-1: null). */
+  private dict = new Map<string, number>();
+  private values: string[] = [];
+  private readonly idx = new Ints(new Int32Array(1024));
 
-function writeDictionary(w: Writer, leaf: Leaf, pb: PageBuffer, dictionary: readonly unknown[]): number {
-  const { codec, compressors } = leaf.encoder;
-  const { used } = plainStrings(pb, dictionary as unknown[], 0, dictionary.length);
-  const bytes = pb.buf.subarray(0, used);
-  const compressed = compressors[codec]?.(bytes) ?? bytes;
-  const headerStart = w.offset;
-  writePageHeader(w, {
-    type: 'DICTIONARY_PAGE',
-    uncompressed_page_size: used,
-    compressed_page_size: compressed.length,
-    dictionary_page_header: { num_values: dictionary.length, encoding: 'PLAIN' },
-  });
-  const headerBytes = w.offset - headerStart;
-  w.appendBytes(compressed);
-  return headerBytes + used;
-}
-
-/** Levels of slots [start, end) as the page writes them: repetition first, each RLE/bit-packed. */
-function pageLevels(
-  leaf: Leaf,
-  d: LeafData,
-  start: number,
-  end: number,
-): Pick<Page, 'levels' | 'defBytes' | 'repBytes' | 'numNulls' | 'numRows'> {
-  const lw = new ByteWriter();
-  let numNulls = 0;
-  let numRows = end - start;
-  let repBytes = 0;
-  let defBytes = 0;
-  if (leaf.maxRep) {
-    const rep = d.rep.slice(start, end);
-    numRows = 0;
-    for (const r of rep) if (r === 0) numRows++;
-    repBytes = writeRleBitPackedHybrid(lw, rep, Math.ceil(Math.log2(leaf.maxRep + 1)));
+  constructor(readonly leaf: Leaf) {
+    this.plain = leaf.encoding === 'plain' ? new PageBuffer() : null;
   }
-  if (leaf.maxDef) {
-    const def = d.def.slice(start, end);
-    for (const x of def) if (x < leaf.maxDef) numNulls++;
-    defBytes = writeRleBitPackedHybrid(lw, def, Math.ceil(Math.log2(leaf.maxDef + 1)));
-  }
-  return { levels: lw.getBytes(), defBytes, repBytes, numNulls, numRows };
-}
 
-/** Page boundaries at row starts, each page about PAGE_BYTES of values (the library's rule). */
-function pageBounds(d: LeafData, dictionary: boolean): number[] {
-  const ends: number[] = [];
-  const { values, rep } = d;
-  let bytes = 0;
-  let start = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    const size = v === null || v === undefined ? 0 : dictionary ? 4 : (v as string).length;
-    bytes += size;
-    if (bytes >= PAGE_BYTES && i > start && (!rep.length || rep[i] === 0)) {
-      ends.push(i);
-      start = i;
-      bytes = size;
+  /** One slot: a value (null where the levels say it is absent) and its levels. */
+  add(value: string | null, def: number, rep: number): void {
+    const { leaf } = this;
+    if (leaf.maxDef) this.def.push(def);
+    if (leaf.maxRep) this.rep.push(rep);
+    const plain = this.plain;
+    if (plain) {
+      // a page may end only where a row starts, once it holds a page's worth (the library's rule)
+      if (this.pageUnits >= PAGE_BYTES && this.slots > this.pageStart && rep === 0) {
+        this.pageSlots.push(this.slots);
+        this.pageOffsets.push(plain.used);
+        this.pageStart = this.slots;
+        this.pageUnits = 0;
+      }
+      if (value === null) {
+        this.nulls++;
+      } else {
+        this.pageUnits += value.length;
+        const ascii = plain.putString(value);
+        if (leaf.encoder.stats) this.bounds.add(value, ascii);
+      }
+    } else if (value === null) {
+      this.nulls++;
+      this.idx.push(-1);
+    } else {
+      let k = this.dict.get(value);
+      if (k === undefined) {
+        k = this.values.length;
+        this.dict.set(value, k);
+        this.values.push(value);
+      }
+      this.idx.push(k);
     }
+    this.slots++;
   }
-  ends.push(values.length);
-  return ends;
-}
 
-/** The dictionary, if the column takes one: asked for, or won the library's trial (it must halve the bytes). */
-function dictionaryOf(leaf: Leaf, values: unknown[]): { dictionary?: unknown[]; indexes?: number[] } {
-  if (leaf.encoding === 'plain') return {};
-  const forced = leaf.encoding === 'dictionary' ? ('RLE_DICTIONARY' as const) : undefined;
-  return useDictionary(values, 'BYTE_ARRAY', undefined, forced, leaf.encoder.dictionarySize, leaf.maxDef === 0);
+  /** Writes the chunk (dictionary page if any, data pages) and starts the next row group empty. */
+  write(w: Writer, scratch: PageBuffer): WrittenChunk {
+    const offsetStart = w.offset;
+    const s = this.plain ? this.writePlainPages(w) : this.writeDictionaryChunk(w, scratch);
+    const { encoder } = this.leaf;
+    const chunk: ColumnChunk = {
+      meta_data: {
+        type: 'BYTE_ARRAY',
+        encodings: s.dictionaryPageOffset === undefined ? ['PLAIN'] : ['PLAIN', 'RLE_DICTIONARY'],
+        path_in_schema: encoder.schemaPath.slice(1).map((e) => e.name),
+        codec: encoder.codec ?? 'UNCOMPRESSED',
+        num_values: BigInt(this.slots),
+        total_compressed_size: BigInt(w.offset - offsetStart),
+        total_uncompressed_size: BigInt(s.uncompressed),
+        data_page_offset: s.dataPageOffset,
+        dictionary_page_offset: s.dictionaryPageOffset,
+        ...(encoder.stats ? this.statistics(s.dictionaryPageOffset !== undefined, s.pages, s.encoding, s.bounds) : {}),
+      },
+      file_offset: BigInt(offsetStart),
+    };
+    const offsetIndex = s.offsetIndex;
+    this.reset();
+    return { chunk, offsetIndex };
+  }
+
+  private reset(): void {
+    this.slots = this.nulls = 0;
+    this.def.n = this.rep.n = this.idx.n = 0;
+    if (this.plain) this.plain.used = 0;
+    this.pageSlots = [];
+    this.pageOffsets = [];
+    this.pageUnits = this.pageStart = 0;
+    this.bounds = new Bounds();
+    this.dict = new Map();
+    this.values = [];
+  }
+
+  private writePlainPages(w: Writer) {
+    const plain = this.plain!;
+    const ends = [...this.pageSlots, this.slots];
+    const offsets = [0, ...this.pageOffsets, plain.used];
+    const dataPageOffset = BigInt(w.offset);
+    const pages = this.writePages(w, ends, 'PLAIN', (k) => plain.buf.subarray(offsets[k], offsets[k + 1]));
+    return { ...pages, dataPageOffset, dictionaryPageOffset: undefined, encoding: 'PLAIN' as const, bounds: this.bounds };
+  }
+
+  private writeDictionaryChunk(w: Writer, scratch: PageBuffer) {
+    const { values } = this;
+    const idx = this.idx.a;
+    const forced = this.leaf.encoding === 'dictionary';
+    const bounds = new Bounds();
+    if (this.leaf.encoder.stats) for (const v of values) bounds.add(v, isAscii(v));
+    if (!forced && !dictionaryWins(idx, this.slots, values)) {
+      // PLAIN after all: the values again from the dictionary, a page at a time
+      const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : values[idx[i]!]!.length));
+      const dataPageOffset = BigInt(w.offset);
+      const pages = this.writePages(w, ends, 'PLAIN', (k) => {
+        scratch.used = 0;
+        for (let i = k ? ends[k - 1]! : 0; i < ends[k]!; i++) if (idx[i]! >= 0) scratch.putString(values[idx[i]!]!);
+        return scratch.buf.subarray(0, scratch.used);
+      });
+      return { ...pages, dataPageOffset, dictionaryPageOffset: undefined, encoding: 'PLAIN' as const, bounds };
+    }
+    const dictionaryPageOffset = BigInt(w.offset);
+    scratch.used = 0;
+    for (const v of values) scratch.putString(v);
+    let uncompressed = this.writeDictionaryPage(w, scratch.buf.subarray(0, scratch.used), values.length);
+    const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : 4));
+    const dataPageOffset = BigInt(w.offset);
+    const pages = this.writePages(w, ends, 'RLE_DICTIONARY', (k) => indexPage(idx, k ? ends[k - 1]! : 0, ends[k]!));
+    uncompressed += pages.uncompressed;
+    return { ...pages, uncompressed, dataPageOffset, dictionaryPageOffset, encoding: 'RLE_DICTIONARY' as const, bounds };
+  }
+
+  /** Page ends at row starts, each page about PAGE_BYTES by `size` (the library's rule). */
+  private pageEnds(size: (slot: number) => number): number[] {
+    const ends: number[] = [];
+    const rep = this.leaf.maxRep ? this.rep.a : null;
+    let bytes = 0;
+    let start = 0;
+    for (let i = 0; i < this.slots; i++) {
+      const s = size(i);
+      bytes += s;
+      if (bytes >= PAGE_BYTES && i > start && (!rep || rep[i] === 0)) {
+        ends.push(i);
+        start = i;
+        bytes = s;
+      }
+    }
+    ends.push(this.slots);
+    return ends;
+  }
+
+  private writePages(w: Writer, ends: number[], encoding: Page['encoding'], data: (page: number) => Uint8Array) {
+    const offsetIndex: OffsetIndex | undefined = this.leaf.encoder.offsetIndex && ends.length > 1 ? { page_locations: [] } : undefined;
+    let uncompressed = 0;
+    let start = 0;
+    let firstRow = 0;
+    ends.forEach((end, k) => {
+      const pageOffset = w.offset;
+      const levels = this.pageLevels(start, end);
+      uncompressed += this.writePage(w, { ...levels, data: data(k), numValues: end - start, encoding });
+      offsetIndex?.page_locations.push({
+        offset: BigInt(pageOffset),
+        compressed_page_size: w.offset - pageOffset,
+        first_row_index: BigInt(firstRow),
+      });
+      firstRow += levels.numRows;
+      start = end;
+    });
+    return { uncompressed, offsetIndex, pages: ends.length };
+  }
+
+  /** Levels of slots [start, end) as the page writes them: repetition first, each RLE/bit-packed. */
+  private pageLevels(start: number, end: number): Pick<Page, 'levels' | 'defBytes' | 'repBytes' | 'numNulls' | 'numRows'> {
+    const { maxDef, maxRep } = this.leaf;
+    const lw = new ByteWriter();
+    let numNulls = 0;
+    let numRows = end - start;
+    let repBytes = 0;
+    let defBytes = 0;
+    if (maxRep) {
+      const rep = this.rep.a.subarray(start, end);
+      numRows = 0;
+      for (const r of rep) if (r === 0) numRows++;
+      repBytes = writeRleBitPackedHybrid(lw, rep, Math.ceil(Math.log2(maxRep + 1)));
+    }
+    if (maxDef) {
+      const def = this.def.a.subarray(start, end);
+      for (const x of def) if (x < maxDef) numNulls++;
+      defBytes = writeRleBitPackedHybrid(lw, def, Math.ceil(Math.log2(maxDef + 1)));
+    }
+    return { levels: lw.getBytes(), defBytes, repBytes, numNulls, numRows };
+  }
+
+  /** One data page (v2): header, levels, compressed values. Returns its uncompressed size with the header. */
+  private writePage(w: Writer, p: Page): number {
+    const { codec, compressors } = this.leaf.encoder;
+    const compressed = compressors[codec]?.(p.data) ?? p.data;
+    const headerStart = w.offset;
+    writePageHeader(w, {
+      type: 'DATA_PAGE_V2',
+      uncompressed_page_size: p.levels.length + p.data.length,
+      compressed_page_size: p.levels.length + compressed.length,
+      data_page_header_v2: {
+        num_values: p.numValues,
+        num_nulls: p.numNulls,
+        num_rows: p.numRows,
+        encoding: p.encoding,
+        definition_levels_byte_length: p.defBytes,
+        repetition_levels_byte_length: p.repBytes,
+        is_compressed: Boolean(codec),
+      },
+    });
+    const headerBytes = w.offset - headerStart;
+    w.appendBytes(p.levels);
+    w.appendBytes(compressed);
+    return headerBytes + p.levels.length + p.data.length;
+  }
+
+  private writeDictionaryPage(w: Writer, bytes: Uint8Array, count: number): number {
+    const { codec, compressors } = this.leaf.encoder;
+    const compressed = compressors[codec]?.(bytes) ?? bytes;
+    const headerStart = w.offset;
+    writePageHeader(w, {
+      type: 'DICTIONARY_PAGE',
+      uncompressed_page_size: bytes.length,
+      compressed_page_size: compressed.length,
+      dictionary_page_header: { num_values: count, encoding: 'PLAIN' },
+    });
+    const headerBytes = w.offset - headerStart;
+    w.appendBytes(compressed);
+    return headerBytes + bytes.length;
+  }
+
+  /** Statistics and page-encoding counts, as the library writes them for a column with statistics. */
+  private statistics(hasDictionaryPage: boolean, pages: number, encoding: Page['encoding'], bounds: Bounds) {
+    return {
+      statistics: { min_value: bounds.min, max_value: bounds.max, null_count: BigInt(this.nulls), nan_count: undefined },
+      encoding_stats: [
+        ...(hasDictionaryPage ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
+        { page_type: 'DATA_PAGE_V2' as const, encoding, count: pages },
+      ],
+    };
+  }
 }
 
 /** Dictionary indexes of the non-null slots [start, end), bit width first, RLE/bit-packed. */
-function indexPage(indexes: number[], values: unknown[], start: number, end: number): Uint8Array {
-  const idx: number[] = [];
+function indexPage(idx: Int32Array, start: number, end: number): Uint8Array {
+  const present: number[] = [];
   let max = 0;
   for (let i = start; i < end; i++) {
-    const v = values[i];
-    if (v === null || v === undefined) continue;
-    const x = indexes[i]!;
-    idx.push(x);
+    const x = idx[i]!;
+    if (x < 0) continue;
+    present.push(x);
     if (x > max) max = x;
   }
   const bitWidth = Math.ceil(Math.log2(max + 1));
   const pw = new ByteWriter();
   pw.appendUint8(bitWidth);
-  writeRleBitPackedHybrid(pw, idx, bitWidth);
+  writeRleBitPackedHybrid(pw, present, bitWidth);
   return pw.getBytes();
 }
 
-/** A text leaf's column chunk: dictionary page if any, data pages, and the chunk's metadata. */
-export function writeTextChunk(w: Writer, leaf: Leaf, d: LeafData, pb: PageBuffer): WrittenChunk {
-  const { encoder } = leaf;
-  const { values } = d;
-  const offsetStart = w.offset;
-  let uncompressed = 0;
-  const { dictionary, indexes } = dictionaryOf(leaf, values);
-  let dictionaryPageOffset: bigint | undefined;
-  const encodings: ('PLAIN' | 'RLE_DICTIONARY')[] = ['PLAIN'];
-  if (dictionary && indexes) {
-    dictionaryPageOffset = BigInt(w.offset);
-    uncompressed += writeDictionary(w, leaf, pb, dictionary);
-    encodings.push('RLE_DICTIONARY');
-  }
-  const encoding = dictionary ? 'RLE_DICTIONARY' : 'PLAIN';
-  const dataPageOffset = BigInt(w.offset);
-  const ends = pageBounds(d, Boolean(dictionary));
-  const offsetIndex: OffsetIndex | undefined = encoder.offsetIndex && ends.length > 1 ? { page_locations: [] } : undefined;
-  let ascii = true;
-  let start = 0;
-  let firstRow = 0;
-  for (const end of ends) {
-    const pageOffset = w.offset;
-    const levels = pageLevels(leaf, d, start, end);
-    let data: Uint8Array;
-    if (dictionary && indexes) {
-      data = indexPage(indexes, values, start, end);
-    } else {
-      const plain = plainStrings(pb, values, start, end);
-      ascii &&= plain.ascii;
-      data = pb.buf.subarray(0, plain.used);
-    }
-    uncompressed += writePage(w, leaf, { ...levels, data, numValues: end - start, encoding });
-    offsetIndex?.page_locations.push({
-      offset: BigInt(pageOffset),
-      compressed_page_size: w.offset - pageOffset,
-      first_row_index: BigInt(firstRow),
-    });
-    firstRow += levels.numRows;
-    start = end;
-  }
-  const chunk: ColumnChunk = {
-    meta_data: {
-      type: 'BYTE_ARRAY',
-      encodings,
-      path_in_schema: encoder.schemaPath.slice(1).map((s) => s.name),
-      codec: encoder.codec ?? 'UNCOMPRESSED',
-      num_values: BigInt(values.length),
-      total_compressed_size: BigInt(w.offset - offsetStart),
-      total_uncompressed_size: BigInt(uncompressed),
-      data_page_offset: dataPageOffset,
-      dictionary_page_offset: dictionaryPageOffset,
-      ...(encoder.stats ? statisticsOf(d, dictionary, ascii, dictionaryPageOffset !== undefined, ends.length, encoding) : {}),
-    },
-    file_offset: BigInt(offsetStart),
-  };
-  return { chunk, offsetIndex };
-}
-
-/** Statistics and page-encoding counts, as the library writes them for a column with statistics. */
-function statisticsOf(
-  d: LeafData,
-  dictionary: unknown[] | undefined,
-  ascii: boolean,
-  hasDictionaryPage: boolean,
-  pages: number,
-  encoding: 'PLAIN' | 'RLE_DICTIONARY',
-) {
-  let nulls = 0;
-  for (const v of d.values) if (v === null || v === undefined) nulls++;
-  // the dictionary holds every distinct value, so its bounds are the column's
-  const { min, max } = dictionary ? stringBounds(dictionary, isAscii(dictionary)) : stringBounds(d.values, ascii);
-  return {
-    statistics: { min_value: min, max_value: max, null_count: BigInt(nulls), nan_count: undefined },
-    encoding_stats: [
-      ...(hasDictionaryPage ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
-      { page_type: 'DATA_PAGE_V2' as const, encoding, count: pages },
-    ],
-  };
-}
-
-function isAscii(values: readonly unknown[]): boolean {
-  for (const v of values) {
-    if (typeof v !== 'string') continue;
-    for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) > 0x7f) return false;
-  }
-  return true;
-}
-
-/** Any other leaf (numbers, booleans, timestamps, JSON): the library's column writer, given our levels. */
-export function writeLibraryChunk(w: Writer, leaf: Leaf, d: LeafData): WrittenChunk {
+/** Any other leaf (numbers, booleans, timestamps, JSON) of a flat column: the library's column writer. */
+export function writeLibraryChunk(w: Writer, leaf: Leaf, values: unknown[]): WrittenChunk {
+  const def: number[] = [];
+  if (leaf.maxDef) for (const v of values) def.push(v === null || v === undefined ? 0 : 1);
   return writeColumn({
     writer: w,
     column: leaf.encoder,
-    pageData: { values: d.values as never, definitionLevels: d.def, repetitionLevels: d.rep, maxDefinitionLevel: leaf.maxDef },
+    pageData: { values: values as never, definitionLevels: def, repetitionLevels: [], maxDefinitionLevel: leaf.maxDef },
   });
 }
 
-/** Levels of a flat column: 1 where a value is present, 0 where it is null. */
-export function flatLeaf(values: unknown[], maxDef: number): LeafData {
-  if (!maxDef) return { values, def: [], rep: [] };
-  const def = new Array<number>(values.length);
-  for (let i = 0; i < values.length; i++) def[i] = values[i] === null || values[i] === undefined ? 0 : 1;
-  return { values, def, rep: [] };
-}
-
 /**
- * The slots of a list column's leaves (a string list's element, or each field of a struct list's
- * elements), shredded for this fixed shape: a null list is one slot at level 0, an empty list one
- * slot at the list's level, each element a slot whose repetition level is 1 after the first.
+ * A list cell shredded into its leaves (a string list's element, or each field of a struct list's
+ * elements) for this fixed shape: a null list is one slot at level 0, an empty list one slot at the
+ * list's level, each element a slot whose repetition level is 1 after the first.
  */
-export function listLeaves(name: string, rows: readonly unknown[], nullable: boolean, fields: readonly string[] | null): LeafData[] {
-  const width = fields ? fields.length : 1;
-  const out: LeafData[] = Array.from({ length: width }, () => ({ values: [], def: [], rep: [] }));
+export function addList(
+  leaves: readonly TextLeaf[],
+  name: string,
+  list: unknown[] | null,
+  nullable: boolean,
+  fields: readonly string[] | null,
+): void {
   const listDef = nullable ? 1 : 0;
-  for (const row of rows) {
-    if (row === null || row === undefined) {
-      for (const o of out) push(o, null, 0, 0);
+  if (list === null) {
+    for (const l of leaves) l.add(null, 0, 0);
+    return;
+  }
+  if (!list.length) {
+    for (const l of leaves) l.add(null, listDef, 0);
+    return;
+  }
+  for (let i = 0; i < list.length; i++) {
+    const el = list[i];
+    const rep = i ? 1 : 0;
+    if (el === null || el === undefined) throw new AppError('Invalid', `parquet column ${name}: a list element is null`);
+    if (!fields) {
+      leaves[0]!.add(el as string, listDef + 1, rep);
       continue;
     }
-    const list = row as unknown[];
-    if (!list.length) {
-      for (const o of out) push(o, null, listDef, 0);
-      continue;
-    }
-    for (let i = 0; i < list.length; i++) {
-      const el = list[i];
-      const rep = i ? 1 : 0;
-      if (el === null || el === undefined) throw new AppError('Invalid', `parquet column ${name}: a list element is null`);
-      if (!fields) {
-        push(out[0]!, el, listDef + 1, rep);
-        continue;
-      }
-      for (let k = 0; k < width; k++) {
-        const v = (el as Record<string, unknown>)[fields[k]!];
-        if (v === null || v === undefined) push(out[k]!, null, listDef + 1, rep);
-        else push(out[k]!, v, listDef + 2, rep);
-      }
+    for (let k = 0; k < fields.length; k++) {
+      const v = (el as Record<string, unknown>)[fields[k]!];
+      if (v === null || v === undefined) leaves[k]!.add(null, listDef + 1, rep);
+      else leaves[k]!.add(v as string, listDef + 2, rep);
     }
   }
-  return out;
 }
-
-function push(o: LeafData, value: unknown, def: number, rep: number): void {
-  o.values.push(value);
-  o.def.push(def);
-  o.rep.push(rep);
-}
-
-export type { SchemaElement };

@@ -8,7 +8,7 @@ import type { ColumnChunk, SchemaElement } from 'hyparquet';
 import { AppError } from '../../shared/errors';
 import { fileSha256 } from '../files/checksum';
 import { compress as snappyCompress } from 'snappyjs';
-import { flatLeaf, listLeaves, PageBuffer, writeLibraryChunk, writeTextChunk, type Leaf } from './columnChunk';
+import { addList, PageBuffer, TextLeaf, writeLibraryChunk, type Leaf } from './columnChunk';
 
 /** Column kinds the exports need. `struct-list` is a LIST of STRUCTs of string fields (chat messages). */
 export type ParquetColumnType = 'string' | 'int' | 'bigint' | 'double' | 'bool' | 'timestamp' | 'json' | 'string-list' | 'struct-list';
@@ -191,13 +191,22 @@ function stringFields(fields: readonly string[], el: Record<string, unknown>): R
   return out;
 }
 
+/** Where a column's cells go as rows come: its text leaves, or an array the library's writer takes. */
+interface ColumnSink {
+  column: ParquetColumn;
+  list: boolean;
+  text: TextLeaf[];
+  /** Not text: the library writes it, from this row group's cells. */
+  other: { leaf: Leaf; cells: unknown[] } | null;
+}
+
 export class ParquetTable {
   private readonly writer: ParquetWriter;
-  private readonly buffers: unknown[][];
+  private readonly sinks: ColumnSink[];
   private readonly rowGroupRows: number;
   private readonly partial: string;
-  private readonly leaves: Leaf[][];
-  private readonly pages = new PageBuffer();
+  private readonly scratch = new PageBuffer();
+  private pending = 0;
   private rows = 0;
   private closed = false;
 
@@ -209,7 +218,6 @@ export class ParquetTable {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     this.partial = `${file}.partial`;
     this.rowGroupRows = opts.rowGroupRows ?? DEFAULT_ROW_GROUP;
-    this.buffers = columns.map(() => []);
     const kvMetadata = Object.entries(opts.metadata ?? {}).map(([key, value]) => ({ key, value }));
     const schema = parquetSchema(columns);
     this.writer = new ParquetWriter({
@@ -221,17 +229,27 @@ export class ParquetTable {
       // snappy, which grows its output a byte at a time (compression was a sixth of the writer's time)
       compressors: { SNAPPY: (input: Uint8Array) => snappyCompress(input) },
     });
-    this.leaves = leavesOf(columns, schema, this.writer.compressors);
+    const leaves = leavesOf(columns, schema, this.writer.compressors);
+    this.sinks = columns.map((column, i) => {
+      const ls = leaves[i]!;
+      const list = column.type === 'string-list' || column.type === 'struct-list';
+      const text = ls.every((l) => l.text);
+      return { column, list, text: text ? ls.map((l) => new TextLeaf(l)) : [], other: text ? null : { leaf: ls[0]!, cells: [] } };
+    });
   }
 
   append(row: ParquetRow): void {
     if (this.closed) throw new AppError('Internal', `${this.file} is already closed`);
-    for (let i = 0; i < this.columns.length; i++) {
-      const c = this.columns[i]!;
-      this.buffers[i]!.push(cell(c, row[c.name]));
+    for (const s of this.sinks) {
+      const c = s.column;
+      const v = cell(c, row[c.name]);
+      if (s.other) s.other.cells.push(v);
+      else if (s.list)
+        addList(s.text, c.name, v as unknown[] | null, c.nullable !== false, c.type === 'struct-list' ? (c.fields ?? []) : null);
+      else s.text[0]!.add(v as string | null, v === null ? 0 : 1, 0);
     }
     this.rows++;
-    if (this.buffers[0]!.length >= this.rowGroupRows) this.flush();
+    if (++this.pending >= this.rowGroupRows) this.flush();
   }
 
   get rowCount(): number {
@@ -243,26 +261,21 @@ export class ParquetTable {
    * in the library's writer, whose finish() writes the page indexes and the footer as for its own groups.
    */
   private flush(): void {
-    const n = this.buffers[0]!.length;
+    const n = this.pending;
     if (!n) return;
     const out = this.writer.writer;
     const groupStart = out.offset;
     const chunks: ColumnChunk[] = [];
     let bytes = 0n;
-    this.columns.forEach((c, i) => {
-      const leaves = this.leaves[i]!;
-      const values = this.buffers[i]!;
-      const data =
-        c.type === 'string-list' || c.type === 'struct-list'
-          ? listLeaves(c.name, values, c.nullable !== false, c.type === 'struct-list' ? (c.fields ?? []) : null)
-          : [flatLeaf(values, leaves[0]!.maxDef)];
-      leaves.forEach((leaf, k) => {
-        const written = leaf.text ? writeTextChunk(out, leaf, data[k]!, this.pages) : writeLibraryChunk(out, leaf, data[k]!);
-        chunks.push(written.chunk);
-        bytes += written.chunk.meta_data?.total_uncompressed_size ?? 0n;
-        this.writer.pendingIndexes.push(written);
-      });
-    });
+    for (const s of this.sinks) {
+      const written = s.other ? [writeLibraryChunk(out, s.other.leaf, s.other.cells)] : s.text.map((t) => t.write(out, this.scratch));
+      if (s.other) s.other.cells = [];
+      for (const w of written) {
+        chunks.push(w.chunk);
+        bytes += w.chunk.meta_data?.total_uncompressed_size ?? 0n;
+        this.writer.pendingIndexes.push(w);
+      }
+    }
     this.writer.num_rows += BigInt(n);
     this.writer.row_groups.push({
       columns: chunks,
@@ -270,7 +283,7 @@ export class ParquetTable {
       num_rows: BigInt(n),
       total_compressed_size: BigInt(out.offset - groupStart),
     });
-    for (const b of this.buffers) b.length = 0;
+    this.pending = 0;
   }
 
   /** Writes the last row group and the footer, then moves the file into place. */
