@@ -387,7 +387,7 @@ export class TextLeaf {
         encoding: p.encoding,
         definition_levels_byte_length: p.defBytes,
         repetition_levels_byte_length: p.repBytes,
-        is_compressed: Boolean(codec),
+        is_compressed: codec !== 'UNCOMPRESSED',
       },
     });
     const headerBytes = w.offset - headerStart;

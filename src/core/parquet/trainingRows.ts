@@ -34,7 +34,7 @@ export const TRAINING_COLUMNS: readonly ParquetColumn[] = [
   { name: 'output', type: 'string', nullable: false, noStatistics: true },
   { name: 'messages', type: 'struct-list', fields: ['role', 'content'], noStatistics: true },
   { name: 'conversations', type: 'struct-list', fields: ['from', 'value'], encoding: 'dictionary', noStatistics: true },
-  { name: 'record_hash', type: 'string', nullable: false, encoding: 'plain', noStatistics: true },
+  { name: 'record_hash', type: 'string', nullable: false, encoding: 'plain', noStatistics: true, compressed: false },
   { name: 'created_at', type: 'timestamp', nullable: false, encoding: 'plain' },
 ];
 

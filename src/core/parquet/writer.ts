@@ -33,6 +33,11 @@ export interface ParquetColumn {
    * compared every value of the column in JS.
    */
   noStatistics?: boolean;
+  /**
+   * Default true (snappy). false: values snappy barely shrinks and is slow on, such as hex hashes
+   * (6% smaller at about 40 MB/s, against 80 MB/s on ids and 200 on text).
+   */
+  compressed?: boolean;
 }
 
 export type ParquetRow = Record<string, unknown>;
@@ -125,7 +130,7 @@ function leavesOf(columns: readonly ParquetColumn[], schema: SchemaElement[], co
             .join('.'),
           element,
           schemaPath,
-          codec: 'SNAPPY',
+          codec: c.compressed === false ? 'UNCOMPRESSED' : 'SNAPPY',
           compressors,
           stats: !c.noStatistics,
           statisticsTruncateLength: undefined,
