@@ -43,7 +43,10 @@ describe('import openclaw: held turns', () => {
     const all = transcript(130);
     const whole = newContext();
     const wholeFile = writeFile(path.join(whole.workspaceDir, 'sessions', 'held-1.jsonl'), `${all.join('\n')}\n`);
+    const checkpoints = whole.db.pragma('wal_autocheckpoint', { simple: true });
     const report = await importOpenClaw(whole, { source: wholeFile });
+    // The import checkpoints less often while it runs, and puts the connection's setting back.
+    expect(whole.db.pragma('wal_autocheckpoint', { simple: true })).toBe(checkpoints);
     // 130 exchanges, of which 13 repeat the previous user text within a minute: kept once, as before.
     expect(report.inserted.conversation_turns).toBe(117);
     const pieces = newContext();

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { nowOf, type ServiceContext } from '../context';
+import { withBulkCheckpoints } from '../db/bulk';
 import type { Branch } from './branch';
 import { saveCursor, startPoint } from './cursors';
 import { finishImport } from './finish';
@@ -35,7 +36,9 @@ export interface OpenClawInput {
 const MAX_ARCHIVE_BYTES = 512 * 1024 * 1024;
 
 export function importOpenClaw(ctx: ServiceContext, input: OpenClawInput): Promise<ImportReport> {
-  return serialized(ctx.db, 'openclaw', () => run(ctx, input));
+  // A batch commits every 2,000 lines, so with the default 1,000-page WAL nearly every commit checkpointed,
+  // copying the turn, index and trigram pages of the batches before it again.
+  return serialized(ctx.db, 'openclaw', () => withBulkCheckpoints(ctx.db, () => run(ctx, input)));
 }
 
 async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportReport> {
