@@ -9,7 +9,7 @@ import type { AnnotationStatus, DataSplit, ExportFormat, SampleType } from '../.
 import { listPlannedSamplePage } from '../db/repositories/exportSamples';
 import type { ServiceContext } from '../context';
 import { loadValueRules, rowWithValueRules, type ValueRule } from '../curation/piiValues';
-import { rawLine, recordsOf, type ExportedSample, type RecordSample } from './exportRecords';
+import { rawLine, recordsOf, taughtLabel, type ExportedSample, type RecordSample, type TaughtLabel } from './exportRecords';
 import { isStringifyForm } from './canonicalJson';
 import { selectionOf, type ExportPlan, type Resolved } from './exportPlan';
 import { taskOf, type StoredJson, type Task } from './formats';
@@ -22,8 +22,8 @@ export interface PageItem {
   split: DataSplit;
   sample: ExportedSample;
   content: SampleContent;
-  /** What the content teaches (null for an annotated turn in raw, whose records do not need it). */
-  task: Task | null;
+  /** What the content teaches (raw: only its step and label, and null for an annotated turn; its records do not need it). */
+  task: Task | TaughtLabel | null;
   /** The format's records; their exact texts when rendered is true. */
   records: unknown[];
   /** The records are the texts the writer writes (raw, for the writer: no record object is built). */
@@ -276,13 +276,15 @@ export class ExportReader {
     const factors = RECORD_COLUMNS[r.format] ? this.factors.of(row.quality_factors) : null;
     const json = this.storedJson ? this.jsonOf(row, row === stored && content === parsed, factors) : null;
     const sample = recordSample(r.format, row, factors, json);
-    const task = r.format === 'raw' && sample.sampleType === 'annotated_turn' ? null : taskOf(content);
+    // raw's records write the content as it is: its tally needs only the step and label
+    const full = r.format === 'raw' ? null : taskOf(content);
+    const task = full ?? taughtLabel(content);
     const label = this.labelled ? sessionLabel(row.session_id, this.detect, this.labels) : row.session_id;
     if (this.rendered) {
       const line = rawLine(sample as RecordSample, content, label, json!);
       return { split, sample, content, task, records: [line], rendered: true };
     }
-    const records = recordsOf(r.format, sample, content, label, task, json);
+    const records = recordsOf(r.format, sample, content, label, full, json);
     return records.length ? { split, sample, content, task, records } : null;
   }
 

@@ -28,6 +28,30 @@ export const CSV_FORMULA = /^[=+\-@\t\r]/;
 export const EXCEL_CELL_LIMIT = 32_767;
 const CUT_MARKER = (n: number) => `…[truncated ${n} characters; the raw export has the full text]`;
 
+/** What the tally counts of what a sample teaches: its step and label (taskOf's, without its texts). */
+export type TaughtLabel = Pick<Task, 'step' | 'label'>;
+
+const isTask = (t: Task | TaughtLabel): t is Task => 'instruction' in t;
+
+const GUARDIAN_LABEL = { written: 'write', refused: 'refuse', skipped: 'skip' } as const;
+
+/**
+ * taskOf(content)'s step and label without building its prompt and answer texts (a transcript and an
+ * answer per sample, about 1.6 µs): the raw export writes the content, and its tally needs only these.
+ * Annotated turns have none here (the tally does not count them).
+ */
+export function taughtLabel(c: SampleContent): TaughtLabel | null {
+  switch (c.type) {
+    case 'memory_gate_positive':
+    case 'memory_gate_negative':
+      return { step: 'memory_gate', label: c.correctDecision === 'NO_WRITE' ? 'no_write' : 'write' };
+    case 'write_guardian_decision':
+      return { step: 'write_guardian', label: GUARDIAN_LABEL[c.userCorrection ? c.userCorrection.correctedDecision : c.decision] };
+    case 'annotated_turn':
+      return null;
+  }
+}
+
 /** What the write loop and the tally read of a sample. */
 export type ExportedSample = Pick<DatasetSample, 'id' | 'sampleType' | 'sessionId' | 'annotationStatus' | 'qualityScore'>;
 /** A sample with the fields the raw, csv and parquet records read. */
@@ -404,20 +428,24 @@ export class ExportTally {
     return true;
   }
 
-  /** Counts one written sample (its labels, language and tokens of each of its records); task: taskOf(content). */
-  add(s: ExportedSample, content: SampleContent, records: unknown[], task?: Task | null): void {
+  /**
+   * Counts one written sample (its labels, language and tokens of each of its records); task: taskOf(content),
+   * or for raw and csv, which count no tokens, its taughtLabel.
+   */
+  add(s: ExportedSample, content: SampleContent, records: unknown[], taught?: Task | TaughtLabel | null): void {
     const lang = sampleLanguage(content);
     if (lang) this.languages.set(lang, (this.languages.get(lang) ?? 0) + 1);
     if (s.sampleType === 'annotated_turn') return;
-    task ??= taskOf(content);
+    const task = taught ?? taskOf(content);
     if (this.format === 'kto') {
       for (const rec of records) (rec as { label: boolean }).label ? this.balance.kto!.desirable++ : this.balance.kto!.undesirable++;
     }
     if (task.step === 'memory_gate') this.balance.memory_gate[task.label === 'no_write' ? 'no_write' : 'write']++;
     else this.balance.write_guardian[task.label === 'refuse' ? 'refuse' : task.label === 'skip' ? 'skip' : 'write']++;
     if (!this.loadCounter || this.format === 'raw' || this.format === 'csv') return;
+    const full = isTask(task) ? task : taskOf(content);
     for (const rec of records) {
-      const contents = exampleContents(task, rec);
+      const contents = exampleContents(full, rec);
       const { bound, estimate } = chatBoundAndEstimate(contents);
       if (bound <= this.tokens.limit) {
         this.tokens.estimated = true;
