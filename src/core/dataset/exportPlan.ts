@@ -2,7 +2,7 @@
 // or above the minimum quality by default), one representative per near-duplicate cluster (the
 // curator's pick, else a corrected or edited sample, else the first), optional label balancing, and
 // the train/validation split with its fallback. Reads only small columns, so it stays cheap.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { EXPORT_FORMATS, SAMPLE_TYPES, type DataSplit, type ExportFormat, type SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import type { ServiceContext } from '../context';
@@ -168,7 +168,7 @@ export interface ExportPlan {
 /** Folded approved samples the summary lists by id. */
 const FOLDED_LISTED = 200;
 
-const seededKey = (seed: string, id: string) => createHash('sha256').update(`${seed}\u0000${id}`).digest('hex');
+const seededKey = (seed: string, id: string) => hash('sha256', `${seed}\u0000${id}`, 'hex');
 
 /** The curator's picks and (not undone) edits, by rowid: few, so read whole rather than per sample. */
 interface Curated {

@@ -56,6 +56,17 @@ class FileSink {
     }
     this.used += this.chunk.write(text, this.used);
   }
+  /** A line: the text and its break (\r\n for csv, else \n), the break stored as bytes rather than encoded as a second text. */
+  appendLine(text: string, crlf: boolean): void {
+    const room = text.length * 3 + 2;
+    if (this.used + room > this.chunk.length) {
+      this.pushChunk();
+      if (room > this.chunk.length) return this.push(Buffer.from(crlf ? `${text}\r\n` : `${text}\n`, 'utf8'));
+    }
+    this.used += this.chunk.write(text, this.used);
+    if (crlf) this.chunk[this.used++] = 0x0d;
+    this.chunk[this.used++] = 0x0a;
+  }
   /** Waits while the stream holds more than it wants (the caller reads on meanwhile, memory stays flat). */
   async drain(): Promise<void> {
     if (this.error) throw this.error;
@@ -141,7 +152,6 @@ function renderItem(
   to: { sinks: Sinks; tally: ExportTally; written: Written; header: string },
 ): void {
   const { sinks, tally, written: w, header } = to;
-  const newline = r.format === 'csv' ? '\r\n' : '\n';
   const sink = sinks[it.split];
   let kept: unknown[] | null = null;
   for (const rec of it.records) {
@@ -152,8 +162,7 @@ function renderItem(
     if (r.format !== 'raw' && r.format !== 'csv' && !tally.firstTime(line, it.sample.id, r.format === 'parquet')) continue;
     if (sink instanceof FileSink) {
       if (!sink.records && header) sink.append(header);
-      sink.append(line);
-      sink.append(newline);
+      sink.appendLine(line, r.format === 'csv');
     } else {
       // the row is this item's own (recordsOf builds it): set its split in place, a spread copy takes V8's slow path
       (rec as ParquetRow).split = it.split;
