@@ -154,6 +154,10 @@ describe('ParquetTable column chunks', () => {
     { name: 'turns', type: 'struct-list', fields: ['from', 'value'] },
     { name: 'must', type: 'string-list', nullable: false, encoding: 'dictionary' },
     { name: 'score', type: 'double' },
+    { name: 'odd', type: 'double', encoding: 'plain' },
+    { name: 'flag', type: 'bool' },
+    { name: 'bits', type: 'bool', nullable: false, encoding: 'plain' },
+    { name: 'at', type: 'timestamp' },
   ];
   const texts = ['plain', 'é accent', '🙂 emoji', '\ue000 private use', 'z last', '', 'Ünïcode'];
   const rows: ParquetRow[] = Array.from({ length: 3000 }, (_, i) => ({
@@ -171,6 +175,10 @@ describe('ParquetTable column chunks', () => {
             ],
     must: [texts[i % 3]!],
     score: i % 7 ? i / 7 : null,
+    odd: i % 11 === 0 ? NaN : i % 11 === 1 ? -0 : i % 11 === 2 ? null : (i % 5) - 2,
+    flag: i % 5 === 0 ? null : i % 3 === 0,
+    bits: i % 4 === 1,
+    at: i % 9 ? Date.UTC(2026, 0, 1) + (i % 50) * 1000 : null,
   }));
 
   it('reads back to the rows, statistics and encodings the library writes', async () => {

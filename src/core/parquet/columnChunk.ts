@@ -9,6 +9,7 @@
 // (its dictionary trial is reproduced below; thrift page headers, RLE/bit-packing and the compressor
 // are called as they are), so a reader gets the same rows, schema and footer.
 import type { ColumnChunk, OffsetIndex } from 'hyparquet';
+import type { ChunkStatistics } from 'hyparquet-writer/src/types.js';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
@@ -47,28 +48,33 @@ export class PageBuffer {
     this.buf = next;
   }
   /**
-   * Appends a string as a PLAIN byte array: 4-byte length, then UTF-8. ASCII, nearly all of our
-   * text, is copied in a loop; anything else goes to the native encoder. Returns false if not ASCII.
+   * Appends a string as a PLAIN byte array: 4-byte length, then UTF-8. A short ASCII string (ids,
+   * labels) is copied in a loop, cheaper than a call into the native encoder; a longer one, or one
+   * that is not ASCII, goes to the native encoder (twice the loop's speed past about 32 characters).
+   * Returns false if the string is not ASCII.
    */
   putString(s: string): boolean {
     const n = s.length;
     this.ensure(4 + 3 * n);
     const buf = this.buf;
     const at = this.used + 4;
-    let ascii = true;
     let bytes = n;
-    for (let i = 0; i < n; i++) {
-      const c = s.charCodeAt(i);
-      if (c > 0x7f) {
-        ascii = false;
-        bytes = buf.write(s, at);
-        break;
+    if (n > 32) {
+      bytes = buf.write(s, at);
+    } else {
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) {
+          bytes = buf.write(s, at);
+          break;
+        }
+        buf[at + i] = c;
       }
-      buf[at + i] = c;
     }
     buf.writeUInt32LE(bytes, this.used);
     this.used = at + bytes;
-    return ascii;
+    // as many bytes as UTF-16 units: every unit was ASCII (any other takes 2 or more bytes)
+    return bytes === n;
   }
 }
 
@@ -133,11 +139,12 @@ class Bounds {
 
 /**
  * The library's choice of a dictionary for a chunk of `slots` (index per slot, -1 for null), given
- * its distinct values: a sample of 1,000 slots spread over the chunk rejects it when its distinct
- * values are over 90% of its bytes; otherwise the dictionary and its bit-packed indexes must at
- * most halve the PLAIN bytes. Sizes are UTF-16 lengths, as the library estimates them.
+ * the size of each of its `count` distinct values: a sample of 1,000 slots spread over the chunk
+ * rejects it when its distinct values are over 90% of its bytes; otherwise the dictionary and its
+ * bit-packed indexes must at most halve the PLAIN bytes. Sizes are the library's estimates (a
+ * string's UTF-16 length, 8 for a double); `prefix` is the length a byte array carries (4).
  */
-function dictionaryWins(idx: Int32Array, slots: number, dict: readonly string[]): boolean {
+function dictionaryWins(idx: Int32Array, slots: number, count: number, size: (k: number) => number, prefix: number): boolean {
   const sampleSize = Math.min(slots, 1000);
   const seen = new Set<number>();
   let sampleDistinct = 0;
@@ -145,12 +152,12 @@ function dictionaryWins(idx: Int32Array, slots: number, dict: readonly string[])
   for (let i = 0; i < sampleSize; i++) {
     const at = sampleSize === 1 ? 0 : Math.floor((i * (slots - 1)) / (sampleSize - 1));
     const k = idx[at]!;
-    const size = k < 0 ? 0 : dict[k]!.length + 4;
+    const bytes = k < 0 ? 0 : size(k) + prefix;
     if (!seen.has(k)) {
       seen.add(k);
-      sampleDistinct += size;
+      sampleDistinct += bytes;
     }
-    sampleTotal += size;
+    sampleTotal += bytes;
   }
   if (!sampleTotal || sampleDistinct / sampleTotal > 0.9) return false;
   let total = 0;
@@ -158,13 +165,13 @@ function dictionaryWins(idx: Int32Array, slots: number, dict: readonly string[])
   for (let i = 0; i < slots; i++) {
     const k = idx[i]!;
     if (k < 0) continue;
-    total += dict[k]!.length;
+    total += size(k);
     nonNull++;
   }
   let distinct = 0;
-  for (const s of dict) distinct += s.length;
-  const indexBytes = Math.ceil((nonNull * Math.ceil(Math.log2(dict.length))) / 8);
-  return 2 * (distinct + dict.length * 4 + indexBytes) <= total + nonNull * 4;
+  for (let k = 0; k < count; k++) distinct += size(k);
+  const indexBytes = Math.ceil((nonNull * Math.ceil(Math.log2(count))) / 8);
+  return 2 * (distinct + count * prefix + indexBytes) <= total + nonNull * prefix;
 }
 
 interface Page {
@@ -175,15 +182,172 @@ interface Page {
   numValues: number;
   numNulls: number;
   numRows: number;
-  encoding: 'PLAIN' | 'RLE_DICTIONARY';
+  encoding: 'PLAIN' | 'RLE_DICTIONARY' | 'RLE';
+}
+
+/** What a chunk's pages came to, for its metadata. */
+interface Written {
+  uncompressed: number;
+  offsetIndex: OffsetIndex | undefined;
+  pages: number;
+  dataPageOffset: bigint;
+  dictionaryPageOffset: bigint | undefined;
+  encoding: Page['encoding'];
+}
+
+/**
+ * A leaf's slots and levels for the current row group, and the pages of its column chunk: levels,
+ * page headers and page ends as the library writes them.
+ */
+abstract class LeafChunk {
+  protected slots = 0;
+  protected nulls = 0;
+  protected readonly def = new Ints(new Uint8Array(1024));
+  protected readonly rep = new Ints(new Uint8Array(1024));
+
+  constructor(readonly leaf: Leaf) {}
+
+  protected resetLevels(): void {
+    this.slots = this.nulls = 0;
+    this.def.n = this.rep.n = 0;
+  }
+
+  /** The chunk's metadata, as the library's writeColumn builds it. */
+  protected chunk(w: Writer, offsetStart: number, s: Written, statistics: ChunkStatistics | undefined): WrittenChunk {
+    const { encoder } = this.leaf;
+    const encodings: Page['encoding'][] = s.dictionaryPageOffset === undefined ? [s.encoding] : ['PLAIN', s.encoding];
+    const chunk: ColumnChunk = {
+      meta_data: {
+        type: encoder.element.type!,
+        encodings,
+        path_in_schema: encoder.schemaPath.slice(1).map((e) => e.name),
+        codec: encoder.codec ?? 'UNCOMPRESSED',
+        num_values: BigInt(this.slots),
+        total_compressed_size: BigInt(w.offset - offsetStart),
+        total_uncompressed_size: BigInt(s.uncompressed),
+        data_page_offset: s.dataPageOffset,
+        dictionary_page_offset: s.dictionaryPageOffset,
+        ...(encoder.stats
+          ? {
+              statistics,
+              encoding_stats: [
+                ...(s.dictionaryPageOffset !== undefined
+                  ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }]
+                  : []),
+                { page_type: 'DATA_PAGE_V2' as const, encoding: s.encoding, count: s.pages },
+              ],
+            }
+          : {}),
+      },
+      file_offset: BigInt(offsetStart),
+    };
+    return { chunk, offsetIndex: s.offsetIndex };
+  }
+
+  /** Page ends at row starts, each page about PAGE_BYTES by `size` (the library's rule). */
+  protected pageEnds(size: (slot: number) => number): number[] {
+    const ends: number[] = [];
+    const rep = this.leaf.maxRep ? this.rep.a : null;
+    let bytes = 0;
+    let start = 0;
+    for (let i = 0; i < this.slots; i++) {
+      const s = size(i);
+      bytes += s;
+      if (bytes >= PAGE_BYTES && i > start && (!rep || rep[i] === 0)) {
+        ends.push(i);
+        start = i;
+        bytes = s;
+      }
+    }
+    ends.push(this.slots);
+    return ends;
+  }
+
+  protected writePages(w: Writer, ends: number[], encoding: Page['encoding'], data: (page: number) => Uint8Array) {
+    const offsetIndex: OffsetIndex | undefined = this.leaf.encoder.offsetIndex && ends.length > 1 ? { page_locations: [] } : undefined;
+    let uncompressed = 0;
+    let start = 0;
+    let firstRow = 0;
+    ends.forEach((end, k) => {
+      const pageOffset = w.offset;
+      const levels = this.pageLevels(start, end);
+      uncompressed += this.writePage(w, { ...levels, data: data(k), numValues: end - start, encoding });
+      offsetIndex?.page_locations.push({
+        offset: BigInt(pageOffset),
+        compressed_page_size: w.offset - pageOffset,
+        first_row_index: BigInt(firstRow),
+      });
+      firstRow += levels.numRows;
+      start = end;
+    });
+    return { uncompressed, offsetIndex, pages: ends.length };
+  }
+
+  /** Levels of slots [start, end) as the page writes them: repetition first, each RLE/bit-packed. */
+  protected pageLevels(start: number, end: number): Pick<Page, 'levels' | 'defBytes' | 'repBytes' | 'numNulls' | 'numRows'> {
+    const { maxDef, maxRep } = this.leaf;
+    const lw = new ByteWriter();
+    let numNulls = 0;
+    let numRows = end - start;
+    let repBytes = 0;
+    let defBytes = 0;
+    if (maxRep) {
+      const rep = this.rep.a.subarray(start, end);
+      numRows = 0;
+      for (const r of rep) if (r === 0) numRows++;
+      repBytes = writeRleBitPackedHybrid(lw, rep, Math.ceil(Math.log2(maxRep + 1)));
+    }
+    if (maxDef) {
+      const def = this.def.a.subarray(start, end);
+      for (const x of def) if (x < maxDef) numNulls++;
+      defBytes = writeRleBitPackedHybrid(lw, def, Math.ceil(Math.log2(maxDef + 1)));
+    }
+    return { levels: lw.getBytes(), defBytes, repBytes, numNulls, numRows };
+  }
+
+  /** One data page (v2): header, levels, compressed values. Returns its uncompressed size with the header. */
+  protected writePage(w: Writer, p: Page): number {
+    const { codec, compressors } = this.leaf.encoder;
+    const compressed = compressors[codec]?.(p.data) ?? p.data;
+    const headerStart = w.offset;
+    writePageHeader(w, {
+      type: 'DATA_PAGE_V2',
+      uncompressed_page_size: p.levels.length + p.data.length,
+      compressed_page_size: p.levels.length + compressed.length,
+      data_page_header_v2: {
+        num_values: p.numValues,
+        num_nulls: p.numNulls,
+        num_rows: p.numRows,
+        encoding: p.encoding,
+        definition_levels_byte_length: p.defBytes,
+        repetition_levels_byte_length: p.repBytes,
+        is_compressed: codec !== 'UNCOMPRESSED',
+      },
+    });
+    const headerBytes = w.offset - headerStart;
+    w.appendBytes(p.levels);
+    w.appendBytes(compressed);
+    return headerBytes + p.levels.length + p.data.length;
+  }
+
+  protected writeDictionaryPage(w: Writer, bytes: Uint8Array, count: number): number {
+    const { codec, compressors } = this.leaf.encoder;
+    const compressed = compressors[codec]?.(bytes) ?? bytes;
+    const headerStart = w.offset;
+    writePageHeader(w, {
+      type: 'DICTIONARY_PAGE',
+      uncompressed_page_size: bytes.length,
+      compressed_page_size: compressed.length,
+      dictionary_page_header: { num_values: count, encoding: 'PLAIN' },
+    });
+    const headerBytes = w.offset - headerStart;
+    w.appendBytes(compressed);
+    return headerBytes + bytes.length;
+  }
 }
 
 /** A text leaf's values and levels for the current row group, and its column chunk once the group is full. */
-export class TextLeaf {
-  private slots = 0;
-  private nulls = 0;
-  private readonly def = new Ints(new Uint8Array(1024));
-  private readonly rep = new Ints(new Uint8Array(1024));
+export class TextLeaf extends LeafChunk {
   /** 'plain': values as PLAIN byte arrays, page ends (slot, byte offset) cut as they come. */
   private readonly plain: PageBuffer | null;
   private pageSlots: number[] = [];
@@ -196,7 +360,8 @@ export class TextLeaf {
   private values: string[] = [];
   private readonly idx = new Ints(new Int32Array(1024));
 
-  constructor(readonly leaf: Leaf) {
+  constructor(leaf: Leaf) {
+    super(leaf);
     this.plain = leaf.encoding === 'plain' ? new PageBuffer() : null;
   }
 
@@ -240,30 +405,15 @@ export class TextLeaf {
   write(w: Writer, scratch: PageBuffer): WrittenChunk {
     const offsetStart = w.offset;
     const s = this.plain ? this.writePlainPages(w) : this.writeDictionaryChunk(w, scratch);
-    const { encoder } = this.leaf;
-    const chunk: ColumnChunk = {
-      meta_data: {
-        type: 'BYTE_ARRAY',
-        encodings: s.dictionaryPageOffset === undefined ? ['PLAIN'] : ['PLAIN', 'RLE_DICTIONARY'],
-        path_in_schema: encoder.schemaPath.slice(1).map((e) => e.name),
-        codec: encoder.codec ?? 'UNCOMPRESSED',
-        num_values: BigInt(this.slots),
-        total_compressed_size: BigInt(w.offset - offsetStart),
-        total_uncompressed_size: BigInt(s.uncompressed),
-        data_page_offset: s.dataPageOffset,
-        dictionary_page_offset: s.dictionaryPageOffset,
-        ...(encoder.stats ? this.statistics(s.dictionaryPageOffset !== undefined, s.pages, s.encoding, s.bounds) : {}),
-      },
-      file_offset: BigInt(offsetStart),
-    };
-    const offsetIndex = s.offsetIndex;
+    const stats = { min_value: s.bounds.min, max_value: s.bounds.max, null_count: BigInt(this.nulls), nan_count: undefined };
+    const written = this.chunk(w, offsetStart, s, stats);
     this.reset();
-    return { chunk, offsetIndex };
+    return written;
   }
 
   private reset(): void {
-    this.slots = this.nulls = 0;
-    this.def.n = this.rep.n = this.idx.n = 0;
+    this.resetLevels();
+    this.idx.n = 0;
     if (this.plain) this.plain.used = 0;
     this.pageSlots = [];
     this.pageOffsets = [];
@@ -288,7 +438,7 @@ export class TextLeaf {
     const forced = this.leaf.encoding === 'dictionary';
     const bounds = new Bounds();
     if (this.leaf.encoder.stats) for (const v of values) bounds.add(v, isAscii(v));
-    if (!forced && !dictionaryWins(idx, this.slots, values)) {
+    if (!forced && !dictionaryWins(idx, this.slots, values.length, (k) => values[k]!.length, 4)) {
       // PLAIN after all: the values again from the dictionary, a page at a time
       const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : values[idx[i]!]!.length));
       const dataPageOffset = BigInt(w.offset);
@@ -309,118 +459,178 @@ export class TextLeaf {
     uncompressed += pages.uncompressed;
     return { ...pages, uncompressed, dataPageOffset, dictionaryPageOffset, encoding: 'RLE_DICTIONARY' as const, bounds };
   }
+}
 
-  /** Page ends at row starts, each page about PAGE_BYTES by `size` (the library's rule). */
-  private pageEnds(size: (slot: number) => number): number[] {
-    const ends: number[] = [];
-    const rep = this.leaf.maxRep ? this.rep.a : null;
-    let bytes = 0;
-    let start = 0;
-    for (let i = 0; i < this.slots; i++) {
-      const s = size(i);
-      bytes += s;
-      if (bytes >= PAGE_BYTES && i > start && (!rep || rep[i] === 0)) {
-        ends.push(i);
-        start = i;
-        bytes = s;
-      }
+/** The flat column kinds a ValueLeaf writes; values come as numbers (a boolean as 0 or 1, a timestamp in ms). */
+export type ValueKind = 'double' | 'bool' | 'timestamp';
+
+/**
+ * A flat double, boolean or timestamp column's values for the current row group, and its chunk:
+ * the library's encodings (a dictionary trial for doubles and timestamps unless asked otherwise,
+ * RLE for booleans past 16 values) and statistics (NaN counted and skipped, signed zeros normalized,
+ * timestamps as bigints), without its per-value conversions and generic statistics.
+ */
+export class ValueLeaf extends LeafChunk {
+  /** The present values, in slot order. */
+  private vals = new Float64Array(1024);
+  private n = 0;
+
+  constructor(
+    leaf: Leaf,
+    readonly kind: ValueKind,
+  ) {
+    super(leaf);
+  }
+
+  add(value: number | null): void {
+    if (this.leaf.maxDef) this.def.push(value === null ? 0 : 1);
+    this.slots++;
+    if (value === null) {
+      this.nulls++;
+      return;
     }
-    ends.push(this.slots);
-    return ends;
-  }
-
-  private writePages(w: Writer, ends: number[], encoding: Page['encoding'], data: (page: number) => Uint8Array) {
-    const offsetIndex: OffsetIndex | undefined = this.leaf.encoder.offsetIndex && ends.length > 1 ? { page_locations: [] } : undefined;
-    let uncompressed = 0;
-    let start = 0;
-    let firstRow = 0;
-    ends.forEach((end, k) => {
-      const pageOffset = w.offset;
-      const levels = this.pageLevels(start, end);
-      uncompressed += this.writePage(w, { ...levels, data: data(k), numValues: end - start, encoding });
-      offsetIndex?.page_locations.push({
-        offset: BigInt(pageOffset),
-        compressed_page_size: w.offset - pageOffset,
-        first_row_index: BigInt(firstRow),
-      });
-      firstRow += levels.numRows;
-      start = end;
-    });
-    return { uncompressed, offsetIndex, pages: ends.length };
-  }
-
-  /** Levels of slots [start, end) as the page writes them: repetition first, each RLE/bit-packed. */
-  private pageLevels(start: number, end: number): Pick<Page, 'levels' | 'defBytes' | 'repBytes' | 'numNulls' | 'numRows'> {
-    const { maxDef, maxRep } = this.leaf;
-    const lw = new ByteWriter();
-    let numNulls = 0;
-    let numRows = end - start;
-    let repBytes = 0;
-    let defBytes = 0;
-    if (maxRep) {
-      const rep = this.rep.a.subarray(start, end);
-      numRows = 0;
-      for (const r of rep) if (r === 0) numRows++;
-      repBytes = writeRleBitPackedHybrid(lw, rep, Math.ceil(Math.log2(maxRep + 1)));
+    if (this.n === this.vals.length) {
+      const next = new Float64Array(this.n * 2);
+      next.set(this.vals);
+      this.vals = next;
     }
-    if (maxDef) {
-      const def = this.def.a.subarray(start, end);
-      for (const x of def) if (x < maxDef) numNulls++;
-      defBytes = writeRleBitPackedHybrid(lw, def, Math.ceil(Math.log2(maxDef + 1)));
-    }
-    return { levels: lw.getBytes(), defBytes, repBytes, numNulls, numRows };
+    this.vals[this.n++] = value;
   }
 
-  /** One data page (v2): header, levels, compressed values. Returns its uncompressed size with the header. */
-  private writePage(w: Writer, p: Page): number {
-    const { codec, compressors } = this.leaf.encoder;
-    const compressed = compressors[codec]?.(p.data) ?? p.data;
-    const headerStart = w.offset;
-    writePageHeader(w, {
-      type: 'DATA_PAGE_V2',
-      uncompressed_page_size: p.levels.length + p.data.length,
-      compressed_page_size: p.levels.length + compressed.length,
-      data_page_header_v2: {
-        num_values: p.numValues,
-        num_nulls: p.numNulls,
-        num_rows: p.numRows,
-        encoding: p.encoding,
-        definition_levels_byte_length: p.defBytes,
-        repetition_levels_byte_length: p.repBytes,
-        is_compressed: codec !== 'UNCOMPRESSED',
-      },
-    });
-    const headerBytes = w.offset - headerStart;
-    w.appendBytes(p.levels);
-    w.appendBytes(compressed);
-    return headerBytes + p.levels.length + p.data.length;
+  write(w: Writer, scratch: PageBuffer): WrittenChunk {
+    const offsetStart = w.offset;
+    const vals = this.vals.subarray(0, this.n);
+    const s = this.kind === 'bool' ? this.writeBooleans(w, vals) : this.writeNumbers(w, vals, scratch);
+    const written = this.chunk(w, offsetStart, s, this.statistics(vals));
+    this.resetLevels();
+    this.n = 0;
+    return written;
   }
 
-  private writeDictionaryPage(w: Writer, bytes: Uint8Array, count: number): number {
-    const { codec, compressors } = this.leaf.encoder;
-    const compressed = compressors[codec]?.(bytes) ?? bytes;
-    const headerStart = w.offset;
-    writePageHeader(w, {
-      type: 'DICTIONARY_PAGE',
-      uncompressed_page_size: bytes.length,
-      compressed_page_size: compressed.length,
-      dictionary_page_header: { num_values: count, encoding: 'PLAIN' },
-    });
-    const headerBytes = w.offset - headerStart;
-    w.appendBytes(compressed);
-    return headerBytes + bytes.length;
+  /** Each slot's index into `present` values (-1: null), for page ends and the dictionary trial. */
+  private slotIndexes(present: (i: number) => number): Int32Array {
+    const idx = new Int32Array(this.slots);
+    const def = this.leaf.maxDef ? this.def.a : null;
+    for (let i = 0, k = 0; i < this.slots; i++) idx[i] = def && def[i] === 0 ? -1 : present(k++);
+    return idx;
   }
 
-  /** Statistics and page-encoding counts, as the library writes them for a column with statistics. */
-  private statistics(hasDictionaryPage: boolean, pages: number, encoding: Page['encoding'], bounds: Bounds) {
-    return {
-      statistics: { min_value: bounds.min, max_value: bounds.max, null_count: BigInt(this.nulls), nan_count: undefined },
-      encoding_stats: [
-        ...(hasDictionaryPage ? [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }] : []),
-        { page_type: 'DATA_PAGE_V2' as const, encoding, count: pages },
-      ],
+  private writeNumbers(w: Writer, vals: Float64Array, scratch: PageBuffer): Written {
+    const width = 8;
+    const put = (buf: Buffer, at: number, v: number) =>
+      this.kind === 'double' ? buf.writeDoubleLE(v, at) : buf.writeBigInt64LE(BigInt(v), at);
+    const plainOf = (from: Float64Array) => {
+      scratch.used = 0;
+      scratch.ensure(from.length * width);
+      for (let i = 0; i < from.length; i++) put(scratch.buf, i * width, from[i]!);
+      scratch.used = from.length * width;
+      return scratch.buf.subarray(0, scratch.used);
     };
+    let dictionary: number[] | null = null;
+    let idx: Int32Array | null = null;
+    if (this.leaf.encoding !== 'plain') {
+      // a Map of numbers: keys compare as the library's Map of values does (NaN once, 0 and -0 as one)
+      const seen = new Map<number, number>();
+      const values: number[] = [];
+      const ofValue = new Int32Array(vals.length);
+      vals.forEach((v, i) => {
+        let k = seen.get(v);
+        if (k === undefined) seen.set(v, (k = values.push(v) - 1));
+        ofValue[i] = k;
+      });
+      idx = this.slotIndexes((k) => ofValue[k]!);
+      const wins = this.leaf.encoding === 'dictionary' || dictionaryWins(idx, this.slots, values.length, () => width, 0);
+      if (wins) dictionary = values;
+    }
+    if (dictionary && idx) {
+      const dictionaryPageOffset = BigInt(w.offset);
+      let uncompressed = this.writeDictionaryPage(w, plainOf(Float64Array.from(dictionary)), dictionary.length);
+      const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : 4));
+      const dataPageOffset = BigInt(w.offset);
+      const ix = idx;
+      const pages = this.writePages(w, ends, 'RLE_DICTIONARY', (k) => indexPage(ix, k ? ends[k - 1]! : 0, ends[k]!));
+      uncompressed += pages.uncompressed;
+      return { ...pages, uncompressed, dataPageOffset, dictionaryPageOffset, encoding: 'RLE_DICTIONARY' };
+    }
+    const present = this.slotIndexes((k) => k);
+    const ends = this.pageEnds((i) => (present[i]! < 0 ? 0 : width));
+    const dataPageOffset = BigInt(w.offset);
+    const pages = this.writePages(w, ends, 'PLAIN', (k) => {
+      const from = k ? firstPresent(present, ends[k - 1]!) : 0;
+      return plainOf(vals.subarray(from, firstPresent(present, ends[k]!)));
+    });
+    return { ...pages, dataPageOffset, dictionaryPageOffset: undefined, encoding: 'PLAIN' };
   }
+
+  /** Booleans: RLE (length-prefixed, bit width 1) past 16 slots, else PLAIN bits; never a dictionary. */
+  private writeBooleans(w: Writer, vals: Float64Array): Written {
+    const rle = this.leaf.encoding !== 'plain' && this.slots > 16;
+    const present = this.slotIndexes((k) => k);
+    const ends = this.pageEnds((i) => (present[i]! < 0 ? 0 : 0.125));
+    const dataPageOffset = BigInt(w.offset);
+    const encoding = rle ? 'RLE' : 'PLAIN';
+    const pages = this.writePages(w, ends, encoding, (k) => {
+      const from = k ? firstPresent(present, ends[k - 1]!) : 0;
+      const bits = Uint8Array.from(vals.subarray(from, firstPresent(present, ends[k]!)));
+      const out = new ByteWriter();
+      if (rle) {
+        const body = new ByteWriter();
+        writeRleBitPackedHybrid(body, bits, 1);
+        out.appendUint32(body.offset);
+        out.appendBytes(body.getBytes());
+      } else {
+        for (let i = 0; i < bits.length; i += 8) {
+          let byte = 0;
+          for (let j = 0; j < 8 && i + j < bits.length; j++) byte |= bits[i + j]! << j;
+          out.appendUint8(byte);
+        }
+      }
+      return out.getBytes();
+    });
+    return { ...pages, dataPageOffset, dictionaryPageOffset: undefined, encoding };
+  }
+
+  /** The library's statistics of the chunk's values (taken over the values, as it does). */
+  private statistics(vals: Float64Array): ChunkStatistics {
+    let min: number | undefined;
+    let max: number | undefined;
+    let nan = 0;
+    for (const v of vals) {
+      if (Number.isNaN(v)) {
+        nan++;
+        continue;
+      }
+      if (min === undefined || v < min) min = v;
+      if (max === undefined || v > max) max = v;
+    }
+    const nulls = BigInt(this.nulls);
+    if (this.kind === 'bool') {
+      return {
+        min_value: min === undefined ? undefined : min === 1,
+        max_value: max === undefined ? undefined : max === 1,
+        null_count: nulls,
+        nan_count: undefined,
+      };
+    }
+    if (this.kind === 'timestamp') {
+      return {
+        min_value: min === undefined ? undefined : BigInt(min),
+        max_value: max === undefined ? undefined : BigInt(max),
+        null_count: nulls,
+        nan_count: undefined,
+      };
+    }
+    // signed zero as the spec asks: a min of zero is -0, a max of zero is +0
+    return { min_value: min === 0 ? -0 : min, max_value: max === 0 ? 0 : max, null_count: nulls, nan_count: BigInt(nan) };
+  }
+}
+
+/** The number of present values before slot `slot` (slots are -1 where null, else the value's position). */
+function firstPresent(present: Int32Array, slot: number): number {
+  for (let i = slot; i < present.length; i++) if (present[i]! >= 0) return present[i]!;
+  let n = 0;
+  for (let i = 0; i < slot; i++) if (present[i]! >= 0) n++;
+  return n;
 }
 
 /** Dictionary indexes of the non-null slots [start, end), bit width first, RLE/bit-packed. */

@@ -8,7 +8,7 @@ import type { ColumnChunk, SchemaElement } from 'hyparquet';
 import { AppError } from '../../shared/errors';
 import { fileSha256 } from '../files/checksum';
 import { compress as snappyCompress } from 'snappyjs';
-import { addList, PageBuffer, TextLeaf, writeLibraryChunk, type Leaf } from './columnChunk';
+import { addList, PageBuffer, TextLeaf, ValueLeaf, writeLibraryChunk, type Leaf, type ValueKind } from './columnChunk';
 
 /** Column kinds the exports need. `struct-list` is a LIST of STRUCTs of string fields (chat messages). */
 export type ParquetColumnType = 'string' | 'int' | 'bigint' | 'double' | 'bool' | 'timestamp' | 'json' | 'string-list' | 'struct-list';
@@ -201,8 +201,25 @@ interface ColumnSink {
   column: ParquetColumn;
   list: boolean;
   text: TextLeaf[];
-  /** Not text: the library writes it, from this row group's cells. */
+  /** A flat double, boolean or timestamp column. */
+  value: ValueLeaf | null;
+  /** Anything else (ints, bigints, JSON): the library writes it, from this row group's cells. */
   other: { leaf: Leaf; cells: unknown[] } | null;
+}
+
+const VALUE_KINDS: Partial<Record<ParquetColumnType, ValueKind>> = { double: 'double', bool: 'bool', timestamp: 'timestamp' };
+
+/** A double, boolean or timestamp cell as the number a ValueLeaf takes (1 or 0, milliseconds), or null. */
+function valueCell(c: ParquetColumn, value: unknown): number | null {
+  if (value === undefined || value === null) {
+    if (c.nullable === false) throw new AppError('Invalid', `parquet column ${c.name} is required but the row has no value`);
+    return null;
+  }
+  if (c.type === 'bool') return value ? 1 : 0;
+  if (c.type === 'double') return Number(value);
+  const ms = value instanceof Date ? value.getTime() : Math.trunc(Number(value));
+  if (!Number.isFinite(ms)) throw new AppError('Invalid', `parquet column ${c.name}: ${String(value)} is not a time`);
+  return ms;
 }
 
 export class ParquetTable {
@@ -239,7 +256,14 @@ export class ParquetTable {
       const ls = leaves[i]!;
       const list = column.type === 'string-list' || column.type === 'struct-list';
       const text = ls.every((l) => l.text);
-      return { column, list, text: text ? ls.map((l) => new TextLeaf(l)) : [], other: text ? null : { leaf: ls[0]!, cells: [] } };
+      const kind = list ? undefined : VALUE_KINDS[column.type];
+      return {
+        column,
+        list,
+        text: text ? ls.map((l) => new TextLeaf(l)) : [],
+        value: kind ? new ValueLeaf(ls[0]!, kind) : null,
+        other: text || kind ? null : { leaf: ls[0]!, cells: [] },
+      };
     });
   }
 
@@ -247,6 +271,10 @@ export class ParquetTable {
     if (this.closed) throw new AppError('Internal', `${this.file} is already closed`);
     for (const s of this.sinks) {
       const c = s.column;
+      if (s.value) {
+        s.value.add(valueCell(c, row[c.name]));
+        continue;
+      }
       const v = cell(c, row[c.name]);
       if (s.other) s.other.cells.push(v);
       else if (s.list)
@@ -273,7 +301,11 @@ export class ParquetTable {
     const chunks: ColumnChunk[] = [];
     let bytes = 0n;
     for (const s of this.sinks) {
-      const written = s.other ? [writeLibraryChunk(out, s.other.leaf, s.other.cells)] : s.text.map((t) => t.write(out, this.scratch));
+      const written = s.value
+        ? [s.value.write(out, this.scratch)]
+        : s.other
+          ? [writeLibraryChunk(out, s.other.leaf, s.other.cells)]
+          : s.text.map((t) => t.write(out, this.scratch));
       if (s.other) s.other.cells = [];
       for (const w of written) {
         chunks.push(w.chunk);
