@@ -391,6 +391,9 @@ export function sampleLanguage(content: unknown): string | null {
   return best;
 }
 
+/** Characters of record texts a tally keeps before it keeps their digests instead (16 MB of ASCII). */
+const KEPT_TEXT_CHARS = 16 << 20;
+
 export class ExportTally {
   readonly balance: LabelBalance = { memory_gate: { write: 0, no_write: 0 }, write_guardian: { write: 0, refuse: 0, skip: 0 } };
   readonly languages = new Map<string, number>();
@@ -398,7 +401,15 @@ export class ExportTally {
   duplicatesDropped = 0;
   readonly duplicateSampleIds: string[] = [];
   cutCells = 0;
+  /** Digests of the records written (once the texts below are given up). */
   private readonly seen = new Set<string>();
+  /**
+   * The records written, as their texts, until they hold KEPT_TEXT_CHARS: a set lookup costs far less than
+   * a SHA-256 (about 1.5 µs warm, 4 µs cold, a tenth of a small export like ranking). JSON lines hold no
+   * lone surrogate, so two texts are the same string exactly when their UTF-8 bytes are the same.
+   */
+  private texts: Set<string> | null = new Set<string>();
+  private textChars = 0;
   private count: Counter | null = null;
   /** Examples that could be over the limit, waiting for the tokenizer (countPending). */
   private pending: { sampleId: string; contents: string[] }[] = [];
@@ -408,6 +419,7 @@ export class ExportTally {
     private readonly format: ExportFormat,
     target: { model: string; encoding: string; limit: number },
     private readonly loadCounter: (() => Promise<Counter>) | null,
+    private readonly keptTextChars = KEPT_TEXT_CHARS,
   ) {
     this.tokens = { ...target, total: 0, max: 0, overLimit: 0, sampleIds: [] };
     if (format === 'kto') this.balance.kto = { desirable: 0, undesirable: 0 };
@@ -418,14 +430,26 @@ export class ExportTally {
    * already a SHA-256 of the record (a Parquet row's record_hash), so it is the key as it is.
    */
   firstTime(text: string, sampleId: string, digest = false): boolean {
-    const key = digest ? text : hash('sha256', text, 'base64');
-    if (this.seen.has(key)) {
-      this.duplicatesDropped++;
-      if (this.duplicateSampleIds.length < 50) this.duplicateSampleIds.push(sampleId);
-      return false;
+    if (!digest && this.texts) {
+      if (this.texts.has(text)) return this.dropped(sampleId);
+      this.texts.add(text);
+      this.textChars += text.length;
+      if (this.textChars > this.keptTextChars) {
+        for (const t of this.texts) this.seen.add(hash('sha256', t, 'base64'));
+        this.texts = null;
+      }
+      return true;
     }
+    const key = digest ? text : hash('sha256', text, 'base64');
+    if (this.seen.has(key)) return this.dropped(sampleId);
     this.seen.add(key);
     return true;
+  }
+
+  private dropped(sampleId: string): false {
+    this.duplicatesDropped++;
+    if (this.duplicateSampleIds.length < 50) this.duplicateSampleIds.push(sampleId);
+    return false;
   }
 
   /**
