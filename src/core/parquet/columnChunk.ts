@@ -2,12 +2,13 @@
 // shape is known. A text leaf (a flat string column, a list's element, a struct field of a list's
 // elements) takes each value as it is appended: PLAIN columns encode it to UTF-8 at once into the
 // chunk's byte buffer, dictionary columns look it up in the chunk's dictionary, and its levels go into
-// byte arrays. A row group holds no row objects, only bytes, indexes and distinct strings: the
-// library's path (a Uint8Array per value, arrays sliced per page, a generic Dremel walk, rows held
+// byte arrays; doubles, booleans and timestamps go into a Float64Array. A row group holds no row
+// objects, only bytes, numbers, indexes and distinct strings: the library's path (a Uint8Array per value, arrays sliced per page, a generic Dremel walk, rows held
 // until the group was written and copied by every scavenge meanwhile) was about half of an export.
 // The file is the same Parquet: pages, levels, dictionaries and statistics follow the library's rules
-// (its dictionary trial is reproduced below; thrift page headers, RLE/bit-packing and the compressor
-// are called as they are), so a reader gets the same rows, schema and footer.
+// (its dictionary trial and statistics are reproduced below; thrift page headers, RLE/bit-packing and
+// the compressor are called as they are), so a reader gets the same rows, schema and footer. The
+// library's ParquetWriter still writes the file's head, page indexes and footer.
 import type { ColumnChunk, OffsetIndex } from 'hyparquet';
 import type { ChunkStatistics } from 'hyparquet-writer/src/types.js';
 import { ByteWriter } from 'hyparquet-writer';

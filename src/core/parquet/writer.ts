@@ -1,6 +1,7 @@
-// Streaming Parquet tables: rows are buffered per column and flushed as one row group every
-// `rowGroupRows`, so memory stays flat however large the export. The file appears only when it is
-// complete (written as `<file>.partial`, renamed on close), so engines never read half a file.
+// Streaming Parquet tables: each row's cells are encoded into their columns as it comes (columnChunk.ts)
+// and written as one row group every `rowGroupRows`, so memory stays flat however large the export.
+// The file appears only when it is complete (written as `<file>.partial`, renamed on close), so
+// engines never read half a file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ParquetWriter, fileWriter } from 'hyparquet-writer';
@@ -153,21 +154,16 @@ function cell(c: ParquetColumn, value: unknown): unknown {
     if (c.nullable === false) throw new AppError('Invalid', `parquet column ${c.name} is required but the row has no value`);
     return null;
   }
+  // doubles, booleans and timestamps go to a ValueLeaf through valueCell
   switch (c.type) {
     case 'string':
       return String(value);
     case 'json':
       return typeof value === 'string' ? value : JSON.stringify(value);
     case 'int':
-    case 'double':
       return Number(value);
     case 'bigint':
       return BigInt(Math.trunc(Number(value)));
-    case 'bool':
-      return Boolean(value);
-    case 'timestamp':
-      // the physical value: a Date would be converted back per value, statistics included
-      return BigInt(value instanceof Date ? value.getTime() : Math.trunc(Number(value)));
     case 'string-list':
       return (value as unknown[]).map(String);
     case 'struct-list':
