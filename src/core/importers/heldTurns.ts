@@ -16,6 +16,8 @@ export class HeldTurns<Window> {
   readonly windows: Window[] = [];
   /** Rows not staged yet: staged fifty at a time, so their texts and metadata do not live until the commit. */
   unstaged: TurnParams[] = [];
+  /** Characters of the held turns' texts and metadata: about what their staged rows take. */
+  chars = 0;
   private readonly byUserText = new Map<string, HeldTurn[]>();
   /** The next turn number of each session with held turns. */
   private readonly nextNumbers = new Map<string, number>();
@@ -39,6 +41,7 @@ export class HeldTurns<Window> {
     this.ids.add(p.id);
     this.windows.push(window);
     this.unstaged.push(p);
+    this.chars += p.userContent.length + p.agentContent.length + (p.userMetadata?.length ?? 0) + (p.agentMetadata?.length ?? 0);
     this.nextNumbers.set(p.sessionId, p.turnNumber + 1);
     const turn = { id: p.id, sessionId: p.sessionId, createdAt: p.createdAt };
     const same = this.byUserText.get(p.userContent);

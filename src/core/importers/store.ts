@@ -77,10 +77,12 @@ const json = (v: unknown) => (v === undefined || v === null ? null : JSON.string
 /** Held turns staged and context windows written per statement: 50 rows stay far below SQLite's 32,766 parameters. */
 const ROWS_PER_INSERT = 50;
 /**
- * Held turns are written when this many are held, or before the commit: a transcript batch of 2,000 lines holds
- * about 500. An archive or a store's rows go in one transaction: this bounds the windows and ids it holds.
+ * Held turns are written before the commit, or when this many are held or their texts and metadata reach this
+ * many characters: the staging table's pages and the trigram index's pending terms stay in memory until then.
+ * The bench's transcript flushes about every 350 turns; an archive or a store's rows go in one transaction.
  */
 const HELD_TURNS_PER_FLUSH = 2000;
+const HELD_CHARS_PER_FLUSH = 1_000_000;
 
 const turnParams = (t: ImportTurnRow, turnNumber: number): TurnParams => ({
   id: t.id,
@@ -192,7 +194,7 @@ export class ImportStore {
         stageTurnRows(this.db, this.held.unstaged);
         this.held.unstaged = [];
       }
-      if (this.held.size >= HELD_TURNS_PER_FLUSH) this.flushTurns();
+      if (this.held.size >= HELD_TURNS_PER_FLUSH || this.held.chars >= HELD_CHARS_PER_FLUSH) this.flushTurns();
       return true;
     }
     const params = turnParams(t, nextTurnNumber(this.db, t.sessionId));
