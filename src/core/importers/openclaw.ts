@@ -45,7 +45,7 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
   const report = new ReportBuilder('openclaw', input.source, nowOf(ctx));
   const src = discoverOpenClaw(input.source, report);
   const store = new ImportStore(ctx.db, report);
-  // Turns are held and go in by one statement per batch; every batch flushes them before it commits (onCommit, applyEvents).
+  // Turns are held and go in by one statement per flush; every batch flushes them before it commits (onCommit, applyEvents).
   store.holdTurns();
   const now = nowOf(ctx);
   const total = src.transcripts.reduce((n, f) => n + fs.statSync(f).size, 0);

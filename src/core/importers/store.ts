@@ -120,7 +120,7 @@ export class ImportStore {
 
   /**
    * From now on turns are held, staged and written in one statement (insertStagedTurns says why), by
-   * flushTurns or when 2,000 are held. The caller flushes before every commit: held turns are part of
+   * flushTurns or when enough are held (HELD_TURNS_PER_FLUSH). The caller flushes before every commit: held turns are part of
    * the open transaction, so rows and the cursor that covers them still land together.
    */
   holdTurns(): void {
