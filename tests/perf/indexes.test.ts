@@ -25,6 +25,9 @@ const KEPT: Record<string, Record<string, string>> = {
     // the export's session-wide value hiding: the spans of the few samples with PII in a page's sessions (0172)
     idx_samples_session_spans:
       'SELECT session_id, pii_spans FROM dataset_samples WHERE session_id IN (SELECT value FROM json_each(?)) AND pii_spans IS NOT NULL ORDER BY session_id, rowid',
+    // the preference exports' plan (ranking, openai-dpo): the samples that hold a pair, from their own partial index (0183)
+    idx_samples_pairs:
+      "SELECT rowid, session_id, cluster_id FROM dataset_samples WHERE (sample_type = 'memory_gate_negative' OR correction_id IS NOT NULL) AND created_at > ? ORDER BY created_at",
   },
   dataset_feedback_signals: {
     idx_feedback_session_time: 'SELECT id FROM dataset_feedback_signals WHERE session_id = ? ORDER BY created_at',
