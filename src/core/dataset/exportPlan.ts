@@ -249,9 +249,11 @@ function balanceLabels(rows: PlanColumns, chosen: number[], seed: string): numbe
     const text = rows.label![i];
     if (!text) continue;
     const [step = '', label = ''] = text.split(':');
-    const byLabel = groups.get(step) ?? new Map<string, number[]>();
-    byLabel.set(label, [...(byLabel.get(label) ?? []), i]);
-    groups.set(step, byLabel);
+    let byLabel = groups.get(step);
+    if (!byLabel) groups.set(step, (byLabel = new Map<string, number[]>()));
+    const list = byLabel.get(label);
+    if (list) list.push(i);
+    else byLabel.set(label, [i]);
   }
   const drop = new Set<number>();
   for (const byLabel of groups.values()) {
