@@ -173,16 +173,11 @@ export function stageTurnRows(db: DB, rows: readonly TurnParams[]): void {
   if (!rows.length) return;
   stmt(db, `CREATE TEMP TABLE IF NOT EXISTS import_turn_stage (${TURN_COLUMNS})`).run();
   const stage = (n: number) => stmt(db, `INSERT INTO temp.import_turn_stage VALUES ${Array(n).fill(TURN_ROW).join(', ')}`);
-  let i = 0;
-  for (; i + STAGED_PER_INSERT <= rows.length; i += STAGED_PER_INSERT) {
+  for (let i = 0; i < rows.length; i += STAGED_PER_INSERT) {
+    const end = Math.min(i + STAGED_PER_INSERT, rows.length);
     const params: unknown[] = [];
-    for (let j = i; j < i + STAGED_PER_INSERT; j++) pushTurnParams(params, rows[j]!);
-    stage(STAGED_PER_INSERT).run(params);
-  }
-  for (; i < rows.length; i++) {
-    const params: unknown[] = [];
-    pushTurnParams(params, rows[i]!);
-    stage(1).run(params);
+    for (let j = i; j < end; j++) pushTurnParams(params, rows[j]!);
+    stage(end - i).run(params);
   }
 }
 
