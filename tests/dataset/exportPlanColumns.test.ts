@@ -41,7 +41,14 @@ describe('the plan columns', () => {
           expect(listPlanColumns(f.ctx.db, sel, { splitBy, labels: true }, chunk)).toEqual(whole);
         }
         const { r, cluster, grp, flags } = whole;
-        expect(listPlanColumns(f.ctx.db, sel, { splitBy, labels: false }, 2)).toEqual({ r, cluster, grp, flags });
+        // raw split by session reads the cluster index (migration 0184), which also numbers the clusters
+        const unlabelled = listPlanColumns(f.ctx.db, sel, { splitBy, labels: false }, 2);
+        expect({ r: unlabelled.r, cluster: unlabelled.cluster, grp: unlabelled.grp, flags: unlabelled.flags }).toEqual({
+          r,
+          cluster,
+          grp,
+          flags,
+        });
       }
     }
   });

@@ -28,6 +28,9 @@ const KEPT: Record<string, Record<string, string>> = {
     // the preference exports' plan (ranking, openai-dpo): the samples that hold a pair, from their own partial index (0183)
     idx_samples_pairs:
       "SELECT rowid, session_id, cluster_id FROM dataset_samples WHERE (sample_type = 'memory_gate_negative' OR correction_id IS NOT NULL) AND created_at > ? ORDER BY created_at",
+    // the other exports' plan reads the cluster index; the samples corrected by their strategy alone come from here (0184)
+    idx_samples_strategy_corrected:
+      "SELECT rowid FROM dataset_samples WHERE correction_id IS NULL AND collection_strategy IN ('manual_correction', 'missed_write')",
   },
   dataset_feedback_signals: {
     idx_feedback_session_time: 'SELECT id FROM dataset_feedback_signals WHERE session_id = ? ORDER BY created_at',

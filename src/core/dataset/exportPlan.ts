@@ -201,18 +201,12 @@ function better(rows: PlanColumns, a: number, b: number, curated: Curated): bool
 export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
   const rows = listPlanColumns(ctx.db, selectionOf(r), { splitBy: r.splitBy, labels: r.balance });
   const n = rows.r.length;
-  let curated: Curated | null = null;
-  // each cluster's representative, by row index
-  const winners = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    const cur = winners.get(rows.cluster[i]!);
-    if (cur === undefined || better(rows, i, cur, (curated ??= curatedOf(ctx)))) winners.set(rows.cluster[i]!, i);
-  }
+  const winnerOf = clusterWinners(ctx, rows);
   let chosen: number[] = [];
   const folded: [number, number][] = [];
   let foldedApproved = 0;
   for (let i = 0; i < n; i++) {
-    const winner = winners.get(rows.cluster[i]!)!;
+    const winner = winnerOf(i);
     if (winner === i) chosen.push(i);
     else if (rows.flags[i]! & PLAN_APPROVED) {
       if (folded.length < FOLDED_LISTED) folded.push([rows.r[i]!, rows.r[winner]!]);
@@ -233,6 +227,31 @@ export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
     achievedTrainShare: achieved,
     validationWritten,
   };
+}
+
+/**
+ * Each cluster's representative (a row index), as a function of a row's index. Clusters are looked up by
+ * number when the columns carry one (read from the cluster index), else by id: hashing the id of each of
+ * 184,000 samples twice was a fifth of csv's plan.
+ */
+function clusterWinners(ctx: ServiceContext, rows: PlanColumns): (i: number) => number {
+  const n = rows.r.length;
+  let curated: Curated | null = null;
+  const { clusterNo } = rows;
+  if (clusterNo) {
+    const winners = new Int32Array(rows.clusters ?? 0).fill(-1);
+    for (let i = 0; i < n; i++) {
+      const cur = winners[clusterNo[i]!]!;
+      if (cur < 0 || better(rows, i, cur, (curated ??= curatedOf(ctx)))) winners[clusterNo[i]!] = i;
+    }
+    return (i) => winners[clusterNo[i]!]!;
+  }
+  const winners = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const cur = winners.get(rows.cluster[i]!);
+    if (cur === undefined || better(rows, i, cur, (curated ??= curatedOf(ctx)))) winners.set(rows.cluster[i]!, i);
+  }
+  return (i) => winners.get(rows.cluster[i]!)!;
 }
 
 /** Folded samples by id, from [folded rowid, kept rowid] pairs. */

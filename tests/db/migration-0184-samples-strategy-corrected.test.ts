@@ -1,0 +1,85 @@
+// Migration 0184 adds a partial index of the samples corrected by their strategy alone (no correction id),
+// so the plan of every export but the preference ones reads idx_samples_cluster_filters, which holds every
+// other column it needs, instead of scanning the table (issue 16). The plan must read the same columns from
+// the indexes as from the table (a database without the index, or with a sample outside any cluster, reads
+// the table), in chunks of any size, and fold the same samples.
+import { describe, expect, it } from 'vitest';
+import { collectSamples } from '../../src/core/dataset';
+import { planExport, resolveExport, selectionOf } from '../../src/core/dataset/exportPlan';
+import { listPlanColumns, type PlanColumns } from '../../src/core/db/repositories/exportSamples';
+import type { DB } from '../../src/core/db/connection';
+import { buildWorkspace } from '../../bench/dataset/workspace';
+import { explain } from '../helpers/db';
+import { tempWorkspace } from '../helpers/workspace';
+
+const FORMATS = ['raw', 'csv', 'alpaca', 'kto'] as const;
+const columnsOf = (c: PlanColumns) => ({ r: c.r, cluster: c.cluster, grp: c.grp, flags: c.flags });
+
+/** Every format's plan columns (labels off, split by session) in chunks of several sizes, and its plan. */
+function plans(db: DB, dir: string) {
+  return FORMATS.flatMap((format) =>
+    [false, true].map((includeUnreviewed) => {
+      const r = resolveExport({ format, includeUnreviewed });
+      const sel = selectionOf(r);
+      const chunks = [1, 2, 3, 7, 1000].map((chunk) => columnsOf(listPlanColumns(db, sel, { splitBy: 'session', labels: false }, chunk)));
+      const plan = planExport({ db, workspaceDir: dir }, r);
+      return { chunks, plan };
+    }),
+  );
+}
+
+describe('migration 0184: an index of the samples corrected by their strategy alone', () => {
+  it('gives the plans the same columns and folds as the table, from the indexes alone', async () => {
+    const dir = tempWorkspace();
+    const db = buildWorkspace(dir, 400);
+    try {
+      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+      // a curator's missed writes (corrected by their strategy alone), and a cluster larger than a chunk
+      db.exec(`UPDATE dataset_samples SET collection_strategy = 'missed_write' WHERE correction_id IS NULL AND rowid % 13 = 0`);
+      db.exec(`UPDATE dataset_samples SET cluster_id = (SELECT min(cluster_id) FROM dataset_samples) WHERE rowid % 17 = 0`);
+      expect(db.prepare("SELECT count(*) FROM dataset_samples WHERE collection_strategy = 'missed_write'").pluck().get()).toBeGreaterThan(
+        5,
+      );
+      const queries: string[] = [];
+      const prepare = db.prepare.bind(db);
+      db.prepare = ((sql: string) => {
+        if (sql.includes('INDEXED BY')) queries.push(sql);
+        return prepare(sql);
+      }) as typeof db.prepare;
+      const withIndex = plans(db, dir);
+      expect(withIndex.every((p) => p.chunks.every((c) => c.r.length === p.chunks[0]!.r.length))).toBe(true);
+      expect(withIndex.some((p) => p.chunks[0]!.r.length > 100 && p.plan.foldedTotal > 0)).toBe(true);
+      const params = { after: '', types: '[]', minQuality: 0.5 };
+      const byCluster = queries.filter((q) => q.includes('INDEXED BY idx_samples_cluster_filters'));
+      expect(byCluster.length).toBeGreaterThan(0);
+      for (const sql of byCluster) expect(explain(db, sql, params)).toMatch(/COVERING INDEX idx_samples_cluster_filters/);
+      const strategy = queries.find((q) => q.includes('INDEXED BY idx_samples_strategy_corrected'))!;
+      expect(explain(db, strategy)).toMatch(/COVERING INDEX idx_samples_strategy_corrected/);
+      db.exec('DROP INDEX idx_samples_strategy_corrected');
+      queries.length = 0;
+      expect(plans(db, dir)).toEqual(withIndex);
+      expect(queries.filter((q) => q.includes('idx_samples_cluster_filters'))).toEqual([]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('reads the table when a sample is in no cluster', async () => {
+    const dir = tempWorkspace();
+    const db = buildWorkspace(dir, 120);
+    try {
+      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+      const sel = selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true }));
+      const before = listPlanColumns(db, sel, { splitBy: 'session', labels: false });
+      expect(before.clusterNo).toBeDefined();
+      const rowid = before.r[0]!;
+      db.prepare('UPDATE dataset_samples SET cluster_id = NULL WHERE rowid = ?').run(rowid);
+      const after = listPlanColumns(db, sel, { splitBy: 'session', labels: false });
+      expect(after.clusterNo).toBeUndefined();
+      expect(after.r).toEqual(before.r);
+      expect(after.cluster[0]).toBe(db.prepare('SELECT id FROM dataset_samples WHERE rowid = ?').pluck().get(rowid));
+    } finally {
+      db.close();
+    }
+  });
+});
