@@ -172,6 +172,8 @@ describe('ParquetTable column chunks', () => {
     { name: 'flag', type: 'bool' },
     { name: 'bits', type: 'bool', nullable: false, encoding: 'plain' },
     { name: 'at', type: 'timestamp' },
+    // PLAIN int64 halves: times before 1970 and past 2^32 ms
+    { name: 'then', type: 'timestamp', nullable: false, encoding: 'plain' },
   ];
   const texts = ['plain', 'é accent', '🙂 emoji', '\ue000 private use', 'z last', '', 'Ünïcode'];
   const rows: ParquetRow[] = Array.from({ length: 3000 }, (_, i) => ({
@@ -193,6 +195,7 @@ describe('ParquetTable column chunks', () => {
     flag: i % 5 === 0 ? null : i % 3 === 0,
     bits: i % 4 === 1,
     at: i % 9 ? Date.UTC(2026, 0, 1) + (i % 50) * 1000 : null,
+    then: i % 3 === 0 ? -86_400_000 * (i % 1000) - 1 : i % 3 === 1 ? 2 ** 32 * (i % 7) + i : Date.UTC(1969, 11, 31, 23, 59, 59) + i,
   }));
 
   it('reads back to the rows, statistics and encodings the library writes', async () => {

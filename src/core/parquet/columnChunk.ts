@@ -518,15 +518,7 @@ export class ValueLeaf extends LeafChunk {
 
   private writeNumbers(w: Writer, vals: Float64Array, scratch: PageBuffer): Written {
     const width = 8;
-    const put = (buf: Buffer, at: number, v: number) =>
-      this.kind === 'double' ? buf.writeDoubleLE(v, at) : buf.writeBigInt64LE(BigInt(v), at);
-    const plainOf = (from: Float64Array) => {
-      scratch.used = 0;
-      scratch.ensure(from.length * width);
-      for (let i = 0; i < from.length; i++) put(scratch.buf, i * width, from[i]!);
-      scratch.used = from.length * width;
-      return scratch.buf.subarray(0, scratch.used);
-    };
+    const plainOf = (from: Float64Array) => plainNumbers(scratch, from, this.kind === 'double');
     let dictionary: number[] | null = null;
     let idx: Int32Array | null = null;
     if (this.leaf.encoding !== 'plain') {
@@ -634,20 +626,49 @@ function firstPresent(present: Int32Array, slot: number): number {
   return n;
 }
 
+/**
+ * PLAIN values of 8 bytes, little-endian: doubles as they are, timestamps as int64. A timestamp is an
+ * integer, split exactly into two 32-bit halves below 2^53 (a BigInt per value cost more than the rest of the
+ * column); beyond that it goes through BigInt as before, which rejects what int64 cannot hold.
+ */
+function plainNumbers(scratch: PageBuffer, from: Float64Array, doubles: boolean): Uint8Array {
+  const n = from.length;
+  scratch.used = 0;
+  scratch.ensure(n * 8);
+  const buf = scratch.buf;
+  const view = new DataView(buf.buffer, buf.byteOffset, n * 8);
+  for (let i = 0; i < n; i++) {
+    const v = from[i]!;
+    if (doubles) {
+      view.setFloat64(i * 8, v, true);
+    } else if (Math.abs(v) < 2 ** 53) {
+      const high = Math.floor(v / 2 ** 32);
+      view.setUint32(i * 8, v - high * 2 ** 32, true);
+      view.setInt32(i * 8 + 4, high, true);
+    } else {
+      buf.writeBigInt64LE(BigInt(v), i * 8);
+    }
+  }
+  scratch.used = n * 8;
+  return buf.subarray(0, scratch.used);
+}
+
 /** Dictionary indexes of the non-null slots [start, end), bit width first, RLE/bit-packed. */
 function indexPage(idx: Int32Array, start: number, end: number): Uint8Array {
-  const present: number[] = [];
+  const present = new Int32Array(end - start);
+  let n = 0;
   let max = 0;
   for (let i = start; i < end; i++) {
     const x = idx[i]!;
     if (x < 0) continue;
-    present.push(x);
+    present[n++] = x;
     if (x > max) max = x;
   }
   const bitWidth = Math.ceil(Math.log2(max + 1));
-  const pw = new ByteWriter();
+  // sized for the bit-packed indexes, so it seldom grows (it started at 1 KiB and doubled with a copy)
+  const pw = new ByteWriter(((n * bitWidth) >> 3) + 1024);
   pw.appendUint8(bitWidth);
-  writeRleBitPackedHybrid(pw, present, bitWidth);
+  writeRleBitPackedHybrid(pw, present.subarray(0, n), bitWidth);
   return pw.getBytes();
 }
 
@@ -663,22 +684,20 @@ export function writeLibraryChunk(w: Writer, leaf: Leaf, values: unknown[]): Wri
 }
 
 /**
- * A list cell shredded into its leaves (a string list's element, or each field of a struct list's
- * elements) for this fixed shape: a null list is one slot at level 0, an empty list one slot at the
- * list's level, each element a slot whose repetition level is 1 after the first.
+ * A list cell (not null) shredded into its leaves (a string list's element, or each field of a struct
+ * list's elements) for this fixed shape: an empty list is one slot at the list's level, each element a
+ * slot whose repetition level is 1 after the first. Values that are not strings are stored as String()
+ * gives them (a string list's null element as "null", as the writer always did); only a struct list's
+ * null element is an error.
  */
 export function addList(
   leaves: readonly TextLeaf[],
   name: string,
-  list: unknown[] | null,
+  list: unknown[],
   nullable: boolean,
   fields: readonly string[] | null,
 ): void {
   const listDef = nullable ? 1 : 0;
-  if (list === null) {
-    for (const l of leaves) l.add(null, 0, 0);
-    return;
-  }
   if (!list.length) {
     for (const l of leaves) l.add(null, listDef, 0);
     return;
@@ -686,15 +705,15 @@ export function addList(
   for (let i = 0; i < list.length; i++) {
     const el = list[i];
     const rep = i ? 1 : 0;
-    if (el === null || el === undefined) throw new AppError('Invalid', `parquet column ${name}: a list element is null`);
     if (!fields) {
-      leaves[0]!.add(el as string, listDef + 1, rep);
+      leaves[0]!.add(typeof el === 'string' ? el : String(el), listDef + 1, rep);
       continue;
     }
+    if (el === null || el === undefined) throw new AppError('Invalid', `parquet column ${name}: a list element is null`);
     for (let k = 0; k < fields.length; k++) {
       const v = (el as Record<string, unknown>)[fields[k]!];
       if (v === null || v === undefined) leaves[k]!.add(null, listDef + 1, rep);
-      else leaves[k]!.add(v as string, listDef + 2, rep);
+      else leaves[k]!.add(typeof v === 'string' ? v : String(v), listDef + 2, rep);
     }
   }
 }

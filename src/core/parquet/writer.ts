@@ -148,54 +148,48 @@ function leavesOf(columns: readonly ParquetColumn[], schema: SchemaElement[], co
   });
 }
 
-/** Coerces one cell to what the column's Parquet type stores; a wrong shape is an error naming the column. */
+function missing(c: ParquetColumn): AppError {
+  return new AppError('Invalid', `parquet column ${c.name} is required but the row has no value`);
+}
+
+/**
+ * Coerces a cell of a column the library writes (ints, bigints, JSON) to what its Parquet type stores;
+ * text cells go to a TextLeaf (addText), doubles, booleans and timestamps to a ValueLeaf (valueCell).
+ */
 function cell(c: ParquetColumn, value: unknown): unknown {
   if (value === undefined || value === null) {
-    if (c.nullable === false) throw new AppError('Invalid', `parquet column ${c.name} is required but the row has no value`);
+    if (c.nullable === false) throw missing(c);
     return null;
   }
-  // doubles, booleans and timestamps go to a ValueLeaf through valueCell
   switch (c.type) {
-    case 'string':
-      return String(value);
     case 'json':
       return typeof value === 'string' ? value : JSON.stringify(value);
     case 'int':
       return Number(value);
     case 'bigint':
       return BigInt(Math.trunc(Number(value)));
-    case 'string-list':
-      return (value as unknown[]).map(String);
-    case 'struct-list':
-      return structList(c, value as Record<string, unknown>[]);
+    default:
+      return value;
   }
 }
 
 /**
- * A list of structs as the writer reads it: it takes only the schema's fields from each element, so
- * elements whose fields are already strings (chat messages) go as they are, not copied per row.
+ * A function that reads a row's cells in column order, compiled once per table: `row[column.name]`, with a
+ * name that changes from column to column, took V8's megamorphic keyed-load path for every cell. The names
+ * are the columns' own, quoted as JSON string literals.
  */
-function structList(c: ParquetColumn, list: Record<string, unknown>[]): Record<string, unknown>[] {
-  const fields = c.fields ?? [];
-  for (const el of list) {
-    for (const f of fields) {
-      const v = el[f];
-      if (v !== undefined && v !== null && typeof v !== 'string') return list.map((e) => stringFields(fields, e));
-    }
-  }
-  return list;
-}
-
-function stringFields(fields: readonly string[], el: Record<string, unknown>): Record<string, string | null> {
-  const out: Record<string, string | null> = {};
-  for (const f of fields) out[f] = el[f] === undefined || el[f] === null ? null : String(el[f]);
-  return out;
+function cellReader(columns: readonly ParquetColumn[]): (row: ParquetRow) => unknown[] {
+  const cells = columns.map((c) => `row[${JSON.stringify(c.name)}]`);
+  return new Function('row', `return [${cells.join(', ')}];`) as (row: ParquetRow) => unknown[];
 }
 
 /** Where a column's cells go as rows come: its text leaves, or an array the library's writer takes. */
 interface ColumnSink {
   column: ParquetColumn;
   list: boolean;
+  nullable: boolean;
+  /** A struct list's fields, else null. */
+  fields: readonly string[] | null;
   text: TextLeaf[];
   /** A flat double, boolean or timestamp column. */
   value: ValueLeaf | null;
@@ -208,7 +202,7 @@ const VALUE_KINDS: Partial<Record<ParquetColumnType, ValueKind>> = { double: 'do
 /** A double, boolean or timestamp cell as the number a ValueLeaf takes (1 or 0, milliseconds), or null. */
 function valueCell(c: ParquetColumn, value: unknown): number | null {
   if (value === undefined || value === null) {
-    if (c.nullable === false) throw new AppError('Invalid', `parquet column ${c.name} is required but the row has no value`);
+    if (c.nullable === false) throw missing(c);
     return null;
   }
   if (c.type === 'bool') return value ? 1 : 0;
@@ -218,12 +212,25 @@ function valueCell(c: ParquetColumn, value: unknown): number | null {
   return ms;
 }
 
+/** A text or list cell into its column's leaves: a string as it is, anything else as String() gives it. */
+function addText(s: ColumnSink, v: unknown): void {
+  if (v === undefined || v === null) {
+    if (!s.nullable) throw missing(s.column);
+    for (const l of s.text) l.add(null, 0, 0);
+  } else if (s.list) {
+    addList(s.text, s.column.name, v as unknown[], s.nullable, s.fields);
+  } else {
+    s.text[0]!.add(typeof v === 'string' ? v : String(v), 1, 0);
+  }
+}
+
 export class ParquetTable {
   private readonly writer: ParquetWriter;
   private readonly sinks: ColumnSink[];
   private readonly rowGroupRows: number;
   private readonly partial: string;
   private readonly scratch = new PageBuffer();
+  private readonly read: (row: ParquetRow) => unknown[];
   private pending = 0;
   private rows = 0;
   private closed = false;
@@ -238,6 +245,7 @@ export class ParquetTable {
     this.rowGroupRows = opts.rowGroupRows ?? DEFAULT_ROW_GROUP;
     const kvMetadata = Object.entries(opts.metadata ?? {}).map(([key, value]) => ({ key, value }));
     const schema = parquetSchema(columns);
+    this.read = cellReader(columns);
     this.writer = new ParquetWriter({
       writer: fileWriter(this.partial),
       schema,
@@ -258,6 +266,8 @@ export class ParquetTable {
       return {
         column,
         list,
+        nullable: column.nullable !== false,
+        fields: column.type === 'struct-list' ? (column.fields ?? []) : null,
         text: text ? ls.map((l) => new TextLeaf(l)) : [],
         value: kind ? new ValueLeaf(ls[0]!, kind) : null,
         other: text || kind ? null : { leaf: ls[0]!, cells: [] },
@@ -267,17 +277,13 @@ export class ParquetTable {
 
   append(row: ParquetRow): void {
     if (this.closed) throw new AppError('Internal', `${this.file} is already closed`);
-    for (const s of this.sinks) {
-      const c = s.column;
-      if (s.value) {
-        s.value.add(valueCell(c, row[c.name]));
-        continue;
-      }
-      const v = cell(c, row[c.name]);
-      if (s.other) s.other.cells.push(v);
-      else if (s.list)
-        addList(s.text, c.name, v as unknown[] | null, c.nullable !== false, c.type === 'struct-list' ? (c.fields ?? []) : null);
-      else s.text[0]!.add(v as string | null, v === null ? 0 : 1, 0);
+    const cells = this.read(row);
+    const sinks = this.sinks;
+    for (let i = 0; i < sinks.length; i++) {
+      const s = sinks[i]!;
+      if (s.value) s.value.add(valueCell(s.column, cells[i]));
+      else if (s.other) s.other.cells.push(cell(s.column, cells[i]));
+      else addText(s, cells[i]);
     }
     this.rows++;
     if (++this.pending >= this.rowGroupRows) this.flush();
