@@ -8,7 +8,7 @@ import { withBulkCheckpoints } from '../db/bulk';
 import type { Branch } from './branch';
 import { saveCursor, startPoint } from './cursors';
 import { finishImport } from './finish';
-import { readLines } from './lines';
+import { readLineBatches } from './lines';
 import { applyEvents, jsonlEvents, zstdToText } from './openclawEvents';
 import { discoverOpenClaw, entryForTranscript, sessionRowFor, transcriptBaseName, type OpenClawSource } from './openclawSessions';
 import { importAgentDatabase } from './openclawStore';
@@ -86,7 +86,7 @@ async function run(ctx: ServiceContext, input: OpenClawInput): Promise<ImportRep
 
 /** A file's lines for the branch scan, undecoded: it reads each line's first bytes only. */
 const fileLines = (file: string, from: { offset: number; line: number }, end: number, maxLineBytes?: number) =>
-  readLines(file, { start: from.offset, startLine: from.line, end, maxLineBytes, raw: true });
+  readLineBatches(file, { start: from.offset, startLine: from.line, end, maxLineBytes, raw: true });
 
 function targetOf(src: OpenClawSource, file: string) {
   return {

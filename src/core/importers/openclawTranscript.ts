@@ -162,16 +162,21 @@ export async function scanBranch(
 
 /**
  * scanBranch over a file's lines read with `raw`: each head is read from the line's first bytes. The lines
- * are taken as readLines gives them, without a generator between that makes an entry of each.
+ * are taken as readLineBatches gives them, without a generator between that makes an entry of each.
  */
 export async function scanLinesBranch(
-  lines: AsyncIterable<SourceLine>,
+  batches: AsyncIterable<SourceLine[]>,
   startPosition: number,
   tip: string | null,
 ): Promise<Branch | 'rescan'> {
   const table = new EntryTable(startPosition);
-  for await (const l of lines) addEntry(table, l.raw ? entryHeadOfBytes(l.raw) : undefined, l.lineNumber);
+  for await (const lines of batches) addLines(table, lines);
   return table.activeBranch(tip);
+}
+
+/** A batch's entries, outside the async function: its loop is optimized on its own, not as part of the function's state machine. */
+function addLines(table: EntryTable, lines: readonly SourceLine[]): void {
+  for (const l of lines) addEntry(table, l.raw ? entryHeadOfBytes(l.raw) : undefined, l.lineNumber);
 }
 
 function addEntry(table: EntryTable, head: EntryHead | undefined, position: number): void {

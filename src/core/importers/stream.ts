@@ -2,7 +2,7 @@ import path from 'node:path';
 import { writeTx, type DB } from '../db/connection';
 import { nowOf, type ServiceContext } from '../context';
 import { saveCursor, startPoint, type CursorImporter, type StartPoint } from './cursors';
-import { decode, parseJsonObject, readLines, type SourceLine } from './lines';
+import { decode, parseJsonObject, readLineBatches, type SourceLine } from './lines';
 import type { ReportBuilder } from './report';
 
 /** Thrown by a line handler: the line is skipped and counted with this reason; the import goes on. */
@@ -92,12 +92,17 @@ class LineBatch {
     this.bytes += bytes;
   }
 
-  /** Line i as readLines would have given it decoded: its text, or invalid_utf8. */
+  /**
+   * Line i as readLines would have given it decoded: its text, or invalid_utf8. Built field by field: a rest
+   * pattern and a spread per line took V8's generic property copy.
+   */
   line(i: number): SourceLine {
-    const { at, length, ...line } = this.lines[i]!;
-    if (line.problem) return line;
+    const { lineNumber, start, end, problem, bytes, unterminated, at, length } = this.lines[i]!;
+    if (problem) return { lineNumber, start, end, problem, bytes, unterminated };
     const text = decode(this.buf.subarray(at, at + length));
-    return text === undefined ? { ...line, problem: 'invalid_utf8' } : { ...line, text };
+    return text === undefined
+      ? { lineNumber, start, end, problem: 'invalid_utf8', bytes, unterminated }
+      : { lineNumber, start, end, problem, bytes, unterminated, text };
   }
 
   clear(): void {
@@ -187,7 +192,25 @@ export async function importJsonLines(
 
   const progress = opts.progress;
   const base = progress?.done ?? 0;
-  for await (const line of readLines(job.file, {
+  /** Takes a read's lines into the batch, flushing it when full; false at an unfinished last line or when aborted. */
+  const take = (lines: readonly SourceLine[]): boolean => {
+    for (const line of lines) {
+      if (ctx.signal?.aborted) return false;
+      if (isUnfinishedLast(line)) {
+        report.report.pending.push({
+          file: job.file,
+          line: line.lineNumber,
+          reason: `incomplete last line (${line.bytes} bytes, no newline yet)`,
+        });
+        return false;
+      }
+      batch.add(line);
+      if (batch.lines.length >= batchLines || batch.bytes >= batchBytes) flush();
+    }
+    return true;
+  };
+
+  for await (const lines of readLineBatches(job.file, {
     start: sp.offset,
     startLine: sp.line,
     maxLineBytes: job.maxLineBytes,
@@ -200,17 +223,7 @@ export async function importJsonLines(
       }
     },
   })) {
-    if (ctx.signal?.aborted) break;
-    if (isUnfinishedLast(line)) {
-      report.report.pending.push({
-        file: job.file,
-        line: line.lineNumber,
-        reason: `incomplete last line (${line.bytes} bytes, no newline yet)`,
-      });
-      break;
-    }
-    batch.add(line);
-    if (batch.lines.length >= batchLines || batch.bytes >= batchBytes) flush();
+    if (!take(lines)) break;
   }
   flush();
   if (committed.offset === sp.offset && sp.offset === 0 && fileReport.linesRead === 0 && !report.report.pending.length) {
