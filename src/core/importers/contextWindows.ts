@@ -55,16 +55,29 @@ export class ContextWindowEncoder {
   encode(turnId: string, context: readonly ContextSnapshot[], selfOnly = false): { items: string; refersTo: string[] } {
     const own = this.recent.get(turnId);
     const refersTo = new Set<string>();
-    const items: ContextWindowItem[] = context.map((c) => {
+    let items = '[';
+    for (let i = 0; i < context.length; i++) {
+      const c = context[i]!;
       const id = (c.role === 'user' ? this.user : this.agent).get(c.message);
       const source = id === undefined || (selfOnly && id !== turnId) ? undefined : this.recent.get(id);
       const distance = source && own ? own.turnNumber - source.turnNumber : -1;
+      if (i > 0) items += ',';
       if (!source || source.sessionId !== own?.sessionId || distance < 0 || distance > MAX_REFERENCE_DISTANCE) {
-        return [c.role, c.timestamp, c.message];
+        items += JSON.stringify([c.role, c.timestamp, c.message] satisfies ContextWindowItem);
+        continue;
       }
       if (id !== turnId) refersTo.add(id!);
-      return [c.role, c.timestamp, null, distance];
-    });
-    return { items: JSON.stringify(items), refersTo: [...refersTo] };
+      items += referenceItem(c.role, c.timestamp, distance);
+    }
+    return { items: `${items}]`, refersTo: [...refersTo] };
   }
+}
+
+/**
+ * JSON.stringify([role, timestamp, null, back]) written directly: most items of a window are references, and an
+ * array per item, stringified generically, was most of a window's cost. A number prints as JSON prints it.
+ */
+function referenceItem(role: string, timestamp: number, back: number): string {
+  const r = role === 'user' ? '"user"' : role === 'agent' ? '"agent"' : JSON.stringify(role);
+  return `[${r},${Number.isFinite(timestamp) ? String(timestamp) : 'null'},null,${back}]`;
 }
