@@ -16,6 +16,7 @@ import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
 import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { AppError } from '../../shared/errors';
+import type { StringIds } from './stringIds';
 
 type ColumnEncoder = Parameters<typeof writeColumn>[0]['column'];
 type Writer = Parameters<typeof writeColumn>[0]['writer'];
@@ -356,12 +357,18 @@ export class TextLeaf extends LeafChunk {
   private pageUnits = 0;
   private pageStart = 0;
   private bounds = new Bounds();
-  /** Otherwise: the chunk's distinct values and each slot's index into them (-1: null). */
-  private dict = new Map<string, number>();
+  /**
+   * Otherwise: the chunk's distinct values, each slot's index into them (-1: null), and by the row
+   * group's string number (ids) the value's index plus one (0: not in this chunk yet).
+   */
   private values: string[] = [];
   private readonly idx = new Ints(new Int32Array(1024));
+  private local = new Int32Array(1024);
 
-  constructor(leaf: Leaf) {
+  constructor(
+    leaf: Leaf,
+    private readonly ids: StringIds,
+  ) {
     super(leaf);
     this.plain = leaf.encoding === 'plain' ? new PageBuffer() : null;
   }
@@ -391,15 +398,23 @@ export class TextLeaf extends LeafChunk {
       this.nulls++;
       this.idx.push(-1);
     } else {
-      let k = this.dict.get(value);
-      if (k === undefined) {
+      const id = this.ids.id(value);
+      if (id >= this.local.length) this.growLocal(id);
+      let k = this.local[id]! - 1;
+      if (k < 0) {
         k = this.values.length;
-        this.dict.set(value, k);
+        this.local[id] = k + 1;
         this.values.push(value);
       }
       this.idx.push(k);
     }
     this.slots++;
+  }
+
+  private growLocal(id: number): void {
+    const next = new Int32Array(Math.max(this.local.length * 2, id + 1));
+    next.set(this.local);
+    this.local = next;
   }
 
   /** Writes the chunk (dictionary page if any, data pages) and starts the next row group empty. */
@@ -420,7 +435,7 @@ export class TextLeaf extends LeafChunk {
     this.pageOffsets = [];
     this.pageUnits = this.pageStart = 0;
     this.bounds = new Bounds();
-    this.dict = new Map();
+    if (this.values.length) this.local.fill(0);
     this.values = [];
   }
 

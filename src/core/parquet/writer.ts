@@ -9,6 +9,7 @@ import type { ColumnChunk, SchemaElement } from 'hyparquet';
 import { AppError } from '../../shared/errors';
 import { fileSha256 } from '../files/checksum';
 import { snappyCompressor } from 'hysnappy';
+import { StringIds } from './stringIds';
 import { addList, PageBuffer, TextLeaf, ValueLeaf, writeLibraryChunk, type Leaf, type ValueKind } from './columnChunk';
 
 /** Column kinds the exports need. `struct-list` is a LIST of STRUCTs of string fields (chat messages). */
@@ -230,6 +231,8 @@ export class ParquetTable {
   private readonly rowGroupRows: number;
   private readonly partial: string;
   private readonly scratch = new PageBuffer();
+  /** The row group's strings, numbered once for all its dictionary columns. */
+  private readonly ids = new StringIds();
   private readonly read: (row: ParquetRow) => unknown[];
   private pending = 0;
   private rows = 0;
@@ -268,7 +271,7 @@ export class ParquetTable {
         list,
         nullable: column.nullable !== false,
         fields: column.type === 'struct-list' ? (column.fields ?? []) : null,
-        text: text ? ls.map((l) => new TextLeaf(l)) : [],
+        text: text ? ls.map((l) => new TextLeaf(l, this.ids)) : [],
         value: kind ? new ValueLeaf(ls[0]!, kind) : null,
         other: text || kind ? null : { leaf: ls[0]!, cells: [] },
       };
@@ -324,6 +327,7 @@ export class ParquetTable {
       num_rows: BigInt(n),
       total_compressed_size: BigInt(out.offset - groupStart),
     });
+    this.ids.clear();
     this.pending = 0;
   }
 
