@@ -146,7 +146,9 @@ class Bounds {
  * bit-packed indexes must at most halve the PLAIN bytes. Sizes are the library's estimates (a
  * string's UTF-16 length, 8 for a double); `prefix` is the length a byte array carries (4).
  */
-function dictionaryWins(idx: Int32Array, slots: number, count: number, size: (k: number) => number, prefix: number): boolean {
+function dictionaryWins(idx: Int32Array, slots: number, count: number, sizes: Int32Array | null, width: number, prefix: number): boolean {
+  // sizes: each distinct value's size, or null when every value is `width` bytes (a size callback per slot
+  // was most of this function's time)
   const sampleSize = Math.min(slots, 1000);
   const seen = new Set<number>();
   let sampleDistinct = 0;
@@ -154,7 +156,7 @@ function dictionaryWins(idx: Int32Array, slots: number, count: number, size: (k:
   for (let i = 0; i < sampleSize; i++) {
     const at = sampleSize === 1 ? 0 : Math.floor((i * (slots - 1)) / (sampleSize - 1));
     const k = idx[at]!;
-    const bytes = k < 0 ? 0 : size(k) + prefix;
+    const bytes = k < 0 ? 0 : (sizes ? sizes[k]! : width) + prefix;
     if (!seen.has(k)) {
       seen.add(k);
       sampleDistinct += bytes;
@@ -167,11 +169,11 @@ function dictionaryWins(idx: Int32Array, slots: number, count: number, size: (k:
   for (let i = 0; i < slots; i++) {
     const k = idx[i]!;
     if (k < 0) continue;
-    total += size(k);
+    total += sizes ? sizes[k]! : width;
     nonNull++;
   }
   let distinct = 0;
-  for (let k = 0; k < count; k++) distinct += size(k);
+  for (let k = 0; k < count; k++) distinct += sizes ? sizes[k]! : width;
   const indexBytes = Math.ceil((nonNull * Math.ceil(Math.log2(count))) / 8);
   return 2 * (distinct + count * prefix + indexBytes) <= total + nonNull * prefix;
 }
@@ -454,7 +456,17 @@ export class TextLeaf extends LeafChunk {
     const forced = this.leaf.encoding === 'dictionary';
     const bounds = new Bounds();
     if (this.leaf.encoder.stats) for (const v of values) bounds.add(v, isAscii(v));
-    if (!forced && !dictionaryWins(idx, this.slots, values.length, (k) => values[k]!.length, 4)) {
+    if (
+      !forced &&
+      !dictionaryWins(
+        idx,
+        this.slots,
+        values.length,
+        Int32Array.from(values, (v) => v.length),
+        0,
+        4,
+      )
+    ) {
       // PLAIN after all: the values again from the dictionary, a page at a time
       const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : values[idx[i]!]!.length));
       const dataPageOffset = BigInt(w.offset);
@@ -547,7 +559,7 @@ export class ValueLeaf extends LeafChunk {
         ofValue[i] = k;
       });
       idx = this.slotIndexes((k) => ofValue[k]!);
-      const wins = this.leaf.encoding === 'dictionary' || dictionaryWins(idx, this.slots, values.length, () => width, 0);
+      const wins = this.leaf.encoding === 'dictionary' || dictionaryWins(idx, this.slots, values.length, null, width, 0);
       if (wins) dictionary = values;
     }
     if (dictionary && idx) {

@@ -175,13 +175,13 @@ function cell(c: ParquetColumn, value: unknown): unknown {
 }
 
 /**
- * A function that reads a row's cells in column order, compiled once per table: `row[column.name]`, with a
- * name that changes from column to column, took V8's megamorphic keyed-load path for every cell. The names
- * are the columns' own, quoted as JSON string literals.
+ * A function that reads a row's cells in column order into `cells`, compiled once per table: `row[column.name]`,
+ * with a name that changes from column to column, took V8's megamorphic keyed-load path for every cell. The
+ * names are the columns' own, quoted as JSON string literals.
  */
-function cellReader(columns: readonly ParquetColumn[]): (row: ParquetRow) => unknown[] {
-  const cells = columns.map((c) => `row[${JSON.stringify(c.name)}]`);
-  return new Function('row', `return [${cells.join(', ')}];`) as (row: ParquetRow) => unknown[];
+function cellReader(columns: readonly ParquetColumn[]): (row: ParquetRow, cells: unknown[]) => void {
+  const reads = columns.map((c, i) => `cells[${i}] = row[${JSON.stringify(c.name)}];`);
+  return new Function('row', 'cells', reads.join('\n')) as (row: ParquetRow, cells: unknown[]) => void;
 }
 
 /** Where a column's cells go as rows come: its text leaves, or an array the library's writer takes. */
@@ -233,7 +233,9 @@ export class ParquetTable {
   private readonly scratch = new PageBuffer();
   /** The row group's strings, numbered once for all its dictionary columns. */
   private readonly ids = new StringIds();
-  private readonly read: (row: ParquetRow) => unknown[];
+  private readonly read: (row: ParquetRow, cells: unknown[]) => void;
+  /** The cells of the row being appended (one array for all rows). */
+  private readonly cells: unknown[];
   private pending = 0;
   private rows = 0;
   private closed = false;
@@ -249,6 +251,7 @@ export class ParquetTable {
     const kvMetadata = Object.entries(opts.metadata ?? {}).map(([key, value]) => ({ key, value }));
     const schema = parquetSchema(columns);
     this.read = cellReader(columns);
+    this.cells = columns.map(() => null);
     this.writer = new ParquetWriter({
       writer: fileWriter(this.partial),
       schema,
@@ -280,7 +283,8 @@ export class ParquetTable {
 
   append(row: ParquetRow): void {
     if (this.closed) throw new AppError('Internal', `${this.file} is already closed`);
-    const cells = this.read(row);
+    const cells = this.cells;
+    this.read(row, cells);
     const sinks = this.sinks;
     for (let i = 0; i < sinks.length; i++) {
       const s = sinks[i]!;
