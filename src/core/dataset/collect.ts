@@ -18,7 +18,7 @@ import { mainWriterWaiting, pauseForUncountedWriters } from '../db/writeGate';
 import { nowOf, type ServiceContext } from '../context';
 import { listFutureCorrections } from '../guardian/corrections';
 import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput } from './config';
-import { BAND_FLUSH_ROWS, Deduper, clustersAreStale, reclusterSamples, repairBandIndex } from './dedupe';
+import { Deduper, clustersAreStale, reclusterSamples, repairBandIndex } from './dedupe';
 import { PiiScanCache, loadPiiDetector } from './privacy';
 import { collectDecision, databaseLookups, readFactsChunk, type CollectRun, type FactsChunk } from './collect/decision';
 
@@ -68,16 +68,28 @@ const TX_MIN_MS = 100;
 const TX_MIN_DECISIONS = 1_500;
 /** Longest a transaction holds the write lock for TX_MIN_DECISIONS on a very loaded machine (ms). */
 const TX_MAX_MS = 5_000;
-/** Decisions read per page; a transaction ends at the page's end, so a page holds two of TX_MIN_DECISIONS. */
+/** Decisions read per page (one read, one set of collected source keys). */
 const PAGE_DECISIONS = 2 * TX_MIN_DECISIONS;
+/** Most decisions one transaction holds: its dirty pages and new band rows stay bounded on a fast machine. */
+const TX_MAX_DECISIONS = 2 * TX_MIN_DECISIONS;
 const txDone = (elapsedMs: number, decisions: number) =>
-  (elapsedMs >= TX_MIN_MS && mainWriterWaiting()) || (elapsedMs >= TX_BUDGET_MS && decisions >= TX_MIN_DECISIONS) || elapsedMs >= TX_MAX_MS;
+  (elapsedMs >= TX_MIN_MS && mainWriterWaiting()) ||
+  (elapsedMs >= TX_BUDGET_MS && decisions >= TX_MIN_DECISIONS) ||
+  elapsedMs >= TX_MAX_MS ||
+  decisions >= TX_MAX_DECISIONS;
 /**
  * Page cache during collection (KiB): a transaction's dirty pages (about 30 MB) stay in it, not spilled.
  * It is resident memory: 48 MiB took peak RSS past 250 MB at 100,000 decisions.
  */
 const COLLECT_CACHE_KIB = 40_960;
 const TEMP_STORE_MEMORY = 2;
+/**
+ * WAL pages between checkpoints during collection (1 GiB of 4 KiB pages; bulk.ts). Each checkpoint
+ * copies every index page the commits since the last one dirtied: at 300,000 decisions 17 checkpoints
+ * of 256 MiB copied 2,743 MiB for 2,108 MiB of growth, 5 of 1 GiB 2,353 MiB. The WAL is disk, not
+ * resident memory (the WAL index in shared memory grows by 32 KiB per 4,096 pages: 2 MiB).
+ */
+const COLLECT_WAL_PAGES = 262_144;
 /** Samples a decision yields at most, to size dedupe's filters. */
 const SAMPLES_PER_DECISION = 3;
 
@@ -134,7 +146,7 @@ async function collectUnmapped(ctx: ServiceContext, opts: CollectOptions): Promi
   const tempStore = ctx.db.pragma('temp_store', { simple: true }) as number;
   if (tempStore !== TEMP_STORE_MEMORY) ctx.db.pragma(`temp_store = ${TEMP_STORE_MEMORY}`);
   try {
-    await withBulkCheckpoints(ctx.db, () => collectPages(ctx, run, w, opts.batchSize ?? PAGE_DECISIONS));
+    await withBulkCheckpoints(ctx.db, () => collectPages(ctx, run, w, opts.batchSize ?? PAGE_DECISIONS), COLLECT_WAL_PAGES);
   } finally {
     if (cacheKiB < COLLECT_CACHE_KIB) ctx.db.pragma(`cache_size = ${cacheSize}`);
     if (tempStore !== TEMP_STORE_MEMORY) ctx.db.pragma(`temp_store = ${tempStore}`);
@@ -172,26 +184,55 @@ async function startRun(ctx: ServiceContext, opts: CollectOptions, w: CollectWin
   };
 }
 
+/**
+ * The decisions of a run in keyset pages, read as the transactions reach them: a transaction may go on
+ * past a page's end into the next page, so it ends only on its budget (txDone), not at a page's end.
+ */
+class DecisionCursor {
+  private rows: ReturnType<typeof listDecisionPage> = [];
+  private i = 0;
+  private after = 0;
+  private done = false;
+  /** the current page's context, following turns, audits and corrections, a chunk at a time */
+  private chunk: FactsChunk | undefined;
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly run: CollectRun,
+    private readonly w: CollectWindow,
+    private readonly pageSize: number,
+  ) {}
+
+  /** True while a decision is left, reading the next page (and its collected source keys) when one ends. */
+  more(): boolean {
+    if (this.i < this.rows.length) return true;
+    if (this.done) return false;
+    this.rows = listDecisionPage(this.ctx.db, this.w, this.after, this.pageSize);
+    this.i = 0;
+    this.chunk = undefined;
+    if (!this.rows.length) return !(this.done = true);
+    this.after = this.rows[this.rows.length - 1]!.seq; // not empty, checked above
+    this.run.collected = new Set(
+      listSourceKeysOfDecisions(
+        this.ctx.db,
+        this.rows.map((r) => r.id),
+      ),
+    );
+    return true;
+  }
+
+  /** Collects the next decision; call after more() answered true. */
+  collectNext(): void {
+    if (!this.chunk || this.i >= this.chunk.to) this.chunk = readFactsChunk(this.run, this.rows, this.i);
+    collectDecision(this.run, this.rows[this.i++]!, this.chunk.facts); // i < rows.length: more() said so
+  }
+}
+
 async function collectPages(ctx: ServiceContext, run: CollectRun & { total: number }, w: CollectWindow, pageSize: number): Promise<void> {
-  let after = 0;
   ctx.progress?.(0, run.total, 'collect');
+  const cursor = new DecisionCursor(ctx, run, w, pageSize);
   try {
-    for (;;) {
-      if (ctx.signal?.aborted) {
-        run.result.cancelled = true;
-        break;
-      }
-      const rows = listDecisionPage(ctx.db, w, after, pageSize);
-      if (!rows.length) break;
-      after = rows[rows.length - 1]!.seq; // not empty, checked above
-      run.collected = new Set(
-        listSourceKeysOfDecisions(
-          ctx.db,
-          rows.map((r) => r.id),
-        ),
-      );
-      await collectPage(ctx, run, rows);
-    }
+    await collectTransactions(ctx, run, cursor);
   } finally {
     // this run's band rows, written sorted in one go (dedupe.ts: why they wait in memory)
     if (!run.dryRun) await flushBandRows(ctx, run);
@@ -199,31 +240,31 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
 }
 
 /**
- * A transaction holds the write lock. Large ones copy fewer pages to the WAL, so one runs for a page,
- * but at most TX_BUDGET_MS once it holds TX_MIN_DECISIONS (TX_MAX_MS in any case), and ends after
- * TX_MIN_MS when main has a writer waiting (live capture while this runs in a job worker).
+ * A transaction holds the write lock. Large ones copy fewer pages to the WAL, so one runs for up to
+ * TX_MAX_DECISIONS, across page ends, but at most TX_BUDGET_MS once it holds TX_MIN_DECISIONS (TX_MAX_MS
+ * in any case), and ends after TX_MIN_MS when main has a writer waiting (live capture while this runs
+ * in a job worker). Ending at each page's end as well left a short transaction per page (about 2,300
+ * decisions and then 700 at 100,000), which dirtied nearly as many random index pages as a full one.
  */
-async function collectPage(
-  ctx: ServiceContext,
-  run: CollectRun & { total: number },
-  rows: ReturnType<typeof listDecisionPage>,
-): Promise<void> {
-  // the decisions' context, following turns, audits and corrections, read a chunk at a time in the
-  // transaction that reaches it
-  let chunk: FactsChunk | undefined;
-  for (let i = 0; i < rows.length && !ctx.signal?.aborted;) {
+async function collectTransactions(ctx: ServiceContext, run: CollectRun & { total: number }, cursor: DecisionCursor): Promise<void> {
+  for (;;) {
+    if (ctx.signal?.aborted) {
+      run.result.cancelled = true;
+      break;
+    }
+    if (!cursor.more()) break;
     const started = performance.now();
-    const from = i;
+    let n = 0;
     const work = () => {
       do {
-        if (!chunk || i >= chunk.to) chunk = readFactsChunk(run, rows, i);
-        collectDecision(run, rows[i++]!, chunk.facts); // i < rows.length, checked by the loops
-      } while (i < rows.length && !txDone(performance.now() - started, i - from));
+        cursor.collectNext();
+        n++;
+      } while (!txDone(performance.now() - started, n) && !run.dedupe.bandFlushDue && cursor.more());
     };
     if (run.dryRun) work();
     else writeTx(ctx.db, work);
-    if (!run.dryRun && run.dedupe.pendingBandRows >= BAND_FLUSH_ROWS) await flushBandRows(ctx, run);
-    run.result.decisionsScanned += i - from;
+    if (!run.dryRun && run.dedupe.bandFlushDue) await flushBandRows(ctx, run);
+    run.result.decisionsScanned += n;
     ctx.progress?.(run.result.decisionsScanned, run.total, 'collect');
     // let the event loop run between transactions: progress renders, cancellation arrives
     if (!run.dryRun && performance.now() - started >= TX_BUDGET_MS) await pauseForUncountedWriters();

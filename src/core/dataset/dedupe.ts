@@ -56,13 +56,16 @@ const LEADER_CACHE_LIMIT = 20_000;
  * written one leader at a time, their random keys dirtied a new index page per row in every
  * transaction. Each flush is a new generation of the band table (migration 0182), after every stored
  * one, so it appends instead of rewriting the table. PendingBands is allocated once for BAND_FLUSH_ROWS
- * plus the rows of the transaction that reaches it (a page of 3,000 decisions, up to 3 new leaders of 16
- * rows each): 1,044,000 rows of 14 bytes, and at most 18 MB more for the keys' slots and a flush's sorted
- * keys. The old layout doubled to 2^21 rows (32 MB) whenever a flush went past 2^20.
+ * plus the rows of the decision that reaches it (the driver ends its transaction there: bandFlushDue):
+ * 900,048 rows of 14 bytes, and at most 18 MB more for the keys' slots and a flush's sorted keys. The old
+ * layout doubled to 2^21 rows (32 MB) whenever a flush went past 2^20.
  */
 export const BAND_FLUSH_ROWS = 900_000;
-/** Rows one transaction may add past BAND_FLUSH_ROWS before the driver flushes (see above). */
-const PENDING_BAND_HEADROOM = 144_000;
+/**
+ * Rows past BAND_FLUSH_ROWS before the driver flushes: one decision's, up to 3 new leaders of LSH_BANDS
+ * rows (collect.ts SAMPLES_PER_DECISION). A whole transaction's, 144,000, took 2 MB more.
+ */
+const PENDING_BAND_HEADROOM = 3 * LSH_BANDS;
 /** A band list this long is crowded: its leaders are kept with it (leadersOf). */
 const CROWDED = 16;
 /** Crowded lists whose leaders are kept at most: 16,384 leaders (about 16 MB) even if none were shared. */
@@ -351,6 +354,11 @@ export class Deduper {
   /** Band rows waiting to be written (the driver flushes at BAND_FLUSH_ROWS and at the end). */
   get pendingBandRows(): number {
     return this.pendingBands.rows - (this.flushing?.written ?? 0);
+  }
+
+  /** True once BAND_FLUSH_ROWS wait: the driver ends its transaction and flushes them. */
+  get bandFlushDue(): boolean {
+    return this.pendingBandRows >= BAND_FLUSH_ROWS;
   }
 
   /**
