@@ -34,7 +34,7 @@ export function withoutMmap<T>(db: DB, fn: () => Promise<T>): Promise<T> {
   return withPragma(db, 'mmap_size', () => 0, fn);
 }
 
-/** WAL pages between automatic checkpoints during bulk work (256 MiB of 4 KiB pages), unless the caller asks for more. */
+/** WAL pages between automatic checkpoints during bulk work (256 MiB of 4 KiB pages). */
 const BULK_AUTOCHECKPOINT_PAGES = 65_536;
 
 /**
@@ -43,11 +43,15 @@ const BULK_AUTOCHECKPOINT_PAGES = 65_536;
  * database again and again. A larger WAL for the duration lets a page rewritten by many commits be
  * checkpointed once. A 100,000-decision collection (issue 16) wrote 1,012 MiB of checkpoints with a
  * 64 MiB WAL and 800 MiB with 256 MiB (3.84x to 3.54x its growth); the WAL file keeps that size on
- * disk until the last connection closes. walPages: collection asks for more (its random index pages
- * are rewritten by more commits than 256 MiB of WAL spans); the import keeps the default.
+ * disk until the last connection closes.
  */
-export function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>, walPages = BULK_AUTOCHECKPOINT_PAGES): Promise<T> {
-  return withPragma(db, 'wal_autocheckpoint', (previous) => (previous > 0 && previous < walPages ? walPages : null), fn);
+export function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T> {
+  return withPragma(
+    db,
+    'wal_autocheckpoint',
+    (previous) => (previous > 0 && previous < BULK_AUTOCHECKPOINT_PAGES ? BULK_AUTOCHECKPOINT_PAGES : null),
+    fn,
+  );
 }
 
 /**
