@@ -32,7 +32,7 @@ export interface CollectOptions {
   autoApprove?: boolean;
   dryRun?: boolean;
   config?: DatasetCollectionConfigInput | DatasetCollectionConfig;
-  /** Decisions per page (one read, one set of collected source keys). */
+  /** Decisions per page (one read, one set of collected source keys), and at most per transaction. */
   batchSize?: number;
 }
 
@@ -72,11 +72,11 @@ const TX_MAX_MS = 5_000;
 const PAGE_DECISIONS = 2 * TX_MIN_DECISIONS;
 /** Most decisions one transaction holds: its dirty pages and new band rows stay bounded on a fast machine. */
 const TX_MAX_DECISIONS = 2 * TX_MIN_DECISIONS;
-const txDone = (elapsedMs: number, decisions: number) =>
+const txDone = (elapsedMs: number, decisions: number, maxDecisions: number) =>
   (elapsedMs >= TX_MIN_MS && mainWriterWaiting()) ||
   (elapsedMs >= TX_BUDGET_MS && decisions >= TX_MIN_DECISIONS) ||
   elapsedMs >= TX_MAX_MS ||
-  decisions >= TX_MAX_DECISIONS;
+  decisions >= maxDecisions;
 /**
  * Page cache during collection (KiB): a transaction's dirty pages (about 30 MB) stay in it, not spilled.
  * It is resident memory: 48 MiB took peak RSS past 250 MB at 100,000 decisions.
@@ -228,7 +228,9 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
   ctx.progress?.(0, run.total, 'collect');
   const cursor = new DecisionCursor(ctx, run, w, pageSize);
   try {
-    await collectTransactions(ctx, run, cursor);
+    // a caller that asks for smaller pages gets transactions no larger (progress and other writers
+    // come in between); the default page is TX_MAX_DECISIONS
+    await collectTransactions(ctx, run, cursor, Math.min(TX_MAX_DECISIONS, pageSize));
   } finally {
     // this run's band rows, written sorted in one go (dedupe.ts: why they wait in memory)
     if (!run.dryRun) await flushBandRows(ctx, run);
@@ -242,7 +244,12 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
  * in a job worker). Ending at each page's end as well left a short transaction per page (about 2,300
  * decisions and then 700 at 100,000), which dirtied nearly as many random index pages as a full one.
  */
-async function collectTransactions(ctx: ServiceContext, run: CollectRun & { total: number }, cursor: DecisionCursor): Promise<void> {
+async function collectTransactions(
+  ctx: ServiceContext,
+  run: CollectRun & { total: number },
+  cursor: DecisionCursor,
+  maxDecisions: number,
+): Promise<void> {
   for (;;) {
     if (ctx.signal?.aborted) {
       run.result.cancelled = true;
@@ -255,7 +262,7 @@ async function collectTransactions(ctx: ServiceContext, run: CollectRun & { tota
       do {
         cursor.collectNext();
         n++;
-      } while (!txDone(performance.now() - started, n) && !run.dedupe.bandFlushDue && cursor.more());
+      } while (!txDone(performance.now() - started, n, maxDecisions) && !run.dedupe.bandFlushDue && cursor.more());
     };
     if (run.dryRun) work();
     else writeTx(ctx.db, work);
