@@ -68,10 +68,11 @@ const TX_MIN_MS = 100;
 const TX_MIN_DECISIONS = 1_500;
 /** Longest a transaction holds the write lock for TX_MIN_DECISIONS on a very loaded machine (ms). */
 const TX_MAX_MS = 5_000;
-/** Decisions read per page (one read, one set of collected source keys). */
+/**
+ * Decisions read per page (one read, one set of collected source keys), and the most one transaction
+ * holds, so its dirty pages and new band rows stay bounded on a fast machine.
+ */
 const PAGE_DECISIONS = 2 * TX_MIN_DECISIONS;
-/** Most decisions one transaction holds: its dirty pages and new band rows stay bounded on a fast machine. */
-const TX_MAX_DECISIONS = 2 * TX_MIN_DECISIONS;
 const txDone = (elapsedMs: number, decisions: number, maxDecisions: number) =>
   (elapsedMs >= TX_MIN_MS && mainWriterWaiting()) ||
   (elapsedMs >= TX_BUDGET_MS && decisions >= TX_MIN_DECISIONS) ||
@@ -228,9 +229,8 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
   ctx.progress?.(0, run.total, 'collect');
   const cursor = new DecisionCursor(ctx, run, w, pageSize);
   try {
-    // a caller that asks for smaller pages gets transactions no larger (progress and other writers
-    // come in between); the default page is TX_MAX_DECISIONS
-    await collectTransactions(ctx, run, cursor, Math.min(TX_MAX_DECISIONS, pageSize));
+    // a caller that asks for smaller pages gets transactions no larger: progress and other writers come in between
+    await collectTransactions(ctx, run, cursor, pageSize);
   } finally {
     // this run's band rows, written sorted in one go (dedupe.ts: why they wait in memory)
     if (!run.dryRun) await flushBandRows(ctx, run);
@@ -239,10 +239,11 @@ async function collectPages(ctx: ServiceContext, run: CollectRun & { total: numb
 
 /**
  * A transaction holds the write lock. Large ones copy fewer pages to the WAL, so one runs for up to
- * TX_MAX_DECISIONS, across page ends, but at most TX_BUDGET_MS once it holds TX_MIN_DECISIONS (TX_MAX_MS
- * in any case), and ends after TX_MIN_MS when main has a writer waiting (live capture while this runs
- * in a job worker). Ending at each page's end as well left a short transaction per page (about 2,300
- * decisions and then 700 at 100,000), which dirtied nearly as many random index pages as a full one.
+ * maxDecisions (a page's size), across page ends, but at most TX_BUDGET_MS once it holds
+ * TX_MIN_DECISIONS (TX_MAX_MS in any case), and ends after TX_MIN_MS when main has a writer waiting
+ * (live capture while this runs in a job worker). Ending at each page's end as well left a short
+ * transaction per page (about 2,300 decisions and then 700 at 100,000), which dirtied nearly as many
+ * random index pages as a full one.
  */
 async function collectTransactions(
   ctx: ServiceContext,

@@ -60,7 +60,7 @@ const LEADER_CACHE_LIMIT = 20_000;
  * 900,048 rows of 14 bytes, and at most 18 MB more for the keys' slots and a flush's sorted keys. The old
  * layout doubled to 2^21 rows (32 MB) whenever a flush went past 2^20.
  */
-export const BAND_FLUSH_ROWS = 900_000;
+const BAND_FLUSH_ROWS = 900_000;
 /**
  * Rows past BAND_FLUSH_ROWS before the driver flushes: one decision's, up to 3 new leaders of LSH_BANDS
  * rows (collect.ts SAMPLES_PER_DECISION). A whole transaction's, 144,000, took 2 MB more.
