@@ -64,6 +64,29 @@ describe('migration 0184: an index of the samples corrected by their strategy al
     }
   });
 
+  it('puts sparse rowids (many samples deleted) in rowid order without reading the table again', async () => {
+    const dir = tempWorkspace();
+    const db = buildWorkspace(dir, 600);
+    try {
+      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+      db.pragma('foreign_keys = OFF');
+      db.exec('DELETE FROM dataset_samples WHERE rowid % 100 != 0');
+      const sel = selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true }));
+      const n = db.prepare('SELECT count(*) FROM dataset_samples').pluck().get() as number;
+      const top = db.prepare('SELECT max(rowid) FROM dataset_samples').pluck().get() as number;
+      expect(top).toBeGreaterThan(8 * n + 1024);
+      const sparse = listPlanColumns(db, sel, { splitBy: 'session', labels: false }, 3);
+      expect(sparse.clusterNo).toBeDefined();
+      expect(sparse.r.length).toBe(n);
+      db.exec('DROP INDEX idx_samples_strategy_corrected');
+      const fromTable = listPlanColumns(db, sel, { splitBy: 'session', labels: false }, 3);
+      expect(fromTable.clusterNo).toBeUndefined();
+      expect(columnsOf(sparse)).toEqual(columnsOf(fromTable));
+    } finally {
+      db.close();
+    }
+  });
+
   it('reads the table when a sample is in no cluster', async () => {
     const dir = tempWorkspace();
     const db = buildWorkspace(dir, 120);

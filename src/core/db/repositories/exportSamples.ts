@@ -284,36 +284,45 @@ function append(out: ClusterColumns, c: ClusterColumns, n: number): void {
   }
 }
 
-/** Cluster-ordered columns numbered by cluster and put in rowid order; null when they are not grouped by cluster or rowids are sparse. */
+/** Cluster-ordered columns numbered by cluster and put in rowid order; null when they are not grouped by cluster. */
 function numberedInRowidOrder(c: ClusterColumns): PlanColumns | null {
   const n = c.r.length;
   const no = new Int32Array(n);
   let k = -1;
-  let top = 0;
   for (let i = 0; i < n; i++) {
     if (i === 0 || c.cluster[i] !== c.cluster[i - 1]) {
       if (i > 0 && c.cluster[i]! < c.cluster[i - 1]!) return null;
       k++;
     }
     no[i] = k;
-    if (c.r[i]! > top) top = c.r[i]!;
   }
-  // a counting sort by rowid: rowids are dense (collection only appends) unless many samples were deleted
-  if (top > 8 * n + 1024) return null;
-  const at = new Int32Array(top + 1).fill(-1);
-  for (let i = 0; i < n; i++) at[c.r[i]!] = i;
   const out: PlanColumns = { r: [], cluster: [], grp: [], flags: [], clusterNo: new Int32Array(n), clusters: k + 1 };
   let j = 0;
-  for (let r = 0; r <= top; r++) {
-    const i = at[r]!;
-    if (i < 0) continue;
-    out.r.push(r);
+  for (const i of rowidOrder(c.r)) {
+    out.r.push(c.r[i]!);
     out.cluster.push(c.cluster[i]!);
     out.grp.push(c.grp[i]!);
     out.flags.push(c.flags[i]!);
     out.clusterNo![j++] = no[i]!;
   }
   return out;
+}
+
+/**
+ * The indexes of distinct rowids in ascending rowid order: a counting sort while rowids are dense
+ * (collection only appends), a comparison sort when many samples were deleted.
+ */
+function rowidOrder(r: number[]): Int32Array {
+  const n = r.length;
+  let top = 0;
+  for (const x of r) if (x > top) top = x;
+  if (top > 8 * n + 1024) return Int32Array.from(r.keys()).sort((a, b) => r[a]! - r[b]!);
+  const at = new Int32Array(top + 1).fill(-1);
+  for (let i = 0; i < n; i++) at[r[i]!] = i;
+  const order = new Int32Array(n);
+  let j = 0;
+  for (let x = 0; x <= top; x++) if (at[x]! >= 0) order[j++] = at[x]!;
+  return order;
 }
 
 /** Sample ids by rowid (a plan lists a few of them by id). */
