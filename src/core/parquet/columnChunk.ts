@@ -3,8 +3,9 @@
 // elements) takes each value as it is appended: PLAIN columns encode it to UTF-8 at once into the
 // chunk's byte buffer, dictionary columns look it up in the chunk's dictionary, and its levels go into
 // byte arrays; doubles, booleans and timestamps go into a Float64Array. A row group holds no row
-// objects, only bytes, numbers, indexes and distinct strings: the library's path (a Uint8Array per value, arrays sliced per page, a generic Dremel walk, rows held
-// until the group was written and copied by every scavenge meanwhile) was about half of an export.
+// objects, only bytes, numbers, indexes and distinct strings: the library's path (a Uint8Array per
+// value, arrays sliced per page, a generic Dremel walk, rows held until the group was written and
+// copied by every scavenge meanwhile) was about half of an export.
 // The file is the same Parquet: pages, levels, dictionaries and statistics follow the library's rules
 // (its dictionary trial and statistics are reproduced below; thrift page headers, RLE/bit-packing and
 // the compressor are called as they are), so a reader gets the same rows, schema and footer. The

@@ -5,8 +5,8 @@
 // the cache. Here a text is looked up about once per row: the string last numbered in each slot (by its
 // length and first character) is remembered, and a column that meets the same string again (the same
 // object, or equal text) takes its number from there; 1.36 million strings of the export's rows come to
-// 284,000 lookups (572,000 with slots by length alone). Each column still numbers its own dictionary (TextLeaf), in the order its
-// values first appear, so its pages are the same bytes.
+// 284,000 lookups (572,000 with slots by length alone). Each column still numbers its own dictionary
+// (TextLeaf), in the order its values first appear, so its pages are the same bytes.
 
 const SLOTS = 128;
 
