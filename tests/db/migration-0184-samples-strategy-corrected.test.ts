@@ -28,12 +28,21 @@ function plans(db: DB, dir: string) {
   );
 }
 
+/** A workspace of `decisions` recorded decisions, collected with auto-approval, handed to `check` and closed after. */
+async function withCollected(decisions: number, check: (db: DB, dir: string) => void): Promise<void> {
+  const dir = tempWorkspace();
+  const db = buildWorkspace(dir, decisions);
+  try {
+    await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+    check(db, dir);
+  } finally {
+    db.close();
+  }
+}
+
 describe('migration 0184: an index of the samples corrected by their strategy alone', () => {
-  it('gives the plans the same columns and folds as the table, from the indexes alone', async () => {
-    const dir = tempWorkspace();
-    const db = buildWorkspace(dir, 400);
-    try {
-      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+  it('gives the plans the same columns and folds as the table, from the indexes alone', () =>
+    withCollected(400, (db, dir) => {
       // a curator's missed writes (corrected by their strategy alone), and a cluster larger than a chunk
       db.exec(`UPDATE dataset_samples SET collection_strategy = 'missed_write' WHERE correction_id IS NULL AND rowid % 13 = 0`);
       db.exec(`UPDATE dataset_samples SET cluster_id = (SELECT min(cluster_id) FROM dataset_samples) WHERE rowid % 17 = 0`);
@@ -59,16 +68,10 @@ describe('migration 0184: an index of the samples corrected by their strategy al
       queries.length = 0;
       expect(plans(db, dir)).toEqual(withIndex);
       expect(queries.filter((q) => q.includes('idx_samples_cluster_filters'))).toEqual([]);
-    } finally {
-      db.close();
-    }
-  });
+    }));
 
-  it('puts sparse rowids (many samples deleted) in rowid order without reading the table again', async () => {
-    const dir = tempWorkspace();
-    const db = buildWorkspace(dir, 600);
-    try {
-      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+  it('puts sparse rowids (many samples deleted) in rowid order without reading the table again', () =>
+    withCollected(600, (db, dir) => {
       db.pragma('foreign_keys = OFF');
       db.exec('DELETE FROM dataset_samples WHERE rowid % 100 != 0');
       const sel = selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true }));
@@ -82,16 +85,10 @@ describe('migration 0184: an index of the samples corrected by their strategy al
       const fromTable = listPlanColumns(db, sel, { splitBy: 'session', labels: false }, 3);
       expect(fromTable.clusterNo).toBeUndefined();
       expect(columnsOf(sparse)).toEqual(columnsOf(fromTable));
-    } finally {
-      db.close();
-    }
-  });
+    }));
 
-  it('reads the table when a sample is in no cluster', async () => {
-    const dir = tempWorkspace();
-    const db = buildWorkspace(dir, 120);
-    try {
-      await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+  it('reads the table when a sample is in no cluster', () =>
+    withCollected(120, (db, dir) => {
       const sel = selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true }));
       const before = listPlanColumns(db, sel, { splitBy: 'session', labels: false });
       expect(before.clusterNo).toBeDefined();
@@ -101,8 +98,5 @@ describe('migration 0184: an index of the samples corrected by their strategy al
       expect(after.clusterNo).toBeUndefined();
       expect(after.r).toEqual(before.r);
       expect(after.cluster[0]).toBe(db.prepare('SELECT id FROM dataset_samples WHERE rowid = ?').pluck().get(rowid));
-    } finally {
-      db.close();
-    }
-  });
+    }));
 });
