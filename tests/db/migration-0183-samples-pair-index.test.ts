@@ -8,7 +8,7 @@ import { collectSamples } from '../../src/core/dataset';
 import { resolveExport, selectionOf } from '../../src/core/dataset/exportPlan';
 import { listPlanColumns } from '../../src/core/db/repositories/exportSamples';
 import { buildWorkspace } from '../../bench/dataset/workspace';
-import { explain } from '../helpers/db';
+import { explain, recordPrepared } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
 
 describe('migration 0183: an index of the samples that hold a pair', () => {
@@ -19,12 +19,7 @@ describe('migration 0183: an index of the samples that hold a pair', () => {
       await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
       const index = db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'idx_samples_pairs'").pluck().get() as string;
       expect(index).toMatch(/WHERE sample_type = 'memory_gate_negative' OR correction_id IS NOT NULL/);
-      const queries: string[] = [];
-      const prepare = db.prepare.bind(db);
-      db.prepare = ((sql: string) => {
-        if (sql.includes('json_group_array')) queries.push(sql);
-        return prepare(sql);
-      }) as typeof db.prepare;
+      const queries = recordPrepared(db, (sql) => sql.includes('json_group_array'));
       const plans = (includeUnreviewed: boolean) =>
         (['openai-dpo', 'ranking'] as const).flatMap((format) =>
           (['session', 'turn'] as const).flatMap((splitBy) =>

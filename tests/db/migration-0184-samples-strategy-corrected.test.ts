@@ -9,7 +9,7 @@ import { planExport, resolveExport, selectionOf } from '../../src/core/dataset/e
 import { listPlanColumns, type PlanColumns } from '../../src/core/db/repositories/exportSamples';
 import type { DB } from '../../src/core/db/connection';
 import { buildWorkspace } from '../../bench/dataset/workspace';
-import { explain } from '../helpers/db';
+import { explain, recordPrepared } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
 
 const FORMATS = ['raw', 'csv', 'alpaca', 'kto'] as const;
@@ -49,12 +49,7 @@ describe('migration 0184: an index of the samples corrected by their strategy al
       expect(db.prepare("SELECT count(*) FROM dataset_samples WHERE collection_strategy = 'missed_write'").pluck().get()).toBeGreaterThan(
         5,
       );
-      const queries: string[] = [];
-      const prepare = db.prepare.bind(db);
-      db.prepare = ((sql: string) => {
-        if (sql.includes('INDEXED BY')) queries.push(sql);
-        return prepare(sql);
-      }) as typeof db.prepare;
+      const queries = recordPrepared(db, (sql) => sql.includes('INDEXED BY'));
       const withIndex = plans(db, dir);
       expect(withIndex.every((p) => p.chunks.every((c) => c.r.length === p.chunks[0]!.r.length))).toBe(true);
       expect(withIndex.some((p) => p.chunks[0]!.r.length > 100 && p.plan.foldedTotal > 0)).toBe(true);

@@ -110,3 +110,17 @@ export function insertKnownColumns(db: Db, table: string, rows: Row[]): void {
     rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => known.has(k)))),
   );
 }
+
+/**
+ * Records the SQL of every statement `db` prepares from now on that `keep` accepts (a plan test checks which
+ * queries ran and asks SQLite for their plans). The statements are prepared as before.
+ */
+export function recordPrepared(db: Db, keep: (sql: string) => boolean): string[] {
+  const queries: string[] = [];
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((sql: string) => {
+    if (keep(sql)) queries.push(sql);
+    return prepare(sql);
+  }) as typeof db.prepare;
+  return queries;
+}
