@@ -296,33 +296,32 @@ function splitRows(
   chosen: number[],
   r: Resolved,
 ): { split: Map<number, DataSplit>; notes: string[]; achieved: number | null; validationWritten: boolean } {
-  const counts = new Map<string, number>();
-  for (const i of chosen) counts.set(rows.grp[i]!, (counts.get(rows.grp[i]!) ?? 0) + 1);
-  const ordered = [...counts.entries()]
-    .map(([g, n]) => ({ g, n, k: seededKey(r.seed, g) }))
-    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
-  const train = new Set<string>();
+  const { groupOf, names, sizes } = groupsOf(rows, chosen);
+  const ordered = names
+    .map((g, k) => ({ k, n: sizes[k]!, key: seededKey(r.seed, g) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const train = new Uint8Array(names.length);
   const target = r.trainSplit * chosen.length;
   let acc = 0;
   for (const x of ordered) {
     if (acc >= target) break;
     // a large group that would overshoot the target by more than it now falls short waits for validation
     if (acc > 0 && acc + x.n - target > target - acc) continue;
-    train.add(x.g);
+    train[x.k] = 1;
     acc += x.n;
   }
   const notes: string[] = [];
   let validationWritten = acc < chosen.length;
   if (acc === 0 && chosen.length) {
     // trainSplit 0 or a single group that overshoots: train must never be the empty side
-    for (const x of ordered) train.add(x.g);
+    train.fill(1);
     acc = chosen.length;
     validationWritten = false;
   }
   if (!validationWritten && r.trainSplit < 1 && chosen.length) {
     const unit = r.splitBy === 'turn' ? 'turns' : 'sessions';
     notes.push(
-      `no validation split: ${counts.size} ${unit} cannot be split ${r.trainSplit} / ${Math.round((1 - r.trainSplit) * 100) / 100} without breaking a ${unit === 'turns' ? 'turn' : 'conversation'} apart; ` +
+      `no validation split: ${names.length} ${unit} cannot be split ${r.trainSplit} / ${Math.round((1 - r.trainSplit) * 100) / 100} without breaking a ${unit === 'turns' ? 'turn' : 'conversation'} apart; ` +
         (r.splitBy === 'session' ? 'every record is in train (ask for splitBy turn for a turn-level split)' : 'every record is in train'),
     );
   }
@@ -331,8 +330,33 @@ function splitRows(
     notes.push(`the ${r.splitBy}-grouped split reached ${achieved} train instead of ${r.trainSplit}`);
   }
   const split = new Map<number, DataSplit>();
-  for (const i of chosen) split.set(rows.r[i]!, train.has(rows.grp[i]!) ? 'train' : 'validation');
+  for (let c = 0; c < chosen.length; c++) split.set(rows.r[chosen[c]!]!, train[groupOf[c]!] ? 'train' : 'validation');
   return { split, notes, achieved, validationWritten };
+}
+
+/**
+ * The groups of the chosen rows, numbered in order of first appearance, with their sizes, and each chosen
+ * row's group number: one string lookup per row instead of three (count, then train or validation), which
+ * was most of csv's split (128,010 rows).
+ */
+function groupsOf(rows: PlanColumns, chosen: number[]): { groupOf: Int32Array; names: string[]; sizes: number[] } {
+  const numbers = new Map<string, number>();
+  const names: string[] = [];
+  const sizes: number[] = [];
+  const groupOf = new Int32Array(chosen.length);
+  for (let c = 0; c < chosen.length; c++) {
+    const g = rows.grp[chosen[c]!]!;
+    let k = numbers.get(g);
+    if (k === undefined) {
+      k = names.length;
+      numbers.set(g, k);
+      names.push(g);
+      sizes.push(0);
+    }
+    sizes[k]!++;
+    groupOf[c] = k;
+  }
+  return { groupOf, names, sizes };
 }
 
 /** Why an export would hold nothing, and what to do about it. */
