@@ -24,15 +24,23 @@ export interface Task {
   targetFile?: string;
 }
 
+// The texts below are joined by concatenation rather than an array and join(): every sample of a csv
+// export builds a transcript and an answer, and the arrays were garbage (0.15-0.25 µs a call warm, more cold).
+
 export function transcript(conversation: Message[]): string {
-  return conversation.map((m) => `${m.role === 'user' ? 'User' : 'Agent'}: ${m.message}`).join('\n');
+  let out = '';
+  for (let i = 0; i < conversation.length; i++) {
+    const m = conversation[i]!;
+    out += `${i ? '\n' : ''}${m.role === 'user' ? 'User' : 'Agent'}: ${m.message}`;
+  }
+  return out;
 }
 
 export function gateOutput(decision: string, fact: string | undefined | null, reason: string | undefined | null): string {
-  const lines = [`Decision: ${decision}`];
-  if (fact && decision !== 'NO_WRITE') lines.push(`Fact: ${fact}`);
-  if (reason) lines.push(`Reason: ${reason}`);
-  return lines.join('\n');
+  let out = `Decision: ${decision}`;
+  if (fact && decision !== 'NO_WRITE') out += `\nFact: ${fact}`;
+  if (reason) out += `\nReason: ${reason}`;
+  return out;
 }
 
 const ACTION_WORD: Record<'written' | 'refused' | 'skipped', 'write' | 'refuse' | 'skip'> = {
@@ -49,11 +57,11 @@ export function guardianOutput(a: {
   reason?: string;
   newContent?: string;
 }): string {
-  const lines = [`Action: ${ACTION_WORD[a.action]}`, `Target file: ${a.targetFile}`];
-  if (a.fact) lines.push(`Fact: ${a.fact}`);
-  if (a.reason) lines.push(`Reason: ${a.reason}`);
-  if (a.action === 'written' && a.newContent !== undefined) lines.push(`New content:\n${a.newContent}`);
-  return lines.join('\n');
+  let out = `Action: ${ACTION_WORD[a.action]}\nTarget file: ${a.targetFile}`;
+  if (a.fact) out += `\nFact: ${a.fact}`;
+  if (a.reason) out += `\nReason: ${a.reason}`;
+  if (a.action === 'written' && a.newContent !== undefined) out += `\nNew content:\n${a.newContent}`;
+  return out;
 }
 
 export function guardianInput(fact: string, targetFile: string, currentContent: string): string {
@@ -178,16 +186,26 @@ const normalized = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 /** ASCII whitespace as \s matches it: tab, line feed, vertical tab, form feed, carriage return, space. */
 const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
 
-/** The next character of s's normalized form from i (-1 at its end, 32 for a run of spaces), and where the one after starts. */
-function nextNormalized(s: string, i: number): [number, number] {
-  if (i >= s.length) return [-1, i];
+/** Where the character after the one nextNormalized returned starts (a variable, not a pair allocated per character). */
+let nextAt = 0;
+
+/** The next character of s's normalized form from i (-1 at its end, 32 for a run of spaces); sets nextAt. */
+function nextNormalized(s: string, i: number): number {
+  if (i >= s.length) {
+    nextAt = i;
+    return -1;
+  }
   const c = s.charCodeAt(i);
-  if (!isSpace(c)) return [c >= 65 && c <= 90 ? c + 32 : c, i + 1];
+  if (!isSpace(c)) {
+    nextAt = i + 1;
+    return c >= 65 && c <= 90 ? c + 32 : c;
+  }
   let j = i + 1;
   while (j < s.length && isSpace(s.charCodeAt(j))) j++;
+  nextAt = j;
   // a run that goes on with a non-ASCII character may go on with Unicode spacing: the caller hands over
-  if (j < s.length && s.charCodeAt(j) >= 0x80) return [0x80, j];
-  return [j < s.length ? 32 : -1, j];
+  if (j < s.length && s.charCodeAt(j) >= 0x80) return 0x80;
+  return j < s.length ? 32 : -1;
 }
 
 /**
@@ -202,13 +220,13 @@ export function sameAnswer(a: string, b: string): boolean {
   while (i < a.length && isSpace(a.charCodeAt(i))) i++;
   while (j < b.length && isSpace(b.charCodeAt(j))) j++;
   for (;;) {
-    const [ca, ni] = nextNormalized(a, i);
-    const [cb, nj] = nextNormalized(b, j);
+    const ca = nextNormalized(a, i);
+    i = nextAt;
+    const cb = nextNormalized(b, j);
+    j = nextAt;
     if (ca >= 0x80 || cb >= 0x80) return normalized(a) === normalized(b);
     if (ca !== cb) return false;
     if (ca === -1) return true;
-    i = ni;
-    j = nj;
   }
 }
 
