@@ -170,8 +170,11 @@ export function listPlanColumns(
     for (let after = 0; ;) {
       const [last, n, ...texts] = s.get({ ...params, after }) as [number | null, number, ...string[]];
       for (let c = 0; c < names.length; c++) {
+        const values = JSON.parse(texts[c]!) as unknown[];
         const column = out[names[c]!]!;
-        for (const v of JSON.parse(texts[c]!) as unknown[]) column.push(v);
+        // the first chunk is the column itself (a preference plan is one chunk): no copy
+        if (!column.length) out[names[c]!] = values;
+        else for (const v of values) column.push(v);
       }
       if (n < chunk || last === null) break;
       after = last;
