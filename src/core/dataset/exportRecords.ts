@@ -450,8 +450,9 @@ export class ExportTally {
       return true;
     }
     const key = digest ? text : hash('sha256', text, 'base64');
-    if (this.seen.has(key)) return this.dropped(sampleId);
-    this.seen.add(key);
+    // one lookup, not has() then add(): a key already there leaves the size as it was
+    const before = this.seen.size;
+    if (this.seen.add(key).size === before) return this.dropped(sampleId);
     return true;
   }
 
