@@ -138,19 +138,8 @@ export interface Written {
   qualityCount: number;
 }
 
-/** One page's Parquet rows per split (text goes straight to the sinks), and how many items it held. */
-class PageOut {
-  readonly rows: Record<DataSplit, ParquetRow[]> = { train: [], validation: [] };
-  items = 0;
-}
-
-/** Renders one item into its sink (Parquet: the page); records identical to an earlier one are dropped. */
-function renderItem(
-  r: Resolved,
-  it: PageItem,
-  out: PageOut,
-  to: { sinks: Sinks; tally: ExportTally; written: Written; header: string },
-): void {
+/** Renders one item into its sink; records identical to an earlier one are dropped. */
+function renderItem(r: Resolved, it: PageItem, to: { sinks: Sinks; tally: ExportTally; written: Written; header: string }): void {
   const { sinks, tally, written: w, header } = to;
   const sink = sinks[it.split];
   let kept: unknown[] | null = null;
@@ -166,12 +155,11 @@ function renderItem(
     } else {
       // the row is this item's own (recordsOf builds it): set its split in place, a spread copy takes V8's slow path
       (rec as ParquetRow).split = it.split;
-      out.rows[it.split].push(rec as ParquetRow);
+      sink.append(rec as ParquetRow);
     }
     sink.records++;
     (kept ??= []).push(rec);
   }
-  out.items++;
   if (!kept) return;
   tally.add(it.sample, it.content, kept, it.task);
   if (it.sample.annotationStatus === 'approved' || it.sample.annotationStatus === 'auto_approved') w.approved++;
@@ -197,19 +185,18 @@ export async function writeRecords(
   try {
     for await (const rows of reader.pages()) {
       if (ctx.signal?.aborted) throw new AppError('Conflict', 'export cancelled');
-      const page = new PageOut();
       for (const row of rows) {
         const item = reader.item(row);
-        if (item) renderItem(r, item, page, { sinks, tally, written, header });
+        if (!item) continue;
+        renderItem(r, item, { sinks, tally, written, header });
+        done++;
       }
       // the tokenizer is loaded only when an example could be over the limit
       if (tally.hasPending) await tally.countPending();
       for (const split of SPLITS) {
         const sink = sinks[split];
-        if (sink instanceof ParquetSink) sink.writeRows(page.rows[split]);
-        else await sink.drain();
+        if (sink instanceof FileSink) await sink.drain();
       }
-      done += page.items;
       ctx.progress?.(done, total, 'export');
     }
   } catch (e) {

@@ -2,12 +2,12 @@
 // and written as one row group every `rowGroupRows`, so memory stays flat however large the export.
 // The file appears only when it is complete (written as `<file>.partial`, renamed on close), so
 // engines never read half a file.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ParquetWriter, fileWriter } from 'hyparquet-writer';
+import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 import type { ColumnChunk, SchemaElement } from 'hyparquet';
 import { AppError } from '../../shared/errors';
-import { fileSha256 } from '../files/checksum';
 import { snappyCompressor } from 'hysnappy';
 import { StringIds } from './stringIds';
 import { addList, PageBuffer, TextLeaf, ValueLeaf, writeLibraryChunk, type Leaf, type ValueKind } from './columnChunk';
@@ -53,6 +53,56 @@ export interface ParquetTableOptions {
 export interface WrittenParquet {
   file: string;
   rows: number;
+  /** The file's size and SHA-256, taken as it was written. */
+  bytes: number;
+  sha256: string;
+}
+
+/** Bytes the file writer gathers before it hashes and writes them (the library's fileWriter flushes at 1 MB too). */
+const FILE_CHUNK = 1_000_000;
+
+/**
+ * The library's fileWriter, with the file held open and hashed as its chunks are written: the export's
+ * checksum then needs no second read of the file, and a chunk costs one write instead of an open, an
+ * append and a close.
+ */
+class HashingFileWriter extends ByteWriter {
+  private readonly fd: number;
+  private readonly hash = createHash('sha256');
+  private closed = false;
+
+  constructor(file: string) {
+    super(1 << 16);
+    this.fd = fs.openSync(file, 'w');
+  }
+
+  override ensure(size: number): void {
+    if (this.index > FILE_CHUNK) this.writeChunk();
+    super.ensure(size);
+  }
+
+  override finish(): void {
+    this.writeChunk();
+    this.close();
+  }
+
+  /** The file's size and SHA-256 (once finished). */
+  digest(): { bytes: number; sha256: string } {
+    return { bytes: this.offset, sha256: this.hash.digest('hex') };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
+  }
+
+  private writeChunk(): void {
+    const chunk = new Uint8Array(this.buffer, 0, this.index);
+    this.hash.update(chunk);
+    for (let at = 0; at < chunk.length;) at += fs.writeSync(this.fd, chunk, at);
+    this.index = 0;
+  }
 }
 
 const DEFAULT_ROW_GROUP = 10_000;
@@ -227,6 +277,7 @@ function addText(s: ColumnSink, v: unknown): void {
 
 export class ParquetTable {
   private readonly writer: ParquetWriter;
+  private readonly out: HashingFileWriter;
   private readonly sinks: ColumnSink[];
   private readonly rowGroupRows: number;
   private readonly partial: string;
@@ -239,6 +290,7 @@ export class ParquetTable {
   private pending = 0;
   private rows = 0;
   private closed = false;
+  private written: WrittenParquet | null = null;
 
   constructor(
     readonly file: string,
@@ -252,8 +304,9 @@ export class ParquetTable {
     const schema = parquetSchema(columns);
     this.read = cellReader(columns);
     this.cells = columns.map(() => null);
+    this.out = new HashingFileWriter(this.partial);
     this.writer = new ParquetWriter({
-      writer: fileWriter(this.partial),
+      writer: this.out,
       schema,
       kvMetadata,
       createdBy: 'reflection-workbench',
@@ -337,17 +390,19 @@ export class ParquetTable {
 
   /** Writes the last row group and the footer, then moves the file into place. */
   close(): WrittenParquet {
-    if (this.closed) return { file: this.file, rows: this.rows };
+    if (this.written) return this.written;
     this.flush();
     this.writer.finish();
     this.closed = true;
     fs.renameSync(this.partial, this.file);
-    return { file: this.file, rows: this.rows };
+    this.written = { file: this.file, rows: this.rows, ...this.out.digest() };
+    return this.written;
   }
 
   /** Drops a table that failed midway: no partial file is left behind. */
   abort(): void {
     this.closed = true;
+    this.out.close();
     fs.rmSync(this.partial, { force: true });
   }
 }
@@ -366,16 +421,20 @@ export class ParquetSink {
     private readonly metadata: Record<string, string> = {},
   ) {}
 
-  writeRows(rows: readonly ParquetRow[]): void {
-    if (!rows.length) return;
+  /** One row, encoded into its columns at once (a row held until later is copied by every scavenge meanwhile). */
+  append(row: ParquetRow): void {
     this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
-    for (const row of rows) this.table.append(row);
+    this.table.append(row);
+  }
+
+  writeRows(rows: readonly ParquetRow[]): void {
+    for (const row of rows) this.append(row);
   }
 
   async close(): Promise<{ name: string; path: string; bytes: number; sha256: string; records: number }> {
     this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
-    this.table.close();
-    return { name: path.basename(this.finalPath), path: this.finalPath, ...fileSha256(this.finalPath), records: this.records };
+    const { bytes, sha256 } = this.table.close();
+    return { name: path.basename(this.finalPath), path: this.finalPath, bytes, sha256, records: this.records };
   }
 
   abort(): void {
