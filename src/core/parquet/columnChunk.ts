@@ -15,8 +15,8 @@ import type { ChunkStatistics } from 'hyparquet-writer/src/types.js';
 import { ByteWriter } from 'hyparquet-writer';
 import { writeColumn } from 'hyparquet-writer/src/column.js';
 import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
-import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
 import { AppError } from '../../shared/errors';
+import { Bytes, putRleBitPacked } from './rle';
 import type { StringIds } from './stringIds';
 
 type ColumnEncoder = Parameters<typeof writeColumn>[0]['column'];
@@ -36,6 +36,19 @@ export interface Leaf {
 
 /** Page size the library aims at (its default): UTF-16 units of plain values, or 4 per dictionary index. */
 const PAGE_BYTES = 1 << 20;
+
+/** A page's levels, and a dictionary index page, each made just before the page is written (and then copied). */
+const LEVELS = new Bytes();
+const INDEXES = new Bytes();
+
+/**
+ * Node's UTF-8 encoder of a Buffer, called without Buffer#write's argument checks (its offset is checked
+ * and its length worked out on every call; here the caller has made room for 3 bytes per UTF-16 unit).
+ */
+const nodeUtf8Write = (Buffer.prototype as unknown as { utf8Write?: (s: string, offset: number) => number }).utf8Write;
+const utf8Write = nodeUtf8Write
+  ? (buf: Buffer, s: string, at: number): number => nodeUtf8Write.call(buf, s, at)
+  : (buf: Buffer, s: string, at: number): number => buf.write(s, at);
 
 /** A growable byte buffer. */
 export class PageBuffer {
@@ -60,21 +73,26 @@ export class PageBuffer {
     const n = s.length;
     this.ensure(4 + 3 * n);
     const buf = this.buf;
-    const at = this.used + 4;
+    const used = this.used;
+    const at = used + 4;
     let bytes = n;
     if (n > 32) {
-      bytes = buf.write(s, at);
+      bytes = utf8Write(buf, s, at);
     } else {
       for (let i = 0; i < n; i++) {
         const c = s.charCodeAt(i);
         if (c > 0x7f) {
-          bytes = buf.write(s, at);
+          bytes = utf8Write(buf, s, at);
           break;
         }
         buf[at + i] = c;
       }
     }
-    buf.writeUInt32LE(bytes, this.used);
+    // the length, little-endian (writeUInt32LE checks its arguments on every call)
+    buf[used] = bytes & 0xff;
+    buf[used + 1] = (bytes >>> 8) & 0xff;
+    buf[used + 2] = (bytes >>> 16) & 0xff;
+    buf[used + 3] = bytes >>> 24;
     this.used = at + bytes;
     // as many bytes as UTF-16 units: every unit was ASCII (any other takes 2 or more bytes)
     return bytes === n;
@@ -291,7 +309,9 @@ abstract class LeafChunk {
   /** Levels of slots [start, end) as the page writes them: repetition first, each RLE/bit-packed. */
   protected pageLevels(start: number, end: number): Pick<Page, 'levels' | 'defBytes' | 'repBytes' | 'numNulls' | 'numRows'> {
     const { maxDef, maxRep } = this.leaf;
-    const lw = new ByteWriter();
+    // the page writer copies the levels out before the next page's are made
+    const lw = LEVELS;
+    lw.n = 0;
     let numNulls = 0;
     let numRows = end - start;
     let repBytes = 0;
@@ -300,14 +320,14 @@ abstract class LeafChunk {
       const rep = this.rep.a.subarray(start, end);
       numRows = 0;
       for (const r of rep) if (r === 0) numRows++;
-      repBytes = writeRleBitPackedHybrid(lw, rep, Math.ceil(Math.log2(maxRep + 1)));
+      repBytes = putRleBitPacked(lw, rep, Math.ceil(Math.log2(maxRep + 1)));
     }
     if (maxDef) {
       const def = this.def.a.subarray(start, end);
       for (const x of def) if (x < maxDef) numNulls++;
-      defBytes = writeRleBitPackedHybrid(lw, def, Math.ceil(Math.log2(maxDef + 1)));
+      defBytes = putRleBitPacked(lw, def, Math.ceil(Math.log2(maxDef + 1)));
     }
-    return { levels: lw.getBytes(), defBytes, repBytes, numNulls, numRows };
+    return { levels: lw.view(), defBytes, repBytes, numNulls, numRows };
   }
 
   /** One data page (v2): header, levels, compressed values. Returns its uncompressed size with the header. */
@@ -595,10 +615,10 @@ export class ValueLeaf extends LeafChunk {
       const bits = Uint8Array.from(vals.subarray(from, firstPresent(present, ends[k]!)));
       const out = new ByteWriter();
       if (rle) {
-        const body = new ByteWriter();
-        writeRleBitPackedHybrid(body, bits, 1);
-        out.appendUint32(body.offset);
-        out.appendBytes(body.getBytes());
+        const body = new Bytes();
+        putRleBitPacked(body, bits, 1);
+        out.appendUint32(body.n);
+        out.appendBytes(body.view());
       } else {
         for (let i = 0; i < bits.length; i += 8) {
           let byte = 0;
@@ -693,11 +713,13 @@ function indexPage(idx: Int32Array, start: number, end: number): Uint8Array {
     if (x > max) max = x;
   }
   const bitWidth = Math.ceil(Math.log2(max + 1));
-  // sized for the bit-packed indexes, so it seldom grows (it started at 1 KiB and doubled with a copy)
-  const pw = new ByteWriter(((n * bitWidth) >> 3) + 1024);
-  pw.appendUint8(bitWidth);
-  writeRleBitPackedHybrid(pw, present.subarray(0, n), bitWidth);
-  return pw.getBytes();
+  // the page writer compresses and copies the page before the next one is made
+  const pw = INDEXES;
+  pw.n = 0;
+  pw.ensure(1);
+  pw.buf[pw.n++] = bitWidth;
+  putRleBitPacked(pw, present.subarray(0, n), bitWidth);
+  return pw.view();
 }
 
 /** Any other leaf (numbers, booleans, timestamps, JSON) of a flat column: the library's column writer. */
