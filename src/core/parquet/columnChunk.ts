@@ -267,8 +267,13 @@ abstract class LeafChunk {
     return { chunk, offsetIndex: s.offsetIndex };
   }
 
-  /** Page ends at row starts, each page about PAGE_BYTES by `size` (the library's rule). */
-  protected pageEnds(size: (slot: number) => number): number[] {
+  /**
+   * Page ends at row starts, each page about PAGE_BYTES by `size` (the library's rule). maxSize: the
+   * largest size a slot can have; when every slot at that size stays under a page (dictionary indexes and
+   * numbers of a row group always do) the chunk is one page, found without a call per slot.
+   */
+  protected pageEnds(size: (slot: number) => number, maxSize = Infinity): number[] {
+    if (this.slots * maxSize < PAGE_BYTES) return [this.slots];
     const ends: number[] = [];
     const rep = this.leaf.maxRep ? this.rep.a : null;
     let bytes = 0;
@@ -476,18 +481,8 @@ export class TextLeaf extends LeafChunk {
     const idx = this.idx.a;
     const forced = this.leaf.encoding === 'dictionary';
     const bounds = new Bounds();
-    if (this.leaf.encoder.stats) for (const v of values) bounds.add(v, isAscii(v));
-    if (
-      !forced &&
-      !dictionaryWins(
-        idx,
-        this.slots,
-        values.length,
-        Int32Array.from(values, (v) => v.length),
-        0,
-        4,
-      )
-    ) {
+    if (this.leaf.encoder.stats) for (let i = 0; i < values.length; i++) bounds.add(values[i]!, isAscii(values[i]!));
+    if (!forced && !dictionaryWins(idx, this.slots, values.length, lengthsOf(values), 0, 4)) {
       // PLAIN after all: the values again from the dictionary, a page at a time
       const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : values[idx[i]!]!.length));
       const dataPageOffset = BigInt(w.offset);
@@ -502,12 +497,19 @@ export class TextLeaf extends LeafChunk {
     scratch.used = 0;
     for (const v of values) scratch.putString(v);
     let uncompressed = this.writeDictionaryPage(w, scratch.buf.subarray(0, scratch.used), values.length);
-    const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : 4));
+    const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : 4), 4);
     const dataPageOffset = BigInt(w.offset);
     const pages = this.writePages(w, ends, 'RLE_DICTIONARY', (k) => indexPage(idx, k ? ends[k - 1]! : 0, ends[k]!));
     uncompressed += pages.uncompressed;
     return { ...pages, uncompressed, dataPageOffset, dictionaryPageOffset, encoding: 'RLE_DICTIONARY' as const, bounds };
   }
+}
+
+/** Each string's UTF-16 length (a loop: a chunk's few calls run before the optimizer has seen a callback). */
+function lengthsOf(values: readonly string[]): Int32Array {
+  const out = new Int32Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i]!.length;
+  return out;
 }
 
 /** The flat column kinds a ValueLeaf writes; values come as numbers (a boolean as 0 or 1, a timestamp in ms). */
@@ -556,11 +558,17 @@ export class ValueLeaf extends LeafChunk {
     return written;
   }
 
-  /** Each slot's index into `present` values (-1: null), for page ends and the dictionary trial. */
-  private slotIndexes(present: (i: number) => number): Int32Array {
+  /**
+   * Each slot's index (-1: null), for page ends and the dictionary trial: the k-th present value's
+   * `ofValue[k]`, or k itself without ofValue.
+   */
+  private slotIndexes(ofValue: Int32Array | null): Int32Array {
     const idx = new Int32Array(this.slots);
     const def = this.leaf.maxDef ? this.def.a : null;
-    for (let i = 0, k = 0; i < this.slots; i++) idx[i] = def && def[i] === 0 ? -1 : present(k++);
+    for (let i = 0, k = 0; i < this.slots; i++) {
+      if (def && def[i] === 0) idx[i] = -1;
+      else idx[i] = ofValue ? ofValue[k++]! : k++;
+    }
     return idx;
   }
 
@@ -574,27 +582,28 @@ export class ValueLeaf extends LeafChunk {
       const seen = new Map<number, number>();
       const values: number[] = [];
       const ofValue = new Int32Array(vals.length);
-      vals.forEach((v, i) => {
+      for (let i = 0; i < vals.length; i++) {
+        const v = vals[i]!;
         let k = seen.get(v);
         if (k === undefined) seen.set(v, (k = values.push(v) - 1));
         ofValue[i] = k;
-      });
-      idx = this.slotIndexes((k) => ofValue[k]!);
+      }
+      idx = this.slotIndexes(ofValue);
       const wins = this.leaf.encoding === 'dictionary' || dictionaryWins(idx, this.slots, values.length, null, width, 0);
       if (wins) dictionary = values;
     }
     if (dictionary && idx) {
       const dictionaryPageOffset = BigInt(w.offset);
       let uncompressed = this.writeDictionaryPage(w, plainOf(Float64Array.from(dictionary)), dictionary.length);
-      const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : 4));
+      const ends = this.pageEnds((i) => (idx[i]! < 0 ? 0 : 4), 4);
       const dataPageOffset = BigInt(w.offset);
       const ix = idx;
       const pages = this.writePages(w, ends, 'RLE_DICTIONARY', (k) => indexPage(ix, k ? ends[k - 1]! : 0, ends[k]!));
       uncompressed += pages.uncompressed;
       return { ...pages, uncompressed, dataPageOffset, dictionaryPageOffset, encoding: 'RLE_DICTIONARY' };
     }
-    const present = this.slotIndexes((k) => k);
-    const ends = this.pageEnds((i) => (present[i]! < 0 ? 0 : width));
+    const present = this.slotIndexes(null);
+    const ends = this.pageEnds((i) => (present[i]! < 0 ? 0 : width), width);
     const dataPageOffset = BigInt(w.offset);
     const pages = this.writePages(w, ends, 'PLAIN', (k) => {
       const from = k ? firstPresent(present, ends[k - 1]!) : 0;
@@ -606,8 +615,8 @@ export class ValueLeaf extends LeafChunk {
   /** Booleans: RLE (length-prefixed, bit width 1) past 16 slots, else PLAIN bits; never a dictionary. */
   private writeBooleans(w: Writer, vals: Float64Array): Written {
     const rle = this.leaf.encoding !== 'plain' && this.slots > 16;
-    const present = this.slotIndexes((k) => k);
-    const ends = this.pageEnds((i) => (present[i]! < 0 ? 0 : 0.125));
+    const present = this.slotIndexes(null);
+    const ends = this.pageEnds((i) => (present[i]! < 0 ? 0 : 0.125), 0.125);
     const dataPageOffset = BigInt(w.offset);
     const encoding = rle ? 'RLE' : 'PLAIN';
     const pages = this.writePages(w, ends, encoding, (k) => {
@@ -636,7 +645,8 @@ export class ValueLeaf extends LeafChunk {
     let min: number | undefined;
     let max: number | undefined;
     let nan = 0;
-    for (const v of vals) {
+    for (let i = 0; i < vals.length; i++) {
+      const v = vals[i]!;
       if (Number.isNaN(v)) {
         nan++;
         continue;
