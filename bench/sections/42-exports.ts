@@ -6,8 +6,9 @@
 // measured on its first run: the baseline of BASELINE_REPEATS (measured again right before each format; once
 // per section it moved between 1.3 and 2.6 s CPU on the same data as the load changed), the export of
 // EXPORT_BENCH_REPEATS (default 3; one run's noise went straight into its ratio, and ranking's single runs
-// spread 0.56-1.12). Each run's CPU is printed beside the median; peak RSS is the largest of the runs, and
-// the other figures are the median run's. Processes of their own keep the export's peak RSS its own.
+// spread 0.56-1.12). Each run's CPU is printed beside the median; the live heap comes from one more run of
+// its own (its forced collections cost the timed runs about 3%), peak RSS is the largest of all the runs,
+// and the other figures are the median run's. Processes of their own keep the export's peak RSS its own.
 // EXPORT_BENCH_WORKSPACE=<dir> reuses a collected workspace (kept), so the code before and after a change can
 // be measured on the same data; EXPORT_BENCH_FORMATS picks formats.
 import { fork } from 'node:child_process';
@@ -66,20 +67,24 @@ async function baselineWrite(dir: string): Promise<{ cpuS: number; rows: number 
   return { cpuS, rows };
 }
 
-/** One export in this (fresh) process. */
-async function exportChild(dir: string, format: ExportFormat): Promise<ExportRun> {
+/**
+ * One export in this (fresh) process. probe: take the live heap at each tenth. Its forced collections
+ * leave background sweeping and recompiles in the timed section that subtracting the probe's own CPU
+ * does not remove (ranking, 10 pairs: 0.690 s with it, 0.668 s without), so timed runs go without it.
+ */
+async function exportChild(dir: string, format: ExportFormat, probe: boolean): Promise<ExportRun> {
   const { db } = openWorkspaceDatabase(dir);
   const outDir = path.join(dir, `export-${format}`);
-  const live = liveHeapProbe();
+  const live = probe ? liveHeapProbe() : undefined;
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  const r = await exportDataset({ db, workspaceDir: dir, progress: live.progress }, { format, outDir }).catch((e: Error) => e);
-  const cpuS = cpuSeconds(c0) - live.cpuS();
+  const r = await exportDataset({ db, workspaceDir: dir, progress: live?.progress }, { format, outDir }).catch((e: Error) => e);
+  const cpuS = cpuSeconds(c0) - (live?.cpuS() ?? 0);
   const wallS = (performance.now() - t0) / 1000;
   db.close();
   fs.rmSync(outDir, { recursive: true, force: true });
   const peakRssMb = maxRssMb();
-  const base = { format, wallS, cpuS, peakRssMb, liveHeapMb: live.samples };
+  const base = { format, wallS, cpuS, peakRssMb, liveHeapMb: live?.samples ?? [] };
   if (r instanceof Error) return { ...base, tokens: 'none', total: 0, mib: 0, error: r.message };
   const t = r.summary.tokens as { estimated?: boolean } | null;
   const tokens = t === null ? 'none' : t.estimated ? 'estimated' : 'exact';
@@ -116,26 +121,29 @@ async function measureBaseline(dir: string): Promise<{ cpuS: number; warmS: numb
 
 /**
  * The export of `format` in EXPORT_REPEATS fresh processes, summarized as the baseline is: the median CPU,
- * with every run's CPU; the largest peak RSS of the runs; the other figures from the run nearest the median.
- * The first failed run is returned as it is.
+ * with every run's CPU; the other figures from the run nearest the median. One more process takes the live
+ * heap (exportChild: why not in the timed runs); peak RSS is the largest of all of them. The first failed
+ * run is returned as it is.
  */
 async function measureExport(dir: string, format: ExportFormat): Promise<ExportRun & { runsCpuS: number[] }> {
   const runs: ExportRun[] = [];
-  for (let i = 0; i < EXPORT_REPEATS; i++) {
-    const r = await runSectionChild<ExportRun>(dir, format);
+  for (let i = 0; i <= EXPORT_REPEATS; i++) {
+    const r = await runSectionChild<ExportRun>(dir, format, i === EXPORT_REPEATS ? 'probe' : 'timed');
     if (r.error) return { ...r, runsCpuS: [r.cpuS] };
     runs.push(r);
   }
+  const probed = runs.pop()!; // pushed last, above
   const runsCpuS = runs.map((r) => r.cpuS);
   const cpuS = median(runsCpuS);
   const mid = runs.reduce((a, r) => (Math.abs(r.cpuS - cpuS) < Math.abs(a.cpuS - cpuS) ? r : a));
-  return { ...mid, cpuS, peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)), runsCpuS };
+  const peakRssMb = Math.max(probed.peakRssMb, ...runs.map((r) => r.peakRssMb));
+  return { ...mid, cpuS, peakRssMb, liveHeapMb: probed.liveHeapMb, runsCpuS };
 }
 
-/** A fresh child: `<dir> <format>` exports, `<dir> baseline <repeats>` measures the baseline. */
-function runSectionChild<T>(dir: string, what: ExportFormat | 'baseline', repeats = 1): Promise<T> {
+/** A fresh child: `<dir> <format> timed|probe` exports, `<dir> baseline <repeats>` measures the baseline. */
+function runSectionChild<T>(dir: string, what: ExportFormat | 'baseline', arg: number | 'timed' | 'probe'): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, [dir, what, String(repeats)], {
+    const child = fork(__filename, [dir, what, String(arg)], {
       execArgv: ['--require', 'tsx/cjs'],
       env: { ...process.env, [CHILD_ENV]: '1' },
     });
@@ -203,9 +211,9 @@ export const section: BenchSection = {
 };
 
 if (process.env[CHILD_ENV] && process.send) {
-  const [dir, format, repeats] = process.argv.slice(2);
-  if (!dir) throw new Error('exports bench child: expected <workspace dir> <format | baseline> [repeats]');
-  (format === 'baseline' ? baselineChild(dir, Number(repeats ?? 1)) : exportChild(dir, format as ExportFormat)).then(
+  const [dir, format, arg] = process.argv.slice(2);
+  if (!dir) throw new Error('exports bench child: expected <workspace dir> <format> timed|probe, or <workspace dir> baseline <repeats>');
+  (format === 'baseline' ? baselineChild(dir, Number(arg ?? 1)) : exportChild(dir, format as ExportFormat, arg === 'probe')).then(
     (result) => process.send!(result, () => process.exit(0)),
     (e: Error) => {
       console.error(e);
