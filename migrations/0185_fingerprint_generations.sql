@@ -10,9 +10,8 @@
 --
 -- Collection is the only writer that inserts samples with a fingerprint, and writes their rows itself
 -- (Deduper.index: in a micro-benchmark a trigger on insert added 20-25 µs to a sample's insert, the
--- statement 8-10). The trigger
--- below keeps the table complete whatever else changes a fingerprint (a review edit, a re-clustering):
--- its rows go into the generation dataset_fingerprint_gen names. Existing rows start as generation 7:
+-- statement 8-10). The trigger below keeps the table complete whatever else changes a fingerprint (a
+-- review edit, a re-clustering): its rows go into the generation dataset_fingerprint_gen names. Existing rows start as generation 7:
 -- level 7 (gen % 8), a base that only a run's start merges (dedupe.ts). A migration that rebuilds
 -- dataset_samples must create the trigger again; a new way to insert samples with a fingerprint must
 -- write their rows too.
