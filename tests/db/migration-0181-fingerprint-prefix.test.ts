@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { latestVersion } from '../../src/core/db/migrate';
 import { collectSamples } from '../../src/core/dataset';
 import { hexHashes } from '../../src/core/dataset/collect/bloom';
-import { findSampleByFingerprint, iterateFingerprintsOf } from '../../src/core/db/repositories/collectDedupe';
+import { findSampleByFingerprint, iterateFingerprints } from '../../src/core/db/repositories/collectDedupe';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { emptyDatabase, explain, getTableData, insertData, insertKnownColumns, updateToVersion } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
@@ -83,26 +83,20 @@ describe('migration 0181: a fingerprint prefix index', () => {
     expect(oldLookup.get(fp)).toEqual({ id: '01COPY-C', cluster_id: 'M-CLUSTER' });
     const before = getTableData(db, 'dataset_samples');
 
-    // up to 0184: migration 0185 moved the prefixes to a table of their own (its own test)
-    const result = updateToVersion(db, 184, file);
+    const result = updateToVersion(db, latestVersion(), file);
     expect(result.applied).toContain('0181_fingerprint_prefix.sql');
     expect(getTableData(db, 'dataset_samples')).toEqual(before);
     expect(indexesOf(db)).toContain('idx_samples_fingerprint_prefix');
     expect(indexesOf(db)).not.toContain('idx_samples_fingerprint_cluster');
-    // the Bloom filter's seed reads the prefix index only
-    expect(explain(db, 'SELECT substr(fingerprint, 1, 16) FROM dataset_samples WHERE substr(fingerprint, 1, 16) IS NOT NULL')).toMatch(
-      /COVERING INDEX idx_samples_fingerprint_prefix/,
-    );
-
-    // migration 0185 moves the prefixes to a table of their own: the lookup still answers with the same rows,
-    // and the seed hashes the same two words as the whole digest gives
-    expect(updateToVersion(db, latestVersion(), file).applied).toContain('0185_fingerprint_generations.sql');
-    expect(indexesOf(db)).not.toContain('idx_samples_fingerprint_prefix');
-    expect(getTableData(db, 'dataset_samples')).toEqual(before);
     expect(fingerprints.map((f) => findSampleByFingerprint(db, f))).toEqual(answers);
     expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'1'.repeat(48)}`)).toBeUndefined();
     expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'0'.repeat(48)}`)).toEqual({ id: '01COPY-D', cluster_id: 'B-CLUSTER' });
-    const seeded = [...iterateFingerprintsOf(db, 7)]; // 0185 moved them into generation 7
+
+    // the Bloom filter's seed reads the prefix index only, and hashes the same two words as the whole digest gives
+    expect(explain(db, 'SELECT substr(fingerprint, 1, 16) FROM dataset_samples WHERE substr(fingerprint, 1, 16) IS NOT NULL')).toMatch(
+      /COVERING INDEX idx_samples_fingerprint_prefix/,
+    );
+    const seeded = [...iterateFingerprints(db)];
     expect(seeded.sort()).toEqual(before.map((s) => (s.fingerprint as string).slice(0, 16)).sort());
     expect(hexHashes(seeded[0]!)).toEqual(
       hexHashes(before.find((s) => (s.fingerprint as string).startsWith(seeded[0]!))!.fingerprint as string),

@@ -18,6 +18,9 @@ const KEPT: Record<string, Record<string, string>> = {
     idx_samples_audit: 'SELECT id FROM dataset_samples WHERE audit_id = ?',
     idx_samples_type_created: "SELECT id FROM dataset_samples WHERE sample_type = 'annotated_turn' ORDER BY created_at DESC LIMIT 50",
     idx_samples_correction: 'SELECT id FROM dataset_samples WHERE correction_id = ?',
+    // dedupe's exact lookup (findSampleByFingerprint); a prefix of the fingerprint since migration 0181
+    idx_samples_fingerprint_prefix:
+      'SELECT id, cluster_id FROM dataset_samples WHERE substr(fingerprint, 1, 16) = substr(?, 1, 16) AND fingerprint = ? ORDER BY sample_type, cluster_id, id LIMIT 1',
     idx_samples_cluster_filters: 'SELECT id FROM dataset_samples WHERE cluster_id = ?',
     // the export's session-wide value hiding: the spans of the few samples with PII in a page's sessions (0172)
     idx_samples_session_spans:
@@ -33,8 +36,6 @@ const KEPT: Record<string, Record<string, string>> = {
     idx_feedback_session_time: 'SELECT id FROM dataset_feedback_signals WHERE session_id = ? ORDER BY created_at',
   },
   dataset_lsh_bands: {},
-  // dedupe's exact lookup reads its primary key, generation by generation (migration 0185)
-  dataset_fingerprints: {},
   dataset_minhash: {
     // clustersAreStale, before every collection and export (migration 0177): a scan of every leader without it
     idx_minhash_without_unit: 'SELECT 1 FROM dataset_minhash WHERE unit IS NULL LIMIT 1',
@@ -65,16 +66,6 @@ describe('indexes of the tables collection writes', () => {
       expect(plan(db, 'SELECT id FROM dataset_samples WHERE cluster_id = ?')).toMatch(
         /USING (COVERING )?INDEX idx_samples_cluster_filters/,
       );
-      // dedupe's exact lookup (findSampleByFingerprint): the rows of the prefix in each generation asked, then each sample by id
-      const exact = plan(
-        db,
-        `SELECT s.id, s.cluster_id FROM dataset_fingerprints f JOIN dataset_samples s ON s.id = f.sample_id
-          WHERE f.gen IN (SELECT value FROM json_each(?)) AND f.prefix = substr(?, 1, 16) AND s.fingerprint = ?
-          ORDER BY s.sample_type, s.cluster_id, s.id LIMIT 1`,
-      );
-      expect(exact).toContain('SEARCH f USING PRIMARY KEY (gen=? AND prefix=?)');
-      expect(exact).toContain('SEARCH s USING INDEX sqlite_autoindex_dataset_samples_1 (id=?)');
-      expect(exact).not.toMatch(/SCAN (f|s|dataset_samples|dataset_fingerprints)\b/);
       expect(plan(db, "SELECT id FROM dataset_feedback_signals WHERE turn_id = ? AND type = 'reject'")).toMatch(
         /USING INDEX sqlite_autoindex_dataset_feedback_signals/,
       );

@@ -18,7 +18,7 @@ import { mainWriterWaiting, pauseForUncountedWriters } from '../db/writeGate';
 import { nowOf, type ServiceContext } from '../context';
 import { listFutureCorrections } from '../guardian/corrections';
 import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollectionConfigInput } from './config';
-import { Deduper, clustersAreStale, reclusterSamples, repairBandIndex, repairFingerprintIndex } from './dedupe';
+import { Deduper, clustersAreStale, reclusterSamples, repairBandIndex } from './dedupe';
 import { PiiScanCache, loadPiiDetector } from './privacy';
 import { collectDecision, databaseLookups, readFactsChunk, type CollectRun, type FactsChunk } from './collect/decision';
 
@@ -60,7 +60,7 @@ const TX_BUDGET_MS = 2_000;
 const TX_MIN_MS = 100;
 /**
  * Decisions a transaction holds before the wall-time budget may end it. Every commit writes the index
- * pages it dirtied to the WAL again, and the random-key indexes (session, cluster) dirty
+ * pages it dirtied to the WAL again, and the random-key indexes (fingerprint, session, cluster) dirty
  * a page per sample until a transaction covers most of their pages: at 100,000 decisions, transactions
  * of 400 wrote 5.0 GB for 0.7 GB of growth, and of 1,500 3.7 GB. Main's writers still end one at once,
  * so live capture does not wait for it; progress and cancellation come between transactions.
@@ -158,10 +158,7 @@ async function startRun(ctx: ServiceContext, opts: CollectOptions, w: CollectWin
   const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
   if (!dryRun) {
     if (clustersAreStale(ctx.db)) reclusterSamples(ctx.db, cfg.dedupe);
-    writeTx(ctx.db, () => {
-      repairBandIndex(ctx.db);
-      repairFingerprintIndex(ctx.db);
-    });
+    writeTx(ctx.db, () => repairBandIndex(ctx.db));
   }
   const total = countDecisionsInWindow(ctx.db, w);
   return {
@@ -269,13 +266,7 @@ async function collectTransactions(
       } while (!txDone(performance.now() - started, n, maxDecisions) && !run.dedupe.bandFlushDue && cursor.more());
     };
     if (run.dryRun) work();
-    else
-      writeTx(ctx.db, () => {
-        // the fingerprint rows of this transaction's samples go into a generation of their own (dedupe.ts)
-        run.dedupe.startFingerprintGeneration();
-        work();
-        run.dedupe.endFingerprintGeneration();
-      });
+    else writeTx(ctx.db, work);
     if (!run.dryRun && run.dedupe.bandFlushDue) await flushBandRows(ctx, run);
     run.result.decisionsScanned += n;
     ctx.progress?.(run.result.decisionsScanned, run.total, 'collect');

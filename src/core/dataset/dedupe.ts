@@ -5,10 +5,6 @@ import type { DB } from '../db/connection';
 import {
   clearDedupeIndex,
   copyBandRowsToGeneration,
-  copyFingerprintRows,
-  deleteFingerprintGenerations,
-  listFingerprintGenerations,
-  setFingerprintGeneration,
   countBandGenerations,
   countLeadersAndBandRows,
   deleteBandGenerationsBelow,
@@ -18,6 +14,7 @@ import {
   hasSignaturesWithoutUnit,
   insertBandRows,
   iterateBandKeys,
+  iterateFingerprints,
   listBandLeaders,
   listLeadersPage,
   nextBandGeneration,
@@ -27,8 +24,7 @@ import {
   updateSampleCluster,
   upsertLeaderSignature,
 } from '../db/repositories/collectDedupe';
-import { BloomFilter, bandKeyHashes } from './collect/bloom';
-import { FingerprintGenerations } from './collect/fingerprintGens';
+import { BloomFilter, bandKeyHashes, hexHashes } from './collect/bloom';
 import { PendingBands } from './collect/pendingBands';
 import type { DatasetCollectionConfig } from './config';
 import { RecentCache } from './recentCache';
@@ -215,8 +211,7 @@ export class Deduper {
   /** One run looks up the same band keys and leaders over and over: LRU caches, kept in step by index(). */
   private readonly bandCache = new RecentCache<number, string[]>(CACHE_LIMIT / 2);
   private readonly signatureCache = new RecentCache<string, Leader | null>(LEADER_CACHE_LIMIT / 2);
-  /** Which fingerprint generations may hold a fingerprint (a filter each). */
-  private readonly fingerprints: FingerprintGenerations;
+  private readonly fingerprints: BloomFilter;
   private readonly bands: BloomFilter;
   private readonly shingleIds = new ShingleIds();
   /** The leaders of crowded band lists, by list (leadersOf). */
@@ -253,10 +248,15 @@ export class Deduper {
     // Seeding reads every stored key (about 0.3 µs each) to save about 5 µs per lookup: worth it for a
     // run that adds samples in some proportion to the store, not for one decision (a missed write).
     const seed = expected * SEED_PAYOFF >= stored.leaders * (LSH_BANDS + 1);
-    this.fingerprints = new FingerprintGenerations(db, seed);
+    this.fingerprints = new BloomFilter(seed ? expected + stored.leaders * 2 : 0);
     this.bands = new BloomFilter(seed ? (expected + stored.leaders) * LSH_BANDS : 0);
-    if (seed) for (const key of iterateBandKeys(db)) this.bands.add(...bandKeyHashes(key));
-    else this.bands.saturate();
+    if (seed) {
+      for (const fp of iterateFingerprints(db)) this.fingerprints.add(...hexHashes(fp));
+      for (const key of iterateBandKeys(db)) this.bands.add(...bandKeyHashes(key));
+    } else {
+      this.fingerprints.saturate();
+      this.bands.saturate();
+    }
   }
 
   /** content: the content as it will be exported (redacted), so copies that differ only in a secret match. */
@@ -275,8 +275,7 @@ export class Deduper {
       clusterId: sampleId,
     };
     // filled in place, not spread: one object per sample
-    const gens = this.fingerprints.candidates(fp);
-    const exact = gens ? findSampleByFingerprint(this.db, fp, gens) : undefined;
+    const exact = this.fingerprints.mayContain(...hexHashes(fp)) ? findSampleByFingerprint(this.db, fp) : undefined;
     const plannedExact = exact ? undefined : this.planned?.byFingerprint.get(fp);
     if (exact) return duplicate(a, exact.cluster_id ?? exact.id, exact.id, 1);
     if (plannedExact) return duplicate(a, plannedExact.clusterId, plannedExact.id, 1);
@@ -327,7 +326,7 @@ export class Deduper {
   /** Records a stored sample; one that opened a cluster is indexed, so later samples find it (leader clustering). */
   index(sampleId: string, a: ClusterAssignment): void {
     if (this.planned) return this.plan(sampleId, a);
-    this.fingerprints.add(a.fingerprint, sampleId);
+    this.fingerprints.add(...hexHashes(a.fingerprint));
     if (a.clusterId !== sampleId) return;
     upsertLeaderSignature(this.db, sampleId, a.clusterId, a.signature, a.unit);
     // a new leader's ids were made when it was compared with its candidates: keep them with it
@@ -350,39 +349,6 @@ export class Deduper {
         if (list.length > BAND_CANDIDATES) list.pop();
       }
     }
-  }
-
-  /**
-   * Starts a write transaction's fingerprint generation: the rows of the samples it stores (index())
-   * go into new pages at the end of the table, not into pages every other transaction dirtied too. Call inside the transaction, before its samples; endFingerprintGeneration
-   * before it commits.
-   */
-  startFingerprintGeneration(): void {
-    const gen = nextFingerprintGeneration(listFingerprintGenerations(this.db), 0);
-    setFingerprintGeneration(this.db, gen);
-    this.fingerprints.startWriting(gen);
-  }
-
-  /**
-   * Merges the levels that hold too many generations (FINGERPRINT_MERGE), then points the trigger at a
-   * generation of its own for whatever others write until the next transaction (its rows are not in a
-   * filter of this run: fingerprintGens.ts asks it always).
-   */
-  endFingerprintGeneration(): void {
-    let gens = listFingerprintGenerations(this.db);
-    for (let level = 0; level < FINGERPRINT_BASE; level++) {
-      const at = gens.filter((g) => g % FINGERPRINT_LEVELS === level);
-      if (at.length <= FINGERPRINT_MERGE) break; // the levels above changed only when this one merged
-      // level 0's nine generations are about 50,000 rows at 300,000 decisions: one sort; a higher level's
-      // merge is split by prefix so each sort stays about that small (it is resident memory)
-      const into = nextFingerprintGeneration(gens, level + 1);
-      mergeFingerprintGenerations(this.db, at, into, Math.min(FINGERPRINT_MERGE_STEPS, 16 ** level), false);
-      this.fingerprints.merged(at, into);
-      gens = listFingerprintGenerations(this.db);
-    }
-    // after the one written too, even if it holds no row: its filter is kept
-    const written = this.fingerprints.stopWriting() ?? 0;
-    setFingerprintGeneration(this.db, nextFingerprintGeneration([Math.max(written, gens.at(-1) ?? 0)], 0));
   }
 
   /** Band rows waiting to be written (the driver flushes at BAND_FLUSH_ROWS and at the end). */
@@ -565,57 +531,6 @@ export function repairBandIndex(db: DB): number {
 }
 
 /**
- * A fingerprint generation's level is gen % FINGERPRINT_LEVELS (migration 0185): a collection
- * transaction writes level 0, FINGERPRINT_MERGE + 1 generations of a level are merged into one of the
- * next, and the last level is a base that only a run's start merges. Each row is written once per level
- * it reaches (3 at 300,000 decisions) instead of once per transaction. A lookup asks only the generations
- * whose filter may hold the fingerprint (collect/fingerprintGens.ts): 3 on average at 100,000 decisions.
- */
-const FINGERPRINT_LEVELS = 8;
-const FINGERPRINT_BASE = FINGERPRINT_LEVELS - 1;
-const FINGERPRINT_MERGE = 8;
-/** Fingerprint generations a run's start keeps (a filter each): past this many, all are merged into one. */
-const MAX_FINGERPRINT_GENERATIONS = 12;
-/** A run's start merges by the first two hex digits of the prefix: 256 small sorts, not one of the whole table. */
-const FINGERPRINT_MERGE_STEPS = 256;
-
-/** A new generation of `level`, after every stored one: its rows go at the end of the B-tree. */
-const nextFingerprintGeneration = (gens: number[], level: number) =>
-  (Math.floor((gens.at(-1) ?? 0) / FINGERPRINT_LEVELS) + 1) * FINGERPRINT_LEVELS + level;
-
-/** Rewrites generations `gens` as generation `into`, sorted; `steps` prefix ranges, one sort each. */
-function mergeFingerprintGenerations(db: DB, gens: number[], into: number, steps: number, dropDeleted: boolean): void {
-  const from = JSON.stringify(gens);
-  const bound = (i: number) => (i * 256) / steps;
-  for (let i = 0; i < steps; i++) {
-    const lo = i === 0 ? '' : bound(i).toString(16).padStart(2, '0');
-    const hi =
-      i === steps - 1
-        ? null
-        : bound(i + 1)
-            .toString(16)
-            .padStart(2, '0');
-    copyFingerprintRows(db, from, into, lo, hi, dropDeleted);
-  }
-  deleteFingerprintGenerations(db, from);
-}
-
-/**
- * At a run's start, past MAX_FINGERPRINT_GENERATIONS, merges every fingerprint generation into one base,
- * leaving out the rows of deleted samples. Call inside a write transaction, before the run's Deduper.
- */
-export function repairFingerprintIndex(db: DB): void {
-  let gens = listFingerprintGenerations(db);
-  if (gens.length > MAX_FINGERPRINT_GENERATIONS) {
-    mergeFingerprintGenerations(db, gens, nextFingerprintGeneration(gens, FINGERPRINT_BASE), FINGERPRINT_MERGE_STEPS, true);
-    gens = listFingerprintGenerations(db);
-  }
-  // others write into a new generation until the run's first transaction: a Deduper reads every stored
-  // one into its filters, except this one, which may still grow (fingerprintGens.ts)
-  setFingerprintGeneration(db, nextFingerprintGeneration(gens, 0));
-}
-
-/**
  * Re-clusters every sample from its exported (redacted) content, in collection order: the workspaces
  * clustered by the old whole-sample scheme merged different facts. Labels keep everything but the
  * duplicate links, which are recomputed. One transaction; returns how many samples now duplicate another.
@@ -627,7 +542,6 @@ export function reclusterSamples(db: DB, cfg: DatasetCollectionConfig['dedupe'])
     // clear fingerprints first, or the exact lookup would find a sample's own stale row
     clearDedupeIndex(db);
     const dedupe = new Deduper(db, cfg);
-    dedupe.startFingerprintGeneration();
     let after = 0;
     for (;;) {
       const rows = listSamplesForDedupe(db, after, 500);
@@ -648,7 +562,6 @@ export function reclusterSamples(db: DB, cfg: DatasetCollectionConfig['dedupe'])
         samples++;
       }
     }
-    dedupe.endFingerprintGeneration();
     dedupe.flushBands();
   }).immediate();
   return { samples, duplicates };

@@ -21,92 +21,32 @@ export function ensureDedupeSchema(db: DB): void {
       cluster_id TEXT NOT NULL,
       signature  BLOB NOT NULL
     ) STRICT, WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS idx_samples_fingerprint_prefix ON dataset_samples(substr(fingerprint, 1, 16));
     CREATE INDEX IF NOT EXISTS idx_samples_cluster_filters
       ON dataset_samples(cluster_id, sample_type, annotation_status, quality_score, session_id, correction_id);`);
 }
 
-/** The fingerprint table's generations (migration 0185), one index seek each, as GENERATIONS below. */
-const FINGERPRINT_GENERATIONS = `WITH RECURSIVE g(x) AS (
-    SELECT min(gen) FROM dataset_fingerprints
-    UNION ALL SELECT (SELECT min(gen) FROM dataset_fingerprints WHERE gen > g.x) FROM g WHERE g.x IS NOT NULL)`;
-
 /**
  * Any sample with this fingerprint (exact duplicates all join the first one's cluster): the first by
  * type, cluster and id, the row the full fingerprint index answered with before migration 0181. The
- * fingerprint table holds a prefix only, in generations (0185): the rows sharing it are read from the
- * generations `gens` names (a JSON array: those that may hold it, collect/fingerprintGens.ts; all of
- * them by default) and their samples compared, so a row of a deleted sample or of an old fingerprint
- * matches nothing.
+ * index holds a prefix only (0181: why), so the few rows sharing it are read and compared.
  */
-export function findSampleByFingerprint(
-  db: DB,
-  fingerprint: string,
-  gens = JSON.stringify(listFingerprintGenerations(db)),
-): { id: string; cluster_id: string | null } | undefined {
+export function findSampleByFingerprint(db: DB, fingerprint: string): { id: string; cluster_id: string | null } | undefined {
   return stmt<{ id: string; cluster_id: string | null }>(
     db,
-    `SELECT s.id, s.cluster_id FROM dataset_fingerprints f JOIN dataset_samples s ON s.id = f.sample_id
-      WHERE f.gen IN (SELECT value FROM json_each(@gens)) AND f.prefix = substr(@fp, 1, 16) AND s.fingerprint = @fp
-      ORDER BY s.sample_type, s.cluster_id, s.id LIMIT 1`,
-  ).get({ fp: fingerprint, gens });
-}
-
-/** How many rows one generation holds (to size its filter). */
-export function countFingerprintsOf(db: DB, gen: number): number {
-  return stmt(db, 'SELECT count(*) FROM dataset_fingerprints WHERE gen = ?').pluck().get(gen) as number;
+    `SELECT id, cluster_id FROM dataset_samples WHERE substr(fingerprint, 1, 16) = substr(@fp, 1, 16) AND fingerprint = @fp
+      ORDER BY sample_type, cluster_id, id LIMIT 1`,
+  ).get({ fp: fingerprint });
 }
 
 /**
- * The first 16 characters of the fingerprints of one generation, for its filter: all that its hashes read
- * (hexHashes). Rows of deleted samples too: they only make a "maybe" that the lookup answers.
+ * The first 16 characters of every stored fingerprint, in index order, to seed a run's in-memory filter:
+ * all that its hashes read (hexHashes), and all the prefix index holds, so the table is not read.
  */
-export function iterateFingerprintsOf(db: DB, gen: number): IterableIterator<string> {
-  return stmt(db, 'SELECT prefix FROM dataset_fingerprints WHERE gen = ?').pluck().iterate(gen) as IterableIterator<string>;
-}
-
-/** The fingerprint table's generations, in order. */
-export function listFingerprintGenerations(db: DB): number[] {
-  return stmt(db, `${FINGERPRINT_GENERATIONS} SELECT x FROM g WHERE x IS NOT NULL`).pluck().all() as number[];
-}
-
-/** The generation the trigger of migration 0185 writes into now. */
-export function currentFingerprintGeneration(db: DB): number {
-  return stmt(db, 'SELECT gen FROM dataset_fingerprint_gen').pluck().get() as number;
-}
-
-/** Where the trigger of migration 0185 writes the rows of new fingerprints from now on. */
-export function setFingerprintGeneration(db: DB, gen: number): void {
-  stmt(db, 'UPDATE dataset_fingerprint_gen SET gen = ?').run(gen);
-}
-
-/**
- * Copies the rows of generations `from` (a JSON array) with a prefix in [lo, hi) (hi null: no end) into
- * generation `into`, in key order (one sequential write), leaving out rows whose sample is gone when
- * `live` is set.
- */
-export function copyFingerprintRows(db: DB, from: string, into: number, lo: string, hi: string | null, live: boolean): number {
-  return stmt(
-    db,
-    `INSERT OR IGNORE INTO dataset_fingerprints (gen, prefix, sample_id)
-      SELECT @into, f.prefix, f.sample_id FROM dataset_fingerprints f
-       WHERE f.gen IN (SELECT value FROM json_each(@from)) AND f.prefix >= @lo AND (@hi IS NULL OR f.prefix < @hi)
-         AND (NOT @live OR EXISTS (SELECT 1 FROM dataset_samples s WHERE s.id = f.sample_id))
-       ORDER BY f.prefix, f.sample_id`,
-  ).run({ from, into, lo, hi, live: live ? 1 : 0 }).changes;
-}
-
-/** The row of a stored sample's fingerprint (collection's samples: migration 0185 has no trigger on insert). */
-export function insertFingerprintRow(db: DB, gen: number, fingerprint: string, sampleId: string): void {
-  stmt(db, 'INSERT OR IGNORE INTO dataset_fingerprints (gen, prefix, sample_id) VALUES (?, substr(?, 1, 16), ?)').run(
-    gen,
-    fingerprint,
-    sampleId,
-  );
-}
-
-/** Removes generations `gens` (a JSON array). */
-export function deleteFingerprintGenerations(db: DB, gens: string): number {
-  return stmt(db, 'DELETE FROM dataset_fingerprints WHERE gen IN (SELECT value FROM json_each(?))').run(gens).changes;
+export function iterateFingerprints(db: DB): IterableIterator<string> {
+  return stmt(db, 'SELECT substr(fingerprint, 1, 16) FROM dataset_samples WHERE substr(fingerprint, 1, 16) IS NOT NULL')
+    .pluck()
+    .iterate() as IterableIterator<string>;
 }
 
 /**
@@ -214,9 +154,7 @@ export function hasSignaturesWithoutUnit(db: DB): boolean {
 
 /** Empties the near-duplicate index and the fingerprints, before a re-clustering. */
 export function clearDedupeIndex(db: DB): void {
-  db.exec(
-    'DELETE FROM dataset_lsh_bands; DELETE FROM dataset_minhash; DELETE FROM dataset_fingerprints; UPDATE dataset_samples SET fingerprint = NULL',
-  );
+  db.exec('DELETE FROM dataset_lsh_bands; DELETE FROM dataset_minhash; UPDATE dataset_samples SET fingerprint = NULL');
 }
 
 export interface StoredSampleForDedupe {
