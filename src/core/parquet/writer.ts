@@ -423,21 +423,20 @@ export class ParquetSink {
 
   /** One row, encoded into its columns at once (a row held until later is copied by every scavenge meanwhile). */
   append(row: ParquetRow): void {
-    this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
-    this.table.append(row);
-  }
-
-  writeRows(rows: readonly ParquetRow[]): void {
-    for (const row of rows) this.append(row);
+    this.opened().append(row);
   }
 
   async close(): Promise<{ name: string; path: string; bytes: number; sha256: string; records: number }> {
-    this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata });
-    const { bytes, sha256 } = this.table.close();
+    const { bytes, sha256 } = this.opened().close();
     return { name: path.basename(this.finalPath), path: this.finalPath, bytes, sha256, records: this.records };
   }
 
   abort(): void {
     this.table?.abort();
+  }
+
+  /** The table, made on first use (an empty split still gets a valid file at close). */
+  private opened(): ParquetTable {
+    return (this.table ??= new ParquetTable(this.finalPath, this.columns, { metadata: this.metadata }));
   }
 }
