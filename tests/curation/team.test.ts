@@ -172,6 +172,22 @@ describe('second pass and agreement', () => {
     });
     expect(agreementReport(as('lead')).disagreements.map((d) => d.sampleId)).toEqual([ids[5]]);
   });
+
+  it('does not let the first curator hold a sample that waits for a second opinion', async () => {
+    const id = listQueue(as('ann'), { limit: 1 }).items[0]!.id;
+    reserveSamples(as('ann'), [id]);
+    await reviewSample(as('ann'), { sampleId: id, action: 'approve' });
+    // A hold asked for before the label but handled after it (requests can overtake each other).
+    expect(reserveSamples(as('ann'), [id]).held).toEqual([id]);
+    startSecondPass(as('lead'), { share: 1, seed: 'late' });
+    expect(listQueue(as('bob'), { filter: { pass: 'second' }, limit: 500 }).items.map((s) => s.id)).toContain(id);
+    expect(reserveSamples(as('bob'), [id])).toEqual({ held: [id], taken: [] });
+    // and Ann, never served it for a second look, cannot take it back
+    expect(reserveSamples(as('ann'), [id]).held).toEqual([]);
+    releaseSamples(as('bob'), [id]);
+    expect(reserveSamples(as('ann'), [id])).toEqual({ held: [], taken: [] });
+    expect(count('SELECT count(*) AS n FROM review_reservations WHERE sample_id = ?', id)).toBe(0);
+  });
 });
 
 describe('curators', () => {

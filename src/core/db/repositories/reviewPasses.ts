@@ -9,7 +9,14 @@ export function deleteExpiredReservations(db: DB, now: number): void {
   stmt(db, 'DELETE FROM review_reservations WHERE expires_at <= ?').run(now);
 }
 
-/** Holds (or renews) an existing sample for the curator unless someone else holds it; returns the holder after. */
+// The curator who labelled a sample now waiting for a second opinion is never served it again, so a
+// hold of theirs (one asked for before their label and handled after it) keeps no one away.
+const FIRST_CURATOR_WAITING = `(SELECT first_curator FROM review_second_pass WHERE sample_id = @id AND second_label IS NULL)`;
+
+/**
+ * Holds (or renews) an existing sample for the curator unless someone else holds it; returns the
+ * holder after. A sample waiting for a second opinion is never held by its first curator.
+ */
 export function claimReservation(
   db: DB,
   sampleId: string,
@@ -19,9 +26,9 @@ export function claimReservation(
   stmt(
     db,
     `INSERT INTO review_reservations (sample_id, curator, expires_at)
-       SELECT id, @me, @until FROM dataset_samples WHERE id = @id
+       SELECT id, @me, @until FROM dataset_samples WHERE id = @id AND @me IS NOT ${FIRST_CURATOR_WAITING}
        ON CONFLICT (sample_id) DO UPDATE SET curator = excluded.curator, expires_at = excluded.expires_at
-       WHERE review_reservations.curator = excluded.curator`,
+       WHERE review_reservations.curator IN (excluded.curator, ${FIRST_CURATOR_WAITING})`,
   ).run({ id: sampleId, me: curator, until });
   return stmt<{ curator: string; expires_at: number }>(db, 'SELECT curator, expires_at FROM review_reservations WHERE sample_id = ?').get(
     sampleId,
