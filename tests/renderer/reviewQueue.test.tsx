@@ -101,4 +101,33 @@ describe('useReviewQueue over the real API', () => {
     expect((result.current.error?.error as { kind?: string }).kind).toBe('Invalid');
     expect(await statusOf(first)).toBe('pending');
   });
+
+  it('a hold that reaches the server late never outlives the label, and holds follow the cursor', async () => {
+    // A transport on which holds travel slowly: a hold asked for before a label arrives after it.
+    const late: ApiClient = {
+      ...api,
+      call: (async (channel: string, input?: unknown) => {
+        if (channel === 'review.reserve') await new Promise((r) => setTimeout(r, 300));
+        return (api.call as (c: string, i?: unknown) => Promise<unknown>)(channel, input);
+      }) as ApiClient['call'],
+    };
+    const held = () =>
+      (runtime.session.db.prepare('SELECT sample_id AS id FROM review_reservations ORDER BY sample_id').all() as { id: string }[]).map(
+        (r) => r.id,
+      );
+    const { result, unmount } = renderHook(() => useReviewQueue(late, { status: 'pending' }, 'oldest'));
+    await waitFor(() => expect(result.current.detail).toBeDefined());
+    const ids = result.current.rows.slice(0, 5).map((r) => r.id);
+    act(() => result.current.act('approve'));
+    await waitFor(() => expect(result.current.undoable).toBe(1));
+    await waitFor(() => expect(held()).toEqual(ids.slice(1, 4).sort()));
+    // moving on without a label gives the sample passed back; leaving gives back the rest
+    act(() => result.current.move(1));
+    await waitFor(() => expect(held()).toEqual(ids.slice(2, 5).sort()));
+    unmount();
+    await waitFor(() => expect(held()).toEqual([]));
+    await act(async () => {
+      await api.call('dataset.undo', {});
+    });
+  });
 });

@@ -74,6 +74,15 @@ describe('two curators in two browsers', () => {
     }
     // none of them was served to Bob meanwhile
     expect(annLabels.has(bobFirst)).toBe(false);
+    // and once her calls are answered Ann holds none of the samples she decided
+    const labelled = [...annLabels.keys()];
+    await expect
+      .poll(() =>
+        ui.db
+          .prepare(`SELECT count(*) AS n FROM review_reservations WHERE sample_id IN (${labelled.map(() => '?').join(',')})`)
+          .get(...labelled),
+      )
+      .toEqual({ n: 0 });
   });
 
   it('runs a second pass by the other curator and shows the agreement in Stats', async () => {

@@ -1,11 +1,13 @@
 // The review queue: a window of sample rows from review.queue (filtered, sorted, with its true size),
 // the current position, and a cache of full samples prefetched ahead of the cursor, so the next sample
 // is on screen the moment a key is hit. The current sample and the next two are reserved for this
-// curator (others are not served them); skip gives the current one back. Every action is saved at once
-// through the API; undo asks the server (it keeps the review log), so it also works after a reload.
+// curator (others are not served them); a sample the cursor leaves is given back. Every action is
+// saved at once through the API; undo asks the server (it keeps the review log), so it also works
+// after a reload.
 import { useCallback, useState } from 'react';
 import type { QueueSort, ReviewFilter, SampleRow } from '../../../../shared/contract';
 import type { ApiClient } from '../../lib/api';
+import { orderedClient } from '../../lib/orderedApi';
 import { useDetailCache } from './queue/useDetailCache';
 import { useQueueRows } from './queue/useQueueRows';
 import { useReservations } from './queue/useReservations';
@@ -26,7 +28,9 @@ export function useReviewQueue(api: ApiClient, filter: ReviewFilter, sort: Queue
   const [undoable, setUndoable] = useState(0);
   const details = useDetailCache(api, setError);
   const q = useQueueRows(api, { filter, sort, focusId }, details, setError);
-  useReservations(api, q);
+  // Holds, labels, skips and undos reach the server in the order the curator made them.
+  const actions = orderedClient(api);
+  useReservations(actions, q);
   const { cache, fetchDetail } = details;
   const { rows, pos, rowsRef, setRows, setPos, loadPage } = q;
 
@@ -43,7 +47,7 @@ export function useReviewQueue(api: ApiClient, filter: ReviewFilter, sort: Queue
     [setPos, rowsRef],
   );
   const ctx: QueueActionsContext = {
-    api,
+    api: actions,
     q,
     details,
     history: { setActionTimes, setUndoable, lastWasBulk, setLastWasBulk },
