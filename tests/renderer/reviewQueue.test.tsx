@@ -130,4 +130,25 @@ describe('useReviewQueue over the real API', () => {
       await api.call('dataset.undo', {});
     });
   });
+
+  it('an undo pressed while the label is still on its way takes back that label', async () => {
+    // A transport on which labels travel slowly: the undo is asked for before the label has arrived.
+    const slow: ApiClient = {
+      ...api,
+      call: (async (channel: string, input?: unknown) => {
+        if (channel === 'dataset.review') await new Promise((r) => setTimeout(r, 300));
+        return (api.call as (c: string, i?: unknown) => Promise<unknown>)(channel, input);
+      }) as ApiClient['call'],
+    };
+    const { result } = renderHook(() => useReviewQueue(slow, { status: 'pending' }, 'oldest'));
+    await waitFor(() => expect(result.current.detail).toBeDefined());
+    const first = result.current.rows[0]!.id;
+    act(() => result.current.act('reject'));
+    await act(async () => {
+      await result.current.undo();
+    });
+    expect(result.current.error).toBeNull();
+    expect(await statusOf(first)).toBe('pending');
+    await waitFor(() => expect(result.current.current?.id).toBe(first));
+  });
 });
