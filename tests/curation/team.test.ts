@@ -94,6 +94,22 @@ describe('reservations', () => {
     expect(listQueue(as('bob'), { limit: 500 }).items.map((s) => s.id)).toContain(first[1]);
     releaseSamples(as('bob'), [first[0]]);
   });
+
+  it('refuses a review of a sample another curator holds, and names them', async () => {
+    const id = listQueue(as('ann'), { limit: 1 }).items[0]!.id;
+    reserveSamples(as('ann'), [id]);
+    await expect(reviewSample(as('bob'), { sampleId: id, action: 'approve' })).rejects.toThrow(
+      /on ann's screen \(held for about 5 more minutes\)/,
+    );
+    expect(db.prepare('SELECT annotation_status AS s FROM dataset_samples WHERE id = ?').get(id)).toEqual({ s: 'pending' });
+    await reviewSample(as('ann'), { sampleId: id, action: 'approve' });
+    undoLastReview(as('ann'));
+    // once the hold is given back (or times out) anyone may decide it
+    reserveSamples(as('ann'), [id]);
+    releaseSamples(as('ann'), [id]);
+    await reviewSample(as('bob'), { sampleId: id, action: 'reject' });
+    undoLastReview(as('bob'));
+  });
 });
 
 describe('bulk review', () => {
@@ -187,6 +203,16 @@ describe('second pass and agreement', () => {
     releaseSamples(as('bob'), [id]);
     expect(reserveSamples(as('ann'), [id])).toEqual({ held: [], taken: [] });
     expect(count('SELECT count(*) AS n FROM review_reservations WHERE sample_id = ?', id)).toBe(0);
+    // A late hold of the first curator does not stop the second from deciding either.
+    const next = listQueue(as('ann'), { limit: 1 }).items[0]!.id;
+    await reviewSample(as('ann'), { sampleId: next, action: 'reject' });
+    reserveSamples(as('ann'), [next]);
+    startSecondPass(as('lead'), { share: 1, seed: 'late again' });
+    await reviewSample(as('bob'), { sampleId: next, action: 'approve' });
+    expect(db.prepare('SELECT second_label AS l, second_curator AS c FROM review_second_pass WHERE sample_id = ?').get(next)).toEqual({
+      l: 'approved',
+      c: 'bob',
+    });
   });
 });
 

@@ -21,7 +21,13 @@ import {
   type AnnotationEventRow as EventRow,
 } from '../db/repositories/annotationEvents';
 import { updateSampleSpans } from '../db/repositories/piiValues';
-import { clearSecondLabel, deleteReservationsOfSample, findSecondPassAwaitingLabel, setSecondLabel } from '../db/repositories/reviewPasses';
+import {
+  clearSecondLabel,
+  deleteReservationsOfSample,
+  findOtherHolder,
+  findSecondPassAwaitingLabel,
+  setSecondLabel,
+} from '../db/repositories/reviewPasses';
 import {
   findSampleById,
   findSampleForReview,
@@ -178,6 +184,22 @@ export function applyStatusInTx(ctx: ServiceContext, sampleId: string, change: S
   updateSampleStatus(ctx.db, { id: row.id, status, by: me, at: nowOf(ctx), notes: change.notes ?? null, reason });
 }
 
+/**
+ * One curator's review of one sample is refused while another curator holds it (has it on screen):
+ * two curators are never both deciding the same sample. Bulk actions select only samples nobody else
+ * holds, and a lead's adjudication settles a sample both curators have already labelled.
+ */
+function refuseIfHeldByOther(ctx: ServiceContext, sampleId: string): void {
+  const hold = findOtherHolder(ctx.db, sampleId, actorOf(ctx), nowOf(ctx));
+  if (!hold) return;
+  const minutes = Math.max(1, Math.ceil((hold.expires_at - nowOf(ctx)) / 60_000));
+  throw new AppError(
+    'Conflict',
+    `sample ${sampleId} is on ${hold.curator}'s screen (held for about ${minutes} more minute${minutes === 1 ? '' : 's'}); ` +
+      'it comes back to the queue when they decide, skip or leave Review',
+  );
+}
+
 /** Approves, rejects, flags or edits one sample, saved immediately and undoable. */
 export async function reviewSample(ctx: ServiceContext, input: ReviewInput): Promise<DatasetSample> {
   if (!['approve', 'reject', 'needs_review', 'edit'].includes(input.action)) {
@@ -204,6 +226,7 @@ export async function reviewSample(ctx: ServiceContext, input: ReviewInput): Pro
     const redacted = spans.length ? JSON.stringify(redactContent(content, spans).redacted) : null;
     writeTx(ctx.db, () => {
       const row = loadRow(ctx, input.sampleId);
+      refuseIfHeldByOther(ctx, row.id);
       recordEvent(ctx, row, 'edit', { notes: notes ?? null, withContent: true });
       updateSampleContent(ctx.db, {
         id: row.id,
@@ -220,7 +243,10 @@ export async function reviewSample(ctx: ServiceContext, input: ReviewInput): Pro
     });
     return getSample(ctx, input.sampleId);
   }
-  writeTx(ctx.db, () => applyStatusInTx(ctx, input.sampleId, { action: input.action as StatusAction, notes, reason }));
+  writeTx(ctx.db, () => {
+    refuseIfHeldByOther(ctx, input.sampleId);
+    applyStatusInTx(ctx, input.sampleId, { action: input.action as StatusAction, notes, reason });
+  });
   return getSample(ctx, input.sampleId);
 }
 

@@ -35,6 +35,20 @@ export function claimReservation(
   );
 }
 
+/** Another curator's live hold on a sample (a first curator's hold on a sample waiting for a second opinion does not count). */
+export function findOtherHolder(
+  db: DB,
+  sampleId: string,
+  curator: string,
+  now: number,
+): { curator: string; expires_at: number } | undefined {
+  return stmt<{ curator: string; expires_at: number }>(
+    db,
+    `SELECT curator, expires_at FROM review_reservations
+       WHERE sample_id = @id AND expires_at > @now AND curator <> @me AND curator IS NOT ${FIRST_CURATOR_WAITING}`,
+  ).get({ id: sampleId, me: curator, now });
+}
+
 /** Releases the curator's hold on a sample; returns 1 when there was one. */
 export function deleteReservation(db: DB, sampleId: string, curator: string): number {
   return stmt(db, 'DELETE FROM review_reservations WHERE sample_id = ? AND curator = ?').run(sampleId, curator).changes;
