@@ -56,6 +56,15 @@ afterAll(async () => {
 
 afterEach(() => cleanup());
 
+/** The same API over a transport on which one channel's calls arrive 300 ms late. */
+function slowOn(slowChannel: string): ApiClient {
+  const call = async (channel: string, input?: unknown) => {
+    if (channel === slowChannel) await new Promise((r) => setTimeout(r, 300));
+    return (api.call as (c: string, i?: unknown) => Promise<unknown>)(channel, input);
+  };
+  return { ...api, call: call as ApiClient['call'] };
+}
+
 const statusOf = async (id: string) => ((await api.call('dataset.get', { id })) as { annotationStatus: string }).annotationStatus;
 
 describe('useReviewQueue over the real API', () => {
@@ -103,14 +112,8 @@ describe('useReviewQueue over the real API', () => {
   });
 
   it('a hold that reaches the server late never outlives the label, and holds follow the cursor', async () => {
-    // A transport on which holds travel slowly: a hold asked for before a label arrives after it.
-    const late: ApiClient = {
-      ...api,
-      call: (async (channel: string, input?: unknown) => {
-        if (channel === 'review.reserve') await new Promise((r) => setTimeout(r, 300));
-        return (api.call as (c: string, i?: unknown) => Promise<unknown>)(channel, input);
-      }) as ApiClient['call'],
-    };
+    // Holds travel slowly: a hold asked for before a label arrives after it.
+    const late = slowOn('review.reserve');
     const held = () =>
       (runtime.session.db.prepare('SELECT sample_id AS id FROM review_reservations ORDER BY sample_id').all() as { id: string }[]).map(
         (r) => r.id,
@@ -132,14 +135,8 @@ describe('useReviewQueue over the real API', () => {
   });
 
   it('an undo pressed while the label is still on its way takes back that label', async () => {
-    // A transport on which labels travel slowly: the undo is asked for before the label has arrived.
-    const slow: ApiClient = {
-      ...api,
-      call: (async (channel: string, input?: unknown) => {
-        if (channel === 'dataset.review') await new Promise((r) => setTimeout(r, 300));
-        return (api.call as (c: string, i?: unknown) => Promise<unknown>)(channel, input);
-      }) as ApiClient['call'],
-    };
+    // Labels travel slowly: the undo is asked for before the label has arrived.
+    const slow = slowOn('dataset.review');
     const { result } = renderHook(() => useReviewQueue(slow, { status: 'pending' }, 'oldest'));
     await waitFor(() => expect(result.current.detail).toBeDefined());
     const first = result.current.rows[0]!.id;
