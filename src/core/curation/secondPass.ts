@@ -7,6 +7,7 @@ import { writeTx } from '../db/connection';
 import {
   countSecondPassAdjudicated,
   countSecondPassWaiting,
+  deleteReservation,
   findSecondPass,
   insertSecondPass,
   listOpenDisagreements,
@@ -44,7 +45,11 @@ export function startSecondPass(ctx: ServiceContext, input: SecondPassInput): { 
     .map((x) => x.r);
   if (input.dryRun) return { added: picked.length, eligible: rows.length, dryRun: true };
   writeTx(ctx.db, () => {
-    for (const r of picked) insertSecondPass(ctx.db, r.id, r.annotated_by, r.annotation_status, nowOf(ctx));
+    for (const r of picked) {
+      insertSecondPass(ctx.db, r.id, r.annotated_by, r.annotation_status, nowOf(ctx));
+      // The first curator is never served it again: a hold of theirs would only keep the second away.
+      deleteReservation(ctx.db, r.id, r.annotated_by);
+    }
   });
   return { added: picked.length, eligible: rows.length, dryRun: false };
 }

@@ -9,8 +9,9 @@ export function deleteExpiredReservations(db: DB, now: number): void {
   stmt(db, 'DELETE FROM review_reservations WHERE expires_at <= ?').run(now);
 }
 
-// The curator who labelled a sample now waiting for a second opinion is never served it again, so a
-// hold of theirs (one asked for before their label and handled after it) keeps no one away.
+// A sample waiting for a second opinion is never served to its first curator, so they may not hold
+// it either: a hold asked for before their label but handled after the second pass started would
+// keep the second curator away. (startSecondPass gives back the holds they had before.)
 const FIRST_CURATOR_WAITING = `(SELECT first_curator FROM review_second_pass WHERE sample_id = @id AND second_label IS NULL)`;
 
 /**
@@ -28,14 +29,14 @@ export function claimReservation(
     `INSERT INTO review_reservations (sample_id, curator, expires_at)
        SELECT id, @me, @until FROM dataset_samples WHERE id = @id AND @me IS NOT ${FIRST_CURATOR_WAITING}
        ON CONFLICT (sample_id) DO UPDATE SET curator = excluded.curator, expires_at = excluded.expires_at
-       WHERE review_reservations.curator IN (excluded.curator, ${FIRST_CURATOR_WAITING})`,
+       WHERE review_reservations.curator = excluded.curator`,
   ).run({ id: sampleId, me: curator, until });
   return stmt<{ curator: string; expires_at: number }>(db, 'SELECT curator, expires_at FROM review_reservations WHERE sample_id = ?').get(
     sampleId,
   );
 }
 
-/** Another curator's live hold on a sample (a first curator's hold on a sample waiting for a second opinion does not count). */
+/** Another curator's live hold on a sample. */
 export function findOtherHolder(
   db: DB,
   sampleId: string,
@@ -44,9 +45,8 @@ export function findOtherHolder(
 ): { curator: string; expires_at: number } | undefined {
   return stmt<{ curator: string; expires_at: number }>(
     db,
-    `SELECT curator, expires_at FROM review_reservations
-       WHERE sample_id = @id AND expires_at > @now AND curator <> @me AND curator IS NOT ${FIRST_CURATOR_WAITING}`,
-  ).get({ id: sampleId, me: curator, now });
+    'SELECT curator, expires_at FROM review_reservations WHERE sample_id = ? AND curator <> ? AND expires_at > ?',
+  ).get(sampleId, curator, now);
 }
 
 /** Releases the curator's hold on a sample; returns 1 when there was one. */

@@ -15,20 +15,15 @@ export interface QueueViewer {
   now: number;
 }
 
-// Samples another curator holds right now.
+// Samples another curator holds right now. (A sample waiting for a second opinion is never held by
+// its first curator: claimReservation and startSecondPass see to it.)
 const NOT_HELD_BY_OTHERS = `NOT EXISTS (SELECT 1 FROM review_reservations rr
   WHERE rr.sample_id = s.id AND rr.curator <> @me AND rr.expires_at > @now)`;
-// In the second pass the first curator's own holds do not count: they are never served these samples.
-const NOT_HELD_IN_SECOND_PASS = `NOT EXISTS (SELECT 1 FROM review_reservations rr WHERE rr.sample_id = s.id AND rr.curator <> @me AND rr.expires_at > @now
-        AND rr.curator <> (SELECT first_curator FROM review_second_pass p2 WHERE p2.sample_id = s.id))`;
 
 function queueWhere(f: ParsedReviewFilter, viewer: QueueViewer): { where: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = { me: viewer.me, now: viewer.now };
   const secondPass = f.pass === 'second';
-  const where = [
-    's.session_id NOT IN (SELECT session_id FROM excluded_sessions)',
-    secondPass ? NOT_HELD_IN_SECOND_PASS : NOT_HELD_BY_OTHERS,
-  ];
+  const where = ['s.session_id NOT IN (SELECT session_id FROM excluded_sessions)', NOT_HELD_BY_OTHERS];
   const add = (sql: string, key: string, value: unknown) => {
     where.push(sql);
     params[key] = value;
