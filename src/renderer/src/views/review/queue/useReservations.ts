@@ -3,7 +3,7 @@
 // (labelled, passed, or gone with a new filter) is given back at once, and so is everything held when
 // the curator leaves Review. `api` must deliver calls in order (orderedClient): a hold that overtook
 // the label before it would hold a sample already decided.
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import type { ReserveResult } from '../../../../../shared/contract';
 import type { ApiClient } from '../../../lib/api';
 import type { QueueRows } from './useQueueRows';
@@ -50,12 +50,14 @@ export function useReservations(api: ApiClient, q: Rows): void {
 function useDropTaken({ rowsRef, pos, setRows, setTotal }: Rows): (r: ReserveResult) => void {
   const posRef = useRef(pos);
   posRef.current = pos;
-  const drop = useRef((r: ReserveResult) => {
-    const taken = new Set(r.taken.map((t) => t.id));
-    const gone = new Set(rowsRef.current.filter((x, i) => i >= posRef.current && taken.has(x.id)).map((x) => x.id));
-    if (!gone.size) return;
-    setRows((list) => list.filter((x) => !gone.has(x.id)));
-    setTotal((n) => (n == null ? n : Math.max(0, n - gone.size)));
-  });
-  return drop.current;
+  return useCallback(
+    (r: ReserveResult) => {
+      const taken = new Set(r.taken.map((t) => t.id));
+      const gone = new Set(rowsRef.current.filter((x, i) => i >= posRef.current && taken.has(x.id)).map((x) => x.id));
+      if (!gone.size) return;
+      setRows((list) => list.filter((x) => !gone.has(x.id)));
+      setTotal((n) => (n == null ? n : Math.max(0, n - gone.size)));
+    },
+    [rowsRef, setRows, setTotal],
+  );
 }
