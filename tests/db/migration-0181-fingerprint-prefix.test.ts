@@ -1,8 +1,9 @@
 // Migration 0181 replaces the full fingerprint index of dataset_samples (fingerprint, type, cluster, id)
 // with an index of the fingerprint's first 16 characters (issue 16: the wide random-key index was the
-// largest share of the bytes a collection wrote). Dedupe's exact lookup must answer with the very row
-// the old index gave, for every fingerprint of a real collected workspace, and the seeding of a run's
-// Bloom filter must still read the index alone.
+// largest share of the bytes a collection wrote). Dedupe's exact lookup must answer with the row the old
+// index gave for every fingerprint of a real collected workspace, and the seeding of a run's Bloom filter
+// must still read the index alone. Where copies of one fingerprint differ in type or cluster (a curator's
+// edit), the lookup now answers with the first stored copy, read without sorting them all (issue 16).
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { latestVersion } from '../../src/core/db/migrate';
@@ -46,7 +47,8 @@ describe('migration 0181: a fingerprint prefix index', () => {
     updateToVersion(db, 180);
     for (const [table, r] of Object.entries(rows)) insertKnownColumns(db, table, r);
     // two samples of one fingerprint in clusters that sort the other way round from their ids, and a
-    // sample of another type with the same fingerprint: the answer is the first by type, cluster, id
+    // sample of another type with the same fingerprint: the old index answered with the first by type,
+    // cluster and id (C), the prefix index with the first stored (A)
     const sample = rows.dataset_samples![0]!;
     const fp = 'f'.repeat(64);
     const copy = (id: string, type: string, cluster: string) => ({
@@ -79,7 +81,8 @@ describe('migration 0181: a fingerprint prefix index', () => {
     expect(explain(db, 'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint = ? LIMIT 1', 'x')).toMatch(
       /idx_samples_fingerprint_cluster/,
     );
-    const answers = fingerprints.map((f) => oldLookup.get(f));
+    const real = fingerprints.filter((f) => f !== fp);
+    const answers = real.map((f) => oldLookup.get(f));
     expect(oldLookup.get(fp)).toEqual({ id: '01COPY-C', cluster_id: 'M-CLUSTER' });
     const before = getTableData(db, 'dataset_samples');
 
@@ -88,7 +91,13 @@ describe('migration 0181: a fingerprint prefix index', () => {
     expect(getTableData(db, 'dataset_samples')).toEqual(before);
     expect(indexesOf(db)).toContain('idx_samples_fingerprint_prefix');
     expect(indexesOf(db)).not.toContain('idx_samples_fingerprint_cluster');
-    expect(fingerprints.map((f) => findSampleByFingerprint(db, f))).toEqual(answers);
+    expect(real.map((f) => findSampleByFingerprint(db, f))).toEqual(answers);
+    expect(findSampleByFingerprint(db, fp)).toEqual({ id: '01COPY-A', cluster_id: 'Z-CLUSTER' });
+    // the first copy is read without sorting every copy of a lesson repeated thousands of times
+    const lookup = `SELECT id, cluster_id FROM dataset_samples WHERE substr(fingerprint, 1, 16) = substr(?, 1, 16) AND fingerprint = ?
+      ORDER BY rowid LIMIT 1`;
+    expect(explain(db, lookup, fp, fp)).toMatch(/SEARCH dataset_samples USING INDEX idx_samples_fingerprint_prefix/);
+    expect(explain(db, lookup, fp, fp)).not.toMatch(/TEMP B-TREE/);
     expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'1'.repeat(48)}`)).toBeUndefined();
     expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'0'.repeat(48)}`)).toEqual({ id: '01COPY-D', cluster_id: 'B-CLUSTER' });
 

@@ -27,15 +27,18 @@ export function ensureDedupeSchema(db: DB): void {
 }
 
 /**
- * Any sample with this fingerprint (exact duplicates all join the first one's cluster): the first by
- * type, cluster and id, the row the full fingerprint index answered with before migration 0181. The
- * index holds a prefix only (0181: why), so the few rows sharing it are read and compared.
+ * The first stored sample with this fingerprint (exact duplicates all join the first one's cluster). The
+ * index holds a prefix only (0181: why), and its rows of one prefix are in rowid order, which is the
+ * order samples were stored in: SQLite reads the first row whose whole fingerprint matches and stops.
+ * This used to answer with the first by type, cluster and id, the row of the full index before 0181,
+ * which read and sorted every copy: a lesson repeated thousands of times cost a lookup per copy, and at
+ * the last tenth of a 1,000,000-decision collection this query was 41% of its CPU (9% at the first).
  */
 export function findSampleByFingerprint(db: DB, fingerprint: string): { id: string; cluster_id: string | null } | undefined {
   return stmt<{ id: string; cluster_id: string | null }>(
     db,
     `SELECT id, cluster_id FROM dataset_samples WHERE substr(fingerprint, 1, 16) = substr(@fp, 1, 16) AND fingerprint = @fp
-      ORDER BY sample_type, cluster_id, id LIMIT 1`,
+      ORDER BY rowid LIMIT 1`,
   ).get({ fp: fingerprint });
 }
 
