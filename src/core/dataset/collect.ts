@@ -21,6 +21,7 @@ import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollect
 import { Deduper, clustersAreStale, reclusterSamples, repairBandIndex } from './dedupe';
 import { PiiScanCache, loadPiiDetector } from './privacy';
 import { collectDecision, databaseLookups, readFactsChunk, type CollectRun, type FactsChunk } from './collect/decision';
+import { HeapCeiling } from './collect/heapCeiling';
 
 export interface CollectOptions {
   /** ms since epoch (inclusive) */
@@ -251,6 +252,7 @@ async function collectTransactions(
   cursor: DecisionCursor,
   maxDecisions: number,
 ): Promise<void> {
+  const heap = new HeapCeiling();
   for (;;) {
     if (ctx.signal?.aborted) {
       run.result.cancelled = true;
@@ -262,7 +264,7 @@ async function collectTransactions(
     const work = () => {
       do {
         cursor.collectNext();
-        n++;
+        if (++n % HEAP_CHECK_DECISIONS === 0) heap.check();
       } while (!txDone(performance.now() - started, n, maxDecisions) && !run.dedupe.bandFlushDue && cursor.more());
     };
     if (run.dryRun) work();
@@ -275,6 +277,9 @@ async function collectTransactions(
     else await new Promise((r) => setImmediate(r));
   }
 }
+
+/** Decisions between two looks at the heap (heapCeiling.ts): a page of them allocates a few MB. */
+const HEAP_CHECK_DECISIONS = 128;
 
 /** Rows per band-flush transaction: a whole flush in one would hold the write lock for seconds. */
 const BAND_FLUSH_CHUNK = 20_000;
