@@ -2,9 +2,9 @@
 // 40-50 MB, but every page of decisions it reads lives for seconds and so is promoted to V8's old
 // generation, where it dies. V8 runs a full collection only once the old generation has grown to a
 // multiple of what was live after the last one: at 300,000 decisions the heap reached 133 MB between
-// collections for 50 MB live, which took peak RSS to 304 MB. A full collection of a 50 MB heap takes a
-// few tens of milliseconds; running one whenever the heap has grown HEADROOM past what the last one
-// left costs well under 1% of a collection's CPU and keeps the garbage bounded.
+// collections for 50 MB live, which took peak RSS to 304 MB. Running a full collection whenever the heap
+// has grown HEADROOM past what the last one left keeps the garbage bounded: peak RSS 309 -> 254 MB at
+// 1,000,000 decisions, for about 3% more CPU (1,000 -> 1,035 µs per decision; 860 -> 889 at 100,000).
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
