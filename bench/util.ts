@@ -1,8 +1,7 @@
 // Small helpers shared by benchmark sections.
 import fs from 'node:fs';
 import os from 'node:os';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { fullCollection } from '../src/core/dataset/collect/heapCeiling';
 
 export function percentile(samples: number[], p: number): number {
   if (!samples.length) return NaN;
@@ -61,8 +60,7 @@ export const maxRssMb = (): number => process.resourceUsage().maxRSS / 1024;
 
 /** Live heap after a full GC at each tenth of the work: flat numbers mean memory does not grow with the data. */
 export function liveHeapProbe(): { progress: (done: number, total: number | null) => void; samples: number[]; cpuS: () => number } {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as () => void;
+  const gc = fullCollection();
   const samples: number[] = [];
   let next = 0.1;
   // the forced collections are the probe's, not the measured job's: callers subtract them from its CPU time

@@ -17,7 +17,7 @@ let collect: (() => void) | undefined;
  * V8's full collection. Node offers it only behind --expose-gc; the flag set at run time exposes `gc` to
  * contexts created afterwards, so a new context hands it over. The flag changes nothing else.
  */
-function fullCollection(): () => void {
+export function fullCollection(): () => void {
   if (!collect) {
     v8.setFlagsFromString('--expose-gc');
     collect = vm.runInNewContext('gc') as () => void;
