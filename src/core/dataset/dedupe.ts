@@ -57,10 +57,12 @@ const LEADER_CACHE_LIMIT = 20_000;
  * transaction. Each flush is a new generation of the band table (migration 0182), after every stored
  * one, so it appends instead of rewriting the table. PendingBands is allocated once for BAND_FLUSH_ROWS
  * plus the rows of the decision that reaches it (the driver ends its transaction there: bandFlushDue):
- * 900,048 rows of 14 bytes, and at most 18 MB more for the keys' slots and a flush's sorted keys. The old
- * layout doubled to 2^21 rows (32 MB) whenever a flush went past 2^20.
+ * 450,048 rows of 14 bytes, and at most 9 MB more for the keys' slots and a flush's sorted keys. At
+ * 900,000 rows they took about 14 MB more, and a 1,000,000-decision collection peaked at 254 MiB (aim:
+ * under 250); at 450,000 a run writes twice the generations, each one more index probe for a band
+ * lookup the Bloom filter lets through, and its CPU per decision measured the same (1,035 µs both).
  */
-const BAND_FLUSH_ROWS = 900_000;
+const BAND_FLUSH_ROWS = 450_000;
 /**
  * Rows past BAND_FLUSH_ROWS before the driver flushes: one decision's, up to 3 new leaders of LSH_BANDS
  * rows (collect.ts SAMPLES_PER_DECISION). A whole transaction's, 144,000, took 2 MB more.
