@@ -1,7 +1,7 @@
 // Small helpers shared by benchmark sections.
 import fs from 'node:fs';
 import os from 'node:os';
-import { fullCollection } from '../src/core/dataset/collect/heapCeiling';
+import { fullCollection } from '../src/core/dataset/heapCeiling';
 
 export function percentile(samples: number[], p: number): number {
   if (!samples.length) return NaN;

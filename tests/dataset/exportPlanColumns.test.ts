@@ -3,6 +3,7 @@ import { collectSamples } from '../../src/core/dataset';
 import { resolveExport, selectionOf } from '../../src/core/dataset/exportPlan';
 import { listPlanColumns } from '../../src/core/db/repositories/exportSamples';
 import { buildFixture, type Fixture } from './fixture';
+import { byFirstAppearance, planView } from '../helpers/planColumns';
 
 let f: Fixture;
 
@@ -32,23 +33,18 @@ describe('the plan columns', () => {
         const whole = listPlanColumns(f.ctx.db, sel, { splitBy, labels: true });
         const expected = planRows(format, splitBy);
         expect(expected.length).toBeGreaterThan(3);
-        expect(whole.r).toEqual(expected.map((x) => x.r));
-        expect(whole.cluster).toEqual(expected.map((x) => x.cluster));
-        expect(whole.grp).toEqual(expected.map((x) => x.grp));
-        expect(whole.flags).toEqual(expected.map((x) => x.flags));
+        const view = planView(whole);
+        expect(view.r).toEqual(expected.map((x) => x.r));
+        expect(view.cluster).toEqual(byFirstAppearance(expected.map((x) => x.cluster)));
+        expect(whole.clusters).toBe(new Set(expected.map((x) => x.cluster)).size);
+        expect(view.grp).toEqual(expected.map((x) => x.grp));
+        expect(view.flags).toEqual(expected.map((x) => x.flags));
         expect(whole.id).toEqual(expected.map((x) => x.id));
         for (const chunk of [1, 2, 3, expected.length, expected.length + 1]) {
           expect(listPlanColumns(f.ctx.db, sel, { splitBy, labels: true }, chunk)).toEqual(whole);
         }
-        const { r, cluster, grp, flags } = whole;
-        // raw split by session reads the cluster index (migration 0184), which also numbers the clusters
-        const unlabelled = listPlanColumns(f.ctx.db, sel, { splitBy, labels: false }, 2);
-        expect({ r: unlabelled.r, cluster: unlabelled.cluster, grp: unlabelled.grp, flags: unlabelled.flags }).toEqual({
-          r,
-          cluster,
-          grp,
-          flags,
-        });
+        // raw split by session reads the cluster index (migration 0184), which numbers the clusters in its order
+        expect(planView(listPlanColumns(f.ctx.db, sel, { splitBy, labels: false }, 2))).toEqual(view);
       }
     }
   });

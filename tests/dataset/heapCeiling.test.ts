@@ -2,7 +2,7 @@
 // check, and a check below it costs no collection.
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { HeapCeiling } from '../../src/core/dataset/collect/heapCeiling';
+import { HeapCeiling } from '../../src/core/dataset/heapCeiling';
 
 const used = () => v8.getHeapStatistics().used_heap_size;
 

@@ -6,14 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { collectSamples } from '../../src/core/dataset';
 import { planExport, resolveExport, selectionOf } from '../../src/core/dataset/exportPlan';
-import { listPlanColumns, type PlanColumns } from '../../src/core/db/repositories/exportSamples';
+import { listPlanColumns } from '../../src/core/db/repositories/exportSamples';
 import type { DB } from '../../src/core/db/connection';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { explain, recordPrepared } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
+import { planView } from '../helpers/planColumns';
 
 const FORMATS = ['raw', 'csv', 'alpaca', 'kto'] as const;
-const columnsOf = (c: PlanColumns) => ({ r: c.r, cluster: c.cluster, grp: c.grp, flags: c.flags });
 
 /** Every format's plan columns (labels off, split by session) in chunks of several sizes, and its plan. */
 function plans(db: DB, dir: string) {
@@ -21,7 +21,7 @@ function plans(db: DB, dir: string) {
     [false, true].map((includeUnreviewed) => {
       const r = resolveExport({ format, includeUnreviewed });
       const sel = selectionOf(r);
-      const chunks = [1, 2, 3, 7, 1000].map((chunk) => columnsOf(listPlanColumns(db, sel, { splitBy: 'session', labels: false }, chunk)));
+      const chunks = [1, 2, 3, 7, 1000].map((chunk) => planView(listPlanColumns(db, sel, { splitBy: 'session', labels: false }, chunk)));
       const plan = planExport({ db, workspaceDir: dir }, r);
       return { chunks, plan };
     }),
@@ -73,25 +73,38 @@ describe('migration 0184: an index of the samples corrected by their strategy al
       const n = db.prepare('SELECT count(*) FROM dataset_samples').pluck().get() as number;
       const top = db.prepare('SELECT max(rowid) FROM dataset_samples').pluck().get() as number;
       expect(top).toBeGreaterThan(8 * n + 1024);
+      const byIndex = recordPrepared(db, (sql) => sql.includes('INDEXED BY idx_samples_cluster_filters'));
       const sparse = listPlanColumns(db, sel, { splitBy: 'session', labels: false }, 3);
-      expect(sparse.clusterNo).toBeDefined();
+      expect(byIndex.length).toBeGreaterThan(0);
       expect(sparse.r.length).toBe(n);
       db.exec('DROP INDEX idx_samples_strategy_corrected');
+      byIndex.length = 0;
       const fromTable = listPlanColumns(db, sel, { splitBy: 'session', labels: false }, 3);
-      expect(fromTable.clusterNo).toBeUndefined();
-      expect(columnsOf(sparse)).toEqual(columnsOf(fromTable));
+      expect(byIndex).toEqual([]);
+      expect(planView(sparse)).toEqual(planView(fromTable));
     }));
 
   it('reads the table when a sample is in no cluster', () =>
     withCollected(120, (db, dir) => {
       const sel = selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true }));
+      const byIndex = recordPrepared(db, (sql) => sql.includes('INDEXED BY idx_samples_cluster_filters'));
       const before = listPlanColumns(db, sel, { splitBy: 'session', labels: false });
-      expect(before.clusterNo).toBeDefined();
-      const rowid = before.r[0]!;
-      db.prepare('UPDATE dataset_samples SET cluster_id = NULL WHERE rowid = ?').run(rowid);
+      expect(byIndex.length).toBeGreaterThan(0);
+      // the first sample joins the cluster of another one, then leaves every cluster
+      const [first, second] = [before.r[0]!, before.r[1]!];
+      db.prepare('UPDATE dataset_samples SET cluster_id = (SELECT cluster_id FROM dataset_samples WHERE rowid = ?) WHERE rowid = ?').run(
+        second,
+        first,
+      );
+      const joined = listPlanColumns(db, sel, { splitBy: 'session', labels: false });
+      expect(joined.clusterNo[0]).toBe(joined.clusterNo[1]);
+      db.prepare('UPDATE dataset_samples SET cluster_id = NULL WHERE rowid = ?').run(first);
+      byIndex.length = 0;
       const after = listPlanColumns(db, sel, { splitBy: 'session', labels: false });
-      expect(after.clusterNo).toBeUndefined();
+      expect(byIndex).toEqual([]);
       expect(after.r).toEqual(before.r);
-      expect(after.cluster[0]).toBe(db.prepare('SELECT id FROM dataset_samples WHERE rowid = ?').pluck().get(rowid));
+      // folded by its own id: a cluster of its own
+      expect(after.clusterNo.filter((k) => k === after.clusterNo[0])).toHaveLength(1);
+      expect(after.clusters).toBe(joined.clusters + 1);
     }));
 });

@@ -21,7 +21,7 @@ import { resolveDatasetConfig, type DatasetCollectionConfig, type DatasetCollect
 import { Deduper, clustersAreStale, reclusterSamples, repairBandIndex } from './dedupe';
 import { PiiScanCache, loadPiiDetector } from './privacy';
 import { collectDecision, databaseLookups, readFactsChunk, type CollectRun, type FactsChunk } from './collect/decision';
-import { HeapCeiling } from './collect/heapCeiling';
+import { HeapCeiling } from './heapCeiling';
 
 export interface CollectOptions {
   /** ms since epoch (inclusive) */

@@ -126,11 +126,11 @@ export async function exportEvalSet(ctx: ServiceContext, opts: EvalExportOptions
     sampleTypes: ['memory_gate_positive', 'memory_gate_negative', 'write_guardian_decision'],
   });
   const plan = planExport(ctx, r);
-  const held = [...plan.split.entries()].filter(([, split]) => split === 'validation').map(([rowid]) => rowid);
+  const held = Array.from(plan.rowids).filter((_, i) => plan.validation[i] === 1);
   if (!held.length) {
     throw new AppError(
       'Invalid',
-      `eval export: no held-out samples (${plan.split.size} selected, none in validation); ${plan.notes.join('; ') || 'lower the train split'}`,
+      `eval export: no held-out samples (${plan.rowids.length} selected, none in validation); ${plan.notes.join('; ') || 'lower the train split'}`,
     );
   }
   const detect = await loadPiiDetector();

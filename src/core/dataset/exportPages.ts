@@ -11,7 +11,7 @@ import type { ServiceContext } from '../context';
 import { loadValueRules, rowWithValueRules, type ValueRule } from '../curation/piiValues';
 import { rawLine, recordsOf, taughtLabel, type ExportedSample, type RecordSample, type TaughtLabel } from './exportRecords';
 import { isStringifyForm } from './canonicalJson';
-import { selectionOf, type ExportPlan, type Resolved } from './exportPlan';
+import { selectionOf, splitOf, type ExportPlan, type Resolved } from './exportPlan';
 import { taskOf, type StoredJson, type Task } from './formats';
 import { loadPiiDetector, redactContent, scanContent, type Detect, type StoredPiiSpan } from './privacy';
 import { SessionValues, hideSessionValues } from './sessionPrivacy';
@@ -263,7 +263,7 @@ export class ExportReader {
 
   /** What the export writes for one row of pages(), or null when it writes nothing for it. */
   item(stored: ExportRow): PageItem | null {
-    const split = this.plan.split.get(stored._rowid);
+    const split = splitOf(this.plan, stored._rowid);
     if (!split) return null;
     const { r } = this;
     const row = withValueRules(stored, this.rules);

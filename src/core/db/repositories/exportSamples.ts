@@ -52,25 +52,26 @@ export interface SampleSelection {
 
 /**
  * Every selected sample as the plan sees it, one array per column, in rowid order: enough to fold clusters,
- * balance labels and split. Index i of each array is the same sample.
+ * balance labels and split. Index i of each array is the same sample. Typed arrays, and numbers instead of
+ * the cluster and group ids: at 1,000,000 decisions a plan holds 1,800,000 samples, and a number and two
+ * strings per sample took its heap to 600 MB (an export's peak RSS 740-790 MB); these take 17 bytes a sample.
  */
 export interface PlanColumns {
-  r: number[];
-  /** The near-duplicate cluster, or the sample's own id when it has none. */
-  cluster: string[];
-  /** What the split keeps together: the session, or the turn (the sample when it has none). */
-  grp: string[];
+  r: Float64Array;
   /** PLAN_APPROVED (approved or auto-approved) and PLAN_CORRECTED (a correction, or collected from one). */
-  flags: number[];
+  flags: Uint8Array;
+  /**
+   * The near-duplicate cluster (the sample's own id when it has none) as a number from 0 to clusters - 1:
+   * two samples have the same number exactly when they have the same cluster.
+   */
+  clusterNo: Int32Array;
+  clusters: number;
+  /** What the split keeps together (the session, or the turn, the sample when it has none): its name is groups[grpNo[i]]. */
+  grpNo: Int32Array;
+  groups: string[];
   /** Only when the export balances labels: the ids (its seeded order) and the step and label (gate:write, wg:refused, ...). */
   id?: string[];
   label?: (string | null)[];
-  /**
-   * When the plan was read from the cluster index: each row's cluster as a number (0, 1, ... in cluster
-   * order), so folding looks clusters up in an array instead of hashing every cluster id.
-   */
-  clusterNo?: Int32Array;
-  clusters?: number;
 }
 
 export const PLAN_APPROVED = 1;
@@ -134,8 +135,103 @@ const LABEL_SQL = `CASE s.sample_type
     WHEN 'annotated_turn' THEN NULL
     ELSE CASE WHEN json_extract(s.content, '$.correctDecision') = 'NO_WRITE' THEN 'gate:no_write' ELSE 'gate:write' END END`;
 
-/** Rows of the plan per query: each query's texts stay a few MB however large the workspace. */
+/**
+ * Rows of the plan per query read from the table: each query's texts stay a few MB however large the
+ * workspace. A query that reads the pair index starts its scan again (it is not in rowid order): 65,536 rows
+ * a query took 0.8 s of CPU for the 190,141 pairs of 1,000,000 decisions, 4,096 took 6.3 s.
+ */
 const PLAN_CHUNK = 65_536;
+/**
+ * Rows per query read from the cluster index, which each query enters where the last one ended. A chunk's
+ * parsed ids live while it is numbered: chunks of 65,536 rows lived through scavenges and were promoted,
+ * and the plan of 1,783,573 samples (1,000,000 decisions) took peak RSS to 226 MB; with 4,096 rows they
+ * die young: 172 MB, and 3.7 s of CPU instead of 4.1.
+ */
+const CLUSTER_CHUNK = 4_096;
+
+/**
+ * The plan's columns as they are read, grown by doubling, with the cluster and group ids numbered as they
+ * come (numbers: a Map per distinct id, not a string per row).
+ */
+class PlanColumnsBuilder {
+  n = 0;
+  r = new Float64Array(1024);
+  flags = new Uint8Array(1024);
+  clusterNo = new Int32Array(1024);
+  grpNo = new Int32Array(1024);
+  clusters = 0;
+  readonly groups: string[] = [];
+  private readonly groupNo = new Map<string, number>();
+
+  push(r: number, clusterNo: number, grp: string, flags: number): void {
+    if (this.n === this.r.length) this.grow();
+    const i = this.n++;
+    this.r[i] = r;
+    this.flags[i] = flags;
+    this.clusterNo[i] = clusterNo;
+    let g = this.groupNo.get(grp);
+    if (g === undefined) {
+      g = this.groups.length;
+      this.groupNo.set(grp, g);
+      this.groups.push(grp);
+    }
+    this.grpNo[i] = g;
+  }
+
+  private grow(): void {
+    const size = this.r.length * 2;
+    const widen = <T extends Float64Array | Uint8Array | Int32Array>(a: T, make: new (n: number) => T): T => {
+      const b = new make(size);
+      b.set(a);
+      return b;
+    };
+    this.r = widen(this.r, Float64Array);
+    this.flags = widen(this.flags, Uint8Array);
+    this.clusterNo = widen(this.clusterNo, Int32Array);
+    this.grpNo = widen(this.grpNo, Int32Array);
+  }
+
+  /**
+   * The columns in rowid order. order: the indexes of the rows read, in rowid order (none when they were
+   * read in it); the rows are moved in place, cycle by cycle, so no second copy of the columns is made.
+   */
+  columns(order?: Int32Array, extra: Pick<PlanColumns, 'id' | 'label'> = {}): PlanColumns {
+    const n = order ? order.length : this.n;
+    if (order) this.permute(order);
+    const list = <T>(xs: T[] | undefined) => (xs && order ? Array.from(order, (i) => xs[i]!) : xs);
+    return {
+      r: this.r.subarray(0, n),
+      flags: this.flags.subarray(0, n),
+      clusterNo: this.clusterNo.subarray(0, n),
+      clusters: this.clusters,
+      grpNo: this.grpNo.subarray(0, n),
+      groups: this.groups,
+      ...(extra.id ? { id: list(extra.id), label: list(extra.label) } : {}),
+    };
+  }
+
+  /** Row j becomes the row that was at order[j] (order: a permutation of the rows read). */
+  private permute(order: Int32Array): void {
+    const { r, flags, clusterNo, grpNo } = this;
+    const done = new Uint8Array(order.length);
+    for (let start = 0; start < order.length; start++) {
+      if (done[start]) continue;
+      const [r0, f0, c0, g0] = [r[start]!, flags[start]!, clusterNo[start]!, grpNo[start]!];
+      // along the cycle through start, each place takes the row order names for it; the last takes start's row
+      let j = start;
+      for (let from = order[j]!; from !== start; from = order[j]!) {
+        r[j] = r[from]!;
+        flags[j] = flags[from]!;
+        clusterNo[j] = clusterNo[from]!;
+        grpNo[j] = grpNo[from]!;
+        done[j] = 1;
+        j = from;
+      }
+      [r[j], flags[j], clusterNo[j], grpNo[j]] = [r0, f0, c0, g0];
+      done[j] = 1;
+    }
+  }
+}
 
 /**
  * Every selected sample's plan columns, in rowid order. Each query hands over a chunk of rows as one JSON
@@ -149,12 +245,13 @@ export function listPlanColumns(
   db: DB,
   sel: SampleSelection,
   opts: { splitBy: 'session' | 'turn'; labels: boolean },
-  chunk = PLAN_CHUNK,
+  rowsPerQuery?: number,
 ): PlanColumns {
   if (byClusterIndex(db, sel, opts)) {
-    const columns = planColumnsByCluster(db, sel, chunk);
+    const columns = planColumnsByCluster(db, sel, rowsPerQuery ?? CLUSTER_CHUNK);
     if (columns) return columns;
   }
+  const chunk = rowsPerQuery ?? PLAN_CHUNK;
   const { where, params } = selectionWhere(sel, hasExclusions(db));
   const inner = `SELECT s.rowid AS r, coalesce(s.cluster_id, s.id) AS cluster,
       ${opts.splitBy === 'turn' ? 'coalesce(s.turn_id, s.id)' : 's.session_id'} AS grp,
@@ -165,16 +262,24 @@ export function listPlanColumns(
   const names = ['r', 'cluster', 'grp', 'flags', ...(opts.labels ? ['id', 'label'] : [])] as const;
   const sql = `SELECT max(r) AS last, count(*) AS n, ${names.map((c) => `json_group_array(${c})`).join(', ')} FROM (${inner})`;
   const s = stmt(db, sql).raw(true);
-  const out: Record<string, unknown[]> = Object.fromEntries(names.map((c) => [c, []]));
+  const b = new PlanColumnsBuilder();
+  // clusters numbered in order of first appearance; a selection with a time window or of pairs only is
+  // read here, and most of its clusters are single samples, so this map is about as large as the plan
+  const clusterNo = new Map<string, number>();
+  const ids: string[] = [];
+  const labels: (string | null)[] = [];
   try {
     for (let after = 0; ;) {
       const [last, n, ...texts] = s.get({ ...params, after }) as [number | null, number, ...string[]];
-      for (let c = 0; c < names.length; c++) {
-        const values = JSON.parse(texts[c]!) as unknown[];
-        const column = out[names[c]!]!;
-        // the first chunk is the column itself (a preference plan is one chunk): no copy
-        if (!column.length) out[names[c]!] = values;
-        else for (const v of values) column.push(v);
+      const [r, cluster, grp, flags] = texts.slice(0, 4).map((t) => JSON.parse(t) as unknown[]) as [number[], string[], string[], number[]];
+      for (let i = 0; i < r.length; i++) {
+        let c = clusterNo.get(cluster[i]!);
+        if (c === undefined) clusterNo.set(cluster[i]!, (c = clusterNo.size));
+        b.push(r[i]!, c, grp[i]!, flags[i]!);
+      }
+      if (opts.labels) {
+        for (const x of JSON.parse(texts[4]!) as string[]) ids.push(x);
+        for (const x of JSON.parse(texts[5]!) as (string | null)[]) labels.push(x);
       }
       if (n < chunk || last === null) break;
       after = last;
@@ -182,19 +287,12 @@ export function listPlanColumns(
   } finally {
     s.raw(false);
   }
-  return inRowidOrder(out as unknown as PlanColumns);
-}
-
-/**
- * The plan's columns in rowid order. Each chunk's subquery is ordered by rowid and SQLite hands its rows to
- * json_group_array in that order; this only guards that assumption.
- */
-function inRowidOrder(c: PlanColumns): PlanColumns {
-  const ascending = c.r.every((r, i) => i === 0 || r > c.r[i - 1]!);
-  if (ascending) return c;
-  const order = c.r.map((_, i) => i).sort((a, b) => c.r[a]! - c.r[b]!);
-  const pick = <T>(xs: T[] | undefined) => xs && order.map((i) => xs[i]!);
-  return { r: pick(c.r)!, cluster: pick(c.cluster)!, grp: pick(c.grp)!, flags: pick(c.flags)!, id: pick(c.id), label: pick(c.label) };
+  b.clusters = clusterNo.size;
+  // each chunk's subquery is ordered by rowid and SQLite hands its rows to json_group_array in that order;
+  // this only guards that assumption
+  const r = b.r.subarray(0, b.n);
+  const ascending = r.every((x, i) => i === 0 || x > r[i - 1]!);
+  return b.columns(ascending ? undefined : rowidOrder(r), opts.labels ? { id: ids, label: labels } : {});
 }
 
 /** The index that holds every column of the default plan but the collection strategy (cluster, type, status, quality, session, correction). */
@@ -242,12 +340,12 @@ function planColumnsByCluster(db: DB, sel: SampleSelection, chunk: number): Plan
       ),
       params,
     );
-  const out: ClusterColumns = { r: [], cluster: [], grp: [], flags: [] };
+  const out = new ClusterNumbering(corrected);
   for (let after = ''; ;) {
     const c = read('s.cluster_id > @after', `LIMIT ${chunk}`)({ after });
     const n = c.r.length;
     if (n < chunk) {
-      append(out, c, n);
+      if (!out.append(c, n)) return null;
       break;
     }
     // the last cluster may go on past the chunk: it is read whole, by the next chunk or here when it fills the chunk
@@ -255,15 +353,40 @@ function planColumnsByCluster(db: DB, sel: SampleSelection, chunk: number): Plan
     let k = n - 1;
     while (k > 0 && c.cluster[k - 1] === last) k--;
     if (k > 0) {
-      append(out, c, k);
+      if (!out.append(c, k)) return null;
       after = c.cluster[k - 1]!;
     } else {
-      append(out, read('s.cluster_id = @after', '')({ after: last }), Infinity);
+      if (!out.append(read('s.cluster_id = @after', '')({ after: last }), Infinity)) return null;
       after = last;
     }
   }
-  for (let i = 0; i < out.r.length; i++) if (corrected.has(out.r[i]!)) out.flags[i] = out.flags[i]! | PLAN_CORRECTED;
-  return numberedInRowidOrder(out);
+  const b = out.builder;
+  return b.columns(rowidOrder(b.r.subarray(0, b.n)));
+}
+
+/** Rows read in cluster order, numbered by cluster as they come. */
+class ClusterNumbering {
+  readonly builder = new PlanColumnsBuilder();
+  private previous: string | undefined;
+
+  constructor(private readonly corrected: Set<number>) {}
+
+  /** Appends the first n rows of c; false when they are not in cluster order. */
+  append(c: ClusterColumns, n: number): boolean {
+    const b = this.builder;
+    const m = Math.min(n, c.r.length);
+    for (let i = 0; i < m; i++) {
+      const cluster = c.cluster[i]!;
+      if (cluster !== this.previous) {
+        if (this.previous !== undefined && cluster < this.previous) return false;
+        this.previous = cluster;
+        b.clusters++;
+      }
+      const r = c.r[i]!;
+      b.push(r, b.clusters - 1, c.grp[i]!, this.corrected.has(r) ? c.flags[i]! | PLAN_CORRECTED : c.flags[i]!);
+    }
+    return true;
+  }
 }
 
 /** A chunk query's columns, parsed from its JSON arrays. */
@@ -277,52 +400,22 @@ function readClusterColumns(s: Statement, params: Record<string, unknown>): (p: 
   };
 }
 
-/** Appends the first n rows of c to out. */
-function append(out: ClusterColumns, c: ClusterColumns, n: number): void {
-  const m = Math.min(n, c.r.length);
-  for (let i = 0; i < m; i++) {
-    out.r.push(c.r[i]!);
-    out.cluster.push(c.cluster[i]!);
-    out.grp.push(c.grp[i]!);
-    out.flags.push(c.flags[i]!);
-  }
-}
-
-/** Cluster-ordered columns numbered by cluster and put in rowid order; null when they are not grouped by cluster. */
-function numberedInRowidOrder(c: ClusterColumns): PlanColumns | null {
-  const n = c.r.length;
-  const no = new Int32Array(n);
-  let k = -1;
-  for (let i = 0; i < n; i++) {
-    if (i === 0 || c.cluster[i] !== c.cluster[i - 1]) {
-      if (i > 0 && c.cluster[i]! < c.cluster[i - 1]!) return null;
-      k++;
-    }
-    no[i] = k;
-  }
-  const out: PlanColumns = { r: [], cluster: [], grp: [], flags: [], clusterNo: new Int32Array(n), clusters: k + 1 };
-  let j = 0;
-  for (const i of rowidOrder(c.r)) {
-    out.r.push(c.r[i]!);
-    out.cluster.push(c.cluster[i]!);
-    out.grp.push(c.grp[i]!);
-    out.flags.push(c.flags[i]!);
-    out.clusterNo![j++] = no[i]!;
-  }
-  return out;
-}
-
 /**
- * The indexes of distinct rowids in ascending rowid order: a counting sort while rowids are dense
- * (collection only appends), a comparison sort when many samples were deleted.
+ * The indexes of the rows in ascending rowid order (a permutation of them): a counting sort while rowids
+ * are dense (collection only appends), a comparison sort when many samples were deleted.
  */
-function rowidOrder(r: number[]): Int32Array {
+function rowidOrder(r: Float64Array): Int32Array {
   const n = r.length;
   let top = 0;
   for (const x of r) if (x > top) top = x;
-  if (top > 8 * n + 1024) return Int32Array.from(r.keys()).sort((a, b) => r[a]! - r[b]!);
+  const sorted = () => Int32Array.from(r.keys()).sort((a, b) => r[a]! - r[b]!);
+  if (top > 8 * n + 1024) return sorted();
   const at = new Int32Array(top + 1).fill(-1);
-  for (let i = 0; i < n; i++) at[r[i]!] = i;
+  for (let i = 0; i < n; i++) {
+    // a rowid read twice would leave a place empty: the comparison sort keeps both
+    if (at[r[i]!]! >= 0) return sorted();
+    at[r[i]!] = i;
+  }
   const order = new Int32Array(n);
   let j = 0;
   for (let x = 0; x <= top; x++) if (at[x]! >= 0) order[j++] = at[x]!;
@@ -363,7 +456,12 @@ function hasExclusions(db: DB): boolean {
  * The planned samples of one page (the columns `columns` names with alias s), by rowid, in rowid order:
  * only those rows are read, each by its rowid, and one that left the selection since the plan is skipped.
  */
-export function listPlannedSamplePage<Row>(db: DB, sel: SampleSelection, columns: string, rowids: number[]): (Row & { _rowid: number })[] {
+export function listPlannedSamplePage<Row>(
+  db: DB,
+  sel: SampleSelection,
+  columns: string,
+  rowids: ArrayLike<number>,
+): (Row & { _rowid: number })[] {
   // excluded_sessions walks every session each time it runs (1.75 ms at 4,000 sessions, once per page of
   // 1,000 samples); it selects sessions that match an exclusion, so without any it holds none
   const { where, params } = selectionWhere(sel, hasExclusions(db));
@@ -373,7 +471,7 @@ export function listPlannedSamplePage<Row>(db: DB, sel: SampleSelection, columns
       db,
       `SELECT s.rowid AS _rowid, ${columns} FROM json_each(@rowids) page CROSS JOIN dataset_samples s ON s.rowid = page.value WHERE ${where}`,
     ),
-    { ...params, rowids: JSON.stringify(rowids) },
+    { ...params, rowids: JSON.stringify(Array.from(rowids)) },
   );
 }
 
@@ -390,14 +488,14 @@ export function listSessionsSampleSpans(db: DB, sessionIds: string[]): { session
 }
 
 /** How many of these selected samples (by rowid) contain PII. */
-export function countPiiSamples(db: DB, sel: SampleSelection, rowids: number[]): number {
+export function countPiiSamples(db: DB, sel: SampleSelection, rowids: ArrayLike<number>): number {
   const { where, params } = selectionWhere(sel);
   return stmt(
     db,
     `SELECT coalesce(sum(s.contains_pii), 0) FROM dataset_samples s WHERE ${where} AND s.rowid IN (SELECT value FROM json_each(@rowids))`,
   )
     .pluck()
-    .get({ ...params, rowids: JSON.stringify(rowids) }) as number;
+    .get({ ...params, rowids: JSON.stringify(Array.from(rowids)) }) as number;
 }
 
 /** Samples outside excluded sessions, in all, waiting for review, and approved: why an export came out empty. */

@@ -1,0 +1,22 @@
+import type { PlanColumns } from '../../src/core/db/repositories/exportSamples';
+
+/** Each value replaced by the order of its first appearance: two lists that group alike give the same numbers. */
+export function byFirstAppearance<T>(xs: Iterable<T>): number[] {
+  const seen = new Map<T, number>();
+  return Array.from(xs, (x) => {
+    let k = seen.get(x);
+    if (k === undefined) seen.set(x, (k = seen.size));
+    return k;
+  });
+}
+
+/**
+ * A plan's columns as plain values to compare: rowids, each row's cluster (numbered by first appearance, since
+ * the plan's own numbers depend on how it read the rows), its group's name and its flags.
+ */
+export const planView = (c: PlanColumns) => ({
+  r: Array.from(c.r),
+  cluster: byFirstAppearance(c.clusterNo),
+  grp: Array.from(c.grpNo, (g) => c.groups[g]),
+  flags: Array.from(c.flags),
+});
