@@ -1,6 +1,7 @@
 // One sample -> the lines an export writes for it, and what the export summary reports about them:
 // label balance, token counts with the target model's tokenizer, languages, duplicates dropped.
 import { hash } from 'node:crypto';
+import { DigestSet } from './digestSet';
 import type { LabelBalance, TokenReport } from '../../shared/contract';
 import type { ExportFormat } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
@@ -444,7 +445,7 @@ export class ExportTally {
   readonly duplicateSampleIds: string[] = [];
   cutCells = 0;
   /** Digests of the records written (once the texts below are given up). */
-  private readonly seen = new Set<string>();
+  private readonly seen = new DigestSet();
   /**
    * The records written, as their texts, until they hold KEPT_TEXT_CHARS: a set lookup costs far less than
    * a SHA-256 (about 1.5 µs warm, 4 µs cold, a tenth of a small export like ranking). JSON lines hold no
@@ -477,16 +478,13 @@ export class ExportTally {
       this.texts.add(text);
       this.textChars += text.length;
       if (this.textChars > this.keptTextChars) {
-        for (const t of this.texts) this.seen.add(hash('sha256', t, 'base64'));
+        for (const t of this.texts) this.seen.addBytes(hash('sha256', t, 'buffer'));
         this.texts = null;
       }
       return true;
     }
-    const key = digest ? text : hash('sha256', text, 'base64');
-    // one lookup, not has() then add(): a key already there leaves the size as it was
-    const before = this.seen.size;
-    if (this.seen.add(key).size === before) return this.dropped(sampleId);
-    return true;
+    const added = digest ? this.seen.addHex(text) : this.seen.addBytes(hash('sha256', text, 'buffer'));
+    return added || this.dropped(sampleId);
   }
 
   private dropped(sampleId: string): false {
