@@ -28,6 +28,7 @@ import { BloomFilter, bandKeyHashes, hexHashes } from './collect/bloom';
 import { PendingBands } from './collect/pendingBands';
 import type { DatasetCollectionConfig } from './config';
 import { RecentCache } from './recentCache';
+import { sortedIndex } from './sortedIndex';
 import { taskOf } from './formats';
 import { forEachText } from './privacy';
 import type { Message, SampleContent } from './types';
@@ -180,18 +181,6 @@ class TopRelated {
   }
 }
 
-/** Where `id` is or would go in an ascending list of ids (binary search: band lists hold up to 64). */
-function sortedIndex(list: string[], id: string): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < id)
-      lo = mid + 1; // mid < hi <= length
-    else hi = mid;
-  }
-  return lo;
-}
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** The namespace of a stored (normalized) unit: its first word, as namespaceOf gives it before normalizing. */

@@ -24,6 +24,7 @@ import {
   type DatasetCollectionConfigInput,
   type TargetModel,
 } from './config';
+import { sortedIndex } from './sortedIndex';
 
 export interface ExportOptions {
   format: ExportFormat;
@@ -360,17 +361,9 @@ function groupsOf(rows: PlanColumns, chosen: Int32Array): { groupOf: Int32Array;
 
 /** The split of the planned sample with this rowid; undefined when the plan does not hold it. */
 export function splitOf(plan: Pick<ExportPlan, 'rowids' | 'validation'>, rowid: number): DataSplit | undefined {
-  const { rowids } = plan;
-  let lo = 0;
-  let hi = rowids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (rowids[mid]! < rowid)
-      lo = mid + 1; // mid < hi <= length
-    else hi = mid;
-  }
-  if (rowids[lo] !== rowid) return undefined;
-  return plan.validation[lo] ? 'validation' : 'train';
+  const at = sortedIndex(plan.rowids, rowid);
+  if (plan.rowids[at] !== rowid) return undefined;
+  return plan.validation[at] ? 'validation' : 'train';
 }
 
 /** Why an export would hold nothing, and what to do about it. */
