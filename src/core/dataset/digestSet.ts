@@ -36,8 +36,8 @@ export class DigestSet {
   }
 
   /** Adds the first 96 bits of a SHA-256 (or any digest of at least 12 bytes). */
-  addBytes(d: Uint8Array): boolean {
-    return this.add(word(d, 0), word(d, 4), word(d, 8));
+  addBytes(d: Buffer): boolean {
+    return this.add(d.readUInt32BE(0), d.readUInt32BE(4), d.readUInt32BE(8));
   }
 
   /** Adds the first 96 bits of a digest written in hex; any other text is hashed first (SHA-256). */
@@ -78,6 +78,3 @@ export class DigestSet {
     }
   }
 }
-
-/** The big-endian 32-bit word at byte i. */
-const word = (d: Uint8Array, i: number) => ((d[i]! << 24) | (d[i + 1]! << 16) | (d[i + 2]! << 8) | d[i + 3]!) >>> 0;

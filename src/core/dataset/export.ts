@@ -12,7 +12,6 @@ import { countPiiSamples } from '../db/repositories/exportSamples';
 import { nowOf, type ServiceContext } from '../context';
 import { CSV_FIELDS } from './formats';
 import { clustersAreStale, reclusterSamples } from './dedupe';
-import { fullCollection } from './heapCeiling';
 import { emptyExportMessage, planExport, resolveExport, selectionOf, targetModelOf, type ExportOptions, type Resolved } from './exportPlan';
 import { ExportTally, fitCells, recordText, type Counter } from './exportRecords';
 import { ExportReader, exportPages } from './exportPages';
@@ -115,10 +114,6 @@ async function writeExport(ctx: ServiceContext, opts: ExportOptions): Promise<Ex
   if (clustersAreStale(ctx.db)) reclusterSamples(ctx.db, r.cfg.dedupe);
   const plan = planExport(ctx, r);
   if (!plan.rowids.length) throw new AppError('Invalid', emptyExportMessage(ctx, r));
-  // The plan read every selected sample; its columns are garbage now, yet V8 would keep them beside the
-  // writing's own until it chose to collect: at 1,000,000 decisions 40 MB of array buffers stayed through
-  // a raw export. One full collection (a few ms at this live heap) before the first page.
-  fullCollection()();
   const outDir = path.resolve(
     opts.outDir ??
       path.join(ctx.workspaceDir, STATE_DIR, 'exports', `dataset-${r.format}-${new Date(now).toISOString().replace(/[:.]/g, '-')}`),

@@ -201,6 +201,10 @@ export async function writeRecords(
     r.format === 'csv' ? `${r.bom ? '\ufeff' : ''}${Papa.unparse([CSV_FIELDS as unknown as string[]], { newline: '\r\n' })}\r\n` : '';
   let done = 0;
   const heap = new HeapCeiling(EXPORT_HEAP_HEADROOM);
+  // The plan read every selected sample; its columns are garbage now, yet V8 would keep them beside the
+  // writing's own until it chose to collect: at 1,000,000 decisions 40 MB of array buffers stayed through
+  // a raw export. One full collection (a few ms at this live heap) before the first page.
+  heap.collect();
   ctx.progress?.(0, total, 'export');
   try {
     for await (const rows of reader.pages()) {

@@ -37,7 +37,11 @@ export class HeapCeiling {
 
   /** Runs a full collection when the heap has grown the headroom past the last one's live heap. */
   check(): void {
-    if (v8.getHeapStatistics().used_heap_size < this.limit) return;
+    if (v8.getHeapStatistics().used_heap_size >= this.limit) this.collect();
+  }
+
+  /** Runs a full collection now, and measures the headroom from what it leaves. */
+  collect(): void {
     fullCollection()();
     this.limit = v8.getHeapStatistics().used_heap_size + this.headroom;
   }
