@@ -1,7 +1,7 @@
 // One sample -> the lines an export writes for it, and what the export summary reports about them:
 // label balance, token counts with the target model's tokenizer, languages, duplicates dropped.
 import { hash } from 'node:crypto';
-import { DigestSet } from './digestSet';
+import { DigestSet } from '../text/digestSet';
 import type { LabelBalance, TokenReport } from '../../shared/contract';
 import type { ExportFormat } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
