@@ -4,14 +4,11 @@
 // the indexes as from the table (a database without the index, or with a sample outside any cluster, reads
 // the table), in chunks of any size, and fold the same samples.
 import { describe, expect, it } from 'vitest';
-import { collectSamples } from '../../src/core/dataset';
 import { planExport, resolveExport, selectionOf } from '../../src/core/dataset/exportPlan';
 import { listPlanColumns } from '../../src/core/db/repositories/exportSamples';
 import type { DB } from '../../src/core/db/connection';
-import { buildWorkspace } from '../../bench/dataset/workspace';
 import { explain, recordPrepared } from '../helpers/db';
-import { tempWorkspace } from '../helpers/workspace';
-import { planView } from '../helpers/planColumns';
+import { planView, withCollected } from '../helpers/planColumns';
 
 const FORMATS = ['raw', 'csv', 'alpaca', 'kto'] as const;
 
@@ -26,18 +23,6 @@ function plans(db: DB, dir: string) {
       return { chunks, plan };
     }),
   );
-}
-
-/** A workspace of `decisions` recorded decisions, collected with auto-approval, handed to `check` and closed after. */
-async function withCollected(decisions: number, check: (db: DB, dir: string) => void): Promise<void> {
-  const dir = tempWorkspace();
-  const db = buildWorkspace(dir, decisions);
-  try {
-    await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
-    check(db, dir);
-  } finally {
-    db.close();
-  }
 }
 
 describe('migration 0184: an index of the samples corrected by their strategy alone', () => {

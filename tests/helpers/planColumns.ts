@@ -1,4 +1,20 @@
+import { collectSamples } from '../../src/core/dataset';
+import type { DB } from '../../src/core/db/connection';
 import type { PlanColumns } from '../../src/core/db/repositories/exportSamples';
+import { buildWorkspace } from '../../bench/dataset/workspace';
+import { tempWorkspace } from './workspace';
+
+/** A workspace of `decisions` recorded decisions, collected with auto-approval, handed to `check` and closed after. */
+export async function withCollected(decisions: number, check: (db: DB, dir: string) => void): Promise<void> {
+  const dir = tempWorkspace();
+  const db = buildWorkspace(dir, decisions);
+  try {
+    await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
+    check(db, dir);
+  } finally {
+    db.close();
+  }
+}
 
 /** Each value replaced by the order of its first appearance: two lists that group alike give the same numbers. */
 export function byFirstAppearance<T>(xs: Iterable<T>): number[] {
