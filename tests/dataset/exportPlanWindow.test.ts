@@ -4,15 +4,18 @@
 // including chunks that end among samples of one time, and its clusters are numbered by id digest.
 import { describe, expect, it } from 'vitest';
 import { planExport, resolveExport, selectionOf, type ExportOptions } from '../../src/core/dataset/exportPlan';
+import { ID_KEY_WORDS } from '../../src/core/db/repositories/exportSamples';
 import { listPlanColumns, type PlanColumns } from '../../src/core/db/repositories/exportSamples';
 import { explain, recordPrepared } from '../helpers/db';
-import { byFirstAppearance, planView, withCollected } from '../helpers/planColumns';
+import { byFirstAppearance, idDigest, planView, withCollected } from '../helpers/planColumns';
+
+type Window = Pick<ExportOptions, 'since' | 'until'>;
 
 const T0 = 1_000_000;
-const WINDOWS = [{ since: T0 + 100 }, { until: T0 + 300 }, { since: T0 + 100, until: T0 + 300 }, { since: T0 + 250 }];
+const WINDOWS: Window[] = [{ since: T0 + 100 }, { until: T0 + 300 }, { since: T0 + 100, until: T0 + 300 }, { since: T0 + 250 }];
 
-/** The plan's view, with each row's id and label when it balances. */
-const view = (c: PlanColumns) => ({ ...planView(c), id: c.id ?? null, label: c.label ?? null });
+/** The plan's view, with each row's id key and label when it balances. */
+const view = (c: PlanColumns) => ({ ...planView(c), idKey: c.idKey ? Array.from(c.idKey) : null, label: c.label ?? null });
 
 /** The view of the rows of `all` whose time passes `keep`, clusters numbered again by first appearance. */
 function filtered(all: ReturnType<typeof view>, keep: (i: number) => boolean) {
@@ -23,7 +26,7 @@ function filtered(all: ReturnType<typeof view>, keep: (i: number) => boolean) {
     cluster: byFirstAppearance(pick(all.cluster)!),
     grp: pick(all.grp)!,
     flags: pick(all.flags)!,
-    id: pick(all.id),
+    idKey: all.idKey ? at.flatMap((i) => all.idKey!.slice(i * ID_KEY_WORDS, (i + 1) * ID_KEY_WORDS)) : null,
     label: pick(all.label),
   };
 }
@@ -38,8 +41,13 @@ describe('the plan of an export with a time window', () => {
       let checked = 0;
       for (const splitBy of ['session', 'turn'] as const) {
         for (const labels of [false, true]) {
-          const columns = (o: ExportOptions, chunk?: number) =>
-            listPlanColumns(db, selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true, ...o })), { splitBy, labels }, chunk);
+          const columns = (o: Window, chunk?: number) =>
+            listPlanColumns(
+              db,
+              selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true, ...o })),
+              { splitBy, labels: labels ? idDigest : null },
+              chunk,
+            );
           const all = view(columns({}));
           expect(all.r.length).toBeGreaterThan(600);
           for (const w of WINDOWS) {
@@ -68,7 +76,7 @@ describe('the plan of an export with a time window', () => {
       // a cluster across the whole range, so that the plans fold samples
       db.exec('UPDATE dataset_samples SET cluster_id = (SELECT min(cluster_id) FROM dataset_samples) WHERE rowid % 17 = 0');
       const first = db.prepare('SELECT min(created_at) FROM dataset_samples').pluck().get() as number;
-      const plans = (o: ExportOptions) =>
+      const plans = (o: Window) =>
         (['raw', 'alpaca', 'kto'] as const).map((format) => {
           const p = planExport({ db, workspaceDir: dir }, resolveExport({ format, ...o }));
           return { rowids: Array.from(p.rowids), validation: Array.from(p.validation), folded: p.foldedTotal };

@@ -1,4 +1,5 @@
 // Issue 12: every exported record is one a careful ML engineer would keep.
+import { hash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Papa from 'papaparse';
@@ -19,6 +20,7 @@ import {
   type SampleContent,
 } from '../../src/core/dataset';
 import { correctWrite } from '../../src/core/guardian/corrections';
+import { planExport, resolveExport } from '../../src/core/dataset/exportPlan';
 import { EXPORT_FORMATS } from '../../src/shared/domain';
 import { readJsonl, validatePreferenceExamples } from './openaiValidator';
 import type { Mini } from './mini';
@@ -259,6 +261,24 @@ describe('NO_WRITE, missed writes and label balance', () => {
     });
     expect(balanced.summary.balance.memory_gate).toEqual({ write: 2, no_write: 2 });
     expect(balanced.summary.balancedOut).toBe(4);
+  });
+
+  it('--balance keeps the samples whose seeded SHA-256 of the id comes first, for each seed', async () => {
+    const m = await mixed();
+    await collectSamples(m.ctx, {});
+    const noWrite = "sample_type LIKE 'memory_gate%' AND json_extract(content, '$.correctDecision') = 'NO_WRITE'";
+    const negatives = m.ctx.db.prepare(`SELECT rowid AS r, id FROM dataset_samples WHERE ${noWrite}`).all() as { r: number; id: string }[];
+    expect(negatives).toHaveLength(6);
+    for (const seed of ['reflection', 'a', '7', 'another seed']) {
+      const plan = planExport(
+        m.ctx,
+        resolveExport({ format: 'alpaca', sampleTypes: ['memory_gate_positive', 'memory_gate_negative'], balance: true, seed, ...ALL }),
+      );
+      const key = (id: string) => hash('sha256', `${seed}\u0000${id}`, 'hex');
+      const first = negatives.sort((a, b) => (key(a.id) < key(b.id) ? -1 : 1)).slice(0, 2);
+      const kept = negatives.filter((x) => Array.from(plan.rowids).includes(x.r));
+      expect(kept.map((x) => x.r).sort()).toEqual(first.map((x) => x.r).sort());
+    }
   });
 
   it("a missed-write correction turns a NO_WRITE into a positive with the curator's fact and file", async () => {

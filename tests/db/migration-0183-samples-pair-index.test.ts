@@ -10,6 +10,7 @@ import { listPlanColumns } from '../../src/core/db/repositories/exportSamples';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { explain, recordPrepared } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
+import { idDigest } from '../helpers/planColumns';
 
 describe('migration 0183: an index of the samples that hold a pair', () => {
   it('gives the preference plans the same columns as the table, from the index alone', async () => {
@@ -24,7 +25,12 @@ describe('migration 0183: an index of the samples that hold a pair', () => {
         (['openai-dpo', 'ranking'] as const).flatMap((format) =>
           (['session', 'turn'] as const).flatMap((splitBy) =>
             [false, true].map((labels) =>
-              listPlanColumns(db, selectionOf(resolveExport({ format, includeUnreviewed })), { splitBy, labels }, 7),
+              listPlanColumns(
+                db,
+                selectionOf(resolveExport({ format, includeUnreviewed })),
+                { splitBy, labels: labels ? idDigest : null },
+                7,
+              ),
             ),
           ),
         );

@@ -1,6 +1,7 @@
 import { collectSamples } from '../../src/core/dataset';
 import type { DB } from '../../src/core/db/connection';
-import type { PlanColumns } from '../../src/core/db/repositories/exportSamples';
+import { ID_KEY_WORDS, type IdKey, type PlanColumns } from '../../src/core/db/repositories/exportSamples';
+import { stringDigest } from '../../src/core/text/digestSet';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { tempWorkspace } from './workspace';
 
@@ -36,3 +37,9 @@ export const planView = (c: PlanColumns) => ({
   grp: Array.from(c.grpNo, (g) => c.groups[g]),
   flags: Array.from(c.flags),
 });
+
+/** An id key for plans read with labels in tests: the id's digest, so that a plan's keys name its ids. */
+export const idDigest: IdKey = (id, out, at) => out.set(stringDigest(id, new Uint32Array(ID_KEY_WORDS)), at * ID_KEY_WORDS);
+
+/** The id keys (idDigest) of these ids, one after the other, as a plan holds them. */
+export const idKeysOf = (ids: string[]): number[] => ids.flatMap((id) => Array.from(stringDigest(id, new Uint32Array(ID_KEY_WORDS))));

@@ -70,9 +70,26 @@ export interface PlanColumns {
   /** What the split keeps together (the session, or the turn, the sample when it has none): its name is groups[grpNo[i]]. */
   grpNo: Int32Array;
   groups: string[];
-  /** Only when the export balances labels: the ids (its seeded order) and the step and label (gate:write, wg:refused, ...). */
-  id?: string[];
+  /**
+   * Only when the export balances labels: the key each row's id sorts by in the seeded order (IdKey,
+   * ID_KEY_WORDS words a row), and its step and label (gate:write, wg:refused, ...; one string per label).
+   */
+  idKey?: Uint32Array;
   label?: (string | null)[];
+}
+
+/** Words of a row's id key in PlanColumns.idKey. */
+export const ID_KEY_WORDS = 3;
+/**
+ * Writes the key an id sorts by (ID_KEY_WORDS words) at out[at * ID_KEY_WORDS]. The plan keeps this key
+ * and not the id: 1,240,000 ids were 68 MB of a balanced plan at 1,000,000 decisions; their keys are 15 MB.
+ */
+export type IdKey = (id: string, out: Uint32Array, at: number) => void;
+
+/** How the plan reads its columns: split by session or turn, and with labels (keyed by idKey) when it balances them. */
+export interface PlanColumnsOptions {
+  splitBy: 'session' | 'turn';
+  labels: IdKey | null;
 }
 
 export const PLAN_APPROVED = 1;
@@ -150,22 +167,22 @@ const LABEL_SQL = `CASE s.sample_type
     ELSE CASE WHEN json_extract(s.content, '$.correctDecision') = 'NO_WRITE' THEN 'gate:no_write' ELSE 'gate:write' END END`;
 
 /**
- * Rows of the plan per query read from the table: each query's texts stay a few MB however large the
- * workspace. A query that reads the pair index starts its scan again (it is not in rowid order): 65,536 rows
- * a query took 0.8 s of CPU for the 190,141 pairs of 1,000,000 decisions, 4,096 took 6.3 s.
+ * Rows of the plan per query where each query enters its index where the last one ended: the cluster
+ * index, the table by rowid, the time index by key. A chunk's parsed ids live while it is numbered: chunks
+ * of 65,536 rows lived through scavenges and were promoted. At 1,000,000 decisions, the plan of 1,783,573
+ * samples from the cluster index took peak RSS to 226 MB with 65,536 rows, 172 MB with 4,096 (3.7 s of CPU
+ * instead of 4.1); a balanced plan from the table 344 → 224 MB, a turn split 340 → 250 MB, a window 356 → 257 MB.
  */
-const PLAN_CHUNK = 65_536;
+const PLAN_CHUNK = 4_096;
 /**
- * Rows per query read from the cluster index, which each query enters where the last one ended. A chunk's
- * parsed ids live while it is numbered: chunks of 65,536 rows lived through scavenges and were promoted,
- * and the plan of 1,783,573 samples (1,000,000 decisions) took peak RSS to 226 MB; with 4,096 rows they
- * die young: 172 MB, and 3.7 s of CPU instead of 4.1.
+ * Rows per query read from the pair index, which is not in rowid order, so each query scans it again:
+ * 65,536 rows a query took 0.8 s of CPU for the 190,141 pairs of 1,000,000 decisions, 4,096 took 6.3 s.
  */
-const CLUSTER_CHUNK = 4_096;
+const PAIR_CHUNK = 65_536;
 
 /**
  * The plan's columns as they are read, grown by doubling, with the cluster and group ids numbered as they
- * come (numbers: a Map per distinct id, not a string per row).
+ * come (numbers, not a string per row; group names are kept once each, for the split's seeded order).
  */
 class PlanColumnsBuilder {
   n = 0;
@@ -173,9 +190,16 @@ class PlanColumnsBuilder {
   flags = new Uint8Array(1024);
   clusterNo = new Int32Array(1024);
   grpNo = new Int32Array(1024);
+  idKey: Uint32Array | null;
+  readonly label: (string | null)[] = [];
   clusters = 0;
   readonly groups: string[] = [];
-  private readonly groupNo = new Map<string, number>();
+  private readonly groupNo = new IdNumbering();
+  private readonly labelText = new Map<string, string>();
+
+  constructor(private readonly keyOf: IdKey | null = null) {
+    this.idKey = keyOf ? new Uint32Array(1024 * ID_KEY_WORDS) : null;
+  }
 
   push(r: number, clusterNo: number, grp: string, flags: number): void {
     if (this.n === this.r.length) this.grow();
@@ -183,19 +207,24 @@ class PlanColumnsBuilder {
     this.r[i] = r;
     this.flags[i] = flags;
     this.clusterNo[i] = clusterNo;
-    let g = this.groupNo.get(grp);
-    if (g === undefined) {
-      g = this.groups.length;
-      this.groupNo.set(grp, g);
-      this.groups.push(grp);
-    }
+    const g = this.groupNo.numberOf(grp);
+    if (g === this.groups.length) this.groups.push(grp);
     this.grpNo[i] = g;
+  }
+
+  /** The id and label of row i (pushed already), when the plan balances labels. */
+  labelRow(i: number, id: string, label: string | null): void {
+    this.keyOf!(id, this.idKey!, i);
+    // each parsed label is a string of its own: one kept per distinct label
+    let text = label;
+    if (label !== null && (text = this.labelText.get(label) ?? null) === null) this.labelText.set(label, (text = label));
+    this.label[i] = text;
   }
 
   private grow(): void {
     const size = this.r.length * 2;
-    const widen = <T extends Float64Array | Uint8Array | Int32Array>(a: T, make: new (n: number) => T): T => {
-      const b = new make(size);
+    const widen = <T extends Float64Array | Uint8Array | Int32Array | Uint32Array>(a: T, make: new (n: number) => T, words = 1): T => {
+      const b = new make(size * words);
       b.set(a);
       return b;
     };
@@ -203,16 +232,16 @@ class PlanColumnsBuilder {
     this.flags = widen(this.flags, Uint8Array);
     this.clusterNo = widen(this.clusterNo, Int32Array);
     this.grpNo = widen(this.grpNo, Int32Array);
+    if (this.idKey) this.idKey = widen(this.idKey, Uint32Array, ID_KEY_WORDS);
   }
 
   /**
    * The columns in rowid order. order: the indexes of the rows read, in rowid order (none when they were
    * read in it); the rows are moved in place, cycle by cycle, so no second copy of the columns is made.
    */
-  columns(order?: Int32Array, extra: Pick<PlanColumns, 'id' | 'label'> = {}): PlanColumns {
+  columns(order?: Int32Array): PlanColumns {
     const n = order ? order.length : this.n;
     if (order) this.permute(order);
-    const list = <T>(xs: T[] | undefined) => (xs && order ? Array.from(order, (i) => xs[i]!) : xs);
     return {
       r: this.r.subarray(0, n),
       flags: this.flags.subarray(0, n),
@@ -220,17 +249,20 @@ class PlanColumnsBuilder {
       clusters: this.clusters,
       grpNo: this.grpNo.subarray(0, n),
       groups: this.groups,
-      ...(extra.id ? { id: list(extra.id), label: list(extra.label) } : {}),
+      ...(this.idKey ? { idKey: this.idKey.subarray(0, n * ID_KEY_WORDS), label: this.label } : {}),
     };
   }
 
   /** Row j becomes the row that was at order[j] (order: a permutation of the rows read). */
   private permute(order: Int32Array): void {
-    const { r, flags, clusterNo, grpNo } = this;
+    const { r, flags, clusterNo, grpNo, idKey, label } = this;
+    const W = ID_KEY_WORDS;
+    const k0 = new Uint32Array(W);
     const done = new Uint8Array(order.length);
     for (let start = 0; start < order.length; start++) {
       if (done[start]) continue;
-      const [r0, f0, c0, g0] = [r[start]!, flags[start]!, clusterNo[start]!, grpNo[start]!];
+      const [r0, f0, c0, g0, l0] = [r[start]!, flags[start]!, clusterNo[start]!, grpNo[start]!, label[start] ?? null];
+      if (idKey) k0.set(idKey.subarray(start * W, start * W + W));
       // along the cycle through start, each place takes the row order names for it; the last takes start's row
       let j = start;
       for (let from = order[j]!; from !== start; from = order[j]!) {
@@ -238,10 +270,18 @@ class PlanColumnsBuilder {
         flags[j] = flags[from]!;
         clusterNo[j] = clusterNo[from]!;
         grpNo[j] = grpNo[from]!;
+        if (idKey) {
+          for (let w = 0; w < W; w++) idKey[j * W + w] = idKey[from * W + w]!;
+          label[j] = label[from] ?? null;
+        }
         done[j] = 1;
         j = from;
       }
       [r[j], flags[j], clusterNo[j], grpNo[j]] = [r0, f0, c0, g0];
+      if (idKey) {
+        idKey.set(k0, j * W);
+        label[j] = l0;
+      }
       done[j] = 1;
     }
   }
@@ -255,20 +295,13 @@ class PlanColumnsBuilder {
  * turn only when splitting by turn; curator picks and edits are few and come from listPickedSampleRowids and
  * listEditedSampleRowids.
  */
-export function listPlanColumns(
-  db: DB,
-  sel: SampleSelection,
-  opts: { splitBy: 'session' | 'turn'; labels: boolean },
-  rowsPerQuery?: number,
-): PlanColumns {
+export function listPlanColumns(db: DB, sel: SampleSelection, opts: PlanColumnsOptions, rowsPerQuery?: number): PlanColumns {
   if (byClusterIndex(db, sel, opts)) {
-    const columns = planColumnsByCluster(db, sel, rowsPerQuery ?? CLUSTER_CHUNK);
+    const columns = planColumnsByCluster(db, sel, rowsPerQuery ?? PLAN_CHUNK);
     if (columns) return columns;
   }
   const { from, keyed } = planSource(db, sel);
-  // keyed, each chunk is a seek, as in the cluster index: small chunks die young (at 1,000,000 decisions,
-  // an alpaca plan with `since: 0` peaked at 257 MB with 4,096 rows a query, 265 with 16,384, 356 with 65,536)
-  const chunk = rowsPerQuery ?? (keyed ? CLUSTER_CHUNK : PLAN_CHUNK);
+  const chunk = rowsPerQuery ?? (sel.pairsOnly ? PAIR_CHUNK : PLAN_CHUNK);
   const { where, params } = selectionWhere(sel, hasExclusions(db), keyed);
   const inner = `SELECT s.rowid AS r, coalesce(s.cluster_id, s.id) AS cluster,
       ${opts.splitBy === 'turn' ? 'coalesce(s.turn_id, s.id)' : 's.session_id'} AS grp,
@@ -281,22 +314,21 @@ export function listPlanColumns(
   const names = ['r', 'cluster', 'grp', 'flags', ...(opts.labels ? ['id', 'label'] : [])] as const;
   const sql = `SELECT ${keyed ? 'max(t)' : 'NULL'}, ${names.map((c) => `json_group_array(${c})`).join(', ')} FROM (${inner})`;
   const s = stmt(db, sql).raw(true);
-  const b = new PlanColumnsBuilder();
+  const b = new PlanColumnsBuilder(opts.labels);
   // clusters numbered in order of first appearance; a selection with a time window or of pairs only is
   // read here, and most of its clusters are single samples: their ids are numbered by digest, not in a Map
   const clusterNo = new IdNumbering();
-  const ids: string[] = [];
-  const labels: (string | null)[] = [];
   try {
     // a chunk's last row is where the next one starts: its rowid, and its time when keyed; keyed, the first
     // chunk starts at since (created_at >= 0, rowids > 0)
     for (let after = 0, afterTime = sel.since ?? -1; ;) {
       const [lastTime, ...texts] = s.get({ ...params, after, afterTime }) as [number | null, ...string[]];
       const [r, cluster, grp, flags] = texts.slice(0, 4).map((t) => JSON.parse(t) as unknown[]) as [number[], string[], string[], number[]];
+      const first = b.n;
       for (let i = 0; i < r.length; i++) b.push(r[i]!, clusterNo.numberOf(cluster[i]!), grp[i]!, flags[i]!);
       if (opts.labels) {
-        for (const x of JSON.parse(texts[4]!) as string[]) ids.push(x);
-        for (const x of JSON.parse(texts[5]!) as (string | null)[]) labels.push(x);
+        const [ids, labels] = [JSON.parse(texts[4]!) as string[], JSON.parse(texts[5]!) as (string | null)[]];
+        for (let i = 0; i < r.length; i++) b.labelRow(first + i, ids[i]!, labels[i]!);
       }
       if (r.length < chunk) break;
       after = r[r.length - 1]!;
@@ -310,7 +342,7 @@ export function listPlanColumns(
   // order (this guards that assumption); keyed, they come by time, mostly in rowid order, and are sorted here
   const r = b.r.subarray(0, b.n);
   const ascending = r.every((x, i) => i === 0 || x > r[i - 1]!);
-  return b.columns(ascending ? undefined : rowidOrder(r), opts.labels ? { id: ids, label: labels } : {});
+  return b.columns(ascending ? undefined : rowidOrder(r));
 }
 
 /** The index that holds every column of the default plan but the collection strategy (cluster, type, status, quality, session, correction). */
@@ -326,7 +358,7 @@ const STRATEGY_CONDITION = "s.correction_id IS NULL AND s.collection_strategy IN
  * an id. The table scan reads every page of the samples (0.2 s of CPU at 252,500 samples); the index is a
  * tenth of that, and hands the rows over grouped by cluster.
  */
-function byClusterIndex(db: DB, sel: SampleSelection, opts: { splitBy: 'session' | 'turn'; labels: boolean }): boolean {
+function byClusterIndex(db: DB, sel: SampleSelection, opts: PlanColumnsOptions): boolean {
   if (sel.pairsOnly || sel.since !== null || sel.until !== null || opts.splitBy !== 'session' || opts.labels) return false;
   if (!hasIndex(db, CLUSTER_INDEX) || !hasIndex(db, STRATEGY_INDEX)) return false;
   // a sample without a cluster is folded by its own id, which the index does not hold; chunks start after a cluster id
