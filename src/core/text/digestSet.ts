@@ -3,7 +3,7 @@
 //   base64 SHA-256 strings took about 90 bytes a record, and an export remembers every record it writes: at
 //   1,000,000 decisions (697,000 alpaca records) that was 65 MB of the heap, and it grew to the end. Here a
 //   record takes 12 bytes.
-// - IdNumbering: a number for each distinct id (an export plan's clusters). A Map of 697,000 cluster ids
+// - IdNumbering: a number for each distinct id (an export plan's clusters and groups). A Map of 697,000 cluster ids
 //   held about 100 MB at 1,000,000 decisions; here an id takes 16 bytes.
 
 import { hash } from 'node:crypto';

@@ -215,9 +215,12 @@ class PlanColumnsBuilder {
   /** The id and label of row i (pushed already), when the plan balances labels. */
   labelRow(i: number, id: string, label: string | null): void {
     this.keyOf!(id, this.idKey!, i);
-    // each parsed label is a string of its own: one kept per distinct label
+    // each parsed label is a string of its own: the first of each distinct label is kept for all its rows
     let text = label;
-    if (label !== null && (text = this.labelText.get(label) ?? null) === null) this.labelText.set(label, (text = label));
+    if (label !== null) {
+      text = this.labelText.get(label) ?? label;
+      if (text === label) this.labelText.set(label, label);
+    }
     this.label[i] = text;
   }
 
