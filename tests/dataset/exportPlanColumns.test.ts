@@ -3,7 +3,7 @@ import { collectSamples } from '../../src/core/dataset';
 import { resolveExport, selectionOf } from '../../src/core/dataset/exportPlan';
 import { listPlanColumns } from '../../src/core/db/repositories/exportSamples';
 import { buildFixture, type Fixture } from './fixture';
-import { byFirstAppearance, idDigest, idKeysOf, planView } from '../helpers/planColumns';
+import { byFirstAppearance, groupKeyText, idDigest, idKeysOf, planView } from '../helpers/planColumns';
 
 let f: Fixture;
 
@@ -30,21 +30,21 @@ describe('the plan columns', () => {
     for (const format of ['raw', 'ranking'] as const) {
       for (const splitBy of ['session', 'turn'] as const) {
         const sel = selectionOf(resolveExport({ format, includeUnreviewed: true, includeBelowQuality: true }));
-        const whole = listPlanColumns(f.ctx.db, sel, { splitBy, labels: idDigest });
+        const whole = listPlanColumns(f.ctx.db, sel, { splitBy, groupKey: idDigest, labels: idDigest });
         const expected = planRows(format, splitBy);
         expect(expected.length).toBeGreaterThan(3);
         const view = planView(whole);
         expect(view.r).toEqual(expected.map((x) => x.r));
         expect(view.cluster).toEqual(byFirstAppearance(expected.map((x) => x.cluster)));
         expect(whole.clusters).toBe(new Set(expected.map((x) => x.cluster)).size);
-        expect(view.grp).toEqual(expected.map((x) => x.grp));
+        expect(view.grp).toEqual(expected.map((x) => groupKeyText(x.grp)));
         expect(view.flags).toEqual(expected.map((x) => x.flags));
         expect(Array.from(whole.idKey!)).toEqual(idKeysOf(expected.map((x) => x.id)));
         for (const chunk of [1, 2, 3, expected.length, expected.length + 1]) {
-          expect(listPlanColumns(f.ctx.db, sel, { splitBy, labels: idDigest }, chunk)).toEqual(whole);
+          expect(listPlanColumns(f.ctx.db, sel, { splitBy, groupKey: idDigest, labels: idDigest }, chunk)).toEqual(whole);
         }
         // raw split by session reads the cluster index (migration 0184), which numbers the clusters in its order
-        expect(planView(listPlanColumns(f.ctx.db, sel, { splitBy, labels: null }, 2))).toEqual(view);
+        expect(planView(listPlanColumns(f.ctx.db, sel, { splitBy, groupKey: idDigest, labels: null }, 2))).toEqual(view);
       }
     }
   });

@@ -45,7 +45,7 @@ describe('the plan of an export with a time window', () => {
             listPlanColumns(
               db,
               selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true, ...o })),
-              { splitBy, labels: labels ? idDigest : null },
+              { splitBy, groupKey: idDigest, labels: labels ? idDigest : null },
               chunk,
             );
           const all = view(columns({}));

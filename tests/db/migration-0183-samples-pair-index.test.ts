@@ -28,7 +28,7 @@ describe('migration 0183: an index of the samples that hold a pair', () => {
               listPlanColumns(
                 db,
                 selectionOf(resolveExport({ format, includeUnreviewed })),
-                { splitBy, labels: labels ? idDigest : null },
+                { splitBy, groupKey: idDigest, labels: labels ? idDigest : null },
                 7,
               ),
             ),

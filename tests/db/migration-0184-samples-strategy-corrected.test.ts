@@ -8,7 +8,7 @@ import { planExport, resolveExport, selectionOf } from '../../src/core/dataset/e
 import { listPlanColumns } from '../../src/core/db/repositories/exportSamples';
 import type { DB } from '../../src/core/db/connection';
 import { explain, recordPrepared } from '../helpers/db';
-import { planView, withCollected } from '../helpers/planColumns';
+import { idDigest, planView, withCollected } from '../helpers/planColumns';
 
 const FORMATS = ['raw', 'csv', 'alpaca', 'kto'] as const;
 
@@ -18,7 +18,9 @@ function plans(db: DB, dir: string) {
     [false, true].map((includeUnreviewed) => {
       const r = resolveExport({ format, includeUnreviewed });
       const sel = selectionOf(r);
-      const chunks = [1, 2, 3, 7, 1000].map((chunk) => planView(listPlanColumns(db, sel, { splitBy: 'session', labels: null }, chunk)));
+      const chunks = [1, 2, 3, 7, 1000].map((chunk) =>
+        planView(listPlanColumns(db, sel, { splitBy: 'session', groupKey: idDigest, labels: null }, chunk)),
+      );
       const plan = planExport({ db, workspaceDir: dir }, r);
       return { chunks, plan };
     }),
@@ -59,12 +61,12 @@ describe('migration 0184: an index of the samples corrected by their strategy al
       const top = db.prepare('SELECT max(rowid) FROM dataset_samples').pluck().get() as number;
       expect(top).toBeGreaterThan(8 * n + 1024);
       const byIndex = recordPrepared(db, (sql) => sql.includes('INDEXED BY idx_samples_cluster_filters'));
-      const sparse = listPlanColumns(db, sel, { splitBy: 'session', labels: null }, 3);
+      const sparse = listPlanColumns(db, sel, { splitBy: 'session', groupKey: idDigest, labels: null }, 3);
       expect(byIndex.length).toBeGreaterThan(0);
       expect(sparse.r.length).toBe(n);
       db.exec('DROP INDEX idx_samples_strategy_corrected');
       byIndex.length = 0;
-      const fromTable = listPlanColumns(db, sel, { splitBy: 'session', labels: null }, 3);
+      const fromTable = listPlanColumns(db, sel, { splitBy: 'session', groupKey: idDigest, labels: null }, 3);
       expect(byIndex).toEqual([]);
       expect(planView(sparse)).toEqual(planView(fromTable));
     }));
@@ -73,7 +75,7 @@ describe('migration 0184: an index of the samples corrected by their strategy al
     withCollected(120, (db, dir) => {
       const sel = selectionOf(resolveExport({ format: 'raw', includeUnreviewed: true }));
       const byIndex = recordPrepared(db, (sql) => sql.includes('INDEXED BY idx_samples_cluster_filters'));
-      const before = listPlanColumns(db, sel, { splitBy: 'session', labels: null });
+      const before = listPlanColumns(db, sel, { splitBy: 'session', groupKey: idDigest, labels: null });
       expect(byIndex.length).toBeGreaterThan(0);
       // the first sample joins the cluster of another one, then leaves every cluster
       const [first, second] = [before.r[0]!, before.r[1]!];
@@ -81,11 +83,11 @@ describe('migration 0184: an index of the samples corrected by their strategy al
         second,
         first,
       );
-      const joined = listPlanColumns(db, sel, { splitBy: 'session', labels: null });
+      const joined = listPlanColumns(db, sel, { splitBy: 'session', groupKey: idDigest, labels: null });
       expect(joined.clusterNo[0]).toBe(joined.clusterNo[1]);
       db.prepare('UPDATE dataset_samples SET cluster_id = NULL WHERE rowid = ?').run(first);
       byIndex.length = 0;
-      const after = listPlanColumns(db, sel, { splitBy: 'session', labels: null });
+      const after = listPlanColumns(db, sel, { splitBy: 'session', groupKey: idDigest, labels: null });
       expect(byIndex).toEqual([]);
       expect(after.r).toEqual(before.r);
       // folded by its own id: a cluster of its own

@@ -29,12 +29,12 @@ export function byFirstAppearance<T>(xs: Iterable<T>): number[] {
 
 /**
  * A plan's columns as plain values to compare: rowids, each row's cluster (numbered by first appearance, since
- * the plan's own numbers depend on how it read the rows), its group's name and its flags.
+ * the plan's own numbers depend on how it read the rows), its group's key (groupKeyText) and its flags.
  */
 export const planView = (c: PlanColumns) => ({
   r: Array.from(c.r),
   cluster: byFirstAppearance(c.clusterNo),
-  grp: Array.from(c.grpNo, (g) => c.groups[g]),
+  grp: Array.from(c.grpNo, (g) => Array.from(c.groupKey.subarray(g * ID_KEY_WORDS, (g + 1) * ID_KEY_WORDS)).join('.')),
   flags: Array.from(c.flags),
 });
 
@@ -43,3 +43,6 @@ export const idDigest: IdKey = (id, out, at) => out.set(stringDigest(id, new Uin
 
 /** The id keys (idDigest) of these ids, one after the other, as a plan holds them. */
 export const idKeysOf = (ids: string[]): number[] => ids.flatMap((id) => Array.from(stringDigest(id, new Uint32Array(ID_KEY_WORDS))));
+
+/** A group's key in planView when the plan was read with groupKey idDigest: the digest of its name. */
+export const groupKeyText = (name: string): string => Array.from(stringDigest(name, new Uint32Array(ID_KEY_WORDS))).join('.');

@@ -174,12 +174,11 @@ export interface ExportPlan {
 /** Folded approved samples the summary lists by id. */
 const FOLDED_LISTED = 200;
 
-const seededKey = (seed: string, id: string) => hash('sha256', `${seed}\u0000${id}`, 'hex');
-
 /**
- * The first ID_KEY_WORDS 32-bit words of seededKey, big-endian: compared word by word they order ids as
- * their keys' hex text does (up to a tie in 96 bits, about n² / 2^97), in 12 bytes instead of a 64-letter
- * string. A balanced or turn-split plan at 1,000,000 decisions orders about a million ids.
+ * The seeded order of ids (samples to balance, groups to split): the first ID_KEY_WORDS 32-bit words of
+ * SHA-256(seed NUL id), big-endian. Compared word by word they order ids as the digest's hex text did (up to a
+ * tie in 96 bits, about n² / 2^97), in 12 bytes instead of a 64-letter string. A balanced or turn-split plan at
+ * 1,000,000 decisions orders about a million ids.
  */
 const seededWords =
   (seed: string): IdKey =>
@@ -227,7 +226,8 @@ function better(rows: PlanColumns, a: number, b: number, curated: Curated): bool
  * its id, was most of the plan's garbage, and only the few folded samples the summary lists need an id.
  */
 export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
-  const rows = listPlanColumns(ctx.db, selectionOf(r), { splitBy: r.splitBy, labels: r.balance ? seededWords(r.seed) : null });
+  const keyOf = seededWords(r.seed);
+  const rows = listPlanColumns(ctx.db, selectionOf(r), { splitBy: r.splitBy, groupKey: keyOf, labels: r.balance ? keyOf : null });
   const n = rows.r.length;
   const winnerOf = clusterWinners(ctx, rows);
   // row indexes, in a typed array: at 1,000,000 decisions a plan chooses 1,240,000 samples
@@ -248,7 +248,7 @@ export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
   if (r.balance) chosen = balanceLabels(rows, chosen);
   const { validation, notes, achieved, validationWritten } = splitRows(rows, chosen, r);
   return {
-    rowids: Float64Array.from(chosen, (i) => rows.r[i]!),
+    rowids: rowidsOf(rows, chosen),
     validation,
     foldedApproved: { count: foldedApproved, listed: foldedSamples(ctx, folded) },
     foldedTotal: n - before,
@@ -258,6 +258,17 @@ export function planExport(ctx: ServiceContext, r: Resolved): ExportPlan {
     achievedTrainShare: achieved,
     validationWritten,
   };
+}
+
+/**
+ * The rowids of the chosen rows. Not Float64Array.from(chosen, f): from an iterable it first lists every
+ * value in a plain array, about 30 MB of boxed numbers for the 1,240,000 rows of a csv export at 1,000,000
+ * decisions, which made that export's peak RSS.
+ */
+function rowidsOf(rows: PlanColumns, chosen: Int32Array): Float64Array {
+  const rowids = new Float64Array(chosen.length);
+  for (let c = 0; c < chosen.length; c++) rowids[c] = rows.r[chosen[c]!]!;
+  return rowids;
 }
 
 /**
@@ -324,11 +335,11 @@ function splitRows(
   chosen: Int32Array,
   r: Resolved,
 ): { validation: Uint8Array; notes: string[]; achieved: number | null; validationWritten: boolean } {
-  const { groupOf, names, sizes } = groupsOf(rows, chosen);
-  const train = new Uint8Array(names.length);
+  const { groupOf, groups, sizes } = groupsOf(rows, chosen);
+  const train = new Uint8Array(groups.length);
   const target = r.trainSplit * chosen.length;
   let acc = 0;
-  for (const k of seededOrder(names, r.seed)) {
+  for (const k of seededOrder(rows.groupKey, groups)) {
     if (acc >= target) break;
     // a large group that would overshoot the target by more than it now falls short waits for validation
     const n = sizes[k]!;
@@ -347,7 +358,7 @@ function splitRows(
   if (!validationWritten && r.trainSplit < 1 && chosen.length) {
     const unit = r.splitBy === 'turn' ? 'turns' : 'sessions';
     notes.push(
-      `no validation split: ${names.length} ${unit} cannot be split ${r.trainSplit} / ${Math.round((1 - r.trainSplit) * 100) / 100} without breaking a ${unit === 'turns' ? 'turn' : 'conversation'} apart; ` +
+      `no validation split: ${groups.length} ${unit} cannot be split ${r.trainSplit} / ${Math.round((1 - r.trainSplit) * 100) / 100} without breaking a ${unit === 'turns' ? 'turn' : 'conversation'} apart; ` +
         (r.splitBy === 'session' ? 'every record is in train (ask for splitBy turn for a turn-level split)' : 'every record is in train'),
     );
   }
@@ -360,39 +371,38 @@ function splitRows(
   return { validation, notes, achieved, validationWritten };
 }
 
-/** The indexes of names in the order of their seeded keys (a tie in 96 bits is settled by the whole key). */
-function seededOrder(names: string[], seed: string): Int32Array {
-  const keys = new Uint32Array(names.length * ID_KEY_WORDS);
-  const keyOf = seededWords(seed);
-  for (let k = 0; k < names.length; k++) keyOf(names[k]!, keys, k);
-  const whole = (k: number) => seededKey(seed, names[k]!);
-  return Int32Array.from(names.keys()).sort((a, b) => compareKeys(keys, a, b) || (a === b ? 0 : whole(a) < whole(b) ? -1 : 1));
+/**
+ * The indexes of groups (the plan's group numbers of the chosen rows' groups) in the order of their seeded
+ * keys; keys equal in their 96 bits keep the order of first appearance.
+ */
+function seededOrder(keys: Uint32Array, groups: Int32Array): Int32Array {
+  return new Int32Array(groups.length).map((_, k) => k).sort((a, b) => compareKeys(keys, groups[a]!, groups[b]!) || a - b);
 }
 
 /**
  * The groups of the chosen rows, numbered in order of first appearance, with their sizes, and each chosen
  * row's group number: one lookup per row instead of three (count, then train or validation), which was
  * most of csv's split (128,010 rows). The columns number every selected row's group already; this keeps
- * the groups of the chosen rows only.
+ * the groups of the chosen rows only (groups[k]: the plan's number of group k).
  */
-function groupsOf(rows: PlanColumns, chosen: Int32Array): { groupOf: Int32Array; names: string[]; sizes: number[] } {
-  const numbers = new Int32Array(rows.groups.length).fill(-1);
-  const names: string[] = [];
+function groupsOf(rows: PlanColumns, chosen: Int32Array): { groupOf: Int32Array; groups: Int32Array; sizes: number[] } {
+  const numbers = new Int32Array(rows.groups).fill(-1);
+  const groups: number[] = [];
   const sizes: number[] = [];
   const groupOf = new Int32Array(chosen.length);
   for (let c = 0; c < chosen.length; c++) {
     const g = rows.grpNo[chosen[c]!]!;
     let k = numbers[g]!;
     if (k < 0) {
-      k = names.length;
+      k = groups.length;
       numbers[g] = k;
-      names.push(rows.groups[g]!);
+      groups.push(g);
       sizes.push(0);
     }
     sizes[k]!++;
     groupOf[c] = k;
   }
-  return { groupOf, names, sizes };
+  return { groupOf, groups: Int32Array.from(groups), sizes };
 }
 
 /** The split of the planned sample with this rowid; undefined when the plan does not hold it. */

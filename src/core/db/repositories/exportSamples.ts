@@ -67,9 +67,13 @@ export interface PlanColumns {
    */
   clusterNo: Int32Array;
   clusters: number;
-  /** What the split keeps together (the session, or the turn, the sample when it has none): its name is groups[grpNo[i]]. */
+  /**
+   * What the split keeps together (the session, or the turn, the sample when it has none) as a number from 0
+   * to groups - 1; the key of group g (PlanColumnsOptions.groupKey of its name) is at groupKey[g * ID_KEY_WORDS].
+   */
   grpNo: Int32Array;
-  groups: string[];
+  groups: number;
+  groupKey: Uint32Array;
   /**
    * Only when the export balances labels: the key each row's id sorts by in the seeded order (IdKey,
    * ID_KEY_WORDS words a row), and its step and label (gate:write, wg:refused, ...; one string per label).
@@ -82,13 +86,18 @@ export interface PlanColumns {
 export const ID_KEY_WORDS = 3;
 /**
  * Writes the key an id sorts by (ID_KEY_WORDS words) at out[at * ID_KEY_WORDS]. The plan keeps this key
- * and not the id: 1,240,000 ids were 68 MB of a balanced plan at 1,000,000 decisions; their keys are 15 MB.
+ * and not the id: 1,240,000 ids were 68 MB of a balanced plan at 1,000,000 decisions, their keys are 15 MB;
+ * 717,715 turn names about 40 MB of a plan split by turn, their keys 9 MB.
  */
 export type IdKey = (id: string, out: Uint32Array, at: number) => void;
 
-/** How the plan reads its columns: split by session or turn, and with labels (keyed by idKey) when it balances them. */
+/**
+ * How the plan reads its columns: split by session or turn, each group's name keyed by groupKey, and with
+ * labels (each id keyed by the IdKey given) when it balances them.
+ */
 export interface PlanColumnsOptions {
   splitBy: 'session' | 'turn';
+  groupKey: IdKey;
   labels: IdKey | null;
 }
 
@@ -182,7 +191,7 @@ const PAIR_CHUNK = 65_536;
 
 /**
  * The plan's columns as they are read, grown by doubling, with the cluster and group ids numbered as they
- * come (numbers, not a string per row; group names are kept once each, for the split's seeded order).
+ * come (numbers, not a string per row; each group's key once).
  */
 class PlanColumnsBuilder {
   n = 0;
@@ -193,12 +202,16 @@ class PlanColumnsBuilder {
   idKey: Uint32Array | null;
   readonly label: (string | null)[] = [];
   clusters = 0;
-  readonly groups: string[] = [];
+  groupKey = new Uint32Array(1024 * ID_KEY_WORDS);
   private readonly groupNo = new IdNumbering();
   private readonly labelText = new Map<string, string>();
+  private readonly keyOf: IdKey | null;
+  private readonly groupKeyOf: IdKey;
 
-  constructor(private readonly keyOf: IdKey | null = null) {
-    this.idKey = keyOf ? new Uint32Array(1024 * ID_KEY_WORDS) : null;
+  constructor(opts: PlanColumnsOptions) {
+    this.keyOf = opts.labels;
+    this.groupKeyOf = opts.groupKey;
+    this.idKey = opts.labels ? new Uint32Array(1024 * ID_KEY_WORDS) : null;
   }
 
   push(r: number, clusterNo: number, grp: string, flags: number): void {
@@ -207,8 +220,16 @@ class PlanColumnsBuilder {
     this.r[i] = r;
     this.flags[i] = flags;
     this.clusterNo[i] = clusterNo;
+    const groups = this.groupNo.size;
     const g = this.groupNo.numberOf(grp);
-    if (g === this.groups.length) this.groups.push(grp);
+    if (g === groups) {
+      if ((g + 1) * ID_KEY_WORDS > this.groupKey.length) {
+        const wider = new Uint32Array(this.groupKey.length * 2);
+        wider.set(this.groupKey);
+        this.groupKey = wider;
+      }
+      this.groupKeyOf(grp, this.groupKey, g);
+    }
     this.grpNo[i] = g;
   }
 
@@ -225,7 +246,8 @@ class PlanColumnsBuilder {
   }
 
   private grow(): void {
-    const size = this.r.length * 2;
+    // by half: at 1,240,000 rows doubling left 2,097,152 slots (29 bytes each with id keys), half again 1,515,860
+    const size = Math.ceil(this.r.length * 1.5);
     const widen = <T extends Float64Array | Uint8Array | Int32Array | Uint32Array>(a: T, make: new (n: number) => T, words = 1): T => {
       const b = new make(size * words);
       b.set(a);
@@ -251,7 +273,8 @@ class PlanColumnsBuilder {
       clusterNo: this.clusterNo.subarray(0, n),
       clusters: this.clusters,
       grpNo: this.grpNo.subarray(0, n),
-      groups: this.groups,
+      groups: this.groupNo.size,
+      groupKey: this.groupKey.subarray(0, this.groupNo.size * ID_KEY_WORDS),
       ...(this.idKey ? { idKey: this.idKey.subarray(0, n * ID_KEY_WORDS), label: this.label } : {}),
     };
   }
@@ -300,7 +323,7 @@ class PlanColumnsBuilder {
  */
 export function listPlanColumns(db: DB, sel: SampleSelection, opts: PlanColumnsOptions, rowsPerQuery?: number): PlanColumns {
   if (byClusterIndex(db, sel, opts)) {
-    const columns = planColumnsByCluster(db, sel, rowsPerQuery ?? PLAN_CHUNK);
+    const columns = planColumnsByCluster(db, sel, opts, rowsPerQuery ?? PLAN_CHUNK);
     if (columns) return columns;
   }
   const { from, keyed } = planSource(db, sel);
@@ -317,7 +340,7 @@ export function listPlanColumns(db: DB, sel: SampleSelection, opts: PlanColumnsO
   const names = ['r', 'cluster', 'grp', 'flags', ...(opts.labels ? ['id', 'label'] : [])] as const;
   const sql = `SELECT ${keyed ? 'max(t)' : 'NULL'}, ${names.map((c) => `json_group_array(${c})`).join(', ')} FROM (${inner})`;
   const s = stmt(db, sql).raw(true);
-  const b = new PlanColumnsBuilder(opts.labels);
+  const b = new PlanColumnsBuilder(opts);
   // clusters numbered in order of first appearance; a selection with a time window or of pairs only is
   // read here, and most of its clusters are single samples: their ids are numbered by digest, not in a Map
   const clusterNo = new IdNumbering();
@@ -377,7 +400,7 @@ const CLUSTER_COLUMNS = ['r', 'cluster', 'grp', 'flags'] as const;
  * samples corrected by their strategy alone come from their own index. Null when SQLite did not hand the
  * rows over grouped by cluster (the table is read then).
  */
-function planColumnsByCluster(db: DB, sel: SampleSelection, chunk: number): PlanColumns | null {
+function planColumnsByCluster(db: DB, sel: SampleSelection, opts: PlanColumnsOptions, chunk: number): PlanColumns | null {
   const { where, params } = selectionWhere(sel, hasExclusions(db));
   const corrected = new Set(
     stmt(db, `SELECT s.rowid FROM dataset_samples s INDEXED BY ${STRATEGY_INDEX} WHERE ${STRATEGY_CONDITION}`).pluck().all() as number[],
@@ -393,7 +416,7 @@ function planColumnsByCluster(db: DB, sel: SampleSelection, chunk: number): Plan
       ),
       params,
     );
-  const out = new ClusterNumbering(corrected);
+  const out = new ClusterNumbering(corrected, new PlanColumnsBuilder(opts));
   for (let after = ''; ;) {
     const c = read('s.cluster_id > @after', `LIMIT ${chunk}`)({ after });
     const n = c.r.length;
@@ -419,10 +442,12 @@ function planColumnsByCluster(db: DB, sel: SampleSelection, chunk: number): Plan
 
 /** Rows read in cluster order, numbered by cluster as they come. */
 class ClusterNumbering {
-  readonly builder = new PlanColumnsBuilder();
   private previous: string | undefined;
 
-  constructor(private readonly corrected: Set<number>) {}
+  constructor(
+    private readonly corrected: Set<number>,
+    readonly builder: PlanColumnsBuilder,
+  ) {}
 
   /** Appends the first n rows of c; false when they are not in cluster order. */
   append(c: ClusterColumns, n: number): boolean {
