@@ -45,4 +45,4 @@ export const idDigest: IdKey = (id, out, at) => out.set(stringDigest(id, new Uin
 export const idKeysOf = (ids: string[]): number[] => ids.flatMap((id) => Array.from(stringDigest(id, new Uint32Array(ID_KEY_WORDS))));
 
 /** A group's key in planView when the plan was read with groupKey idDigest: the digest of its name. */
-export const groupKeyText = (name: string): string => Array.from(stringDigest(name, new Uint32Array(ID_KEY_WORDS))).join('.');
+export const groupKeyText = (name: string): string => idKeysOf([name]).join('.');

@@ -189,8 +189,15 @@ const PLAN_CHUNK = 4_096;
  */
 const PAIR_CHUNK = 65_536;
 
+/** A copy of a with room for size values (the values of a first). */
+function widened<T extends Float64Array | Uint8Array | Int32Array | Uint32Array>(a: T, size: number): T {
+  const b = new (a.constructor as new (n: number) => T)(size);
+  b.set(a);
+  return b;
+}
+
 /**
- * The plan's columns as they are read, grown by doubling, with the cluster and group ids numbered as they
+ * The plan's columns as they are read, grown by half, with the cluster and group ids numbered as they
  * come (numbers, not a string per row; each group's key once).
  */
 class PlanColumnsBuilder {
@@ -223,11 +230,7 @@ class PlanColumnsBuilder {
     const groups = this.groupNo.size;
     const g = this.groupNo.numberOf(grp);
     if (g === groups) {
-      if ((g + 1) * ID_KEY_WORDS > this.groupKey.length) {
-        const wider = new Uint32Array(this.groupKey.length * 2);
-        wider.set(this.groupKey);
-        this.groupKey = wider;
-      }
+      if ((g + 1) * ID_KEY_WORDS > this.groupKey.length) this.groupKey = widened(this.groupKey, this.groupKey.length * 2);
       this.groupKeyOf(grp, this.groupKey, g);
     }
     this.grpNo[i] = g;
@@ -248,16 +251,11 @@ class PlanColumnsBuilder {
   private grow(): void {
     // by half: at 1,240,000 rows doubling left 2,097,152 slots (29 bytes each with id keys), half again 1,515,860
     const size = Math.ceil(this.r.length * 1.5);
-    const widen = <T extends Float64Array | Uint8Array | Int32Array | Uint32Array>(a: T, make: new (n: number) => T, words = 1): T => {
-      const b = new make(size * words);
-      b.set(a);
-      return b;
-    };
-    this.r = widen(this.r, Float64Array);
-    this.flags = widen(this.flags, Uint8Array);
-    this.clusterNo = widen(this.clusterNo, Int32Array);
-    this.grpNo = widen(this.grpNo, Int32Array);
-    if (this.idKey) this.idKey = widen(this.idKey, Uint32Array, ID_KEY_WORDS);
+    this.r = widened(this.r, size);
+    this.flags = widened(this.flags, size);
+    this.clusterNo = widened(this.clusterNo, size);
+    this.grpNo = widened(this.grpNo, size);
+    if (this.idKey) this.idKey = widened(this.idKey, size * ID_KEY_WORDS);
   }
 
   /**
