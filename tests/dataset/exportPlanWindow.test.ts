@@ -14,8 +14,11 @@ type Window = Pick<ExportOptions, 'since' | 'until'>;
 const T0 = 1_000_000;
 const WINDOWS: Window[] = [{ since: T0 + 100 }, { until: T0 + 300 }, { since: T0 + 100, until: T0 + 300 }, { since: T0 + 250 }];
 
+/** Each row's label text (null for none), when the plan balances. */
+const labelsOf = (c: PlanColumns) => (c.labelNo ? Array.from(c.labelNo, (l) => (l < 0 ? null : c.labels![l]!)) : null);
+
 /** The plan's view, with each row's id key and label when it balances. */
-const view = (c: PlanColumns) => ({ ...planView(c), idKey: c.idKey ? Array.from(c.idKey) : null, label: c.label ?? null });
+const view = (c: PlanColumns) => ({ ...planView(c), idKey: c.idKey ? Array.from(c.idKey) : null, label: labelsOf(c) });
 
 /** The view of the rows of `all` whose time passes `keep`, clusters numbered again by first appearance. */
 function filtered(all: ReturnType<typeof view>, keep: (i: number) => boolean) {

@@ -76,10 +76,12 @@ export interface PlanColumns {
   groupKey: Uint32Array;
   /**
    * Only when the export balances labels: the key each row's id sorts by in the seeded order (IdKey,
-   * ID_KEY_WORDS words a row), and its step and label (gate:write, wg:refused, ...; one string per label).
+   * ID_KEY_WORDS words a row), and its step and label (gate:write, wg:refused, ...) as a number into labels,
+   * -1 for none. A string per row was 8 bytes of old space a row, grown by copying, at 1,000,000 decisions.
    */
   idKey?: Uint32Array;
-  label?: (string | null)[];
+  labelNo?: Int32Array;
+  labels?: string[];
 }
 
 /** Words of a row's id key in PlanColumns.idKey. */
@@ -207,11 +209,13 @@ class PlanColumnsBuilder {
   clusterNo = new Int32Array(1024);
   grpNo = new Int32Array(1024);
   idKey: Uint32Array | null;
-  readonly label: (string | null)[] = [];
+  labelNo: Int32Array | null;
   clusters = 0;
   groupKey = new Uint32Array(1024 * ID_KEY_WORDS);
   private readonly groupNo = new IdNumbering();
-  private readonly labelText = new Map<string, string>();
+  /** each distinct label's number: its place in labels */
+  private readonly labelNumber = new Map<string, number>();
+  readonly labels: string[] = [];
   private readonly keyOf: IdKey | null;
   private readonly groupKeyOf: IdKey;
 
@@ -219,6 +223,7 @@ class PlanColumnsBuilder {
     this.keyOf = opts.labels;
     this.groupKeyOf = opts.groupKey;
     this.idKey = opts.labels ? new Uint32Array(1024 * ID_KEY_WORDS) : null;
+    this.labelNo = opts.labels ? new Int32Array(1024) : null;
   }
 
   push(r: number, clusterNo: number, grp: string, flags: number): void {
@@ -239,13 +244,12 @@ class PlanColumnsBuilder {
   /** The id and label of row i (pushed already), when the plan balances labels. */
   labelRow(i: number, id: string, label: string | null): void {
     this.keyOf!(id, this.idKey!, i);
-    // each parsed label is a string of its own: the first of each distinct label is kept for all its rows
-    let text = label;
+    let no = -1;
     if (label !== null) {
-      text = this.labelText.get(label) ?? label;
-      if (text === label) this.labelText.set(label, label);
+      no = this.labelNumber.get(label) ?? this.labels.length;
+      if (no === this.labels.length) this.labelNumber.set(label, this.labels.push(label) - 1);
     }
-    this.label[i] = text;
+    this.labelNo![i] = no;
   }
 
   private grow(): void {
@@ -256,6 +260,7 @@ class PlanColumnsBuilder {
     this.clusterNo = widened(this.clusterNo, size);
     this.grpNo = widened(this.grpNo, size);
     if (this.idKey) this.idKey = widened(this.idKey, size * ID_KEY_WORDS);
+    if (this.labelNo) this.labelNo = widened(this.labelNo, size);
   }
 
   /**
@@ -273,19 +278,21 @@ class PlanColumnsBuilder {
       grpNo: this.grpNo.subarray(0, n),
       groups: this.groupNo.size,
       groupKey: this.groupKey.subarray(0, this.groupNo.size * ID_KEY_WORDS),
-      ...(this.idKey ? { idKey: this.idKey.subarray(0, n * ID_KEY_WORDS), label: this.label } : {}),
+      ...(this.idKey && this.labelNo
+        ? { idKey: this.idKey.subarray(0, n * ID_KEY_WORDS), labelNo: this.labelNo.subarray(0, n), labels: this.labels }
+        : {}),
     };
   }
 
   /** Row j becomes the row that was at order[j] (order: a permutation of the rows read). */
   private permute(order: Int32Array): void {
-    const { r, flags, clusterNo, grpNo, idKey, label } = this;
+    const { r, flags, clusterNo, grpNo, idKey, labelNo } = this;
     const W = ID_KEY_WORDS;
     const k0 = new Uint32Array(W);
     const done = new Uint8Array(order.length);
     for (let start = 0; start < order.length; start++) {
       if (done[start]) continue;
-      const [r0, f0, c0, g0, l0] = [r[start]!, flags[start]!, clusterNo[start]!, grpNo[start]!, label[start] ?? null];
+      const [r0, f0, c0, g0, l0] = [r[start]!, flags[start]!, clusterNo[start]!, grpNo[start]!, labelNo?.[start] ?? -1];
       if (idKey) k0.set(idKey.subarray(start * W, start * W + W));
       // along the cycle through start, each place takes the row order names for it; the last takes start's row
       let j = start;
@@ -294,17 +301,17 @@ class PlanColumnsBuilder {
         flags[j] = flags[from]!;
         clusterNo[j] = clusterNo[from]!;
         grpNo[j] = grpNo[from]!;
-        if (idKey) {
+        if (idKey && labelNo) {
           for (let w = 0; w < W; w++) idKey[j * W + w] = idKey[from * W + w]!;
-          label[j] = label[from] ?? null;
+          labelNo[j] = labelNo[from]!;
         }
         done[j] = 1;
         j = from;
       }
       [r[j], flags[j], clusterNo[j], grpNo[j]] = [r0, f0, c0, g0];
-      if (idKey) {
+      if (idKey && labelNo) {
         idKey.set(k0, j * W);
-        label[j] = l0;
+        labelNo[j] = l0;
       }
       done[j] = 1;
     }
