@@ -244,10 +244,10 @@ class PlanColumnsBuilder {
   /** The id and label of row i (pushed already), when the plan balances labels. */
   labelRow(i: number, id: string, label: string | null): void {
     this.keyOf!(id, this.idKey!, i);
-    let no = -1;
-    if (label !== null) {
-      no = this.labelNumber.get(label) ?? this.labels.length;
-      if (no === this.labels.length) this.labelNumber.set(label, this.labels.push(label) - 1);
+    let no = label === null ? -1 : (this.labelNumber.get(label) ?? -1);
+    if (label !== null && no < 0) {
+      no = this.labels.push(label) - 1;
+      this.labelNumber.set(label, no);
     }
     this.labelNo![i] = no;
   }
