@@ -4,8 +4,7 @@
 // including chunks that end among samples of one time, and its clusters are numbered by id digest.
 import { describe, expect, it } from 'vitest';
 import { planExport, resolveExport, selectionOf, type ExportOptions } from '../../src/core/dataset/exportPlan';
-import { ID_KEY_WORDS } from '../../src/core/db/repositories/exportSamples';
-import { listPlanColumns, type PlanColumns } from '../../src/core/db/repositories/exportSamples';
+import { ID_KEY_WORDS, listPlanColumns, type PlanColumns } from '../../src/core/db/repositories/exportSamples';
 import { explain, recordPrepared } from '../helpers/db';
 import { byFirstAppearance, idDigest, planView, withCollected } from '../helpers/planColumns';
 

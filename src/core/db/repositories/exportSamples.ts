@@ -208,8 +208,8 @@ class PlanColumnsBuilder {
   flags = new Uint8Array(1024);
   clusterNo = new Int32Array(1024);
   grpNo = new Int32Array(1024);
-  idKey: Uint32Array | null;
-  labelNo: Int32Array | null;
+  /** Only when the plan balances labels: each row's id key and label number. */
+  balance: { idKey: Uint32Array; labelNo: Int32Array } | null;
   clusters = 0;
   groupKey = new Uint32Array(1024 * ID_KEY_WORDS);
   private readonly groupNo = new IdNumbering();
@@ -222,8 +222,7 @@ class PlanColumnsBuilder {
   constructor(opts: PlanColumnsOptions) {
     this.keyOf = opts.labels;
     this.groupKeyOf = opts.groupKey;
-    this.idKey = opts.labels ? new Uint32Array(1024 * ID_KEY_WORDS) : null;
-    this.labelNo = opts.labels ? new Int32Array(1024) : null;
+    this.balance = opts.labels ? { idKey: new Uint32Array(1024 * ID_KEY_WORDS), labelNo: new Int32Array(1024) } : null;
   }
 
   push(r: number, clusterNo: number, grp: string, flags: number): void {
@@ -243,13 +242,14 @@ class PlanColumnsBuilder {
 
   /** The id and label of row i (pushed already), when the plan balances labels. */
   labelRow(i: number, id: string, label: string | null): void {
-    this.keyOf!(id, this.idKey!, i);
+    const balance = this.balance!;
+    this.keyOf!(id, balance.idKey, i);
     let no = label === null ? -1 : (this.labelNumber.get(label) ?? -1);
     if (label !== null && no < 0) {
       no = this.labels.push(label) - 1;
       this.labelNumber.set(label, no);
     }
-    this.labelNo![i] = no;
+    balance.labelNo[i] = no;
   }
 
   private grow(): void {
@@ -259,8 +259,8 @@ class PlanColumnsBuilder {
     this.flags = widened(this.flags, size);
     this.clusterNo = widened(this.clusterNo, size);
     this.grpNo = widened(this.grpNo, size);
-    if (this.idKey) this.idKey = widened(this.idKey, size * ID_KEY_WORDS);
-    if (this.labelNo) this.labelNo = widened(this.labelNo, size);
+    const b = this.balance;
+    if (b) this.balance = { idKey: widened(b.idKey, size * ID_KEY_WORDS), labelNo: widened(b.labelNo, size) };
   }
 
   /**
@@ -278,22 +278,22 @@ class PlanColumnsBuilder {
       grpNo: this.grpNo.subarray(0, n),
       groups: this.groupNo.size,
       groupKey: this.groupKey.subarray(0, this.groupNo.size * ID_KEY_WORDS),
-      ...(this.idKey && this.labelNo
-        ? { idKey: this.idKey.subarray(0, n * ID_KEY_WORDS), labelNo: this.labelNo.subarray(0, n), labels: this.labels }
+      ...(this.balance
+        ? { idKey: this.balance.idKey.subarray(0, n * ID_KEY_WORDS), labelNo: this.balance.labelNo.subarray(0, n), labels: this.labels }
         : {}),
     };
   }
 
   /** Row j becomes the row that was at order[j] (order: a permutation of the rows read). */
   private permute(order: Int32Array): void {
-    const { r, flags, clusterNo, grpNo, idKey, labelNo } = this;
+    const { r, flags, clusterNo, grpNo, balance } = this;
     const W = ID_KEY_WORDS;
     const k0 = new Uint32Array(W);
     const done = new Uint8Array(order.length);
     for (let start = 0; start < order.length; start++) {
       if (done[start]) continue;
-      const [r0, f0, c0, g0, l0] = [r[start]!, flags[start]!, clusterNo[start]!, grpNo[start]!, labelNo?.[start] ?? -1];
-      if (idKey) k0.set(idKey.subarray(start * W, start * W + W));
+      const [r0, f0, c0, g0, l0] = [r[start]!, flags[start]!, clusterNo[start]!, grpNo[start]!, balance?.labelNo[start] ?? -1];
+      if (balance) k0.set(balance.idKey.subarray(start * W, start * W + W));
       // along the cycle through start, each place takes the row order names for it; the last takes start's row
       let j = start;
       for (let from = order[j]!; from !== start; from = order[j]!) {
@@ -301,17 +301,17 @@ class PlanColumnsBuilder {
         flags[j] = flags[from]!;
         clusterNo[j] = clusterNo[from]!;
         grpNo[j] = grpNo[from]!;
-        if (idKey && labelNo) {
-          for (let w = 0; w < W; w++) idKey[j * W + w] = idKey[from * W + w]!;
-          labelNo[j] = labelNo[from]!;
+        if (balance) {
+          balance.idKey.copyWithin(j * W, from * W, from * W + W);
+          balance.labelNo[j] = balance.labelNo[from]!;
         }
         done[j] = 1;
         j = from;
       }
       [r[j], flags[j], clusterNo[j], grpNo[j]] = [r0, f0, c0, g0];
-      if (idKey && labelNo) {
-        idKey.set(k0, j * W);
-        labelNo[j] = l0;
+      if (balance) {
+        balance.idKey.set(k0, j * W);
+        balance.labelNo[j] = l0;
       }
       done[j] = 1;
     }
