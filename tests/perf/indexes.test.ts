@@ -18,9 +18,10 @@ const KEPT: Record<string, Record<string, string>> = {
     idx_samples_audit: 'SELECT id FROM dataset_samples WHERE audit_id = ?',
     idx_samples_type_created: "SELECT id FROM dataset_samples WHERE sample_type = 'annotated_turn' ORDER BY created_at DESC LIMIT 50",
     idx_samples_correction: 'SELECT id FROM dataset_samples WHERE correction_id = ?',
-    // dedupe's exact lookup (findSampleByFingerprint); a prefix of the fingerprint since migration 0181
-    idx_samples_fingerprint_prefix:
-      'SELECT id, cluster_id FROM dataset_samples WHERE substr(fingerprint, 1, 16) = substr(?, 1, 16) AND fingerprint = ? ORDER BY rowid LIMIT 1',
+    // dedupe's exact lookup (findSampleByFingerprint): a prefix of the fingerprint since migration 0181, asked of
+    // each generation since 0185
+    idx_samples_fingerprint_gen:
+      'SELECT id, cluster_id FROM dataset_samples WHERE fingerprint_gen = ? AND substr(fingerprint, 1, 16) = substr(?, 1, 16) AND fingerprint = ?',
     idx_samples_cluster_filters: 'SELECT id FROM dataset_samples WHERE cluster_id = ?',
     // the export's session-wide value hiding: the spans of the few samples with PII in a page's sessions (0172)
     idx_samples_session_spans:

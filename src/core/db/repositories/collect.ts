@@ -4,6 +4,7 @@
 import type { GateDecision, MemoryFileName } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
+import { FINGERPRINT_GEN_BITS } from './collectDedupe';
 import { listContextMessagesNewestFirst } from './contexts';
 
 export interface CollectWindow {
@@ -292,7 +293,8 @@ export interface SampleInsert {
 
 /**
  * Returns 1 when stored, 0 when a sample with that source key exists. Bound by position: better-sqlite3
- * looks each named parameter up on the object, about 2 µs of the row's insert for 24 of them.
+ * looks each named parameter up on the object, about 2 µs of the row's insert for 24 of them. The
+ * fingerprint's generation is the table's last rowid over 2^FINGERPRINT_GEN_BITS (migration 0185: why).
  */
 export function insertCollectedSample(db: DB, s: SampleInsert): number {
   return stmt(
@@ -300,8 +302,9 @@ export function insertCollectedSample(db: DB, s: SampleInsert): number {
     `INSERT INTO dataset_samples (id, sample_type, turn_id, decision_id, audit_id, correction_id,
         session_id, content, quality_score, quality_factors, annotation_status, annotated_by, annotated_at, privacy_checked,
         contains_pii, pii_redacted_content, pii_spans, feedback_signals, fingerprint, cluster_id, source_key,
-        collection_strategy, created_at, labels)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        collection_strategy, created_at, labels, fingerprint_gen)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+        (SELECT coalesce(max(rowid), 0) FROM dataset_samples) >> ${FINGERPRINT_GEN_BITS})
       ON CONFLICT(source_key) DO NOTHING`,
   ).run(
     s.id,
