@@ -1,7 +1,7 @@
 // Migration 0185 puts a generation before the fingerprint prefix in dedupe's exact index (issue 16: each
 // collection transaction rewrote pages all over the random-key index). A collection stores a row in the
-// generation of the table's last rowid; the lookup asks every generation and answers with the first
-// stored copy, whatever generations the copies are in. These tests hold the migration to the rows it
+// generation of the table's last rowid, never below the last one; the lookup asks the generations from
+// the first and answers with the first stored copy. These tests hold the migration to the rows it
 // found, the lookup to that answer and its plan, and a collection that crosses into a new generation to
 // the samples it would have stored without one.
 import fs from 'node:fs';
@@ -10,20 +10,18 @@ import { describe, expect, it } from 'vitest';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { openWorkspaceDatabase, type DB } from '../../src/core/db/connection';
 import { latestVersion } from '../../src/core/db/migrate';
-import { FINGERPRINT_GEN_BITS, findSampleByFingerprint, iterateFingerprints } from '../../src/core/db/repositories/collectDedupe';
+import {
+  FINGERPRINT_GEN_BITS,
+  NEXT_FINGERPRINT_GEN,
+  findSampleByFingerprint,
+  iterateFingerprints,
+} from '../../src/core/db/repositories/collectDedupe';
 import { collectSamples } from '../../src/core/dataset';
+import { collectedRows } from '../helpers/collectedRows';
 import { emptyDatabase, explain, getTableData, insertKnownColumns, recordPrepared, updateToVersion } from '../helpers/db';
 import { tempWorkspace } from '../helpers/workspace';
 
 type Row = Record<string, unknown>;
-const PARENTS = [
-  'sessions',
-  'conversation_turns',
-  'memory_gate_decisions',
-  'file_snapshots',
-  'write_guardian_audit',
-  'behavior_corrections',
-];
 const DB_FILE = path.join('.openclaw-reflection', 'reflection.db');
 
 /** The bench workspace's decision times, split in the middle: a collection in two runs. */
@@ -37,14 +35,7 @@ const samplesBySource = (db: DB) =>
 
 describe('migration 0185: fingerprint generations', () => {
   it('keeps every row in generation 0, and the lookup answers with the first stored copy of any generation', async () => {
-    const dir = tempWorkspace();
-    const built = buildWorkspace(dir, 300);
-    await collectSamples({ db: built, workspaceDir: dir }, { autoApprove: true });
-    const rows = Object.fromEntries(
-      [...PARENTS, 'dataset_samples'].map((t) => [t, built.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all() as Row[]]),
-    );
-    built.close();
-
+    const rows = await collectedRows(300);
     const { db, file } = emptyDatabase();
     updateToVersion(db, 184);
     for (const [table, r] of Object.entries(rows)) insertKnownColumns(db, table, r);
@@ -59,16 +50,16 @@ describe('migration 0185: fingerprint generations', () => {
     const after = getTableData(db, 'dataset_samples');
     expect(after.map((r) => r.fingerprint_gen)).toEqual(before.map(() => 0));
     expect(after.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'fingerprint_gen')))).toEqual(before);
-    const lookups = recordPrepared(db, (sql) => sql.includes('fingerprint_gen = g.x'));
+    const lookups = recordPrepared(db, (sql) => sql.includes('fingerprint_gen = g.x + 1'));
     expect(fingerprints.map((f) => findSampleByFingerprint(db, f))).toEqual(answers);
-    // each generation's first match comes from the index in rowid order: no copy of a lesson is sorted
+    // a generation's first match comes from the index in rowid order: no copy of a lesson is sorted
     expect(lookups).toHaveLength(1);
     const plan = explain(db, lookups[0]!, { fp: fingerprints[0] });
     expect(plan).toMatch(/SEARCH s USING INDEX idx_samples_fingerprint_gen \(fingerprint_gen=\? AND <expr>=\?\)/);
     expect(plan).not.toMatch(/TEMP B-TREE/);
 
-    // three copies of one fingerprint stored in generations that run against their rowids, and one with the
-    // same prefix only: the first stored copy (rowid) is the answer, not the one in the lowest generation
+    // copies of one fingerprint in generations 2, 2 and 5 (after the collected rows' 0), and one with the
+    // same prefix only in 3: the first generation that holds the fingerprint answers with its first copy
     const sample = before[0]!;
     const fp = 'f'.repeat(64);
     const copy = (id: string, gen: number, cluster: string, fingerprint = fp) => ({
@@ -80,16 +71,23 @@ describe('migration 0185: fingerprint generations', () => {
       source_key: `copy:${id}`,
     });
     insertKnownColumns(db, 'dataset_samples', [
-      copy('01COPY-A', 7, 'A-CLUSTER'),
+      copy('01COPY-A', 2, 'A-CLUSTER'),
       copy('01COPY-B', 2, 'B-CLUSTER'),
-      copy('01COPY-C', 0, 'C-CLUSTER'),
-      copy('01COPY-D', 1, 'D-CLUSTER', `${'f'.repeat(16)}${'0'.repeat(48)}`),
+      copy('01COPY-D', 3, 'D-CLUSTER', `${'f'.repeat(16)}${'0'.repeat(48)}`),
+      copy('01COPY-C', 5, 'C-CLUSTER'),
     ]);
     expect(findSampleByFingerprint(db, fp)).toEqual({ id: '01COPY-A', cluster_id: 'A-CLUSTER' });
     expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'0'.repeat(48)}`)).toEqual({ id: '01COPY-D', cluster_id: 'D-CLUSTER' });
     expect(findSampleByFingerprint(db, `${'f'.repeat(16)}${'1'.repeat(48)}`)).toBeUndefined();
-    // generations 3 to 6 hold nothing: asked and passed over
+    // generations 1 and 4 hold nothing: asked and passed over
     expect(fingerprints.map((f) => findSampleByFingerprint(db, f))).toEqual(answers);
+
+    // the next sample's generation: the last rowid's, and never below the last generation (a VACUUM numbers
+    // rows anew, keeping their order), so generations keep following the rowid
+    const next = () => db.prepare(`SELECT ${NEXT_FINGERPRINT_GEN}`).pluck().get();
+    expect(next()).toBe(5);
+    db.prepare('UPDATE dataset_samples SET rowid = ? WHERE id = ?').run(9 * 2 ** FINGERPRINT_GEN_BITS + 7, '01COPY-C');
+    expect(next()).toBe(9);
 
     // the Bloom filter's seed reads the index alone, every prefix of every generation
     expect(

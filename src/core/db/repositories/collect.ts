@@ -4,7 +4,7 @@
 import type { GateDecision, MemoryFileName } from '../../../shared/domain';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
-import { FINGERPRINT_GEN_BITS } from './collectDedupe';
+import { NEXT_FINGERPRINT_GEN } from './collectDedupe';
 import { listContextMessagesNewestFirst } from './contexts';
 
 export interface CollectWindow {
@@ -294,7 +294,7 @@ export interface SampleInsert {
 /**
  * Returns 1 when stored, 0 when a sample with that source key exists. Bound by position: better-sqlite3
  * looks each named parameter up on the object, about 2 µs of the row's insert for 24 of them. The
- * fingerprint's generation is the table's last rowid over 2^FINGERPRINT_GEN_BITS (migration 0185: why).
+ * fingerprint's generation follows the rowid (migration 0185: why).
  */
 export function insertCollectedSample(db: DB, s: SampleInsert): number {
   return stmt(
@@ -303,8 +303,7 @@ export function insertCollectedSample(db: DB, s: SampleInsert): number {
         session_id, content, quality_score, quality_factors, annotation_status, annotated_by, annotated_at, privacy_checked,
         contains_pii, pii_redacted_content, pii_spans, feedback_signals, fingerprint, cluster_id, source_key,
         collection_strategy, created_at, labels, fingerprint_gen)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-        (SELECT coalesce(max(rowid), 0) FROM dataset_samples) >> ${FINGERPRINT_GEN_BITS})
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${NEXT_FINGERPRINT_GEN})
       ON CONFLICT(source_key) DO NOTHING`,
   ).run(
     s.id,

@@ -27,41 +27,44 @@ export function ensureDedupeSchema(db: DB): void {
 }
 
 /**
- * A collected sample's fingerprint generation is the table's last rowid, when it was stored, shifted by
- * this many bits (migration 0185): about 131,000 samples a generation, whose index pages (about 900) are
- * all a collection transaction's new rows dirty there. Smaller generations dirty fewer pages and cost the
- * exact lookup more seeks (one a generation). At 300,000 decisions, 18 bits wrote 6,659 MiB and 17 bits
- * 6,404 MiB (7,609 before 0185), at 964-998 µs of CPU per decision in each case.
+ * A collected sample's fingerprint generation (migration 0185) is the table's last rowid, when it was
+ * stored, shifted by this many bits: about 131,000 samples a generation, whose index pages (about 900)
+ * are all a collection transaction's new rows dirty there. Smaller generations dirty fewer pages and cost
+ * a lookup of a fingerprint first stored late more seeks (one a generation). At 300,000 decisions, 18
+ * bits wrote 6,659 MiB and 17 bits 6,404 MiB (7,609 before 0185).
  */
 export const FINGERPRINT_GEN_BITS = 17;
 
 /**
- * Every fingerprint generation from the first to the last, each step a seek: the lookup asks each one's
- * part of idx_samples_fingerprint_gen. A generation between them may hold no rows (its seek finds none);
- * the last one is read from the index, not computed from the rowid, since a VACUUM may number rows anew.
+ * The generation a sample stored now takes: never below the last one, so generations follow the rowid
+ * even after a VACUUM numbers rows anew (it keeps their order): the lookup below relies on it.
  */
-const FINGERPRINT_GENS = `WITH RECURSIVE g(x) AS (
-    SELECT min(fingerprint_gen) FROM dataset_samples
-    UNION ALL SELECT x + 1 FROM g WHERE x < (SELECT max(fingerprint_gen) FROM dataset_samples))`;
+export const NEXT_FINGERPRINT_GEN = `max(
+    (SELECT coalesce(max(rowid), 0) FROM dataset_samples) >> ${FINGERPRINT_GEN_BITS},
+    (SELECT coalesce(max(fingerprint_gen), 0) FROM dataset_samples))`;
 
 /**
  * The first stored sample with this fingerprint (exact duplicates all join the first one's cluster). The
- * index holds a prefix only (0181: why) after the generation (0185: why). Each generation's rows of one
- * prefix are in rowid order, the order samples were stored in, so SQLite reads the first row of each
- * generation whose whole fingerprint matches and stops; the answer is the lowest of those rowids, which
- * does not depend on generations following the rowid (a VACUUM may number rows anew). This used to
- * answer with the first by type, cluster and id, the row of the full index before 0181, which read and
- * sorted every copy: a lesson repeated thousands of times cost a lookup per copy, and at the last tenth
- * of a 1,000,000-decision collection this query was 41% of its CPU (9% at the first).
+ * index holds a prefix only (0181: why) after the generation (0185: why). Generations are asked from the
+ * first, a seek each, and the first that holds the fingerprint answers: generations follow the rowid
+ * (NEXT_FINGERPRINT_GEN), and a generation's rows of one prefix are in rowid order, the order samples were
+ * stored in, so its first row whose whole fingerprint matches is the first stored copy. A lesson repeated
+ * through a collection is found in the generation of its first copy and the later ones are not read.
+ * Before 0181 this answered with the first by type, cluster and id, which read and sorted every copy: at
+ * the last tenth of a 1,000,000-decision collection that query was 41% of its CPU (9% at the first).
  */
 export function findSampleByFingerprint(db: DB, fingerprint: string): { id: string; cluster_id: string | null } | undefined {
   return stmt<{ id: string; cluster_id: string | null }>(
     db,
-    `${FINGERPRINT_GENS}
-    SELECT id, cluster_id FROM dataset_samples WHERE rowid = (SELECT min((
-      SELECT s.rowid FROM dataset_samples s
-        WHERE s.fingerprint_gen = g.x AND substr(s.fingerprint, 1, 16) = substr(@fp, 1, 16) AND s.fingerprint = @fp
-        ORDER BY s.rowid LIMIT 1)) FROM g)`,
+    `WITH RECURSIVE g(x, hit) AS (
+      SELECT (SELECT min(fingerprint_gen) FROM dataset_samples) - 1, NULL
+      UNION ALL
+      SELECT x + 1, (
+        SELECT s.rowid FROM dataset_samples s
+          WHERE s.fingerprint_gen = g.x + 1 AND substr(s.fingerprint, 1, 16) = substr(@fp, 1, 16) AND s.fingerprint = @fp
+          ORDER BY s.rowid LIMIT 1)
+      FROM g WHERE g.hit IS NULL AND g.x < (SELECT max(fingerprint_gen) FROM dataset_samples))
+    SELECT id, cluster_id FROM dataset_samples WHERE rowid = (SELECT hit FROM g WHERE hit IS NOT NULL)`,
   ).get({ fp: fingerprint });
 }
 
