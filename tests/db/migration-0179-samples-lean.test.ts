@@ -16,41 +16,17 @@ import {
   undoLastReview,
   type MemoryGatePositiveSample,
 } from '../../src/core/dataset';
-import { buildWorkspace } from '../../bench/dataset/workspace';
 import { emptyDatabase, explain, getTableData, insertData, insertKnownColumns, updateToVersion } from '../helpers/db';
-import { tempWorkspace } from '../helpers/workspace';
+import { collectedRows } from '../helpers/collectedRows';
 import { PII, buildFixture } from '../dataset/fixture';
 
 type Row = Record<string, unknown>;
-
-/** The parents and samples of a small collected bench workspace, read from its database. */
-async function collectedRows(): Promise<Record<string, Row[]>> {
-  const dir = tempWorkspace();
-  const db = buildWorkspace(dir, 240);
-  try {
-    await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
-    const read = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Row[];
-    return Object.fromEntries(
-      [
-        'sessions',
-        'conversation_turns',
-        'memory_gate_decisions',
-        'file_snapshots',
-        'write_guardian_audit',
-        'behavior_corrections',
-        'dataset_samples',
-      ].map((t) => [t, read(t)]),
-    );
-  } finally {
-    db.close();
-  }
-}
 
 const JSON_COLUMNS = ['content', 'quality_factors', 'pii_redacted_content', 'pii_spans', 'feedback_signals', 'labels'];
 
 describe('migration 0179: a leaner dataset_samples', () => {
   it('keeps every collected row, its rowid, the indexes, the view and the foreign keys', async () => {
-    const rows = await collectedRows();
+    const rows = await collectedRows(240);
     expect(rows.dataset_samples!.length).toBeGreaterThan(400);
     // the copy covers what the JSON and nullable columns hold in practice
     for (const c of ['pii_spans', 'pii_redacted_content', 'feedback_signals', 'audit_id', 'correction_id'])

@@ -8,42 +8,18 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { latestVersion } from '../../src/core/db/migrate';
-import { collectSamples } from '../../src/core/dataset';
 import { hexHashes } from '../../src/core/dataset/collect/bloom';
 import { findSampleByFingerprint, iterateFingerprints } from '../../src/core/db/repositories/collectDedupe';
-import { buildWorkspace } from '../../bench/dataset/workspace';
 import { emptyDatabase, explain, getTableData, insertKnownColumns, updateToVersion } from '../helpers/db';
-import { tempWorkspace } from '../helpers/workspace';
-
-type Row = Record<string, unknown>;
-const PARENTS = [
-  'sessions',
-  'conversation_turns',
-  'memory_gate_decisions',
-  'file_snapshots',
-  'write_guardian_audit',
-  'behavior_corrections',
-];
-
-/** The parents and samples of a small collected bench workspace (which repeats lessons: exact duplicates). */
-async function collectedRows(): Promise<Record<string, Row[]>> {
-  const dir = tempWorkspace();
-  const db = buildWorkspace(dir, 400);
-  try {
-    await collectSamples({ db, workspaceDir: dir }, { autoApprove: true });
-    const read = (table: string) => db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all() as Row[];
-    return Object.fromEntries([...PARENTS, 'dataset_samples'].map((t) => [t, read(t)]));
-  } finally {
-    db.close();
-  }
-}
+import { collectedRows } from '../helpers/collectedRows';
 
 const indexesOf = (db: Database.Database) =>
   db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'dataset_samples' AND sql IS NOT NULL").pluck().all();
 
 describe('migration 0181: a fingerprint prefix index', () => {
   it('keeps every row, and the exact-duplicate lookup answers with the row the full index gave', async () => {
-    const rows = await collectedRows();
+    // the bench workspace repeats lessons: exact duplicates
+    const rows = await collectedRows(400);
     const { db, file } = emptyDatabase();
     updateToVersion(db, 180);
     for (const [table, r] of Object.entries(rows)) insertKnownColumns(db, table, r);
