@@ -56,14 +56,15 @@ export const NEXT_FINGERPRINT_GEN = `max(
 export function findSampleByFingerprint(db: DB, fingerprint: string): { id: string; cluster_id: string | null } | undefined {
   return stmt<{ id: string; cluster_id: string | null }>(
     db,
-    `WITH RECURSIVE g(x, hit) AS (
-      SELECT (SELECT min(fingerprint_gen) FROM dataset_samples) - 1, NULL
+    `WITH RECURSIVE g(x, last, hit) AS (
+      -- two subqueries: one SELECT of both min() and max() would scan the whole index
+      SELECT (SELECT min(fingerprint_gen) FROM dataset_samples) - 1, (SELECT max(fingerprint_gen) FROM dataset_samples), NULL
       UNION ALL
-      SELECT x + 1, (
+      SELECT x + 1, last, (
         SELECT s.rowid FROM dataset_samples s
           WHERE s.fingerprint_gen = g.x + 1 AND substr(s.fingerprint, 1, 16) = substr(@fp, 1, 16) AND s.fingerprint = @fp
           ORDER BY s.rowid LIMIT 1)
-      FROM g WHERE g.hit IS NULL AND g.x < (SELECT max(fingerprint_gen) FROM dataset_samples))
+      FROM g WHERE g.hit IS NULL AND g.x < g.last)
     SELECT id, cluster_id FROM dataset_samples WHERE rowid = (SELECT hit FROM g WHERE hit IS NOT NULL)`,
   ).get({ fp: fingerprint });
 }
