@@ -1,4 +1,6 @@
-import type { DB } from './connection';
+import { writeTx, type DB } from './connection';
+import { deferIndexes, listDeferredIndexes, restoreDeferredIndex } from './repositories/deferredIndexes';
+import { pauseForUncountedWriters } from './writeGate';
 
 // Connection settings for the duration of bulk work (imports, dataset collection and export), nested
 // calls sharing one change: the outermost call sets the pragma and restores the previous value.
@@ -60,4 +62,31 @@ export function withBulkCheckpoints<T>(db: DB, fn: () => Promise<T>): Promise<T>
  */
 export function withoutAutoCheckpoint<T>(db: DB, fn: () => Promise<T>): Promise<T> {
   return withPragma(db, 'wal_autocheckpoint', () => 0, fn);
+}
+
+/**
+ * Runs a bulk load with the named indexes set aside (repositories/deferredIndexes.ts: why), then builds
+ * them again, whether fn ends, throws or is cancelled. Queries that read them meanwhile scan the table.
+ */
+export async function withDeferredIndexes<T>(db: DB, names: readonly string[], fn: () => Promise<T>): Promise<T> {
+  if (!names.length) return fn();
+  writeTx(db, () => deferIndexes(db, names));
+  try {
+    return await fn();
+  } finally {
+    await restoreDeferredIndexes(db);
+  }
+}
+
+/**
+ * Builds every index a bulk load set aside and did not build again (a crash between the two leaves
+ * them recorded), one per transaction so that other writers get in between. Returns how many it built.
+ */
+export async function restoreDeferredIndexes(db: DB): Promise<number> {
+  let built = 0;
+  for (const index of listDeferredIndexes(db)) {
+    if (writeTx(db, () => restoreDeferredIndex(db, index))) built++;
+    await pauseForUncountedWriters();
+  }
+  return built;
 }
