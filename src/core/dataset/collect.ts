@@ -7,7 +7,7 @@ import type { AnnotationStatus, SampleType } from '../../shared/domain';
 import { AppError } from '../../shared/errors';
 import { writeTx } from '../db/connection';
 import { restoreDeferredIndexes, withBulkCheckpoints, withDeferredIndexes, withoutMmap } from '../db/bulk';
-import { countSampleRows } from '../db/repositories/deferredIndexes';
+import { countTableRows } from '../db/repositories/schema';
 import {
   countDecisionsInWindow,
   lastDecisionSeq,
@@ -184,7 +184,7 @@ const DEFERRED_WHILE_LOADING = ['idx_samples_cluster_filters', 'idx_samples_sess
  * little to a large table keeps its indexes up as it goes.
  */
 function indexesToDefer(ctx: ServiceContext, run: CollectRun & { total: number }): string[] {
-  return run.dryRun || countSampleRows(ctx.db) >= run.total ? [] : DEFERRED_WHILE_LOADING;
+  return run.dryRun || countTableRows(ctx.db, 'dataset_samples') >= run.total ? [] : DEFERRED_WHILE_LOADING;
 }
 
 async function startRun(ctx: ServiceContext, opts: CollectOptions, w: CollectWindow): Promise<CollectRun & { total: number }> {

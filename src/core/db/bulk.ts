@@ -80,13 +80,11 @@ export async function withDeferredIndexes<T>(db: DB, names: readonly string[], f
 
 /**
  * Builds every index a bulk load set aside and did not build again (a crash between the two leaves
- * them recorded), one per transaction so that other writers get in between. Returns how many it built.
+ * them recorded), one per transaction so that other writers get in between.
  */
-export async function restoreDeferredIndexes(db: DB): Promise<number> {
-  let built = 0;
+export async function restoreDeferredIndexes(db: DB): Promise<void> {
   for (const index of listDeferredIndexes(db)) {
-    if (writeTx(db, () => restoreDeferredIndex(db, index))) built++;
+    writeTx(db, () => restoreDeferredIndex(db, index));
     await pauseForUncountedWriters();
   }
-  return built;
 }

@@ -5,15 +5,11 @@
 // drop and the rebuild leaves a record that restoreDeferredIndexes() acts on, never a silent loss.
 import type { DB } from '../connection';
 import { stmt } from '../statements';
+import { indexExists } from './schema';
 
 export interface DeferredIndex {
   name: string;
   sql: string;
-}
-
-/** Rows of the table, to size a bulk job against what it would rebuild. */
-export function countSampleRows(db: DB): number {
-  return stmt(db, 'SELECT count(*) FROM dataset_samples').pluck().get() as number;
 }
 
 /**
@@ -38,13 +34,8 @@ export function listDeferredIndexes(db: DB): DeferredIndex[] {
   return stmt<DeferredIndex>(db, 'SELECT name, sql FROM deferred_indexes ORDER BY name').all();
 }
 
-/**
- * Builds one deferred index again, unless something already did, and clears its record. Call inside a
- * write transaction. Returns whether it built the index.
- */
-export function restoreDeferredIndex(db: DB, index: DeferredIndex): boolean {
-  const exists = stmt(db, "SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(index.name) !== undefined;
-  if (!exists) db.exec(index.sql);
+/** Builds one deferred index again, unless something already did, and clears its record. Call inside a write transaction. */
+export function restoreDeferredIndex(db: DB, index: DeferredIndex): void {
+  if (!indexExists(db, index.name)) db.exec(index.sql);
   stmt(db, 'DELETE FROM deferred_indexes WHERE name = ?').run(index.name);
-  return !exists;
 }

@@ -6,6 +6,7 @@ import type { Statement } from 'better-sqlite3';
 import { IdNumbering } from '../../text/digestSet';
 import type { DB } from '../connection';
 import { stmt } from '../statements';
+import { indexExists } from './schema';
 
 /** Row builders by statement: an object literal of the statement's columns, compiled once. */
 const rowBuilders = new WeakMap<Statement, (values: unknown[]) => unknown>();
@@ -154,9 +155,9 @@ const PAIR_INDEX = 'idx_samples_pairs';
  */
 function planSource(db: DB, sel: SampleSelection): { from: string; keyed: boolean } {
   if (sel.pairsOnly)
-    return { from: hasIndex(db, PAIR_INDEX) ? `dataset_samples s INDEXED BY ${PAIR_INDEX}` : 'dataset_samples s', keyed: false };
+    return { from: indexExists(db, PAIR_INDEX) ? `dataset_samples s INDEXED BY ${PAIR_INDEX}` : 'dataset_samples s', keyed: false };
   if (sel.since === null && sel.until === null) return { from: 'dataset_samples s NOT INDEXED', keyed: false };
-  return hasIndex(db, TIME_INDEX)
+  return indexExists(db, TIME_INDEX)
     ? { from: `dataset_samples s INDEXED BY ${TIME_INDEX}`, keyed: true }
     : { from: 'dataset_samples s', keyed: false };
 }
@@ -167,10 +168,6 @@ function planSource(db: DB, sel: SampleSelection): { from: string; keyed: boolea
  * 1,000,000 decisions took 34 s of CPU. In the index's own order, (created_at, rowid), each chunk is a seek.
  */
 const TIME_INDEX = 'idx_samples_created';
-
-function hasIndex(db: DB, name: string): boolean {
-  return stmt(db, "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?)").pluck().get(name) === 1;
-}
 
 const LABEL_SQL = `CASE s.sample_type
     WHEN 'write_guardian_decision' THEN 'wg:' || coalesce(json_extract(s.content, '$.userCorrection.correctedDecision'), json_extract(s.content, '$.decision'))
@@ -391,7 +388,7 @@ const STRATEGY_CONDITION = "s.correction_id IS NULL AND s.collection_strategy IN
  */
 function byClusterIndex(db: DB, sel: SampleSelection, opts: PlanColumnsOptions): boolean {
   if (sel.pairsOnly || sel.since !== null || sel.until !== null || opts.splitBy !== 'session' || opts.labels) return false;
-  if (!hasIndex(db, CLUSTER_INDEX) || !hasIndex(db, STRATEGY_INDEX)) return false;
+  if (!indexExists(db, CLUSTER_INDEX) || !indexExists(db, STRATEGY_INDEX)) return false;
   // a sample without a cluster is folded by its own id, which the index does not hold; chunks start after a cluster id
   return stmt(db, "SELECT EXISTS (SELECT 1 FROM dataset_samples WHERE cluster_id IS NULL OR cluster_id = '')").pluck().get() === 0;
 }

@@ -71,6 +71,10 @@ export function tableExists(db: DB, name: string): boolean {
   return stmt(db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
 
+export function indexExists(db: DB, name: string): boolean {
+  return stmt(db, "SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?").get(name) !== undefined;
+}
+
 export function countTableRows(db: DB, table: string): number {
   return stmt(db, `SELECT count(*) FROM "${table.replace(/"/g, '""')}"`)
     .pluck()
