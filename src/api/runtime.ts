@@ -3,7 +3,7 @@
 import type { Handlers } from './registry';
 import { buildHandlers } from './handlers';
 import { JobManager } from './jobs/manager';
-import { offloadJobs } from './jobs/runner';
+import { offloadJobs, writeAfterJobTransactions } from './jobs/runner';
 import { createRegistry, type Logger, type Registry } from './registry';
 import { configurePathPolicy, type PathPolicy } from './pathPolicy';
 import { WorkspaceSession } from './session';
@@ -46,7 +46,8 @@ export function createAppRuntime(opts: AppRuntimeOptions): AppRuntime {
   );
   const registry = createRegistry(
     // long jobs run in a worker thread on their own connection (src/api/jobs), so main stays responsive
-    confineImportPaths(offloadJobs(buildHandlers(opts.handlers), opts.handlers), paths),
+    // and main's own writes wait for a job's transaction instead of failing on the busy timeout
+    confineImportPaths(writeAfterJobTransactions(offloadJobs(buildHandlers(opts.handlers), opts.handlers)), paths),
     { mode: opts.mode, version: opts.version ?? '0.1.0', session, jobs, startDrag: opts.startDrag },
     opts.log,
   );

@@ -8,13 +8,14 @@ import { Worker } from 'node:worker_threads';
 import { AppError, cancelled } from '../../shared/errors';
 import type { WorkspaceSession } from '../session';
 import { withoutAutoCheckpoint } from '../../core/db/bulk';
-import { releaseJobTransactions, writeGateBuffer } from '../../core/db/writeGate';
+import { holdWriteGate, releaseJobTransactions, writeGateBuffer } from '../../core/db/writeGate';
 import { backupDatabase, type DatabaseCopy } from '../../core/lifecycle/backup';
-import { changeOf } from '../../shared/contract';
+import { changeOf, contracts, type Channel } from '../../shared/contract';
 import { backupOptions } from '../handlers/app';
 import type { Handlers, HandlerEnv } from '../registry';
 import type { ServiceContext } from '../../core/context';
 import {
+  WORKER_CALL_CHANNELS,
   WORKER_JOB_CHANNELS,
   type BackupCopyInput,
   type FromJobWorker,
@@ -126,6 +127,36 @@ export function offloadJobs(handlers: Handlers, overridden: Partial<Handlers> = 
 }
 
 type CallHandler = (input: unknown, env: HandlerEnv) => unknown;
+
+/**
+ * Mutations that do not wait for a job's transaction: a cancel must act at once and a drag writes
+ * nothing; opening another workspace cancels the jobs of this one; and the calls a worker runs
+ * (WORKER_CALL_CHANNELS) write through that worker, which would step aside from its own caller.
+ */
+const WRITES_WITHOUT_WAITING: ReadonlySet<Channel> = new Set<Channel>([
+  'jobs.cancel',
+  'exports.startDrag',
+  'workspace.open',
+  ...WORKER_CALL_CHANNELS,
+]);
+
+/**
+ * Main's mutations wait for a job's transaction without blocking main's event loop, as a live capture
+ * pass does (holdWriteGate), and the job steps aside until the mutation is done. On main's thread a
+ * write would otherwise wait in SQLite's busy handler, which blocks every other call and gives up after
+ * busy_timeout (5 s by default): an index rebuild at the end of a collection of 1,000,000 decisions
+ * holds the lock for 8 s and more (docs/benchmarks.md), and the curator's click failed as "database is
+ * locked". Outside the app (no job was ever started) the handler just runs.
+ */
+export function writeAfterJobTransactions(handlers: Handlers): Handlers {
+  const out = { ...handlers } as Record<string, unknown>;
+  for (const channel of Object.keys(handlers) as Channel[]) {
+    if (contracts[channel].kind !== 'mutation' || WRITES_WITHOUT_WAITING.has(channel)) continue;
+    const original = handlers[channel] as CallHandler;
+    out[channel] = (input: unknown, env: HandlerEnv) => holdWriteGate(async () => original(input, env));
+  }
+  return out as Handlers;
+}
 
 /**
  * The heavy calls (WORKER_CALL_CHANNELS) keep their contract: main's handler awaits the same work done
