@@ -1,9 +1,11 @@
 // Responsiveness while a long job runs (issue 16): a collection of N decisions (JOBS_BENCH_DECISIONS,
 // default 100,000) is started through the registry, as the UI starts it, while main answers a
-// gate.list page every 100 ms and live capture imports a plugin writing 20 decisions/s. Printed: the
-// gate.list p95 (aim < 50 ms) and live capture's log-line-to-row p95 (aim < 1 s), first with the job on
-// main's connection (REFLECTION_JOBS_IN_PROCESS=1, the old way), then in a worker thread; a reference
-// phase without a job shows what live capture and the list cost on this machine at this moment.
+// gate.list page every 100 ms, a curator's write (naming the local curator) every second, and live
+// capture imports a plugin writing 20 decisions/s. Printed: the gate.list p95 (aim < 50 ms), the
+// curator write's p95, longest wait and failures, and live capture's log-line-to-row p95 (aim < 1 s),
+// first with the job on main's connection (REFLECTION_JOBS_IN_PROCESS=1, the old way), then in a
+// worker thread; a reference phase without a job shows what live capture and the list cost on this
+// machine at this moment.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,6 +29,9 @@ const standIn = path.join(__dirname, '..', '..', 'tests', 'lifecycle', 'helpers'
 interface Phase {
   jobS: number;
   listMs: number[];
+  /** A curator's write on main, each second of the phase: how long it took, and how many failed. */
+  writeMs: number[];
+  writeFailures: string[];
   lagMs: number[];
   state: string;
   /** Share of the phase main's event loop was busy (1 = never idle): what the job left it. */
@@ -68,6 +73,17 @@ async function phase(dir: string, mode: Mode): Promise<Phase> {
     jobId = (started.value as { jobId: string }).jobId;
   }
   const stillGoing = () => (jobId ? rt.jobs.get(jobId).state === 'running' : performance.now() - t0 < REFERENCE_MS);
+  const writeMs: number[] = [];
+  const writeFailures: string[] = [];
+  const curatorWrites = (async () => {
+    for (let k = 0; stillGoing(); k++) {
+      const t = performance.now();
+      const r = await rt.registry.dispatch('curators.setLocalName', { name: `bench ${k % 2}` });
+      writeMs.push(performance.now() - t);
+      if (!r.ok) writeFailures.push(`${r.error.kind}: ${r.error.message}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
   while (stillGoing()) {
     const t = performance.now();
     await rt.registry.dispatch('gate.list', { limit: 50 });
@@ -75,6 +91,7 @@ async function phase(dir: string, mode: Mode): Promise<Phase> {
     await new Promise((r) => setTimeout(r, 100));
   }
   const jobS = (performance.now() - t0) / 1000;
+  await curatorWrites;
   const mainBusy = performance.eventLoopUtilization(elu0).utilization;
   plugin.kill();
   clearInterval(probe);
@@ -88,6 +105,8 @@ async function phase(dir: string, mode: Mode): Promise<Phase> {
     jobS,
     mainBusy,
     listMs,
+    writeMs,
+    writeFailures,
     lagMs,
     state: job ? `${job.state}${job.error ? ` (${job.error.kind}: ${job.error.message})` : ''}` : 'none',
   };
@@ -110,6 +129,8 @@ export const section: BenchSection = {
         console.log(
           `${MODE_LABEL[mode]}: ${mode === 'none' ? '' : `collect ${p.state} in `}${fmt(p.jobS, 1)} s; ` +
             `gate.list p50 ${fmt(percentile(p.listMs, 50), 0)} ms, p95 ${fmt(percentile(p.listMs, 95), 0)} ms (n=${p.listMs.length}, aim p95 < 50); ` +
+            `curator write p95 ${fmt(percentile(p.writeMs, 95), 0)} ms, longest ${fmt(Math.max(0, ...p.writeMs), 0)} ms, ` +
+            `${p.writeFailures.length} of ${p.writeMs.length} failed${p.writeFailures.length ? ` (${[...new Set(p.writeFailures)].join('; ')})` : ''}; ` +
             `live capture line -> row p50 ${fmt(percentile(p.lagMs, 50), 0)} ms, p95 ${fmt(percentile(p.lagMs, 95), 0)} ms, longest ${fmt(Math.max(0, ...p.lagMs), 0)} ms (n=${p.lagMs.length}, aim p95 < 1000); ` +
             `main's event loop busy ${fmt(p.mainBusy * 100, 0)}%; ${loadAvg()}`,
         );
