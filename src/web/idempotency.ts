@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import type { Result } from '../shared/errors';
 import type { DB } from '../core/db/connection';
+import { holdWriteGate } from '../core/db/writeGate';
 import {
   deleteIdempotencyKey,
   findIdempotencyKey,
@@ -66,12 +67,12 @@ export class IdempotencyStore {
       return { result: JSON.parse(stored.result) as Result<unknown>, replayed: true };
     }
     // Reserve the key before acting, so a crash in between never lets a retry run the action twice.
-    reserveIdempotencyKey(db, channel, key, bodyHash, now, now - this.ttlMs);
-    const result = fn();
+    // Both writes wait for a job's transaction as the call itself does (runner.ts, writeAfterJobTransactions).
+    const result = holdWriteGate(async () => reserveIdempotencyKey(db, channel, key, bodyHash, now, now - this.ttlMs)).then(fn);
     this.inFlight.set(id, { bodyHash, result });
     try {
       const settled = await result;
-      this.settle(db, channel, key, settled);
+      await holdWriteGate(async () => this.settle(db, channel, key, settled));
       return { result: settled, replayed: false };
     } finally {
       this.inFlight.delete(id);

@@ -12,6 +12,7 @@ import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
 import { dbPathFor } from '../../src/core/db/connection';
 import { writeGateBuffer } from '../../src/core/db/writeGate';
 import { settingsPath } from '../../src/core/lifecycle/settings';
+import { IdempotencyStore } from '../../src/web/idempotency';
 import { tempWorkspace } from '../helpers/workspace';
 
 const req = createRequire(__filename);
@@ -46,28 +47,40 @@ afterEach(async () => {
   runtime = undefined;
 });
 
+/**
+ * The app on a workspace whose busy timeout (100 ms) is far shorter than the job's transaction (700 ms),
+ * so a write that waits in the busy handler fails for certain, and a job worker holding that transaction.
+ */
+async function duringJobTransaction(test: (rt: AppRuntime, committed: () => Promise<number>) => Promise<void>): Promise<void> {
+  const dir = tempWorkspace();
+  fs.mkdirSync(path.dirname(settingsPath(dir)), { recursive: true });
+  fs.writeFileSync(settingsPath(dir), JSON.stringify({ storage: { busyTimeoutMs: 100 } }));
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-state-'));
+  runtime = createAppRuntime({ mode: 'web', stateDir, log: { warn: () => undefined } });
+  runtime.session.open(dir);
+  const w = lockingJob(writeGateBuffer(), dbPathFor(dir), 700);
+  const messages: Record<string, number>[] = [];
+  w.on('message', (m: Record<string, number>) => messages.push(m));
+  const seen = async (k: string) => {
+    while (!messages.some((m) => m[k] !== undefined)) await new Promise((r) => setTimeout(r, 5));
+    return messages.find((m) => m[k] !== undefined)![k]!;
+  };
+  try {
+    await seen('ready');
+    w.postMessage('go');
+    await seen('locked');
+    await test(runtime, () => seen('committing'));
+    await seen('done');
+  } finally {
+    await w.terminate();
+  }
+}
+
+const EXCLUDE = { kind: 'session', value: 'channel:someone', reason: 'asked to be left out' } as const;
+
 describe("main's writes during a job's long transaction", () => {
   it('wait for the transaction without blocking main, then succeed; a cancel does not wait', async () => {
-    const dir = tempWorkspace();
-    // a busy timeout far shorter than the job's transaction: the old way fails for certain
-    fs.mkdirSync(path.dirname(settingsPath(dir)), { recursive: true });
-    fs.writeFileSync(settingsPath(dir), JSON.stringify({ storage: { busyTimeoutMs: 100 } }));
-    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reflection-state-'));
-    runtime = createAppRuntime({ mode: 'web', stateDir, log: { warn: () => undefined } });
-    runtime.session.open(dir);
-    const rt = runtime;
-
-    const w = lockingJob(writeGateBuffer(), dbPathFor(dir), 700);
-    const messages: Record<string, number>[] = [];
-    w.on('message', (m: Record<string, number>) => messages.push(m));
-    const seen = async (k: string) => {
-      while (!messages.some((m) => m[k] !== undefined)) await new Promise((r) => setTimeout(r, 5));
-      return messages.find((m) => m[k] !== undefined)![k]!;
-    };
-    try {
-      await seen('ready');
-      w.postMessage('go');
-      await seen('locked');
+    await duringJobTransaction(async (rt, committed) => {
       // a cancel acts at once: it writes nothing and must not queue behind the job it would stop
       const t0 = Date.now();
       const cancel = await rt.registry.dispatch('jobs.cancel', { jobId: 'no-such-job' });
@@ -76,23 +89,30 @@ describe("main's writes during a job's long transaction", () => {
       let ticks = 0;
       const ticker = setInterval(() => ticks++, 10);
       const asked = Date.now();
-      const added = await rt.registry.dispatch('exclusions.add', {
-        kind: 'session',
-        value: 'channel:someone',
-        reason: 'asked to be left out',
-      });
+      const added = await rt.registry.dispatch('exclusions.add', EXCLUDE);
       const answered = Date.now();
       clearInterval(ticker);
       expect(added).toMatchObject({ ok: true, value: { kind: 'session', value: 'channel:someone' } });
       // it waited for the job's transaction, and main's event loop turned meanwhile
-      expect(answered).toBeGreaterThanOrEqual(await seen('committing'));
+      expect(answered).toBeGreaterThanOrEqual(await committed());
       expect(answered - asked).toBeGreaterThan(300);
       expect(ticks).toBeGreaterThan(10);
       const listed = await rt.registry.dispatch('exclusions.list', {});
       expect(listed).toMatchObject({ ok: true, value: [{ value: 'channel:someone' }] });
-      await seen('done');
-    } finally {
-      await w.terminate();
-    }
+    });
+  });
+
+  it("in browser mode, the Idempotency-Key's own writes wait too, and a repeat replays the stored result", async () => {
+    await duringJobTransaction(async (rt, committed) => {
+      const keys = new IdempotencyStore(() => rt.session.db);
+      const body = JSON.stringify(EXCLUDE);
+      const send = () => keys.run('exclusions.add', 'key-1', body, () => rt.registry.dispatch('exclusions.add', EXCLUDE));
+      const first = await send();
+      expect(first).toMatchObject({ replayed: false, result: { ok: true, value: { value: 'channel:someone' } } });
+      expect(Date.now()).toBeGreaterThanOrEqual(await committed());
+      // the result was stored: the repeat does not add a second exclusion
+      expect(await send()).toMatchObject({ replayed: true, result: first.result });
+      expect(await rt.registry.dispatch('exclusions.list', {})).toMatchObject({ ok: true, value: [{ value: 'channel:someone' }] });
+    });
   });
 });
