@@ -129,9 +129,9 @@ export const section: BenchSection = {
         console.log(
           `${MODE_LABEL[mode]}: ${mode === 'none' ? '' : `collect ${p.state} in `}${fmt(p.jobS, 1)} s; ` +
             `gate.list p50 ${fmt(percentile(p.listMs, 50), 0)} ms, p95 ${fmt(percentile(p.listMs, 95), 0)} ms (n=${p.listMs.length}, aim p95 < 50); ` +
-            `curator write p95 ${fmt(percentile(p.writeMs, 95), 0)} ms, longest ${fmt(Math.max(0, ...p.writeMs), 0)} ms, ` +
+            `curator write p95 ${fmt(percentile(p.writeMs, 95), 0)} ms, longest ${fmt(percentile(p.writeMs, 100), 0)} ms, ` +
             `${p.writeFailures.length} of ${p.writeMs.length} failed${p.writeFailures.length ? ` (${[...new Set(p.writeFailures)].join('; ')})` : ''}; ` +
-            `live capture line -> row p50 ${fmt(percentile(p.lagMs, 50), 0)} ms, p95 ${fmt(percentile(p.lagMs, 95), 0)} ms, longest ${fmt(Math.max(0, ...p.lagMs), 0)} ms (n=${p.lagMs.length}, aim p95 < 1000); ` +
+            `live capture line -> row p50 ${fmt(percentile(p.lagMs, 50), 0)} ms, p95 ${fmt(percentile(p.lagMs, 95), 0)} ms, longest ${fmt(percentile(p.lagMs, 100), 0)} ms (n=${p.lagMs.length}, aim p95 < 1000); ` +
             `main's event loop busy ${fmt(p.mainBusy * 100, 0)}%; ${loadAvg()}`,
         );
         fs.rmSync(dir, { recursive: true, force: true });
