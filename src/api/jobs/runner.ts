@@ -145,8 +145,8 @@ const WRITES_WITHOUT_WAITING: ReadonlySet<Channel> = new Set<Channel>([
  * pass does (holdWriteGate), and the job steps aside until the mutation is done. On main's thread a
  * write would otherwise wait in SQLite's busy handler, which blocks every other call and gives up after
  * busy_timeout (5 s by default): an index rebuild at the end of a collection of 1,000,000 decisions
- * holds the lock for 8 s and more (docs/benchmarks.md), and the curator's click failed as "database is
- * locked". Outside the app (no job was ever started) the handler just runs.
+ * holds the lock for 5-9 s alone and about 20 s under load (docs/benchmarks.md), and the curator's
+ * click failed as "database is locked". Outside the app (no job was ever started) the handler just runs.
  */
 export function writeAfterJobTransactions(handlers: Handlers): Handlers {
   const out = { ...handlers } as Record<string, unknown>;
