@@ -15,6 +15,12 @@ export interface ServiceContext {
   /** Progress and cancellation for long work (imports, collect, export). */
   progress?: (done: number, total: number | null, label?: string) => void;
   signal?: AbortSignal;
+  /**
+   * Long work calls this once it takes no new work and completes what must not be cut (a collection's
+   * index rebuild, which can hold for a minute on a large workspace): a cancel then waits for it
+   * instead of stopping the job's worker after its grace period.
+   */
+  finishing?: () => void;
 }
 
 export const nowOf = (ctx: Pick<ServiceContext, 'now'>): number => (ctx.now ? ctx.now() : Date.now());

@@ -211,7 +211,8 @@ describe('handler registry', () => {
     const running = await registry.dispatch('jobs.get', { jobId });
     expect(running).toMatchObject({ ok: true, value: { state: 'running', label: 'working' } });
     expect((running as { value: { done: number } }).value.done).toBeGreaterThanOrEqual(2);
-    expect(await registry.dispatch('jobs.cancel', { jobId })).toMatchObject({ ok: true, value: { state: 'cancelled' } });
+    // running until the job has stopped (its next look at the signal), then cancelled
+    expect(await registry.dispatch('jobs.cancel', { jobId })).toMatchObject({ ok: true, value: { state: 'running', cancelling: true } });
     await new Promise((r) => setTimeout(r, 300));
     expect(sawAbort).toBe(true);
     expect(await registry.dispatch('jobs.get', { jobId })).toMatchObject({

@@ -183,13 +183,15 @@ describe('browser mode over real HTTP', () => {
   it('a job cancelled over HTTP ends with kind Cancelled', async () => {
     const started = await call(port, web.token, 'dataset.collect', { dryRun: true });
     const { jobId } = started.json<{ value: { jobId: string } }>().value;
-    const cancelled = await call(port, web.token, 'jobs.cancel', { jobId });
-    expect(cancelled.json()).toMatchObject({
-      ok: true,
-      value: { state: 'cancelled', error: { kind: 'Cancelled', message: 'dataset.collect cancelled' } },
-    });
+    const asked = await call(port, web.token, 'jobs.cancel', { jobId });
+    expect(asked.json()).toMatchObject({ ok: true, value: { state: 'running', cancelling: true, error: null } });
+    const state = async () => (await call(port, web.token, 'jobs.get', { jobId })).json<{ value: { state: string } }>().value.state;
+    await expect.poll(state, { timeout: 30_000 }).toBe('cancelled');
     const got = await call(port, web.token, 'jobs.get', { jobId });
-    expect(got.json()).toMatchObject({ ok: true, value: { state: 'cancelled', error: { kind: 'Cancelled' } } });
+    expect(got.json()).toMatchObject({
+      ok: true,
+      value: { state: 'cancelled', cancelling: false, error: { kind: 'Cancelled', message: 'dataset.collect cancelled' } },
+    });
   });
 
   it('is not reachable on any non-loopback address', async () => {

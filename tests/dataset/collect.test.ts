@@ -18,11 +18,23 @@ describe('dataset collection', () => {
   it('collects all four sample types following the strategy, and collecting twice adds nothing', async () => {
     const f = await buildFixture();
     const progress: number[] = [];
-    const first = await collectSamples({ ...f.ctx, progress: (done) => progress.push(done) }, { autoApprove: true });
+    const steps = new Set<string | undefined>();
+    const first = await collectSamples(
+      {
+        ...f.ctx,
+        progress: (done, _total, step) => {
+          steps.add(step);
+          if (step === 'decisions') progress.push(done);
+        },
+      },
+      { autoApprove: true },
+    );
     expect(first.decisionsScanned).toBe(13); // frank's decision is excluded
     // alice1 and carol1 are NO_WRITE decisions: each a positive that teaches NO_WRITE
     expect(first.added).toEqual({ memory_gate_positive: 8, memory_gate_negative: 5, write_guardian_decision: 9, annotated_turn: 9 });
     expect(progress[progress.length - 1]).toBe(13);
+    // a first collection loads in bulk: its band rows and set-aside indexes are steps of their own
+    expect([...steps]).toEqual(['decisions', 'writing the duplicate index', 'rebuilding indexes']);
     expect(count(f, 'session_id = ?', S.frank)).toBe(0);
 
     // a written, unchallenged write: the seed's positive shape

@@ -27,7 +27,8 @@ const timesOf = (db: DB) => db.prepare('SELECT created_at FROM memory_gate_decis
 async function collectWatching(db: DB, dir: string, opts: { until?: number } = {}) {
   const seen: Set<string>[] = [];
   const result = await collectSamples(
-    { db, workspaceDir: dir, progress: (done) => done > 0 && seen.push(present(db)) },
+    // the decisions step only: the rebuild at the end reports its own progress, with indexes coming back
+    { db, workspaceDir: dir, progress: (done, _total, step) => step === 'decisions' && done > 0 && seen.push(present(db)) },
     { autoApprove: true, batchSize: 200, ...opts },
   );
   return { result, seen };

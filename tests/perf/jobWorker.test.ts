@@ -7,7 +7,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAppRuntime, type AppRuntime } from '../../src/api/runtime';
-import { activeJobWorkers } from '../../src/api/jobs/runner';
+import { activeJobWorkers, runInWorker } from '../../src/api/jobs/runner';
+import { dbPathFor } from '../../src/core/db/connection';
+import { writeGateBuffer } from '../../src/core/db/writeGate';
 import type { BackupResult, ChangeEvent, ExclusionDto, JobStatus, PruneOutcome, PurgeOutcome } from '../../src/shared/contract';
 import { buildWorkspace } from '../../bench/dataset/workspace';
 import { tempWorkspace } from '../helpers/workspace';
@@ -81,9 +83,17 @@ describe('jobs in a worker thread', () => {
     buildWorkspace(dir, 3000).close();
     const rt = open(dir);
     const { jobId } = await call<{ jobId: string }>(rt, 'dataset.collect', { autoApprove: true });
+    const events: JobStatus[] = [];
+    rt.session.onChange((e) => e.type === 'job' && e.job.jobId === jobId && events.push(e.job));
     while (rt.jobs.get(jobId).done === 0 && rt.jobs.get(jobId).state === 'running') await new Promise((r) => setTimeout(r, 10));
-    expect(rt.jobs.cancel(jobId).state).toBe('cancelled');
-    expect(await settle(rt, jobId)).toMatchObject({ state: 'cancelled', error: { kind: 'Cancelled' } });
+    // still running until the worker has stopped: it ends its transaction and builds the indexes it set aside
+    expect(rt.jobs.cancel(jobId)).toMatchObject({ state: 'running', cancelling: true, error: null });
+    expect(activeJobWorkers()).toBe(1);
+    expect(await settle(rt, jobId)).toMatchObject({ state: 'cancelled', cancelling: false, error: { kind: 'Cancelled' } });
+    const afterCancel = events.slice(events.findIndex((e) => e.cancelling));
+    expect(afterCancel.some((e) => e.state === 'running' && e.label === 'rebuilding indexes' && e.total === 4)).toBe(true);
+    expect(afterCancel.at(-1)).toMatchObject({ state: 'cancelled' });
+    expect(rt.session.db.prepare('SELECT count(*) FROM deferred_indexes').pluck().get()).toBe(0);
     // the registry answers the same: the kind, not a message, says the curator stopped it
     expect(await rt.registry.dispatch('jobs.get', { jobId })).toMatchObject({
       ok: true,
@@ -98,6 +108,43 @@ describe('jobs in a worker thread', () => {
     expect(partial).toBeLessThan(total);
   });
 
+  it('a cancel during the index rebuild waits for it, past the grace period that stops a worker outright', async () => {
+    const dir = tempWorkspace();
+    buildWorkspace(dir, 3000).close();
+    const before = indexNames(dbPathFor(dir));
+    const abort = new AbortController();
+    const labels: string[] = [];
+    const data = {
+      channel: 'dataset.collect',
+      input: { autoApprove: true },
+      workspaceDir: dir,
+      dbFile: dbPathFor(dir),
+      writeGate: writeGateBuffer(),
+    } as const;
+    // no grace at all: a worker that had not said it is finishing would be stopped at once
+    const result = (await runInWorker(
+      data,
+      {
+        signal: abort.signal,
+        progress: (_done, _total, label) => {
+          labels.push(label ?? '');
+          if (label === 'rebuilding indexes') abort.abort();
+        },
+      },
+      0,
+    )) as { scanned: number };
+    expect(result.scanned).toBe(3000);
+    expect(labels.filter((l) => l === 'rebuilding indexes').length).toBe(5); // before each of the four, and once built
+    expect(labels.indexOf('writing the duplicate index')).toBeLessThan(labels.indexOf('rebuilding indexes'));
+    expect(indexNames(dbPathFor(dir))).toEqual(before);
+    const db = new Database(dbPathFor(dir), { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) FROM deferred_indexes').pluck().get()).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
   it('an error in the worker arrives with its kind and message', async () => {
     const dir = tempWorkspace();
     buildWorkspace(dir, 20).close();
@@ -110,6 +157,19 @@ describe('jobs in a worker thread', () => {
     expect(s.error?.message).toMatch(/export/i);
   });
 });
+
+/** The indexes of dataset_samples, read on a connection of its own. */
+function indexNames(dbFile: string): string[] {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    return db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'dataset_samples' ORDER BY name")
+      .pluck()
+      .all() as string[];
+  } finally {
+    db.close();
+  }
+}
 
 /** Row counts of the tables a prune deletes from, read on a connection of its own. */
 function counts(dbFile: string): Record<string, number> {

@@ -44,6 +44,7 @@ export class JobManager {
       jobId,
       channel,
       state: 'running',
+      cancelling: false,
       done: 0,
       total: null,
       label: null,
@@ -61,9 +62,11 @@ export class JobManager {
       if (status.state !== 'running') return;
       status.done = done;
       status.total = total;
+      // a new step is pushed at once: it may be followed by a long silence (an index rebuild)
+      const newStep = label !== undefined && label !== status.label;
       if (label !== undefined) status.label = label;
       const t = this.now();
-      if (t - entry.lastPush >= PROGRESS_EVERY_MS) {
+      if (newStep || t - entry.lastPush >= PROGRESS_EVERY_MS) {
         entry.lastPush = t;
         this.push(status);
       }
@@ -71,28 +74,23 @@ export class JobManager {
     // Started on the next turn so the caller gets its handle before the first progress event.
     setImmediate(() => {
       void (async () => {
-        // Ended already: cancelled through cancel(), which pushed its status.
-        let ended = false;
         try {
           const result = await run({ signal: controller.signal, progress });
-          if (status.state !== 'running') ended = true;
-          else if (controller.signal.aborted) markCancelled(status);
+          if (controller.signal.aborted) markCancelled(status);
           else {
             status.state = 'done';
             status.result = result ?? null;
           }
         } catch (e) {
-          if (status.state !== 'running') ended = true;
-          else if (controller.signal.aborted) markCancelled(status);
+          if (controller.signal.aborted) markCancelled(status);
           else {
             status.state = 'failed';
             status.error = toErrorBody(e);
           }
         }
-        if (!ended) {
-          status.finishedAt = this.now();
-          this.push(status);
-        }
+        status.cancelling = false;
+        status.finishedAt = this.now();
+        this.push(status);
         // A cancelled or failed job may have committed part of its work: it is announced too.
         const change = changeOf(status.result);
         try {
@@ -136,10 +134,11 @@ export class JobManager {
   cancel(jobId: string): JobStatus {
     const entry = this.jobs.get(jobId);
     if (!entry) throw new AppError('NotFound', `job ${jobId} not found`);
-    if (entry.status.state === 'running') {
+    // The job stays running until it has stopped: the status bar keeps showing it while it still
+    // writes (a collection's last transaction and index rebuild), and its end is pushed as cancelled.
+    if (entry.status.state === 'running' && !entry.status.cancelling) {
       entry.controller.abort();
-      markCancelled(entry.status);
-      entry.status.finishedAt = this.now();
+      entry.status.cancelling = true;
       this.push(entry.status);
     }
     return { ...entry.status };

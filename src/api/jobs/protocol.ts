@@ -64,5 +64,7 @@ export type ToJobWorker = { type: 'cancel' };
 
 export type FromJobWorker =
   | { type: 'progress'; done: number; total: number | null; label?: string }
+  /** ServiceContext.finishing: the job must not be stopped outright from now on. */
+  | { type: 'finishing' }
   | { type: 'done'; result: unknown }
   | { type: 'failed'; error: ErrorBody };

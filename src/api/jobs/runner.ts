@@ -58,7 +58,9 @@ export const jobWorkersStarted = (): number => started;
 /**
  * Runs `channel`'s handler on its own connection in a worker; resolves with the handler's result. After
  * an abort the worker has `cancelGraceMs` to finish or stop at its next page before it is terminated
- * (its connection is then closed by the thread's teardown, which rolls back an open transaction).
+ * (its connection is then closed by the thread's teardown, which rolls back an open transaction),
+ * unless it said it is finishing: a collection's index rebuild, cut, would leave the workspace without
+ * those indexes until the next open or collection built them again.
  */
 export function runInWorker(
   data: WorkerJobData,
@@ -81,8 +83,11 @@ export function runInWorker(
       ctx.signal?.removeEventListener('abort', onAbort);
       fn();
     };
+    // Once the job finishes what must not be cut (ServiceContext.finishing), a cancel waits for it.
+    let finishing = false;
     const onAbort = () => {
       worker.postMessage({ type: 'cancel' } satisfies ToJobWorker);
+      if (finishing) return;
       killTimer = setTimeout(() => void worker.terminate(), cancelGraceMs);
       killTimer.unref?.();
     };
@@ -90,7 +95,10 @@ export function runInWorker(
     else ctx.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: FromJobWorker) => {
       if (m.type === 'progress') ctx.progress?.(m.done, m.total, m.label);
-      else if (m.type === 'done') finish(() => resolve(m.result));
+      else if (m.type === 'finishing') {
+        finishing = true;
+        clearTimeout(killTimer);
+      } else if (m.type === 'done') finish(() => resolve(m.result));
       else finish(() => reject(new AppError(m.error.kind, m.error.message, m.error.details)));
     });
     worker.once('error', (e) => finish(() => reject(new AppError('Internal', `${data.channel} worker failed: ${e.message}`))));

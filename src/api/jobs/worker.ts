@@ -92,17 +92,21 @@ async function runJob(job: WorkerJobData): Promise<FromJobWorker> {
     onMessage(queued.message as ToJobWorker);
   }
   let last = 0;
+  let lastLabel: string | undefined;
   const progress = (done: number, total: number | null, label?: string) => {
     const now = performance.now();
-    if (now - last < PROGRESS_EVERY_MS && done !== total) return;
+    // a new step always goes out: a long silence may follow it
+    if (now - last < PROGRESS_EVERY_MS && done !== total && label === lastLabel) return;
     last = now;
+    lastLabel = label;
     post({ type: 'progress', done, total, label });
   };
+  const finishing = () => post({ type: 'finishing' });
   let db: DB | undefined;
   joinWriteGate(job.writeGate);
   try {
     db = openDatabaseFile(job.dbFile, { config: { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS } }).db;
-    const ctx: ServiceContext = { db, workspaceDir: job.workspaceDir, actor: job.actor, signal: controller.signal, progress };
+    const ctx: ServiceContext = { db, workspaceDir: job.workspaceDir, actor: job.actor, signal: controller.signal, progress, finishing };
     const result = await handler(job.input, ctx, workerEnv(db, job, ctx));
     return { type: 'done', result };
   } catch (e) {

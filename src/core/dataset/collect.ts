@@ -135,8 +135,25 @@ async function collectUnmapped(ctx: ServiceContext, opts: CollectOptions): Promi
   const run = await startRun(ctx, opts, w);
   // Built again outside the run's settings below: with temporary files in memory and the large cache,
   // the sort of a rebuilt index took peak RSS to 298 MB at 300,000 decisions.
-  return withDeferredIndexes(ctx.db, indexesToDefer(ctx, run), () => collectRun(ctx, opts, w, run));
+  return withDeferredIndexes(
+    ctx.db,
+    indexesToDefer(ctx, run),
+    async () => {
+      try {
+        return await collectRun(ctx, opts, w, run);
+      } finally {
+        ctx.finishing?.();
+      }
+    },
+    rebuildProgress(ctx),
+  );
 }
+
+/** The job's progress while set-aside indexes are built: minutes on a workspace of millions of samples. */
+const rebuildProgress =
+  (ctx: ServiceContext) =>
+  (built: number, total: number): void =>
+    ctx.progress?.(built, total, 'rebuilding indexes');
 
 async function collectRun(
   ctx: ServiceContext,
@@ -194,7 +211,7 @@ async function startRun(ctx: ServiceContext, opts: CollectOptions, w: CollectWin
   const detect = cfg.privacyFiltering.enabled ? await loadPiiDetector() : null;
   if (!dryRun) {
     // a run that crashed before building its set-aside indexes again left them recorded
-    await restoreDeferredIndexes(ctx.db);
+    await restoreDeferredIndexes(ctx.db, rebuildProgress(ctx));
     if (clustersAreStale(ctx.db)) reclusterSamples(ctx.db, cfg.dedupe);
     writeTx(ctx.db, () => repairBandIndex(ctx.db));
   }
@@ -264,16 +281,21 @@ class DecisionCursor {
 }
 
 async function collectPages(ctx: ServiceContext, run: CollectRun & { total: number }, w: CollectWindow, pageSize: number): Promise<void> {
-  ctx.progress?.(0, run.total, 'collect');
+  ctx.progress?.(0, run.total, DECISIONS_STEP);
   const cursor = new DecisionCursor(ctx, run, w, pageSize);
   try {
     // a caller that asks for smaller pages gets transactions no larger: progress and other writers come in between
     await collectTransactions(ctx, run, cursor, pageSize);
   } finally {
+    // from here on a cancel waits: the rest writes what the stored samples need to be found and listed
+    ctx.finishing?.();
     // this run's band rows, written sorted in one go (dedupe.ts: why they wait in memory)
-    if (!run.dryRun) await flushBandRows(ctx, run);
+    if (!run.dryRun) await flushBandRows(ctx, run, true);
   }
 }
+
+/** The progress label of the run's main step, counting decisions. */
+const DECISIONS_STEP = 'decisions';
 
 /**
  * A transaction holds the write lock. Large ones copy fewer pages to the WAL, so one runs for up to
@@ -308,7 +330,7 @@ async function collectTransactions(
     else writeTx(ctx.db, work);
     if (!run.dryRun && run.dedupe.bandFlushDue) await flushBandRows(ctx, run);
     run.result.decisionsScanned += n;
-    ctx.progress?.(run.result.decisionsScanned, run.total, 'collect');
+    ctx.progress?.(run.result.decisionsScanned, run.total, DECISIONS_STEP);
     // let the event loop run between transactions: progress renders, cancellation arrives
     if (!run.dryRun && performance.now() - started >= TX_BUDGET_MS) await pauseForUncountedWriters();
     else await new Promise((r) => setImmediate(r));
@@ -321,7 +343,15 @@ const HEAP_CHECK_DECISIONS = 128;
 /** Rows per band-flush transaction: a whole flush in one would hold the write lock for seconds. */
 const BAND_FLUSH_CHUNK = 20_000;
 
-/** Writes every pending band row, sorted, in transactions of BAND_FLUSH_CHUNK that let main's writers in. */
-async function flushBandRows(ctx: ServiceContext, run: CollectRun): Promise<void> {
-  while (writeTx(ctx.db, () => run.dedupe.flushBands(BAND_FLUSH_CHUNK)) > 0) await pauseForUncountedWriters();
+/**
+ * Writes every pending band row, sorted, in transactions of BAND_FLUSH_CHUNK that let main's writers in.
+ * The run's last flush reports its rows: up to BAND_FLUSH_ROWS of them, some seconds at a run's end.
+ */
+async function flushBandRows(ctx: ServiceContext, run: CollectRun, report = false): Promise<void> {
+  const total = run.dedupe.pendingBandRows;
+  for (let left = total; left > 0;) {
+    if (report) ctx.progress?.(total - left, total, 'writing the duplicate index');
+    left = writeTx(ctx.db, () => run.dedupe.flushBands(BAND_FLUSH_CHUNK));
+    if (left > 0) await pauseForUncountedWriters();
+  }
 }

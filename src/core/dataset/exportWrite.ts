@@ -205,7 +205,7 @@ export async function writeRecords(
   // writing's own until it chose to collect: at 1,000,000 decisions 40 MB of array buffers stayed through
   // a raw export. One full collection (a few ms at this live heap) before the first page.
   heap.collect();
-  ctx.progress?.(0, total, 'export');
+  ctx.progress?.(0, total, 'samples');
   try {
     for await (const rows of reader.pages()) {
       heap.check();
@@ -222,7 +222,7 @@ export async function writeRecords(
         const sink = sinks[split];
         if (sink instanceof FileSink) await sink.drain();
       }
-      ctx.progress?.(done, total, 'export');
+      ctx.progress?.(done, total, 'samples');
     }
   } catch (e) {
     sinks.train.abort();

@@ -68,23 +68,34 @@ export function withoutAutoCheckpoint<T>(db: DB, fn: () => Promise<T>): Promise<
  * Runs a bulk load with the named indexes set aside (repositories/deferredIndexes.ts: why), then builds
  * them again, whether fn ends, throws or is cancelled. Queries that read them meanwhile scan the table.
  */
-export async function withDeferredIndexes<T>(db: DB, names: readonly string[], fn: () => Promise<T>): Promise<T> {
+export async function withDeferredIndexes<T>(
+  db: DB,
+  names: readonly string[],
+  fn: () => Promise<T>,
+  onRebuild?: RebuildProgress,
+): Promise<T> {
   if (!names.length) return fn();
   writeTx(db, () => deferIndexes(db, names));
   try {
     return await fn();
   } finally {
-    await restoreDeferredIndexes(db);
+    await restoreDeferredIndexes(db, onRebuild);
   }
 }
+
+/** Told before each index is built (built so far, of total) and once all are. */
+export type RebuildProgress = (built: number, total: number) => void;
 
 /**
  * Builds every index a bulk load set aside and did not build again (a crash between the two leaves
  * them recorded), one per transaction so that other writers get in between.
  */
-export async function restoreDeferredIndexes(db: DB): Promise<void> {
-  for (const index of listDeferredIndexes(db)) {
+export async function restoreDeferredIndexes(db: DB, onRebuild?: RebuildProgress): Promise<void> {
+  const pending = listDeferredIndexes(db);
+  for (const [built, index] of pending.entries()) {
+    onRebuild?.(built, pending.length);
     writeTx(db, () => restoreDeferredIndex(db, index));
     await pauseForUncountedWriters();
   }
+  if (pending.length) onRebuild?.(pending.length, pending.length);
 }

@@ -28,6 +28,11 @@ export const jobStatusSchema = z.object({
   jobId: z.string(),
   channel: z.string(),
   state: z.enum(JOB_STATES),
+  /**
+   * A cancel was asked for and the job has not stopped yet: it ends its current step, and work that
+   * must not be cut (a collection's index rebuild) runs to its end. State stays running until then.
+   */
+  cancelling: z.boolean(),
   done: z.number(),
   total: z.number().nullable(),
   label: z.string().nullable(),
