@@ -56,3 +56,46 @@ describe('UI during a long collection', () => {
     );
   }, 300_000);
 });
+
+describe('cancelling a collection from the UI', () => {
+  it('shows the job as cancelling until the worker has stopped and built its indexes again', async () => {
+    const { page } = wb;
+    // the first test collected everything: a fresh workspace, so this run sets indexes aside again
+    const fresh = tempWorkspace('reflection-ui-cancel-');
+    buildWorkspace(fresh, DECISIONS).close();
+    wb.runtime.session.open(fresh);
+    await page.reload();
+    await go(page, '#/datasets', '[data-testid=collect-panel]');
+    // every text the status bar's progress shows, in order, whatever the timing of the renders
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { progressSeen: string[] }).progressSeen = seen;
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll('footer .progress')) {
+          const text = el.textContent ?? '';
+          if (seen.at(-1) !== text) seen.push(text);
+        }
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.locator('[data-testid=collect-panel] button.primary', { hasText: 'Collect' }).click();
+    await expect.poll(() => running()?.done ?? 0, { timeout: 60_000 }).toBeGreaterThan(0);
+    const job = running()!;
+    expect(job.state).toBe('running');
+
+    await page.locator('[data-testid=collect-panel] .progress button', { hasText: 'Cancel' }).click();
+    const stopping = page.locator('footer .progress button', { hasText: 'Stopping…' });
+    await stopping.waitFor({ timeout: 5000 });
+    expect(await stopping.isDisabled()).toBe(true);
+    await wb.screenshot('perf-collect-cancelling');
+
+    await expect.poll(() => wb.runtime.jobs.get(job.jobId).state, { timeout: 120_000, interval: 100 }).toBe('cancelled');
+    await page.locator('footer .progress').waitFor({ state: 'detached', timeout: 10_000 });
+    const seen = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen);
+    expect(seen.some((t) => t.startsWith('Cancelling · Collecting samples'))).toBe(true);
+    // the steps after the cancel: the worker went on to build the indexes it had set aside
+    expect(wb.runtime.jobs.get(job.jobId).label).toBe('rebuilding indexes');
+    const db = wb.runtime.session.db;
+    expect(db.prepare('SELECT count(*) FROM deferred_indexes').pluck().get()).toBe(0);
+    expect(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'idx_samples_cluster_filters'").pluck().get()).toBe(1);
+  }, 300_000);
+});

@@ -168,7 +168,7 @@ export function App() {
           </span>
           <span className="grow" />
           {jobs.map((j) => (
-            <ProgressBar key={j.key} progress={{ label: j.label, done: j.done, total: j.total ?? undefined }} onCancel={j.cancel} />
+            <ProgressBar key={j.key} progress={j} onCancel={j.cancel} />
           ))}
         </footer>
       </div>

@@ -9,6 +9,8 @@ export interface TrackedJob {
   label: string;
   done: number;
   total: number | null;
+  /** Cancel was asked for; the job still runs until it has stopped (it may be finishing a rebuild). */
+  cancelling: boolean;
   cancel: () => void;
 }
 
@@ -35,24 +37,35 @@ export function useJobs(): TrackedJob[] {
   );
 }
 
+/** The tracked job with this key, while it runs (a view's own progress bar and its Cancel button). */
+export function useJob(key: string | null): TrackedJob | undefined {
+  return useJobs().find((j) => j.key === key);
+}
+
 let seq = 0;
+/** Starts a job and tracks it until it has ended: progress and cancelling show in the status bar and in useJob(key). */
 export function startJob<C extends JobChannel>(
   api: ApiClient,
   label: string,
   channel: C,
   input: InputOf<C>,
-  onProgress?: (done: number, total: number | null) => void,
 ): { key: string; promise: Promise<JobResultOf<C>>; cancel: () => void } {
   const key = `job-${++seq}`;
   const ctrl = new AbortController();
-  const cancel = () => ctrl.abort();
-  upsert({ key, label, done: 0, total: null, cancel });
+  const current = () => jobs.find((j) => j.key === key);
+  // shown at once: the job may take a while to reach its next stopping point
+  const cancel = () => {
+    const j = current();
+    if (j && !j.cancelling) upsert({ ...j, cancelling: true });
+    ctrl.abort();
+  };
+  upsert({ key, label, done: 0, total: null, cancelling: false, cancel });
   const promise = api
     .runJob(channel, input, {
       signal: ctrl.signal,
       onProgress: (s) => {
-        upsert({ key, label: s.label ? `${label}: ${s.label}` : label, done: s.done, total: s.total, cancel });
-        onProgress?.(s.done, s.total);
+        const cancelling = s.cancelling || Boolean(current()?.cancelling);
+        upsert({ key, label: s.label ? `${label}: ${s.label}` : label, done: s.done, total: s.total, cancelling, cancel });
       },
     })
     .finally(() => remove(key));

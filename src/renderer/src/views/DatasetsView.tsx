@@ -6,19 +6,12 @@ import { ProgressBar } from '../components/ProgressBar';
 import { useApi } from '../lib/api';
 import { isCancelled } from '../lib/errors';
 import { dateToMs, formatBytes, formatCount } from '../lib/format';
-import { startJob } from '../lib/jobs';
+import { startJob, useJob } from '../lib/jobs';
 import { useAsync, useDebounced, useStoredState } from '../lib/useAsync';
 import { ExportHistory } from './datasets/ExportHistory';
 import { ExportSummaryView } from './datasets/ExportSummary';
 import { StrategyForm } from './datasets/StrategyForm';
 import { WriterQualityPanel } from './datasets/WriterQualityPanel';
-
-interface RunningJob {
-  label: string;
-  done: number;
-  total: number | null;
-  cancel: () => void;
-}
 
 export function DatasetsView() {
   return (
@@ -48,22 +41,24 @@ function CollectPanel() {
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
   const [session, setSession] = useState('');
-  const [job, setJob] = useState<RunningJob | null>(null);
+  const [jobKey, setJobKey] = useState<string | null>(null);
+  const job = useJob(jobKey);
   const [result, setResult] = useState<CollectResult | null>(null);
   const [error, setError] = useState<unknown>();
   const strategy = findStrategy(settings.data?.values);
   const collect = () => {
     setError(undefined);
     setResult(null);
-    const j = startJob(
-      api,
-      'Collecting samples',
-      'dataset.collect',
-      { type, autoApprove, dryRun, sessionId: session.trim() || undefined, since: dateToMs(since), until: dateToMs(until, true) },
-      (done, total) => setJob((cur) => (cur ? { ...cur, done, total } : cur)),
-    );
-    setJob({ label: 'Collecting samples', done: 0, total: null, cancel: j.cancel });
-    j.promise.then(setResult, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJob(null));
+    const j = startJob(api, 'Collecting samples', 'dataset.collect', {
+      type,
+      autoApprove,
+      dryRun,
+      sessionId: session.trim() || undefined,
+      since: dateToMs(since),
+      until: dateToMs(until, true),
+    });
+    setJobKey(j.key);
+    j.promise.then(setResult, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJobKey(null));
   };
   return (
     <div className="card stack" data-testid="collect-panel">
@@ -105,11 +100,11 @@ function CollectPanel() {
       )}
       <ErrorMessage action="Loading the collection strategy" error={settings.error} />
       <div className="row-flex">
-        <button type="button" className="primary" onClick={collect} disabled={!!job}>
+        <button type="button" className="primary" onClick={collect} disabled={!!jobKey}>
           Collect
         </button>
       </div>
-      {job && <ProgressBar progress={{ label: job.label, done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />}
+      {job && <ProgressBar progress={job} onCancel={job.cancel} />}
       <ErrorMessage action="Collecting samples" error={error} />
       {result && (
         <div className="notice" data-testid="collect-result">
@@ -271,17 +266,16 @@ function ExportPanel() {
   const preview = useAsync(() => api.call('dataset.previewExport', { ...exportInput(settled), limit: 5 }), [JSON.stringify(settled)], {
     skip: !!minQError || !!nameError,
   });
-  const [job, setJob] = useState<RunningJob | null>(null);
+  const [jobKey, setJobKey] = useState<string | null>(null);
+  const job = useJob(jobKey);
   const [written, setWritten] = useState<ExportRow | null>(null);
   const [error, setError] = useState<unknown>();
   const write = () => {
     setError(undefined);
     setWritten(null);
-    const j = startJob(api, 'Exporting', 'dataset.export', exportInput(form), (done, total) =>
-      setJob((cur) => (cur ? { ...cur, done, total } : cur)),
-    );
-    setJob({ label: 'Exporting', done: 0, total: null, cancel: j.cancel });
-    j.promise.then(setWritten, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJob(null));
+    const j = startJob(api, 'Exporting', 'dataset.export', exportInput(form));
+    setJobKey(j.key);
+    j.promise.then(setWritten, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJobKey(null));
   };
   const p = preview.data;
   return (
@@ -354,14 +348,20 @@ function ExportPanel() {
         </div>
       )}
       <div className="row-flex">
-        <button type="button" className="primary" onClick={write} disabled={!!job || !!minQError || !!nameError} data-testid="write-export">
+        <button
+          type="button"
+          className="primary"
+          onClick={write}
+          disabled={!!jobKey || !!minQError || !!nameError}
+          data-testid="write-export"
+        >
           Write files
         </button>
         <button type="button" onClick={() => setForm(DEFAULT_FORM)}>
           Reset options
         </button>
       </div>
-      {job && <ProgressBar progress={{ label: job.label, done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />}
+      {job && <ProgressBar progress={job} onCancel={job.cancel} />}
       <ErrorMessage action="Writing the export" error={error} />
       {written && (
         <div className="notice" data-testid="export-result">

@@ -6,7 +6,7 @@ import { ProgressBar } from '../components/ProgressBar';
 import { useApi } from '../lib/api';
 import { isCancelled } from '../lib/errors';
 import { formatCount } from '../lib/format';
-import { startJob } from '../lib/jobs';
+import { startJob, useJob } from '../lib/jobs';
 
 const SOURCES = [
   {
@@ -34,18 +34,17 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
   const api = useApi();
   const [source, setSource] = useState<Source>('import.reflectionLogs');
   const [dir, setDir] = useState('');
-  const [job, setJob] = useState<{ done: number; total: number | null; cancel: () => void } | null>(null);
+  const [jobKey, setJobKey] = useState<string | null>(null);
+  const job = useJob(jobKey);
   const [report, setReport] = useState<ImportReport | null>(null);
   const [error, setError] = useState<unknown>();
   const start = () => {
     setError(undefined);
     setReport(null);
     const label = SOURCES.find((s) => s.channel === source)!.label;
-    const j = startJob(api, `Importing ${label}`, source, { path: dir.trim() }, (done, total) =>
-      setJob((c) => (c ? { ...c, done, total } : c)),
-    );
-    setJob({ done: 0, total: null, cancel: j.cancel });
-    j.promise.then(setReport, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJob(null));
+    const j = startJob(api, `Importing ${label}`, source, { path: dir.trim() });
+    setJobKey(j.key);
+    j.promise.then(setReport, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJobKey(null));
   };
   return (
     <div className="overlay" role="dialog" aria-label="Import" data-testid="import-dialog">
@@ -71,15 +70,15 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
           />
         </label>
         <div className="row-flex">
-          <button type="button" className="primary" onClick={start} disabled={!dir.trim() || !!job}>
+          <button type="button" className="primary" onClick={start} disabled={!dir.trim() || !!jobKey}>
             Import
           </button>
           <PickButton purpose="importFolder" label="Choose folder…" onPicked={setDir} />
           <button type="button" onClick={onClose}>
-            {job ? 'Hide (keeps running)' : 'Close'}
+            {jobKey ? 'Hide (keeps running)' : 'Close'}
           </button>
         </div>
-        {job && <ProgressBar progress={{ label: 'Importing', done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />}
+        {job && <ProgressBar progress={job} onCancel={job.cancel} />}
         <ErrorMessage action="Importing" error={error} />
         {report && (
           <div className="notice" data-testid="import-report">

@@ -7,7 +7,7 @@ import { ProgressBar } from '../../components/ProgressBar';
 import { useApi } from '../../lib/api';
 import { isCancelled } from '../../lib/errors';
 import { dateToMs, formatBytes, formatCount, formatTime } from '../../lib/format';
-import { startJob } from '../../lib/jobs';
+import { startJob, useJob } from '../../lib/jobs';
 import { useAction } from '../../lib/useAsync';
 import { CountsTable } from './Exclusions';
 
@@ -121,21 +121,16 @@ export function ArchivePanel() {
   const api = useApi();
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
-  const [job, setJob] = useState<{ done: number; total: number | null; cancel: () => void } | null>(null);
+  const [jobKey, setJobKey] = useState<string | null>(null);
+  const job = useJob(jobKey);
   const [result, setResult] = useState<ConversationExportResult | null>(null);
   const [error, setError] = useState<unknown>();
   const run = () => {
     setError(undefined);
     setResult(null);
-    const j = startJob(
-      api,
-      'Archiving conversations',
-      'conversations.export',
-      { since: dateToMs(since), until: dateToMs(until, true) },
-      (done, total) => setJob((cur) => (cur ? { ...cur, done, total } : cur)),
-    );
-    setJob({ done: 0, total: null, cancel: j.cancel });
-    j.promise.then(setResult, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJob(null));
+    const j = startJob(api, 'Archiving conversations', 'conversations.export', { since: dateToMs(since), until: dateToMs(until, true) });
+    setJobKey(j.key);
+    j.promise.then(setResult, (e) => setError(isCancelled(e) ? null : e)).finally(() => setJobKey(null));
   };
   return (
     <div className="card stack" data-testid="archive-panel">
@@ -152,13 +147,11 @@ export function ArchivePanel() {
           Until
           <input type="date" value={until} onChange={(e) => setUntil(e.target.value)} aria-label="Archive until" />
         </label>
-        <button type="button" className="primary" disabled={!!job} onClick={run}>
+        <button type="button" className="primary" disabled={!!jobKey} onClick={run}>
           Export conversations
         </button>
       </div>
-      {job && (
-        <ProgressBar progress={{ label: 'Archiving conversations', done: job.done, total: job.total ?? undefined }} onCancel={job.cancel} />
-      )}
+      {job && <ProgressBar progress={job} onCancel={job.cancel} />}
       <ErrorMessage action="Archiving conversations" error={error} />
       {result && (
         <div className="notice" data-testid="archive-result">
