@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { ChangeEvent, DataArea, DataChange, DataChangeSource, RecentWorkspace, WorkspaceInfo } from '../shared/contract';
 import { AppError } from '../shared/errors';
 import { openWorkspaceDatabase, type DB, type OpenedDatabase } from '../core/db/connection';
-import { restoreDeferredIndexes } from '../core/db/bulk';
 import { dataVersion } from '../core/db/maintenance';
 import { countTableRows } from '../core/db/repositories/schema';
 import type { ServiceContext } from '../core/context';
@@ -58,9 +57,6 @@ export class WorkspaceSession {
     const isDemo = options.isDemo ?? this.recentEntries().find((r) => r.dir === abs)?.isDemo ?? false;
     // The workspace's storage settings (dbPath, pragmas) apply here exactly as in the CLI.
     const db = openWorkspaceDatabase(abs, { nativeBinding: this.opts.nativeBinding, config: loadSettings(abs).settings.storage });
-    // Indexes a collection set aside and did not build again (it crashed): built now, or, if another
-    // writer holds the database too long, left recorded for the next open or collection.
-    restoreDeferredIndexes(db.db).catch(() => undefined);
     this.closeDatabase();
     this.cachedCounts = null;
     this.opened = { ...db, dir: abs, openedAt: this.now, isDemo };

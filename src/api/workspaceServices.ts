@@ -1,11 +1,12 @@
-// What runs whenever a workspace opens: finish workbench writes a crash left unfinished, record
-// changes made to the memory files while the app was closed, and start the workspace's lifecycle
-// (live capture when a plugin root is configured, the archive schedule, retention).
+// What runs whenever a workspace opens: build the indexes a collection set aside and did not build
+// again, finish workbench writes a crash left unfinished, record changes made to the memory files while
+// the app was closed, and start the workspace's lifecycle (live capture when a plugin root is
+// configured, the archive schedule, retention).
 import { reconcilePending, recordExternalChanges } from '../core/guardian';
 import { startWorkspaceLifecycle, type WorkspaceLifecycle } from '../core/lifecycle';
 import { cleanCrashLitter } from '../core/lifecycle/outputFiles';
 import type { DataChangeSource } from '../shared/contract';
-import { scheduledArchiveInWorker, scheduledPruneInWorker } from './jobs/internal';
+import { restoreIndexesInWorker, scheduledArchiveInWorker, scheduledPruneInWorker } from './jobs/internal';
 import type { Logger } from './registry';
 import type { WorkspaceSession } from './session';
 
@@ -54,6 +55,8 @@ export function attachWorkspaceServices(session: WorkspaceSession, log: Logger =
     await stopLifecycle();
     if (!session.isOpen() || session.dir !== dir) return;
     const ctx = session.serviceContext();
+    // not awaited: live capture and the schedules start meanwhile, and their writes wait for each index
+    restoreIndexesInWorker(ctx).catch((e: Error) => log.warn(`building the indexes a collection set aside failed: ${e.message}`));
     try {
       for (const file of cleanCrashLitter(dir)) log.warn(`removed a partial file a crashed export or backup left: ${file}`);
       for (const message of await reconcilePending(ctx)) log.warn(`recovered: ${message}`);

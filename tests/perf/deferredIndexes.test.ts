@@ -5,7 +5,8 @@
 // fails, is cancelled or crashes to leaving no index missing for good.
 import { describe, expect, it } from 'vitest';
 import { buildWorkspace } from '../../bench/dataset/workspace';
-import { WorkspaceSession } from '../../src/api/session';
+import { jobWorkersStarted } from '../../src/api/jobs/runner';
+import { createAppRuntime } from '../../src/api/runtime';
 import { openWorkspaceDatabase, writeTx, type DB } from '../../src/core/db/connection';
 import { deferIndexes } from '../../src/core/db/repositories/deferredIndexes';
 import { collectSamples } from '../../src/core/dataset';
@@ -115,6 +116,7 @@ describe('indexes set aside while a collection loads in bulk', () => {
     db.close();
 
     db = openWorkspaceDatabase(dir).db;
+    const workersBefore = jobWorkersStarted();
     expect([...present(db)].filter((n) => SET_ASIDE.includes(n))).toEqual([]);
     expect(recorded(db)).toEqual(SET_ASIDE);
     // a dry run changes nothing, this included
@@ -126,14 +128,17 @@ describe('indexes set aside while a collection loads in bulk', () => {
 
     writeTx(db, () => deferIndexes(db, SET_ASIDE));
     db.close();
-    const session = new WorkspaceSession({ stateDir: tempWorkspace() });
-    session.open(dir);
+    // the app's open: built in a job worker, while main goes on answering
+    const runtime = createAppRuntime({ mode: 'web', stateDir: tempWorkspace(), log: { warn: () => undefined } });
     try {
-      await new Promise((r) => setImmediate(r));
-      expect(indexSql(session.db)).toEqual(before);
-      expect(recorded(session.db)).toEqual([]);
+      runtime.session.open(dir);
+      expect(recorded(runtime.session.db)).toEqual(SET_ASIDE);
+      await runtime.services.ready();
+      await expect.poll(() => jobWorkersStarted(), { timeout: 30_000 }).toBeGreaterThan(workersBefore);
+      await expect.poll(() => recorded(runtime.session.db), { timeout: 60_000 }).toEqual([]);
+      expect(indexSql(runtime.session.db)).toEqual(before);
     } finally {
-      session.close();
+      await runtime.close();
     }
   });
 });

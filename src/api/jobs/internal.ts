@@ -4,7 +4,7 @@
 // first archive of the whole history or a backup of a large database never holds main's thread: IPC,
 // the web server and live capture (the app's, or `reflection watch`'s) keep answering meanwhile.
 import { nowOf, type ServiceContext } from '../../core/context';
-import { withoutAutoCheckpoint } from '../../core/db/bulk';
+import { hasDeferredIndexes, restoreDeferredIndexes, withoutAutoCheckpoint } from '../../core/db/bulk';
 import { writeGateBuffer } from '../../core/db/writeGate';
 import { backupDatabase, type BackupOptions, type DatabaseCopy } from '../../core/lifecycle/backup';
 import { pruneOldData, type PruneOptions, type PruneResult } from '../../core/lifecycle/retention';
@@ -81,4 +81,17 @@ export function backupInWorker(ctx: ServiceContext, options: BackupOptions): Pro
     const copied = await runInWorker(workerData(ctx, 'backup.create', { output } satisfies BackupCopyInput), {});
     return copied as DatabaseCopy;
   });
+}
+
+/**
+ * Builds the indexes a collection set aside and did not build again (the app quit or crashed during its
+ * rebuild), in a worker: at a million decisions that is a minute of table scans, which on main's thread
+ * would freeze the window as the workspace opens. Main's writes wait for each index meanwhile; the
+ * worker is not stopped when the workspace closes (its connection is its own), and a quit leaves what
+ * it did not build recorded for the next open or collection.
+ */
+export async function restoreIndexesInWorker(ctx: ServiceContext): Promise<void> {
+  if (!hasDeferredIndexes(ctx.db)) return;
+  if (jobsInProcess()) return restoreDeferredIndexes(ctx.db);
+  await withoutAutoCheckpoint(ctx.db, () => runInWorker(workerData(ctx, 'indexes.restore', {}), {}));
 }

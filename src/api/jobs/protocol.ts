@@ -29,9 +29,10 @@ export type WorkerCallChannel = (typeof WORKER_CALL_CHANNELS)[number];
  * Work main's own callers hand to a worker, outside the API: the daily retention schedule's prune and
  * the archive schedule's run (startRetentionSchedule, startArchiveSchedule, in the app and in the CLI's
  * `watch`), each with the options its schedule chose and the time of the run on the schedule's clock;
- * and the CLI's one-off `prune`, which answers pruneOldData's own PruneResult.
+ * the CLI's one-off `prune`, which answers pruneOldData's own PruneResult; and, when a workspace opens,
+ * building the indexes a collection set aside and did not build again.
  */
-export type WorkerInternalChannel = 'retention.scheduled' | 'archive.scheduled' | 'retention.run';
+export type WorkerInternalChannel = 'retention.scheduled' | 'archive.scheduled' | 'retention.run' | 'indexes.restore';
 
 /** An archive run as the schedule asked for it, at its clock's time. */
 export interface ScheduledArchiveInput {

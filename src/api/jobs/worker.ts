@@ -2,6 +2,7 @@
 // channel's ordinary job handler on it, posting progress and the result back to the JobManager in main.
 // WAL lets main keep reading while this connection writes; its commits wait on busy_timeout, never fail.
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { restoreDeferredIndexes } from '../../core/db/bulk';
 import { openDatabaseFile, type DB } from '../../core/db/connection';
 import { joinWriteGate } from '../../core/db/writeGate';
 import { toErrorBody } from '../errors';
@@ -59,6 +60,10 @@ const internalWork: Record<WorkerInternalChannel, WorkerHandler> = {
   'archive.scheduled': (input, ctx) => {
     const { retentionDays, at } = input as ScheduledArchiveInput;
     return runScheduledArchive({ ...ctx, now: () => at }, { retentionDays });
+  },
+  'indexes.restore': async (_input, ctx) => {
+    await restoreDeferredIndexes(ctx.db);
+    return null;
   },
 };
 const handlers: Record<string, unknown> = { ...datasetHandlers, ...importHandlers, ...lifecycleHandlers, ...callWork, ...internalWork };

@@ -83,6 +83,9 @@ export async function withDeferredIndexes<T>(
   }
 }
 
+/** True when a bulk load set indexes aside and they have not been built again (a crash, a quit). */
+export const hasDeferredIndexes = (db: DB): boolean => listDeferredIndexes(db).length > 0;
+
 /** Told before each index is built (built so far, of total) and once all are. */
 export type RebuildProgress = (built: number, total: number) => void;
 
