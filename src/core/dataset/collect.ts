@@ -135,25 +135,17 @@ async function collectUnmapped(ctx: ServiceContext, opts: CollectOptions): Promi
   const run = await startRun(ctx, opts, w);
   // Built again outside the run's settings below: with temporary files in memory and the large cache,
   // the sort of a rebuilt index took peak RSS to 298 MB at 300,000 decisions.
-  return withDeferredIndexes(
-    ctx.db,
-    indexesToDefer(ctx, run),
-    async () => {
-      try {
-        return await collectRun(ctx, opts, w, run);
-      } finally {
-        ctx.finishing?.();
-      }
-    },
-    rebuildProgress(ctx),
-  );
+  return withDeferredIndexes(ctx.db, indexesToDefer(ctx, run), () => collectRun(ctx, opts, w, run), rebuildProgress(ctx));
 }
+
+/** The steps a run's progress names (its label), in order; the last two follow a cancel too. */
+const STEP = { decisions: 'decisions', bandRows: 'writing the duplicate index', indexes: 'rebuilding indexes' } as const;
 
 /** The job's progress while set-aside indexes are built: minutes on a workspace of millions of samples. */
 const rebuildProgress =
   (ctx: ServiceContext) =>
   (built: number, total: number): void =>
-    ctx.progress?.(built, total, 'rebuilding indexes');
+    ctx.progress?.(built, total, STEP.indexes);
 
 async function collectRun(
   ctx: ServiceContext,
@@ -281,21 +273,19 @@ class DecisionCursor {
 }
 
 async function collectPages(ctx: ServiceContext, run: CollectRun & { total: number }, w: CollectWindow, pageSize: number): Promise<void> {
-  ctx.progress?.(0, run.total, DECISIONS_STEP);
+  ctx.progress?.(0, run.total, STEP.decisions);
   const cursor = new DecisionCursor(ctx, run, w, pageSize);
   try {
     // a caller that asks for smaller pages gets transactions no larger: progress and other writers come in between
     await collectTransactions(ctx, run, cursor, pageSize);
   } finally {
-    // from here on a cancel waits: the rest writes what the stored samples need to be found and listed
+    // from here on a cancel waits: the rest (band rows, then the indexes withDeferredIndexes builds) writes
+    // what the stored samples need to be found and listed
     ctx.finishing?.();
     // this run's band rows, written sorted in one go (dedupe.ts: why they wait in memory)
     if (!run.dryRun) await flushBandRows(ctx, run, true);
   }
 }
-
-/** The progress label of the run's main step, counting decisions. */
-const DECISIONS_STEP = 'decisions';
 
 /**
  * A transaction holds the write lock. Large ones copy fewer pages to the WAL, so one runs for up to
@@ -330,7 +320,7 @@ async function collectTransactions(
     else writeTx(ctx.db, work);
     if (!run.dryRun && run.dedupe.bandFlushDue) await flushBandRows(ctx, run);
     run.result.decisionsScanned += n;
-    ctx.progress?.(run.result.decisionsScanned, run.total, DECISIONS_STEP);
+    ctx.progress?.(run.result.decisionsScanned, run.total, STEP.decisions);
     // let the event loop run between transactions: progress renders, cancellation arrives
     if (!run.dryRun && performance.now() - started >= TX_BUDGET_MS) await pauseForUncountedWriters();
     else await new Promise((r) => setImmediate(r));
@@ -350,7 +340,7 @@ const BAND_FLUSH_CHUNK = 20_000;
 async function flushBandRows(ctx: ServiceContext, run: CollectRun, report = false): Promise<void> {
   const total = run.dedupe.pendingBandRows;
   for (let left = total; left > 0;) {
-    if (report) ctx.progress?.(total - left, total, 'writing the duplicate index');
+    if (report) ctx.progress?.(total - left, total, STEP.bandRows);
     left = writeTx(ctx.db, () => run.dedupe.flushBands(BAND_FLUSH_CHUNK));
     if (left > 0) await pauseForUncountedWriters();
   }
