@@ -10,7 +10,7 @@ export function ProgressBar({ progress, onCancel }: { progress: ProgressState; o
   const pct = progress.total ? Math.min(100, Math.round((progress.done / progress.total) * 100)) : undefined;
   const label = progress.cancelling ? `Cancelling · ${progress.label}` : progress.label;
   return (
-    <div className="progress" role="progressbar" aria-label={progress.label} aria-valuenow={pct} aria-valuemin={0} aria-valuemax={100}>
+    <div className="progress" role="progressbar" aria-label={label} aria-valuenow={pct} aria-valuemin={0} aria-valuemax={100}>
       <span className="progress-label" title={label}>
         {label}
       </span>
